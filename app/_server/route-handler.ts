@@ -1,0 +1,28 @@
+import { NextResponse } from "next/server";
+import { ZodError } from "zod";
+import { AppError } from "@/lib/http/app-error";
+
+export function errorResponse(status: number, error: string, code?: string): NextResponse {
+  return NextResponse.json(code ? { error, code } : { error }, { status });
+}
+
+/**
+ * Wraps a route handler so every error has one JSON shape: AppError -> its status, ZodError -> 400,
+ * anything else -> 500 with the details in the log only.
+ */
+export function withErrors<Args extends unknown[]>(
+  handler: (...args: Args) => Promise<Response>,
+): (...args: Args) => Promise<Response> {
+  return async (...args) => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      if (error instanceof AppError) return errorResponse(error.status, error.message, error.code);
+      if (error instanceof ZodError) {
+        return errorResponse(400, error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "), "BAD_REQUEST");
+      }
+      console.error("[http] unhandled error:", error);
+      return errorResponse(500, "internal error");
+    }
+  };
+}

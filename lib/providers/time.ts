@@ -1,0 +1,60 @@
+import type { Precision } from "./types";
+
+export type EventTime = { occurredAt: string; precision: Precision };
+
+export function fromUnixSeconds(seconds: number): EventTime {
+  return { occurredAt: new Date(seconds * 1000).toISOString().replace(".000Z", "Z"), precision: "second" };
+}
+
+export function fromUnixMilliseconds(ms: number): EventTime {
+  return { occurredAt: new Date(ms).toISOString(), precision: "millisecond" };
+}
+
+const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * An ISO-8601 time with an offset, kept with all its fractional digits (up to microseconds, which is
+ * what PostgreSQL stores) and normalized to UTC. Returns null when the text is not such a time.
+ */
+export function fromIso(text: string): EventTime | null {
+  const match = ISO_WITH_ZONE.exec(text);
+  if (!match) return null;
+  const [, wholeSeconds, fraction = "", zone] = match;
+  const base = new Date(`${wholeSeconds}${zone}`);
+  if (Number.isNaN(base.getTime())) return null;
+  const digits = fraction.slice(0, 6);
+  const precision: Precision = digits.length === 0 ? "second" : digits.length <= 3 ? "millisecond" : "microsecond";
+  const utc = base.toISOString().slice(0, 19);
+  return { occurredAt: digits ? `${utc}.${digits}Z` : `${utc}Z`, precision };
+}
+
+/**
+ * A local wall-clock time with no zone ("2024-06-12 16:45:03", as Asaas and Pagar.me send it),
+ * interpreted in `timeZone`. Returns null when the text is not such a time.
+ */
+export function fromLocalTime(text: string, timeZone: string): EventTime | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+  // The zone's offset at that instant; computed twice so a time next to a DST change lands right.
+  let utc = asUtc - zoneOffsetMs(asUtc, timeZone);
+  utc = asUtc - zoneOffsetMs(utc, timeZone);
+  return fromUnixSeconds(utc / 1000);
+}
+
+function zoneOffsetMs(instant: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(new Date(instant));
+  const get = (type: string) => Number(parts.find((part) => part.type === type)?.value);
+  const wall = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+  return wall - Math.floor(instant / 1000) * 1000;
+}

