@@ -1,35 +1,44 @@
+import { hostname } from "node:os";
 import { appConfig, loadEnvFiles, requireDatabaseUrl } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
-import { processEvent } from "@/lib/inbox/process-event";
+import { createGatewayClients } from "@/lib/inbox/gateway-clients";
+import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
+import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
-import { QUEUES, webhookJobSchema } from "@/lib/queue/queues";
+import { QUEUES } from "@/lib/queue/queues";
 
-// `npm run worker`: consumes the webhooks queue. Several may run against one database.
+// `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
+// run against one database: pg-boss hands each job to one of them, the singleton policy keeps one
+// job per payment active at a time, and the row locks in processEvent make that a guarantee.
 loadEnvFiles();
 const config = appConfig();
 const url = requireDatabaseUrl(config);
+const workerId = `${hostname()}:${process.pid}`;
 const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker");
-const boss = createWorkerBoss(url);
+const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => console.error("[worker] queue error:", error.message));
+const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId };
 
 await boss.start();
-await boss.work(
-  QUEUES.webhooks,
-  { localConcurrency: config.worker.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5 },
-  async ([job]) => {
-    const { inboxId } = webhookJobSchema.parse(job!.data);
-    await processEvent({ pool }, inboxId);
-  },
-);
-console.log(`[worker] consuming "${QUEUES.webhooks}" with concurrency ${config.worker.concurrency}`);
+
+// The webhooks queue has its own concurrency: nothing else this process does can take its slots.
+await consumeWebhooks(boss, deps);
+
+await boss.schedule(QUEUES.sweeper, config.sweeper.cron, null, { tz: "UTC" });
+await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
+  const result = await sweepPending(deps);
+  if (result.dispatched > 0) console.log(`[sweeper] re-dispatched ${result.dispatched} stale pending event(s)`);
+});
+
+console.log(`[worker] ${workerId} consuming "${QUEUES.webhooks}" with concurrency ${config.worker.concurrency}`);
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`[worker] ${signal}: finishing in-flight jobs`);
-  // Stop fetching, wait for running handlers; a job still running at the timeout is released by
-  // expiry and retried, and its inbox row is still pending, so nothing is lost.
+  // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
+  // job to expire and be retried; its inbox row is still pending, so nothing is lost.
   await boss.stop({ graceful: true, timeout: 30_000 });
   await pool.end();
   process.exit(0);

@@ -84,6 +84,15 @@ const baseSchema = z.object({
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
   WORKER_CONCURRENCY: positiveInt(8),
   WORKER_MAX_ATTEMPTS: positiveInt(10),
+  WORKER_RETRY_DELAYS_SECONDS: z
+    .string()
+    .default("10,30,60,300,900,1800,3600,7200,14400")
+    .transform((value) => value.split(",").map((part) => Number(part.trim())))
+    .refine((delays) => delays.length > 0 && delays.every((delay) => Number.isInteger(delay) && delay >= 0), {
+      message: "must be comma-separated whole seconds",
+    }),
+  WORKER_JOB_EXPIRE_SECONDS: positiveInt(120),
+  QUEUE_MONITOR_SECONDS: positiveInt(60),
   SWEEPER_CRON: z.string().default("* * * * *"),
   SWEEPER_STALE_MINUTES: positiveInt(5),
   SWEEPER_BATCH_SIZE: positiveInt(1000),
@@ -116,7 +125,16 @@ export type AppConfig = {
   bodyLimitBytes: number;
   toleranceSeconds: number;
   signatureFailuresMax: number;
-  worker: { concurrency: number; maxAttempts: number };
+  worker: {
+    concurrency: number;
+    maxAttempts: number;
+    /** Delay before retry n (1-based); the last value repeats. */
+    retryDelaysSeconds: number[];
+    /** A job running longer than this is presumed dead (worker killed) and retried. */
+    jobExpireSeconds: number;
+    /** How often the worker checks for expired jobs and refreshes queue stats. */
+    queueMonitorSeconds: number;
+  };
   sweeper: { cron: string; staleMinutes: number; batchSize: number };
   refetch: { timeoutMs: number; ratePerSecond: number; breakerFailures: number; breakerCooldownSeconds: number };
   paymentsApiTokens: string[];
@@ -159,7 +177,13 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
     signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
-    worker: { concurrency: b.WORKER_CONCURRENCY, maxAttempts: b.WORKER_MAX_ATTEMPTS },
+    worker: {
+      concurrency: b.WORKER_CONCURRENCY,
+      maxAttempts: b.WORKER_MAX_ATTEMPTS,
+      retryDelaysSeconds: b.WORKER_RETRY_DELAYS_SECONDS,
+      jobExpireSeconds: b.WORKER_JOB_EXPIRE_SECONDS,
+      queueMonitorSeconds: b.QUEUE_MONITOR_SECONDS,
+    },
     sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
     refetch: {
       timeoutMs: b.REFETCH_TIMEOUT_MS,

@@ -62,8 +62,8 @@ function jsonbText(payload: unknown): string | null {
 const INSERT_EVENT = `
   INSERT INTO webhook_inbox (
     provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
-    payload, raw_body, headers, occurred_at, occurred_at_precision, status, last_error
-  ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11::timestamptz, $12, $13, $14)
+    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error
+  ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::timestamptz, $13, $14, $15)
   ON CONFLICT (provider, event_id) DO NOTHING
   RETURNING id`;
 
@@ -113,10 +113,12 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.type,
       event.resourceId,
       event.customerId,
-      event.customerEmail,
+      // Stored lower-case so a search by e-mail is one index lookup.
+      event.customerEmail?.toLowerCase() ?? null,
       jsonbText(event.payload),
       request.rawBody,
       JSON.stringify(keptHeaders(driver, request.headers)),
+      query.size > 0 ? query.toString().slice(0, 2000) : null,
       event.occurredAt,
       event.precision,
       status,
@@ -127,7 +129,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     if (status === "pending") {
       await dispatchEvents(deps.boss, client, [
         { id: inserted.id, provider: driver.name, resourceId: event.resourceId, eventId: event.eventId },
-      ]);
+      ], { expireInSeconds: deps.config.worker.jobExpireSeconds });
     }
     return { kind: "stored", inboxId: inserted.id, duplicate: false, status } as const;
   });

@@ -25,6 +25,7 @@ const chargeSchema = z.object({
   currency: z.string().length(3),
   status: z.enum(["succeeded", "pending", "failed"]),
   captured: z.boolean().optional(),
+  refunded: z.boolean().optional(),
   customer: z.union([z.string(), z.object({ id: z.string() }), z.null()]).optional(),
   receipt_email: z.string().nullable().optional(),
   billing_details: z.object({ email: z.string().nullable().optional() }).nullable().optional(),
@@ -56,7 +57,9 @@ export function chargeToSnapshot(charge: StripeCharge): ChargeSnapshot {
   else if (dispute && OPEN_DISPUTE.has(dispute.status)) status = "disputed";
   else if (charge.status === "pending") status = "pending";
   else if (charge.status === "failed") status = "failed";
-  else status = refundStatus(charge) ?? (charge.captured === false ? "authorized" : "paid");
+  // An authorization released without capture shows as uncaptured and refunded.
+  else if (charge.captured === false) status = charge.refunded ? "canceled" : "authorized";
+  else status = refundStatus(charge) ?? "paid";
   return snapshot(charge, status);
 }
 

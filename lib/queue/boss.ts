@@ -17,7 +17,7 @@ const QUEUE_DEFINITIONS: Queue[] = [
     policy: "singleton",
     partition: true,
     retryLimit: 5,
-    retryDelay: 10,
+    retryDelay: 2,
     retryBackoff: true,
     retryDelayMax: 300,
     expireInSeconds: 120,
@@ -42,9 +42,19 @@ export function createProducer(connectionString: string): PgBoss {
   });
 }
 
-/** A pg-boss instance that works queues, runs maintenance and schedules (the worker process). */
-export function createWorkerBoss(connectionString: string): PgBoss {
-  return new PgBoss({ ...baseOptions(connectionString), migrate: false, createSchema: false, instanceName: "worker" });
+/**
+ * A pg-boss instance that works queues, runs maintenance and schedules (the worker process).
+ * `monitorSeconds` is how often it fails expired jobs (those of a killed worker) back to retry.
+ */
+export function createWorkerBoss(connectionString: string, monitorSeconds = 60): PgBoss {
+  return new PgBoss({
+    ...baseOptions(connectionString),
+    migrate: false,
+    createSchema: false,
+    instanceName: "worker",
+    monitorIntervalSeconds: monitorSeconds,
+    superviseIntervalSeconds: monitorSeconds,
+  });
 }
 
 /** Creates the pg-boss schema and our queues; part of `npm run db:migrate`. Idempotent. */
@@ -75,11 +85,18 @@ export function onClient(client: Queryable): IDatabase {
 
 export type DispatchableEvent = { id: number; provider: string; resourceId: string | null; eventId: string };
 
-export function webhookJob(event: DispatchableEvent, startAfter?: Date): JobInsert<WebhookJob> {
+export type DispatchOptions = {
+  /** A job still running after this long is presumed dead (its worker was killed) and retried. */
+  expireInSeconds: number;
+  startAfter?: Date;
+};
+
+export function webhookJob(event: DispatchableEvent, options: DispatchOptions): JobInsert<WebhookJob> {
   return {
     data: { inboxId: event.id },
     singletonKey: serializationKey(event.provider, event.resourceId, event.eventId),
-    ...(startAfter ? { startAfter } : {}),
+    expireInSeconds: options.expireInSeconds,
+    ...(options.startAfter ? { startAfter: options.startAfter } : {}),
   };
 }
 
@@ -88,12 +105,12 @@ export async function dispatchEvents(
   boss: PgBoss,
   client: Queryable,
   events: DispatchableEvent[],
-  startAfter?: Date,
+  options: DispatchOptions,
 ): Promise<void> {
   if (events.length === 0) return;
   await boss.insert(
     QUEUES.webhooks,
-    events.map((event) => webhookJob(event, startAfter)),
+    events.map((event) => webhookJob(event, options)),
     { db: onClient(client) },
   );
 }

@@ -13,6 +13,8 @@ export const TEST_SECRETS = {
 
 export type TestApp = {
   db: TestDatabase;
+  /** The environment the config was loaded from, for variants (testConfig). */
+  env: Record<string, string>;
   config: AppConfig;
   pool: Pool;
   prisma: PrismaClient;
@@ -23,12 +25,14 @@ export type TestApp = {
 /** A database of the test file's own, with a pool, Prisma and a started job producer on it. */
 export async function createTestApp(label: string, env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createTestDatabase(label);
-  const config = loadConfig({
+  const fullEnv = {
     DATABASE_URL: db.url,
     WEBHOOK_SECRET_STRIPE: `${TEST_SECRETS.stripe},${TEST_SECRETS.stripeOld}`,
     WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
+    WORKER_RETRY_DELAYS_SECONDS: "0",
     ...env,
-  });
+  };
+  const config = loadConfig(fullEnv);
   const pool = createPool(db.url, 20, `test:${label}`);
   const boss = createProducer(db.url);
   boss.on("error", (error) => console.error("[test queue]", error));
@@ -36,6 +40,7 @@ export async function createTestApp(label: string, env: Record<string, string> =
   const prisma = createPrisma(pool);
   return {
     db,
+    env: fullEnv,
     config,
     pool,
     prisma,

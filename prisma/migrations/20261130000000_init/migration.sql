@@ -13,6 +13,7 @@ CREATE TABLE webhook_inbox (
     payload               JSONB,
     raw_body              BYTEA        NOT NULL,
     headers               JSONB        NOT NULL DEFAULT '{}',
+    query_string          VARCHAR(2000),
     occurred_at           TIMESTAMPTZ(6),
     occurred_at_precision VARCHAR(12)
         CHECK (occurred_at_precision IN ('second', 'millisecond', 'microsecond')),
@@ -37,7 +38,7 @@ CREATE TABLE processing_attempts (
     finished_at TIMESTAMPTZ(6),
     duration_ms INTEGER,
     outcome     VARCHAR(20) NOT NULL DEFAULT 'running'
-        CHECK (outcome IN ('running', 'processed', 'ignored', 'retry', 'failed', 'deferred')),
+        CHECK (outcome IN ('running', 'processed', 'ignored', 'retry', 'failed', 'deferred', 'abandoned')),
     error       TEXT,
     worker      VARCHAR(100)
 );

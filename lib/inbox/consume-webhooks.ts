@@ -1,0 +1,41 @@
+import type { PgBoss } from "pg-boss";
+import { QUEUES, webhookJobSchema } from "../queue/queues";
+import { processEvent, type ProcessDeps, type ProcessOutcome } from "./process-event";
+
+/**
+ * Subscribes a worker to the webhooks queue: up to `WORKER_CONCURRENCY` events in flight. Jobs are
+ * fetched in batches (one job per payment per batch, by the singleton policy) and fetching goes on
+ * without a pause while batches come back full, so a backlog drains at processing speed, not at
+ * polling speed. Each job settles on its own: one failing handler doesn't fail its batch.
+ */
+export async function consumeWebhooks(
+  boss: PgBoss,
+  deps: ProcessDeps,
+  onOutcome: (outcome: ProcessOutcome) => void = () => undefined,
+): Promise<string> {
+  const { concurrency } = deps.config.worker;
+  const pollers = concurrency >= 4 ? 2 : 1;
+  return boss.work(
+    QUEUES.webhooks,
+    {
+      localConcurrency: pollers,
+      batchSize: Math.ceil(concurrency / pollers),
+      burstWhenBatchFull: true,
+      pollingIntervalSeconds: 0.5,
+      perJobResults: true,
+    },
+    async (jobs) =>
+      Promise.all(
+        jobs.map(async (job) => {
+          try {
+            onOutcome(await processEvent(deps, webhookJobSchema.parse(job.data).inboxId));
+            return { id: job.id, status: "completed" as const };
+          } catch (error) {
+            // Unexpected (database unreachable...): pg-boss retries the job; the row stays pending.
+            console.error(`[worker] job ${job.id} failed:`, error instanceof Error ? error.message : error);
+            return { id: job.id, status: "failed" as const, output: { message: String(error) } };
+          }
+        }),
+      ),
+  );
+}

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { PROVIDER_NAMES } from "../config/provider-names";
+
+export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;
+export type InboxStatus = (typeof INBOX_STATUSES)[number];
+
+const optionalDate = z.coerce.date().optional();
+
+/**
+ * Which inbox events an operation is about. The explorer lists by it, bulk replay previews and
+ * replays by it: one definition, so the preview count is the count the replay touches.
+ */
+export const eventFilterSchema = z.object({
+  provider: z.enum(PROVIDER_NAMES).optional(),
+  statuses: z.array(z.enum(INBOX_STATUSES)).optional(),
+  type: z.string().max(80).optional(),
+  receivedFrom: optionalDate,
+  receivedTo: optionalDate,
+  occurredFrom: optionalDate,
+  occurredTo: optionalDate,
+  eventId: z.string().max(150).optional(),
+  resourceId: z.string().max(150).optional(),
+  /** A customer e-mail (contains "@") or a customer id. */
+  customer: z.string().max(320).optional(),
+  /** A dotted path into the payload (`data.object.metadata.order_id`) and the value it must hold. */
+  jsonPath: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, "use a dotted path like data.object.id")
+    .optional(),
+  jsonValue: z.string().max(500).optional(),
+  ids: z.array(z.number().int().positive()).max(10_000).optional(),
+});
+export type EventFilter = z.infer<typeof eventFilterSchema>;
+
+export type SqlFragment = { where: string; params: unknown[] };
+
+/** The payload containing `value` at `path`, as a jsonb document (what `@>` and the GIN index match). */
+function containment(path: string, value: unknown): string {
+  return JSON.stringify(path.split(".").reduceRight<unknown>((inner, key) => ({ [key]: inner }), value));
+}
+
+/**
+ * The filter as a WHERE clause over webhook_inbox (alias-free), with numbered parameters starting
+ * after `offset`. Every condition is one an index serves (see the explorer migration).
+ */
+export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${offset + params.length}`;
+  };
+  if (filter.provider) conditions.push(`provider = ${param(filter.provider)}`);
+  if (filter.statuses?.length) conditions.push(`status = ANY(${param(filter.statuses)}::text[])`);
+  if (filter.type) conditions.push(`event_type = ${param(filter.type)}`);
+  if (filter.receivedFrom) conditions.push(`received_at >= ${param(filter.receivedFrom)}`);
+  if (filter.receivedTo) conditions.push(`received_at < ${param(filter.receivedTo)}`);
+  if (filter.occurredFrom) conditions.push(`occurred_at >= ${param(filter.occurredFrom)}`);
+  if (filter.occurredTo) conditions.push(`occurred_at < ${param(filter.occurredTo)}`);
+  if (filter.eventId) conditions.push(`event_id = ${param(filter.eventId)}`);
+  if (filter.resourceId) conditions.push(`resource_id = ${param(filter.resourceId)}`);
+  if (filter.customer) {
+    conditions.push(
+      filter.customer.includes("@")
+        ? `customer_email = lower(${param(filter.customer)})`
+        : `customer_id = ${param(filter.customer)}`,
+    );
+  }
+  if (filter.jsonPath && filter.jsonValue !== undefined) {
+    const asText = containment(filter.jsonPath, filter.jsonValue);
+    const number = Number(filter.jsonValue);
+    const alternatives = [`payload @> ${param(asText)}::jsonb`];
+    if (filter.jsonValue.trim() !== "" && Number.isFinite(number)) {
+      alternatives.push(`payload @> ${param(containment(filter.jsonPath, number))}::jsonb`);
+    }
+    if (filter.jsonValue === "true" || filter.jsonValue === "false") {
+      alternatives.push(`payload @> ${param(containment(filter.jsonPath, filter.jsonValue === "true"))}::jsonb`);
+    }
+    conditions.push(`(${alternatives.join(" OR ")})`);
+  }
+  if (filter.ids?.length) conditions.push(`id = ANY(${param(filter.ids)}::bigint[])`);
+  return { where: conditions.length ? conditions.join(" AND ") : "true", params };
+}

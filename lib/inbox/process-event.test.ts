@@ -1,0 +1,292 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { deliveryFor, randomId, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/e2e/simulator/gateway-events";
+import { startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { registerPayment } from "@/lib/payments/register-payment";
+import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { testConfig } from "@/lib/testing/test-worker";
+import type { AppConfig } from "../config/env";
+import { createGatewayClients } from "./gateway-clients";
+import { ingestEvent } from "./ingest-event";
+import { processEvent, type ProcessDeps } from "./process-event";
+import { replayEvents } from "./replay-events";
+import { sweepPending } from "./sweep-pending";
+
+// processEvent against a real database: each case ingests signed deliveries, then runs the same
+// function the worker runs, job by job.
+
+let app: TestApp;
+let gateway: FakeGateway;
+
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+  app = await createTestApp("process", { STRIPE_API_URL: gateway.url, STANDARD_API_URL: gateway.url });
+});
+afterAll(async () => {
+  await app.close();
+  await gateway.close();
+});
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, payments, processing_attempts, payment_transitions, audit_log CASCADE");
+  await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
+  gateway.setDown(false);
+});
+
+function depsWith(overrides: Record<string, string> = {}): ProcessDeps & { config: AppConfig } {
+  const config = testConfig(app.env, overrides);
+  return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config), workerId: "test" };
+}
+
+const secrets: Record<SimulatedProvider, string> = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard };
+
+function facts(chargeId = randomId("ch")): PaymentFacts {
+  return { chargeId, amount: 1000, currency: "usd", customerId: "cus_1", customerEmail: "Zoe@Example.com" };
+}
+
+async function ingest(payment: PaymentFacts, step: Partial<HistoryStep> & Pick<HistoryStep, "kind">, provider: SimulatedProvider = "stripe", config = app.config) {
+  const delivery = deliveryFor(provider, payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, secrets[provider]);
+  const outcome = await ingestEvent(
+    { pool: app.pool, boss: app.boss, config },
+    { provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+  );
+  if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
+  return outcome.inboxId;
+}
+
+async function inbox(id: number) {
+  const { rows } = await app.pool.query(
+    "SELECT status, ignored_reason, attempts, last_error, next_attempt_at, processed_at FROM webhook_inbox WHERE id = $1",
+    [id],
+  );
+  return rows[0];
+}
+
+async function payment(chargeId: string) {
+  const { rows } = await app.pool.query(
+    "SELECT status, amount, amount_refunded, currency, customer_email, registered_by FROM payments WHERE gateway_charge_id = $1",
+    [chargeId],
+  );
+  return rows[0];
+}
+
+async function jobsFor(inboxId: number) {
+  const { rows } = await app.pool.query(
+    "SELECT state, start_after FROM pgboss.job WHERE name = 'webhooks' AND (data->>'inboxId')::bigint = $1 ORDER BY created_on",
+    [inboxId],
+  );
+  return rows;
+}
+
+describe("processEvent", () => {
+  it("creates a Stripe payment from its event, records the effect and the attempt", async () => {
+    const p = facts();
+    const id = await ingest(p, { kind: "succeeded" });
+    expect(await processEvent(depsWith(), id)).toBe("processed");
+    expect(await inbox(id)).toMatchObject({ status: "processed", attempts: 1, last_error: null, ignored_reason: null });
+    expect(await payment(p.chargeId)).toMatchObject({ status: "paid", amount: 1000, currency: "usd", customer_email: "zoe@example.com" });
+    const { rows: attempts } = await app.pool.query("SELECT attempt, outcome, duration_ms, worker FROM processing_attempts WHERE inbox_id = $1", [id]);
+    expect(attempts).toEqual([{ attempt: 1, outcome: "processed", duration_ms: expect.any(Number), worker: "test" }]);
+    expect(await processEvent(depsWith(), id)).toBe("skipped");
+  });
+
+  it("applies a refund that arrives before paid, and ignores the late paid as stale", async () => {
+    const p = facts();
+    const now = Date.now();
+    const refund = await ingest(p, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 10_000 });
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: now - 20_000 });
+    expect(await processEvent(depsWith(), refund)).toBe("processed");
+    expect(await processEvent(depsWith(), paid)).toBe("ignored");
+    expect(await inbox(paid)).toMatchObject({ status: "ignored", ignored_reason: "stale" });
+    expect(await payment(p.chargeId)).toMatchObject({ status: "refunded", amount_refunded: 1000 });
+  });
+
+  it("orders two events of the same second with the state machine", async () => {
+    const p = facts();
+    const second = Math.floor(Date.now() / 1000) * 1000 - 30_000;
+    const partial = await ingest(p, { kind: "refund", amountRefunded: 300, occurredAtMs: second + 900 });
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: second + 100 });
+    expect(await processEvent(depsWith(), partial)).toBe("processed");
+    expect(await processEvent(depsWith(), paid)).toBe("ignored");
+    expect(await inbox(paid)).toMatchObject({ ignored_reason: "invalid_transition" });
+    expect(await payment(p.chargeId)).toMatchObject({ status: "partially_refunded", amount_refunded: 300 });
+  });
+
+  it("ignores uninteresting event types with a reason", async () => {
+    const body = JSON.stringify({ id: "evt_cus", type: "customer.created", created: 1, data: { object: { id: "cus_1", object: "customer" } } });
+    const now = Math.floor(Date.now() / 1000);
+    const { signStripe } = await import("@/lib/providers/stripe");
+    const outcome = await ingestEvent(
+      { pool: app.pool, boss: app.boss, config: app.config },
+      { provider: "stripe", rawBody: Buffer.from(body), headers: { "stripe-signature": signStripe(TEST_SECRETS.stripe, now, body) } },
+    );
+    const id = outcome.kind === "stored" ? outcome.inboxId : 0;
+    expect(await processEvent(depsWith(), id)).toBe("ignored");
+    expect(await inbox(id)).toMatchObject({ status: "ignored", ignored_reason: "uninteresting_type" });
+  });
+
+  it("does not apply an effect twice when processed events are replayed", async () => {
+    const p = facts();
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: Date.now() - 20_000 });
+    const refund = await ingest(p, { kind: "refund", amountRefunded: 400, occurredAtMs: Date.now() - 10_000 });
+    const deps = depsWith();
+    await processEvent(deps, paid);
+    await processEvent(deps, refund);
+    const replay = await replayEvents(deps, { statuses: ["processed"], resourceId: p.chargeId }, { actor: "test" });
+    expect(replay.total).toBe(2);
+    expect((await inbox(paid)).status).toBe("pending");
+    expect(await processEvent(deps, paid)).toBe("processed");
+    expect(await processEvent(deps, refund)).toBe("processed");
+    expect(await payment(p.chargeId)).toMatchObject({ status: "partially_refunded", amount_refunded: 400 });
+    const { rows } = await app.pool.query("SELECT count(*)::int AS n FROM payment_transitions");
+    expect(rows[0].n).toBe(2);
+    const { rows: audit } = await app.pool.query("SELECT actor, action, details FROM audit_log");
+    expect(audit).toEqual([{ actor: "test", action: "replay", details: expect.objectContaining({ count: 2 }) }]);
+  });
+
+  it("retries an event for a payment the host has not registered, then succeeds once it is", async () => {
+    const hostConfig = testConfig(app.env, { PAYMENT_SOURCE_STANDARD: "host", WORKER_RETRY_DELAYS_SECONDS: "30" });
+    const deps = { ...depsWith(), config: hostConfig };
+    const p = facts(randomId("pay"));
+    const id = await ingest(p, { kind: "succeeded" }, "standard", hostConfig);
+    expect(await processEvent(deps, id)).toBe("retry");
+    const waiting = await inbox(id);
+    expect(waiting).toMatchObject({ status: "pending", attempts: 1, last_error: expect.stringMatching(/not registered yet/) });
+    expect(waiting.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 25_000);
+    expect(await jobsFor(id)).toHaveLength(2);
+    // Too early: the retry is not due, so a stray job does nothing.
+    expect(await processEvent(deps, id)).toBe("skipped");
+
+    const registered = await registerPayment(deps, { provider: "standard", chargeId: p.chargeId, amount: 1000, currency: "USD" });
+    expect(registered).toMatchObject({ created: true, eventsWoken: 1 });
+    expect(await processEvent(deps, id)).toBe("processed");
+    expect(await payment(p.chargeId)).toMatchObject({ status: "paid", registered_by: "host" });
+  });
+
+  it("fails an event after its last attempt, keeping the error", async () => {
+    const config = testConfig(app.env, { PAYMENT_SOURCE_STANDARD: "host", WORKER_MAX_ATTEMPTS: "3" });
+    const deps = { ...depsWith(), config };
+    const id = await ingest(facts(randomId("pay")), { kind: "succeeded" }, "standard", config);
+    expect(await processEvent(deps, id)).toBe("retry");
+    expect(await processEvent(deps, id)).toBe("retry");
+    expect(await processEvent(deps, id)).toBe("failed");
+    expect(await inbox(id)).toMatchObject({ status: "failed", attempts: 3, last_error: expect.stringMatching(/not registered yet/) });
+    const { rows } = await app.pool.query("SELECT outcome FROM processing_attempts WHERE inbox_id = $1 ORDER BY attempt", [id]);
+    expect(rows.map((row) => row.outcome)).toEqual(["retry", "retry", "failed"]);
+  });
+
+  it("refetches disputes from the gateway and applies the gateway's state", async () => {
+    const p = facts();
+    // The gateway already knows the dispute was lost.
+    const history = { provider: "stripe" as const, payment: p, steps: [{ kind: "dispute_lost" as const, amountRefunded: 0, occurredAtMs: 0 }], truth: { status: "charged_back" as const, amountRefunded: 0 } };
+    gateway.add([history]);
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: Date.now() - 20_000 });
+    const opened = await ingest(p, { kind: "dispute_opened", occurredAtMs: Date.now() - 10_000 });
+    const deps = depsWith();
+    await processEvent(deps, paid);
+    expect(await processEvent(deps, opened)).toBe("processed");
+    expect(await payment(p.chargeId)).toMatchObject({ status: "charged_back" });
+    expect(gateway.requests.some((request) => request.path.startsWith(`/v1/charges/${p.chargeId}`))).toBe(true);
+    const { rows } = await app.pool.query("SELECT source FROM payment_transitions WHERE inbox_id = $1", [opened]);
+    expect(rows).toEqual([{ source: "refetch" }]);
+  });
+
+  it("defers events while the gateway's circuit is open, without failing them or spending attempts", async () => {
+    const deps = depsWith({ REFETCH_BREAKER_FAILURES: "2", REFETCH_BREAKER_COOLDOWN_SECONDS: "60", WORKER_MAX_ATTEMPTS: "2" });
+    gateway.setDown(true);
+    const ids = [];
+    for (let i = 0; i < 3; i++) {
+      const p = facts();
+      ids.push(await ingest(p, { kind: "dispute_opened" }));
+    }
+    expect(await processEvent(deps, ids[0]!)).toBe("retry");
+    expect(await processEvent(deps, ids[1]!)).toBe("retry");
+    // Two failures opened the circuit: the third event is deferred, not attempted.
+    expect(await processEvent(deps, ids[2]!)).toBe("deferred");
+    const deferred = await inbox(ids[2]!);
+    expect(deferred).toMatchObject({ status: "pending", attempts: 0, last_error: expect.stringMatching(/circuit .* open/) });
+    expect(deferred.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    const jobs = await jobsFor(ids[2]!);
+    expect(jobs.at(-1)!.start_after.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    // Even an event on its last attempt is deferred rather than failed while the circuit is open.
+    await app.pool.query("UPDATE webhook_inbox SET attempts = 1, next_attempt_at = NULL WHERE id = $1", [ids[0]]);
+    expect(await processEvent(deps, ids[0]!)).toBe("deferred");
+    expect(await inbox(ids[0]!)).toMatchObject({ status: "pending", attempts: 1 });
+  });
+
+  it("replays failed events once the cause is fixed, and they are processed", async () => {
+    const deps = depsWith({ WORKER_MAX_ATTEMPTS: "1", REFETCH_BREAKER_FAILURES: "100" });
+    gateway.setDown(true);
+    const p = facts();
+    gateway.add([{ provider: "stripe", payment: p, steps: [{ kind: "dispute_opened", amountRefunded: 0, occurredAtMs: 0 }], truth: { status: "disputed", amountRefunded: 0 } }]);
+    const id = await ingest(p, { kind: "dispute_opened" });
+    expect(await processEvent(deps, id)).toBe("failed");
+    expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/503/) });
+
+    gateway.setDown(false);
+    const preview = await replayEvents(deps, { statuses: ["failed"] }, { actor: "ops", dryRun: true });
+    expect(preview).toMatchObject({ total: 1, byProvider: { stripe: 1 }, dryRun: true });
+    expect((await inbox(id)).status).toBe("failed");
+    expect((await replayEvents(deps, { statuses: ["failed"] }, { actor: "ops" })).total).toBe(1);
+    expect(await processEvent(deps, id)).toBe("processed");
+    expect(await payment(p.chargeId)).toMatchObject({ status: "disputed" });
+  });
+
+  it("keeps refetches under the configured rate", async () => {
+    const deps = depsWith({ REFETCH_RATE_PER_SECOND: "5", REFETCH_STANDARD: "*" });
+    const ids: number[] = [];
+    const histories = [];
+    for (let i = 0; i < 15; i++) {
+      const p = facts(randomId("pay"));
+      histories.push({ provider: "standard" as const, payment: p, steps: [], truth: { status: "paid" as const, amountRefunded: 0 } });
+      ids.push(await ingest(p, { kind: "succeeded" }, "standard"));
+    }
+    gateway.add(histories);
+    const before = gateway.requests.length;
+    await Promise.all(ids.map((id) => processEvent(deps, id)));
+    const times = gateway.requests.slice(before).map((request) => request.at);
+    expect(times).toHaveLength(15);
+    // A bucket of 5 refilled at 5/s: no one-second window holds more than 5 + 5 requests.
+    for (const start of times) expect(times.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(10);
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(1500);
+  });
+});
+
+describe("sweepPending", () => {
+  it("re-dispatches a committed pending row whose job was deleted", async () => {
+    const p = facts();
+    const id = await ingest(p, { kind: "succeeded" });
+    await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
+    await app.pool.query("UPDATE webhook_inbox SET received_at = now() - interval '10 minutes' WHERE id = $1", [id]);
+    const deps = depsWith();
+    expect(await sweepPending(deps)).toEqual({ dispatched: 1, skipped: false });
+    expect(await jobsFor(id)).toHaveLength(1);
+    // Touched: the next sweep waits a full staleness window before dispatching it again.
+    expect(await sweepPending(deps)).toEqual({ dispatched: 0, skipped: false });
+    expect(await processEvent(deps, id)).toBe("processed");
+  });
+
+  it("leaves recent, scheduled and finished rows alone, and never runs twice at once", async () => {
+    const recent = await ingest(facts(), { kind: "succeeded" });
+    const done = await ingest(facts(), { kind: "succeeded" });
+    await processEvent(depsWith(), done);
+    const scheduled = await ingest(facts(), { kind: "succeeded" });
+    await app.pool.query(
+      "UPDATE webhook_inbox SET received_at = now() - interval '1 hour', next_attempt_at = now() + interval '1 hour' WHERE id = ANY($1)",
+      [[scheduled, done]],
+    );
+    const deps = depsWith();
+    expect(await sweepPending(deps)).toEqual({ dispatched: 0, skipped: false });
+
+    // A sweep in progress elsewhere holds the sweep lock: this one steps aside.
+    const other = await app.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT pg_advisory_xact_lock(72310556)");
+      expect(await sweepPending(deps, { staleSeconds: 0 })).toEqual({ dispatched: 0, skipped: true });
+    } finally {
+      await other.query("ROLLBACK");
+      other.release();
+    }
+    expect(await sweepPending(deps, { staleSeconds: 0 })).toEqual({ dispatched: 1, skipped: false });
+    expect(await jobsFor(recent)).toHaveLength(2);
+  });
+});

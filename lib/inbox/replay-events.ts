@@ -1,0 +1,93 @@
+import type { PgBoss } from "pg-boss";
+import type { AppConfig } from "../config/env";
+import { withTransaction, type Pool } from "../db/pool";
+import { recordAudit } from "../audit/record-audit";
+import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
+import { eventFilterSql, type EventFilter, type InboxStatus } from "./event-filter";
+
+export type ReplayDeps = { pool: Pool; boss: PgBoss; config: AppConfig };
+
+/** Events that can be replayed; pending ones are already on their way. */
+export const REPLAYABLE_STATUSES = ["failed", "ignored", "processed"] as const satisfies readonly InboxStatus[];
+export const DEFAULT_REPLAY_STATUSES: InboxStatus[] = ["failed", "ignored"];
+
+export type ReplayPreview = { total: number; byProvider: Record<string, number> };
+export type ReplayResult = ReplayPreview & { dryRun: boolean };
+
+const BATCH_SIZE = 1000;
+
+/** The filter restricted to replayable statuses (failed and ignored unless asked otherwise). */
+function replayable(filter: EventFilter): EventFilter {
+  const wanted = filter.statuses?.length ? filter.statuses : DEFAULT_REPLAY_STATUSES;
+  return { ...filter, statuses: wanted.filter((status) => status !== "pending") };
+}
+
+/** How many events a replay with this filter would touch, per provider. */
+export async function previewReplay(pool: Pool, filter: EventFilter): Promise<ReplayPreview> {
+  const scoped = replayable(filter);
+  if (scoped.statuses!.length === 0) return { total: 0, byProvider: {} };
+  const { where, params } = eventFilterSql(scoped);
+  const { rows } = await pool.query<{ provider: string; n: number }>(
+    `SELECT provider, count(*)::int AS n FROM webhook_inbox WHERE ${where} GROUP BY provider ORDER BY provider`,
+    params,
+  );
+  return {
+    total: rows.reduce((sum, row) => sum + row.n, 0),
+    byProvider: Object.fromEntries(rows.map((row) => [row.provider, row.n])),
+  };
+}
+
+/**
+ * Puts the matching stored events back to `pending` and dispatches them, in batches (each batch one
+ * transaction: its rows and their jobs commit together). Replay re-enqueues what is stored; it never
+ * re-ingests. Processing stays idempotent: an effect already in the payment ledger is not applied
+ * again. Writes one audit row with who, the filter and the count.
+ */
+export async function replayEvents(
+  deps: ReplayDeps,
+  filter: EventFilter,
+  options: { actor: string; ip?: string | null; dryRun?: boolean; onProgress?: (replayed: number) => void },
+): Promise<ReplayResult> {
+  const scoped = replayable(filter);
+  if (options.dryRun) return { ...(await previewReplay(deps.pool, scoped)), dryRun: true };
+
+  const byProvider: Record<string, number> = {};
+  let total = 0;
+  let afterId = 0;
+  for (;;) {
+    const batch = await withTransaction(deps.pool, async (tx) => {
+      const { where, params } = eventFilterSql(scoped, 2);
+      const { rows } = await tx.query<DispatchableEvent>(
+        `SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId"
+           FROM webhook_inbox
+          WHERE id > $1 AND ${where}
+          ORDER BY id
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED`,
+        [afterId, BATCH_SIZE, ...params],
+      );
+      if (rows.length === 0) return rows;
+      await tx.query(
+        `UPDATE webhook_inbox
+            SET status = 'pending', attempts = 0, last_error = NULL, ignored_reason = NULL,
+                next_attempt_at = NULL, processed_at = NULL
+          WHERE id = ANY($1::bigint[])`,
+        [rows.map((row) => row.id)],
+      );
+      await dispatchEvents(deps.boss, tx, rows, { expireInSeconds: deps.config.worker.jobExpireSeconds });
+      return rows;
+    });
+    for (const row of batch) byProvider[row.provider] = (byProvider[row.provider] ?? 0) + 1;
+    total += batch.length;
+    options.onProgress?.(total);
+    if (batch.length < BATCH_SIZE) break;
+    afterId = batch[batch.length - 1]!.id;
+  }
+  await recordAudit(deps.pool, {
+    actor: options.actor,
+    action: "replay",
+    ip: options.ip,
+    details: { filter: scoped, count: total, byProvider },
+  });
+  return { total, byProvider, dryRun: false };
+}

@@ -1,0 +1,157 @@
+import type { Queryable } from "../db/pool";
+import type { ChargeSnapshot } from "../providers/types";
+import { decide, type CurrentPayment, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
+
+/** The payment must be registered by the host application first; the event waits and retries. */
+export class UnknownPaymentError extends Error {
+  override name = "UnknownPaymentError";
+  constructor(provider: string, chargeId: string) {
+    super(`payment ${provider}/${chargeId} is not registered yet (PAYMENT_SOURCE is "host")`);
+  }
+}
+
+export type ChargeUpdate = {
+  provider: string;
+  chargeId: string;
+  snapshot: ChargeSnapshot;
+  /** When the gateway observed this state; null when unknown (then only the state machine orders). */
+  at: EventTime | null;
+  inboxId: number;
+  source: "event" | "refetch";
+  /** Gateway-sourced payments are created from their first event; host-sourced ones must exist. */
+  createIfMissing: boolean;
+};
+
+export type ApplyResult = { outcome: "processed"; alreadyApplied?: boolean } | { outcome: "ignored"; reason: IgnoredReason };
+
+type PaymentRow = {
+  id: number;
+  status: PaymentState["status"];
+  amount_refunded: number;
+  last_micros: string | null;
+  last_gateway_event_precision: EventTime["precision"] | null;
+};
+
+export function microsToIso(micros: bigint): string {
+  const seconds = micros / 1_000_000n;
+  const fraction = (micros % 1_000_000n).toString().padStart(6, "0");
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${fraction}Z`;
+}
+
+// The payment row, locked until the transaction ends: every event of one payment waits here for the
+// one before it, whichever worker runs it. The time is read as exact microseconds (a JS Date would
+// round it to milliseconds).
+const LOCK_PAYMENT = `
+  SELECT id, status, amount_refunded, last_gateway_event_precision,
+         (extract(epoch FROM last_gateway_event_at) * 1000000)::bigint::text AS last_micros
+    FROM payments
+   WHERE provider = $1 AND gateway_charge_id = $2
+   FOR UPDATE`;
+
+const CREATE_PAYMENT = `
+  INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
+                        customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'gateway', $9::timestamptz, $10)
+  ON CONFLICT (provider, gateway_charge_id) DO NOTHING
+  RETURNING id`;
+
+// Facts a later event may add (amount, currency, customer) fill gaps but never overwrite.
+const UPDATE_PAYMENT = `
+  UPDATE payments
+     SET status = $2, amount_refunded = $3,
+         amount = COALESCE(amount, $4), currency = COALESCE(currency, $5),
+         customer_id = COALESCE(customer_id, $6), customer_email = COALESCE(customer_email, $7),
+         last_gateway_event_at = COALESCE(GREATEST(last_gateway_event_at, $8::timestamptz), last_gateway_event_at, $8::timestamptz),
+         last_gateway_event_precision = CASE WHEN $8::timestamptz IS NOT NULL
+              AND ($8::timestamptz >= last_gateway_event_at OR last_gateway_event_at IS NULL)
+              THEN $9 ELSE last_gateway_event_precision END,
+         updated_at = now()
+   WHERE id = $1`;
+
+const RECORD_TRANSITION = `
+  INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+
+/**
+ * Applies one observation of a charge to its payment inside the caller's transaction: locks the
+ * payment row, decides with the state machine and occurred_at, writes the new state and records the
+ * effect in the ledger (unique per inbox event, so an effect can never be applied twice).
+ */
+export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Promise<ApplyResult> {
+  const applied = await tx.query("SELECT 1 FROM payment_transitions WHERE inbox_id = $1", [update.inboxId]);
+  if (applied.rowCount) return { outcome: "processed", alreadyApplied: true };
+
+  const snapshot = { ...update.snapshot, customerEmail: update.snapshot.customerEmail?.toLowerCase() };
+  const atIso = update.at ? microsToIso(update.at.micros) : null;
+  const atPrecision = update.at?.precision ?? null;
+
+  let row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId])).rows[0];
+  if (!row) {
+    if (!update.createIfMissing) throw new UnknownPaymentError(update.provider, update.chargeId);
+    const state: PaymentState = { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? 0 };
+    const created = await tx.query<{ id: number }>(CREATE_PAYMENT, [
+      update.provider,
+      update.chargeId,
+      state.status,
+      snapshot.amount ?? null,
+      state.amountRefunded,
+      snapshot.currency ?? null,
+      snapshot.customerId ?? null,
+      snapshot.customerEmail ?? null,
+      atIso,
+      atPrecision,
+    ]);
+    const id = created.rows[0]?.id;
+    if (id !== undefined) {
+      await tx.query(RECORD_TRANSITION, [id, update.inboxId, null, state.status, null, state.amountRefunded, update.source]);
+      return { outcome: "processed" };
+    }
+    // Another transaction created it between our read and insert: decide against its row.
+    row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId])).rows[0]!;
+  }
+
+  const current: CurrentPayment = {
+    status: row.status,
+    amountRefunded: row.amount_refunded,
+    lastEventAt:
+      row.last_micros !== null && row.last_gateway_event_precision
+        ? { micros: BigInt(row.last_micros), precision: row.last_gateway_event_precision }
+        : null,
+  };
+  const observed: PaymentState = { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded };
+  const decision = decide(current, { state: observed, at: update.at });
+  if (decision.action === "ignore") {
+    // A refetch that confirms the local state still tells us it held at that time, so anything
+    // older that arrives later is stale. (An event saying the same thing again tells us nothing.)
+    if (decision.reason === "duplicate_in_meaning" && update.source === "refetch" && atIso) {
+      await tx.query(
+        `UPDATE payments SET last_gateway_event_at = $2::timestamptz, last_gateway_event_precision = $3
+          WHERE id = $1 AND (last_gateway_event_at IS NULL OR last_gateway_event_at < $2::timestamptz)`,
+        [row.id, atIso, atPrecision],
+      );
+    }
+    return { outcome: "ignored", reason: decision.reason };
+  }
+
+  await tx.query(UPDATE_PAYMENT, [
+    row.id,
+    decision.state.status,
+    decision.state.amountRefunded,
+    snapshot.amount ?? null,
+    snapshot.currency ?? null,
+    snapshot.customerId ?? null,
+    snapshot.customerEmail ?? null,
+    atIso,
+    atPrecision,
+  ]);
+  await tx.query(RECORD_TRANSITION, [
+    row.id,
+    update.inboxId,
+    current.status,
+    decision.state.status,
+    current.amountRefunded,
+    decision.state.amountRefunded,
+    update.source,
+  ]);
+  return { outcome: "processed" };
+}

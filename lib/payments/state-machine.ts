@@ -1,0 +1,139 @@
+import { CHARGE_STATUSES, type ChargeStatus, type Precision } from "../providers/types";
+
+// The payment state machine and the ordering rules, pure and table-tested. The database writes that
+// apply a decision live in apply-charge-update.ts.
+
+export const PAYMENT_STATUSES = CHARGE_STATUSES;
+export type PaymentStatus = ChargeStatus;
+
+/**
+ * The transition graph, one edge per thing a gateway can do next. It is acyclic, so "reachable"
+ * orders any two states; `partially_refunded -> partially_refunded` is a further partial refund
+ * (forward only when the refunded amount grows, see isForward).
+ */
+const EDGES: Record<PaymentStatus, readonly PaymentStatus[]> = {
+  pending: ["authorized", "paid", "failed", "canceled"],
+  authorized: ["paid", "failed", "canceled"],
+  paid: ["partially_refunded", "refunded", "disputed"],
+  partially_refunded: ["partially_refunded", "refunded", "disputed"],
+  disputed: ["charged_back"],
+  failed: [],
+  canceled: [],
+  refunded: [],
+  charged_back: [],
+};
+
+/**
+ * A won dispute puts a disputed payment back to paid. It is a direct edge only, never part of a
+ * longer path: otherwise `paid` would be reachable from every refund state through a dispute, and
+ * a late `charge.succeeded` would undo refunds.
+ */
+const REINSTATEMENTS: Partial<Record<PaymentStatus, PaymentStatus>> = { disputed: "paid" };
+
+function reachableFrom(from: PaymentStatus): ReadonlySet<PaymentStatus> {
+  const seen = new Set<PaymentStatus>();
+  const queue = [...EDGES[from]];
+  while (queue.length > 0) {
+    const next = queue.shift()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    queue.push(...EDGES[next]);
+  }
+  const reinstated = REINSTATEMENTS[from];
+  if (reinstated) seen.add(reinstated);
+  return seen;
+}
+
+const REACHABLE = new Map(PAYMENT_STATUSES.map((from) => [from, reachableFrom(from)]));
+
+/**
+ * Whether `to` is reachable from `from` in one or more steps. Reachable, not adjacent: a refund that
+ * arrives before the payment's `paid` moves a pending payment to refunded (paid was implied), and
+ * the late `paid` is then not reachable from refunded and is ignored.
+ */
+export function canTransitionTo(from: PaymentStatus, to: PaymentStatus): boolean {
+  return REACHABLE.get(from)!.has(to);
+}
+
+export type PaymentState = { status: PaymentStatus; amountRefunded: number };
+
+const REFUND_STATUSES: ReadonlySet<PaymentStatus> = new Set(["partially_refunded", "refunded"]);
+
+/** Same status and, for refunds, the same refunded amount: nothing would change. */
+export function sameState(a: PaymentState, b: PaymentState): boolean {
+  return a.status === b.status && (!REFUND_STATUSES.has(a.status) || a.amountRefunded === b.amountRefunded);
+}
+
+/** Is `to` a step forward from `from`? (Refunded amounts never go down.) */
+export function isForward(from: PaymentState, to: PaymentState): boolean {
+  if (REFUND_STATUSES.has(from.status) && REFUND_STATUSES.has(to.status) && to.amountRefunded < from.amountRefunded) {
+    return false;
+  }
+  if (from.status === to.status) return from.status === "partially_refunded" && to.amountRefunded > from.amountRefunded;
+  return canTransitionTo(from.status, to.status);
+}
+
+/** A point in time as the gateway gave it: microseconds since the epoch plus its precision. */
+export type EventTime = { micros: bigint; precision: Precision };
+
+const UNIT: Record<Precision, bigint> = { second: 1_000_000n, millisecond: 1_000n, microsecond: 1n };
+
+/**
+ * Orders two gateway times at the coarser of their precisions: a second-precision event and a
+ * microsecond one in the same second are a tie, not "older" and "newer".
+ */
+export function compareEventTimes(a: EventTime, b: EventTime): -1 | 0 | 1 {
+  const unit = UNIT[a.precision] > UNIT[b.precision] ? UNIT[a.precision] : UNIT[b.precision];
+  const left = floorDiv(a.micros, unit);
+  const right = floorDiv(b.micros, unit);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function floorDiv(value: bigint, unit: bigint): bigint {
+  const quotient = value / unit;
+  return value % unit < 0n ? quotient - 1n : quotient;
+}
+
+/** Parses an ISO-8601 UTC time with up to 6 fractional digits into exact microseconds. */
+export function isoToMicros(iso: string): bigint {
+  const match = /^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/.exec(iso);
+  if (!match) throw new Error(`not a UTC ISO time: ${iso}`);
+  const seconds = BigInt(Date.parse(`${match[1]}Z`)) / 1000n;
+  return seconds * 1_000_000n + BigInt((match[2] ?? "").padEnd(6, "0"));
+}
+
+export const IGNORED_REASONS = [
+  "stale",
+  "invalid_transition",
+  "duplicate_in_meaning",
+  "uninteresting_type",
+  "no_resource",
+  "already_applied",
+] as const;
+export type IgnoredReason = (typeof IGNORED_REASONS)[number];
+
+export type Decision =
+  | { action: "create"; state: PaymentState }
+  | { action: "apply"; state: PaymentState }
+  | { action: "ignore"; reason: IgnoredReason };
+
+export type CurrentPayment = PaymentState & { lastEventAt: EventTime | null };
+export type Observation = { state: PaymentState; at: EventTime | null };
+
+/**
+ * What to do with one observation of a payment (an event, or a refetched state):
+ * 1. unknown payment -> create it in the observed state;
+ * 2. older than the last applied observation -> stale;
+ * 3. nothing would change -> duplicate in meaning;
+ * 4. otherwise apply it only if the state machine allows it (ties at coarse precision included:
+ *    there the graph decides which of two same-second events is the later one).
+ */
+export function decide(current: CurrentPayment | null, observed: Observation): Decision {
+  if (!current) return { action: "create", state: observed.state };
+  if (current.lastEventAt && observed.at && compareEventTimes(observed.at, current.lastEventAt) < 0) {
+    return { action: "ignore", reason: "stale" };
+  }
+  if (sameState(current, observed.state)) return { action: "ignore", reason: "duplicate_in_meaning" };
+  if (!isForward(current, observed.state)) return { action: "ignore", reason: "invalid_transition" };
+  return { action: "apply", state: observed.state };
+}
