@@ -1,19 +1,93 @@
-import { appConfig, loadEnvFiles, requireDatabaseUrl } from "@/lib/config/env";
+import { userInfo } from "node:os";
+import { parseArgs } from "node:util";
+import type { PgBoss } from "pg-boss";
+import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env";
+import { loadEnvFiles } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { createPool, type Pool } from "@/lib/db/pool";
+import { eventFilterSchema } from "@/lib/inbox/event-filter";
+import { replayEvents } from "@/lib/inbox/replay-events";
+import { sweepPending } from "@/lib/inbox/sweep-pending";
+import { createProducer } from "@/lib/queue/boss";
 
 // `npm run cli -- <command>`: operator commands. `npm run db:migrate` is `cli migrate`.
 
-const USAGE = `usage: npm run cli -- <command>
-  migrate                 apply database migrations and create the queues`;
+const USAGE = `usage: npm run cli -- <command> [options]
+
+  migrate                 apply database migrations and create the queues
+  replay                  put stored events back to pending and dispatch them
+      --provider P          only this provider
+      --status S            failed, ignored or processed (repeat or comma-separate; default failed,ignored)
+      --since T --until T   received in [T, T) (ISO-8601)
+      --type T              only this event type
+      --dry-run             print what would be replayed, change nothing
+  sweep                   re-dispatch stale pending events now
+      --stale-minutes N     pending for at least N minutes (default SWEEPER_STALE_MINUTES)`;
+
+type CliDeps = { config: AppConfig; pool: Pool; boss: PgBoss };
+
+async function withQueue<T>(work: (deps: CliDeps) => Promise<T>): Promise<T> {
+  const dependencies = deps();
+  await dependencies.boss.start();
+  try {
+    return await work(dependencies);
+  } finally {
+    await dependencies.boss.stop({ graceful: false });
+    await dependencies.pool.end();
+  }
+}
+
+function deps(): CliDeps {
+  const config = appConfig();
+  const url = requireDatabaseUrl(config);
+  return { config, pool: createPool(url, 2, "webhook-inbox:cli"), boss: createProducer(url) };
+}
 
 async function main(argv: string[]): Promise<number> {
   loadEnvFiles();
-  const [command] = argv;
+  const [command, ...rest] = argv;
   switch (command) {
     case "migrate": {
       const result = await migrateDatabase(requireDatabaseUrl(appConfig()));
       console.log(`applied ${result.applied.length} migration(s); ${result.alreadyApplied.length} already applied`);
       for (const name of result.applied) console.log(`  + ${name}`);
+      return 0;
+    }
+    case "replay": {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          provider: { type: "string" },
+          status: { type: "string", multiple: true },
+          since: { type: "string" },
+          until: { type: "string" },
+          type: { type: "string" },
+          "dry-run": { type: "boolean", default: false },
+        },
+      });
+      const filter = eventFilterSchema.parse({
+        provider: values.provider,
+        statuses: values.status?.flatMap((value) => value.split(",")).map((value) => value.trim()),
+        receivedFrom: values.since,
+        receivedTo: values.until,
+        type: values.type,
+      });
+      const actor = `cli:${userInfo().username}`;
+      const result = await withQueue((dependencies) =>
+        replayEvents(dependencies, filter, { actor, dryRun: values["dry-run"] }),
+      );
+      const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
+      console.log(`${result.dryRun ? "would replay" : "replayed"} ${result.total} event(s)${perProvider ? ` (${perProvider})` : ""}`);
+      return 0;
+    }
+    case "sweep": {
+      const { values } = parseArgs({ args: rest, options: { "stale-minutes": { type: "string" } } });
+      const staleMinutes = values["stale-minutes"] === undefined ? undefined : Number(values["stale-minutes"]);
+      if (staleMinutes !== undefined && !(staleMinutes >= 0)) throw new Error("--stale-minutes must be a number >= 0");
+      const result = await withQueue((dependencies) =>
+        sweepPending(dependencies, staleMinutes === undefined ? {} : { staleSeconds: staleMinutes * 60 }),
+      );
+      console.log(result.skipped ? "another sweep is running; nothing done" : `re-dispatched ${result.dispatched} stale pending event(s)`);
       return 0;
     }
     default:

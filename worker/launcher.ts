@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { appConfig, childEnv, loadEnvFiles, setEnv } from "@/lib/config/env";
+import { appConfig, childEnv, setEnv } from "@/lib/config/env";
+import { loadEnvFiles } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
 
 // `npm run dev` / `npm start`: one command for the whole app. Without DATABASE_URL it starts the

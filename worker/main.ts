@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
-import { appConfig, loadEnvFiles, requireDatabaseUrl } from "@/lib/config/env";
+import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
+import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";

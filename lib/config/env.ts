@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { z } from "zod";
 import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
 
@@ -204,6 +203,11 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
 
 let cached: AppConfig | undefined;
 
+/** Forgets the validated configuration (after process.env changed). */
+export function resetConfig(): void {
+  cached = undefined;
+}
+
 /** The process's configuration, validated on first use. */
 export function appConfig(): AppConfig {
   cached ??= loadConfig();
@@ -220,30 +224,10 @@ export function requireDatabaseUrl(config: AppConfig = appConfig()): string {
   return config.databaseUrl;
 }
 
-/**
- * Loads `.env` into process.env for variables not already set. When the database is embedded (no
- * DATABASE_URL anywhere) the app is a local trial, so `.env.example`'s development secrets fill what
- * is still missing; a deployment with its own DATABASE_URL never picks up example secrets.
- * Returns the files that were loaded.
- */
-export function loadEnvFiles(cwd: string = process.cwd()): string[] {
-  const loaded: string[] = [];
-  const load = (file: string) => {
-    const path = `${cwd}/${file}`;
-    if (!existsSync(path)) return;
-    process.loadEnvFile(path);
-    loaded.push(file);
-  };
-  load(".env");
-  if (!process.env.DATABASE_URL) load(".env.example");
-  cached = undefined;
-  return loaded;
-}
-
 /** Sets a variable for this process and the children it starts (the launcher's embedded database URL). */
 export function setEnv(name: string, value: string): void {
   process.env[name] = value;
-  cached = undefined;
+  resetConfig();
 }
 
 /** A copy of the environment for a child process. */

@@ -110,6 +110,21 @@ describe("processEvent", () => {
     expect(await payment(p.chargeId)).toMatchObject({ status: "partially_refunded", amount_refunded: 300 });
   });
 
+  it("keeps a dispute won when its opening arrives after it (standard, no refetch)", async () => {
+    const p = facts(randomId("pay"));
+    const now = Date.now();
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: now - 30_000 }, "standard");
+    const won = await ingest(p, { kind: "dispute_won", occurredAtMs: now - 10_000 }, "standard");
+    const opened = await ingest(p, { kind: "dispute_opened", occurredAtMs: now - 20_000 }, "standard");
+    const deps = depsWith();
+    expect(await processEvent(deps, paid)).toBe("processed");
+    expect(await processEvent(deps, won)).toBe("ignored");
+    expect(await inbox(won)).toMatchObject({ ignored_reason: "duplicate_in_meaning" });
+    expect(await processEvent(deps, opened)).toBe("ignored");
+    expect(await inbox(opened)).toMatchObject({ ignored_reason: "stale" });
+    expect(await payment(p.chargeId)).toMatchObject({ status: "paid" });
+  });
+
   it("ignores uninteresting event types with a reason", async () => {
     const body = JSON.stringify({ id: "evt_cus", type: "customer.created", created: 1, data: { object: { id: "cus_1", object: "customer" } } });
     const now = Math.floor(Date.now() / 1000);

@@ -11,8 +11,8 @@ import { ingestEvent } from "./ingest-event";
 // workers at once, every payment ends in its true final state, every event is processed or
 // ignored exactly once, and no effect is applied twice.
 
-const SEEDS = [11, 23, 47, 1999];
-const PAYMENTS_PER_SEED = 40;
+const SEEDS = [11, 23, 47, 1999, 4242, 90210];
+const PAYMENTS_PER_SEED = 60;
 const secrets = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard };
 
 let app: TestApp;

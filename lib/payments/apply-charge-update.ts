@@ -121,9 +121,10 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
   const observed: PaymentState = { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded };
   const decision = decide(current, { state: observed, at: update.at });
   if (decision.action === "ignore") {
-    // A refetch that confirms the local state still tells us it held at that time, so anything
-    // older that arrives later is stale. (An event saying the same thing again tells us nothing.)
-    if (decision.reason === "duplicate_in_meaning" && update.source === "refetch" && atIso) {
+    // The same state seen again, later, still tells us it held at that later time: anything older
+    // that arrives afterwards is stale. (A dispute won before its "opened" arrives: the late
+    // "opened" must not reopen it.)
+    if (decision.reason === "duplicate_in_meaning" && atIso) {
       await tx.query(
         `UPDATE payments SET last_gateway_event_at = $2::timestamptz, last_gateway_event_precision = $3
           WHERE id = $1 AND (last_gateway_event_at IS NULL OR last_gateway_event_at < $2::timestamptz)`,

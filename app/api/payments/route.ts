@@ -1,0 +1,23 @@
+import { NextResponse } from "next/server";
+import { requireApiToken } from "@/app/_server/api-token";
+import { withErrors } from "@/app/_server/route-handler";
+import { AppError } from "@/lib/http/app-error";
+import { registerPayment, registerPaymentSchema } from "@/lib/payments/register-payment";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * The host application registers a payment it created at a gateway (for providers whose
+ * PAYMENT_SOURCE is "host"). Idempotent: 201 when created, 200 when it already existed.
+ */
+export const POST = withErrors(async (request: Request) => {
+  requireApiToken(request);
+  const body = await request.json().catch(() => {
+    throw new AppError("BAD_REQUEST", "body must be JSON");
+  });
+  const input = registerPaymentSchema.parse(body);
+  const runtime = webRuntime();
+  const result = await registerPayment({ pool: runtime.pool, boss: await runtime.boss(), config: runtime.config }, input);
+  return NextResponse.json(result, { status: result.created ? 201 : 200 });
+});

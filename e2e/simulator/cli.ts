@@ -1,0 +1,188 @@
+import { parseArgs } from "node:util";
+import { appConfig } from "@/lib/config/env";
+import { loadEnvFiles } from "@/lib/config/env-files";
+import { checkFinalStates, deliverAll, httpSender, planDeliveries, type PaymentReading } from "./deliver";
+import { startFakeGateway } from "./fake-gateway";
+import type { SimulatedProvider } from "./gateway-events";
+import { generateHistories, type PaymentHistory } from "./history";
+
+// `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
+// per-payment event histories, signs them like Stripe and Standard Webhooks senders do, delivers
+// them with duplicates, shuffling, delays and concurrency, serves a fake gateway API with the true
+// state (for refetch), waits for the app to drain and checks every payment against the truth.
+
+const USAGE = `usage: npm run simulate -- <run|serve> [options]
+
+  run                       deliver, wait for the app to drain, check final states
+  serve                     only serve the fake gateway API for the same histories
+
+  --url URL                 the app (default http://localhost:3000)
+  --payments N              payments to simulate (default 100)
+  --providers LIST          stripe,standard (default both)
+  --duplicates RATE         probability of each extra resend, 0..1 (default 0.3)
+  --shuffle MODE            none | payment | full (default full)
+  --concurrency N           deliveries in flight (default 16)
+  --max-delay-ms N          random delay before each delivery (default 0)
+  --seed N                  reproducible histories (default: random)
+  --gateway-port N          fake gateway port; point STRIPE_API_URL/STANDARD_API_URL at it (default 4010, 0 = off)
+  --token T                 API token for the final check (default: first of PAYMENTS_API_TOKENS)
+  --no-check                skip waiting and checking
+  --drain-timeout S         seconds to wait for the app to drain (default 900)`;
+
+type Options = ReturnType<typeof parse>;
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      url: { type: "string", default: "http://localhost:3000" },
+      payments: { type: "string", default: "100" },
+      providers: { type: "string", default: "stripe,standard" },
+      duplicates: { type: "string", default: "0.3" },
+      shuffle: { type: "string", default: "full" },
+      concurrency: { type: "string", default: "16" },
+      "max-delay-ms": { type: "string", default: "0" },
+      seed: { type: "string" },
+      "gateway-port": { type: "string", default: "4010" },
+      token: { type: "string" },
+      "no-check": { type: "boolean", default: false },
+      "drain-timeout": { type: "string", default: "900" },
+    },
+  });
+  const providers = values.providers.split(",").map((name) => name.trim());
+  if (!providers.every((name): name is SimulatedProvider => name === "stripe" || name === "standard")) {
+    throw new Error("--providers: only stripe and standard can be simulated");
+  }
+  const shuffle = values.shuffle;
+  if (shuffle !== "none" && shuffle !== "payment" && shuffle !== "full") throw new Error("--shuffle: none, payment or full");
+  const number = (name: keyof typeof values, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    const value = Number(values[name]);
+    if (!Number.isFinite(value) || value < min || value > max) throw new Error(`--${name} must be a number in [${min}, ${max}]`);
+    return value;
+  };
+  return {
+    command: positionals[0],
+    url: values.url.replace(/\/+$/, ""),
+    payments: number("payments", 1),
+    providers: providers as SimulatedProvider[],
+    duplicates: number("duplicates", 0, 0.95),
+    shuffle: shuffle as "none" | "payment" | "full",
+    concurrency: number("concurrency", 1, 1024),
+    maxDelayMs: number("max-delay-ms", 0),
+    seed: values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : number("seed", 0),
+    gatewayPort: number("gateway-port", 0, 65535),
+    token: values.token,
+    check: !values["no-check"],
+    drainTimeoutMs: number("drain-timeout", 1) * 1000,
+  };
+}
+
+function secretsFromEnv(): Record<SimulatedProvider, string> {
+  const config = appConfig();
+  const first = (name: SimulatedProvider) => {
+    const secret = config.providers[name].secrets[0];
+    if (!secret) throw new Error(`WEBHOOK_SECRET_${name.toUpperCase()} is not set: the simulator signs with the app's secret`);
+    return secret;
+  };
+  return { stripe: first("stripe"), standard: first("standard") };
+}
+
+async function health(url: string): Promise<{ pending: number } | null> {
+  const response = await fetch(`${url}/api/health`).catch(() => null);
+  if (!response) return null;
+  const body = (await response.json().catch(() => null)) as { inbox?: { pending: number } } | null;
+  return body?.inbox ?? null;
+}
+
+async function waitForDrain(url: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const inbox = await health(url);
+    if (inbox && inbox.pending === 0) return true;
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  return false;
+}
+
+function reader(url: string, token: string) {
+  return async (history: PaymentHistory): Promise<PaymentReading> => {
+    const response = await fetch(`${url}/api/payments/${history.provider}/${encodeURIComponent(history.payment.chargeId)}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(`GET payment answered ${response.status}: ${await response.text()}`);
+    const body = (await response.json()) as { status: string; amountRefunded: number };
+    return { status: body.status, amountRefunded: body.amountRefunded };
+  };
+}
+
+async function run(options: Options): Promise<number> {
+  const secrets = secretsFromEnv();
+  const histories = generateHistories(options.seed, options.payments, options.providers);
+  const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort) : null;
+  if (gateway) console.log(`fake gateway API on ${gateway.url}`);
+  try {
+    const plan = planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed });
+    const events = histories.reduce((sum, history) => sum + history.steps.length, 0);
+    console.log(
+      `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} deliveries ` +
+        `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
+    );
+    const started = Date.now();
+    const report = await deliverAll(plan, httpSender(options.url), {
+      concurrency: options.concurrency,
+      maxDelayMs: options.maxDelayMs,
+      secrets,
+    });
+    const rate = (report.acknowledged / (report.ms / 1000)).toFixed(0);
+    console.log(
+      `delivered: ${report.acknowledged} acknowledged, ${report.retries} retried, ${report.failed} gave up, in ${report.ms} ms (${rate} deliveries/s)`,
+    );
+    if (!options.check) return report.failed === 0 ? 0 : 1;
+
+    const drained = await waitForDrain(options.url, options.drainTimeoutMs);
+    const drainMs = Date.now() - started;
+    if (!drained) {
+      console.error(`the app did not drain within ${options.drainTimeoutMs / 1000}s`);
+      return 1;
+    }
+    console.log(`drained: no pending events ${drainMs} ms after the first delivery (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`);
+    const token = options.token ?? appConfig().paymentsApiTokens[0];
+    if (!token) throw new Error("no API token for the check: pass --token or set PAYMENTS_API_TOKENS");
+    const check = await checkFinalStates(histories, reader(options.url, token));
+    console.log(`check: ${check.matched}/${check.payments} payments in their true final state`);
+    for (const mismatch of check.mismatches.slice(0, 20)) {
+      console.log(`  ${mismatch.chargeId}: expected ${mismatch.expected}, app has ${mismatch.actual}`);
+    }
+    return check.mismatches.length === 0 && report.failed === 0 ? 0 : 1;
+  } finally {
+    await gateway?.close();
+  }
+}
+
+async function serve(options: Options): Promise<number> {
+  const histories = generateHistories(options.seed, options.payments, options.providers);
+  const gateway = await startFakeGateway(histories, options.gatewayPort || 4010);
+  console.log(`fake gateway API for seed ${options.seed} (${histories.length} payments) on ${gateway.url}; Ctrl-C stops it`);
+  await new Promise<void>((done) => process.once("SIGINT", done));
+  await gateway.close();
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  loadEnvFiles();
+  const options = parse(argv);
+  if (options.command === "run") return run(options);
+  if (options.command === "serve") return serve(options);
+  console.error(USAGE);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
