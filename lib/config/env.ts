@@ -40,6 +40,16 @@ const DEFAULT_PAYMENT_SOURCE: Record<ProviderName, "gateway" | "host"> = {
   zoop: "host",
 };
 
+// Zone of gateways that send local times without an offset (Asaas: São Paulo wall clock).
+const DEFAULT_TIMEZONE: Record<ProviderName, string> = {
+  stripe: "UTC",
+  standard: "UTC",
+  pagarme: "UTC",
+  asaas: "America/Sao_Paulo",
+  mercadopago: "UTC",
+  zoop: "UTC",
+};
+
 const DEFAULT_API_URL: Record<ProviderName, string | undefined> = {
   stripe: "https://api.stripe.com",
   standard: undefined,
@@ -58,6 +68,17 @@ function providerSchema(name: ProviderName) {
       [`${upper}_API_KEY`]: z.string().optional(),
       [`PAYMENT_SOURCE_${upper}`]: paymentSource.default(DEFAULT_PAYMENT_SOURCE[name]),
       [`REFETCH_${upper}`]: z.string().default(DEFAULT_REFETCH[name]),
+      [`${upper}_TIMEZONE`]: z
+        .string()
+        .default(DEFAULT_TIMEZONE[name])
+        .refine((zone) => {
+          try {
+            new Intl.DateTimeFormat("en-US", { timeZone: zone });
+            return true;
+          } catch {
+            return false;
+          }
+        }, "must be an IANA time zone such as America/Sao_Paulo"),
     })
     .transform((raw) => ({
       secrets: raw[`WEBHOOK_SECRET_${upper}`] as string[],
@@ -68,6 +89,7 @@ function providerSchema(name: ProviderName) {
         .split(",")
         .map((part) => part.trim())
         .filter((part) => part.length > 0 && part !== "none"),
+      timeZone: raw[`${upper}_TIMEZONE`] as string,
     }));
 }
 
@@ -100,8 +122,8 @@ const baseSchema = z.object({
   REFETCH_BREAKER_FAILURES: positiveInt(5),
   REFETCH_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
   PAYMENTS_API_TOKENS: csv,
-  ASAAS_TIMEZONE: z.string().default("America/Sao_Paulo"),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  NEXTAUTH_URL: z.url().optional(),
   LOGIN_MAX_FAILURES: positiveInt(5),
   LOGIN_WINDOW_MINUTES: positiveInt(15),
   DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
@@ -115,6 +137,8 @@ export type ProviderConfig = {
   apiKey: string | undefined;
   paymentSource: "gateway" | "host";
   refetchTypes: string[];
+  /** Zone for local times without an offset in this gateway's bodies. */
+  timeZone: string;
 };
 
 export type AppConfig = {
@@ -137,8 +161,9 @@ export type AppConfig = {
   sweeper: { cron: string; staleMinutes: number; batchSize: number };
   refetch: { timeoutMs: number; ratePerSecond: number; breakerFailures: number; breakerCooldownSeconds: number };
   paymentsApiTokens: string[];
-  asaasTimeZone: string;
   authSecret: string | undefined;
+  /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
+  publicUrl: string | undefined;
   login: { maxFailures: number; windowMinutes: number };
   demoAdminEmail: string;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -191,8 +216,8 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
     },
     paymentsApiTokens: b.PAYMENTS_API_TOKENS,
-    asaasTimeZone: b.ASAAS_TIMEZONE,
     authSecret: b.AUTH_SECRET,
+    publicUrl: b.NEXTAUTH_URL,
     login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES },
     demoAdminEmail: b.DEMO_ADMIN_EMAIL,
     logLevel: b.LOG_LEVEL,

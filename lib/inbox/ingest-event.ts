@@ -33,6 +33,16 @@ export function keptHeaders(driver: ProviderDriver, headers: HeaderMap): Record<
   return kept;
 }
 
+/** The query string kept with an event (some gateways sign parts of it), credentials redacted. */
+export function keptQuery(driver: ProviderDriver, query: URLSearchParams): string | null {
+  if (query.size === 0) return null;
+  const kept = new URLSearchParams(query);
+  for (const name of driver.secretQueryParams ?? []) {
+    if (kept.has(name)) kept.set(name, REDACTED);
+  }
+  return kept.toString().slice(0, 2000);
+}
+
 /** A signed body that no driver rule could read: kept, keyed by its bytes, for a fixed driver to replay. */
 function unparseableEvent(raw: Buffer, error: ParseError): NormalizedEvent & { error: string } {
   return {
@@ -45,6 +55,7 @@ function unparseableEvent(raw: Buffer, error: ParseError): NormalizedEvent & { e
     customerId: null,
     customerEmail: null,
     charge: null,
+    refetchRequired: false,
     payload: null,
     error: error.message,
   };
@@ -98,7 +109,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
 
   let event: NormalizedEvent & { error?: string };
   try {
-    event = driver.parse(request.rawBody, { headers: request.headers, query, timeZone: deps.config.asaasTimeZone });
+    event = driver.parse(request.rawBody, { headers: request.headers, query, timeZone: deps.config.providers[driver.name].timeZone });
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;
     event = unparseableEvent(request.rawBody, error);
@@ -118,7 +129,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       jsonbText(event.payload),
       request.rawBody,
       JSON.stringify(keptHeaders(driver, request.headers)),
-      query.size > 0 ? query.toString().slice(0, 2000) : null,
+      keptQuery(driver, query),
       event.occurredAt,
       event.precision,
       status,

@@ -46,6 +46,11 @@ export const normalizedEventSchema = z.object({
   customerEmail: z.string().max(320).nullable(),
   /** The charge state this event reports, or null for event types that don't move a payment. */
   charge: chargeSnapshotSchema.nullable(),
+  /**
+   * The body is only a notice that the charge changed (Mercado Pago, Zoop...): its state must be
+   * fetched from the gateway whatever the refetch configuration says.
+   */
+  refetchRequired: z.boolean().default(false),
   /** The parsed body, stored as jsonb for search and display (the raw bytes are kept too). */
   payload: z.unknown(),
 });
@@ -73,6 +78,8 @@ export interface ProviderDriver {
   readonly keptHeaders: readonly string[];
   /** Headers that carry a credential: stored and shown as "[redacted]". */
   readonly secretHeaders: readonly string[];
+  /** Query parameters that carry a credential: stored as "[redacted]". */
+  readonly secretQueryParams?: readonly string[];
   verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
   /** Throws ParseError when the body is not a well-formed event of this gateway. */
   parse(raw: Buffer, context: ParseContext): NormalizedEvent;

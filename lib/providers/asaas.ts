@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { verifySharedSecret } from "./shared-secret";
+import { fromLocalTime } from "./time";
+import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver } from "./types";
+
+// Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
+// `dateCreated` ("2024-06-12 16:45:03"), precision "second", a wall-clock time in Asaas's zone with
+// no offset: read in the configured zone (ASAAS_TIMEZONE, America/Sao_Paulo by default). Resource:
+// `payment.id`; customer: `payment.customer` (an id; the body carries no e-mail). Amounts: `value`,
+// decimal BRL (Asaas only charges in reais).
+//
+// Authentication: the optional `asaas-access-token` header holds the fixed token set on the webhook;
+// no HMAC, no timestamp, the body is not signed. Compared in constant time; the configuration
+// refetches every event by default (REFETCH_ASAAS="*").
+//
+// Unconfirmed: how Asaas reports a lost chargeback (no event for it was found; refetch shows the
+// payment's status); whether a partial refund leaves the payment RECEIVED (handled either way, from
+// the DONE refunds).
+
+const TYPE_STATUS: Record<string, ChargeStatus> = {
+  PAYMENT_CREATED: "pending",
+  PAYMENT_AWAITING_RISK_ANALYSIS: "pending",
+  PAYMENT_APPROVED_BY_RISK_ANALYSIS: "pending",
+  PAYMENT_RESTORED: "pending",
+  // Overdue is not failed: Asaas still takes a late boleto or Pix (then sends PAYMENT_RECEIVED),
+  // and failed is final in the state machine, so "failed" here would make us ignore real money.
+  PAYMENT_OVERDUE: "pending",
+  PAYMENT_AUTHORIZED: "authorized",
+  PAYMENT_CONFIRMED: "paid",
+  PAYMENT_RECEIVED: "paid",
+  PAYMENT_DUNNING_RECEIVED: "paid",
+  PAYMENT_REPROVED_BY_RISK_ANALYSIS: "failed",
+  PAYMENT_CREDIT_CARD_CAPTURE_REFUSED: "failed",
+  PAYMENT_DELETED: "canceled",
+  PAYMENT_REFUNDED: "refunded",
+  PAYMENT_PARTIALLY_REFUNDED: "partially_refunded",
+  PAYMENT_CHARGEBACK_REQUESTED: "disputed",
+  PAYMENT_CHARGEBACK_DISPUTE: "disputed",
+  // "Dispute won, awaiting the acquirer's transfer": the payment is reinstated, as a won dispute is.
+  PAYMENT_AWAITING_CHARGEBACK_REVERSAL: "paid",
+  // Not here, on purpose: PAYMENT_REFUND_IN_PROGRESS (nothing refunded yet; PAYMENT_REFUNDED follows),
+  // PAYMENT_UPDATED (due date or value), PAYMENT_ANTICIPATED, PAYMENT_BANK_SLIP_VIEWED and the like.
+};
+
+// The statuses of GET /payments/{id}.
+const PAYMENT_STATUS: Record<string, ChargeStatus> = {
+  PENDING: "pending",
+  AWAITING_RISK_ANALYSIS: "pending",
+  OVERDUE: "pending",
+  DUNNING_REQUESTED: "pending",
+  AUTHORIZED: "authorized",
+  CONFIRMED: "paid",
+  RECEIVED: "paid",
+  RECEIVED_IN_CASH: "paid",
+  DUNNING_RECEIVED: "paid",
+  // A refund asked for but not yet made leaves the payment paid.
+  REFUND_REQUESTED: "paid",
+  REFUND_IN_PROGRESS: "paid",
+  REFUNDED: "refunded",
+  CHARGEBACK_REQUESTED: "disputed",
+  CHARGEBACK_DISPUTE: "disputed",
+  AWAITING_CHARGEBACK_REVERSAL: "paid",
+};
+
+const paymentSchema = z.looseObject({
+  id: z.string().min(1),
+  customer: z.string().nullable().optional(),
+  value: z.number().nonnegative(),
+  status: z.string().optional(),
+  deleted: z.boolean().optional(),
+  refunds: z
+    .array(z.looseObject({ status: z.string(), value: z.number().nonnegative() }))
+    .nullable()
+    .optional(),
+});
+type AsaasPayment = z.infer<typeof paymentSchema>;
+
+const eventSchema = z.object({
+  id: z.string().min(1),
+  event: z.string().min(1),
+  dateCreated: z.string(),
+  // Absent on events about other objects (transfers, invoices...).
+  payment: z.unknown().nullish(),
+});
+
+/** What the refunds that went through add up to, in cents; undefined when the body lists none. */
+function amountRefunded(payment: AsaasPayment): number | undefined {
+  const done = payment.refunds?.filter((refund) => refund.status === "DONE");
+  return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value), 0) : undefined;
+}
+
+function snapshotOf(payment: AsaasPayment, status: ChargeStatus): ChargeSnapshot {
+  const amount = toMinorUnits(payment.value);
+  const refunded = amountRefunded(payment);
+  return {
+    status: status === "refunded" ? refundStatus(amount, refunded) : status,
+    amount,
+    amountRefunded: refunded,
+    currency: "brl",
+    customerId: payment.customer ?? undefined,
+  };
+}
+
+/** The payment's current state, as GET /payments/{id} shows it. */
+export function paymentToSnapshot(payment: AsaasPayment): ChargeSnapshot {
+  if (payment.deleted) return snapshotOf(payment, "canceled");
+  const status = payment.status === undefined ? undefined : PAYMENT_STATUS[payment.status];
+  if (!status) throw new ParseError(`unknown Asaas payment status "${payment.status}"`);
+  const refundedSome = status === "paid" && (amountRefunded(payment) ?? 0) > 0;
+  return snapshotOf(payment, refundedSome ? "refunded" : status);
+}
+
+export const asaasDriver: ProviderDriver = {
+  name: "asaas",
+  keptHeaders: ["content-type", "user-agent"],
+  secretHeaders: ["asaas-access-token"],
+
+  verify(_raw, headers, { secrets }) {
+    const token = headers["asaas-access-token"];
+    if (token === undefined) return { ok: false, reason: "missing asaas-access-token header" };
+    return verifySharedSecret(token, secrets, "asaas-access-token");
+  },
+
+  parse(raw, { timeZone }) {
+    const json = parseJson(raw);
+    const event = parseWith(eventSchema, json, "not an Asaas event");
+    const time = fromLocalTime(event.dateCreated, timeZone);
+    if (!time) throw new ParseError(`dateCreated "${event.dateCreated}" is not "YYYY-MM-DD HH:MM:SS"`);
+    const payment = event.payment ? parseWith(paymentSchema, event.payment, `${event.event}: payment`) : null;
+    const status = TYPE_STATUS[event.event];
+    if (status && !payment) throw new ParseError(`${event.event} has no payment`);
+    return toNormalizedEvent({
+      eventId: event.id,
+      eventIdDerived: false,
+      type: event.event,
+      resourceId: payment?.id ?? null,
+      ...time,
+      customerId: payment?.customer ?? null,
+      customerEmail: null,
+      charge: payment && status ? snapshotOf(payment, status) : null,
+      payload: json,
+    });
+  },
+
+  async refetch(paymentId, fetchJson) {
+    const body = await fetchJson(`/payments/${encodeURIComponent(paymentId)}`);
+    return paymentToSnapshot(parseWith(paymentSchema, body, "refetched Asaas payment"));
+  },
+};

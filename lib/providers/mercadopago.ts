@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
+import { fromIso } from "./time";
+import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver } from "./types";
+
+// Mercado Pago. Key rule: the body's `id`, the notification id (a number, kept as text). Time rule:
+// `date_created`, ISO-8601 with an offset and usually milliseconds (the precision it carries).
+// Resource: the payment, `data.id` of a payment notification (else the `data.id` query parameter).
+//
+// Signature: `x-signature: ts=<ts>,v1=<hex>` and `x-request-id`; HMAC-SHA256 (hex) over the manifest
+// "id:{data.id};request-id:{x-request-id};ts:{ts};" where data.id is the query parameter (lower-cased
+// when alphanumeric) and a missing part is left out whole. `ts` is documented in milliseconds but the
+// documented example is in seconds: values above 1e12 are read as milliseconds.
+//
+// The body is not signed, so it is only a notice: payment notifications carry no charge state and
+// require a refetch of GET /v1/payments/{id}. Notifications about other topics (merchant orders,
+// plans, claims...) name no payment: no resource, nothing to refetch.
+//
+// Unconfirmed: whether the notification `id` is the same on every retry (it is the only id given);
+// legacy IPN notifications (`?topic=payment&id=...`, no body id) are not handled.
+
+const MILLISECONDS_ABOVE = 1e12;
+
+// The statuses of GET /v1/payments/{id}.
+const PAYMENT_STATUS: Record<string, ChargeStatus> = {
+  pending: "pending",
+  in_process: "pending",
+  authorized: "authorized",
+  approved: "paid",
+  rejected: "failed",
+  cancelled: "canceled",
+  refunded: "refunded",
+  in_mediation: "disputed",
+  charged_back: "charged_back",
+};
+
+const idSchema = z.union([z.string().min(1), z.number().int().nonnegative()]).transform(String);
+
+const notificationSchema = z.object({
+  id: idSchema,
+  action: z.string().min(1).optional(),
+  type: z.string().min(1).optional(),
+  date_created: z.string(),
+  data: z.object({ id: idSchema.optional() }).optional(),
+});
+
+const paymentSchema = z.looseObject({
+  status: z.string(),
+  transaction_amount: z.number().nonnegative(),
+  transaction_amount_refunded: z.number().nonnegative().optional(),
+  currency_id: z.string().length(3).optional(),
+  payer: z
+    .object({ id: idSchema.nullable().optional(), email: z.string().nullable().optional() })
+    .nullable()
+    .optional(),
+});
+type MercadoPagoPayment = z.infer<typeof paymentSchema>;
+
+/** The payment's current state, as GET /v1/payments/{id} shows it. */
+export function paymentToSnapshot(payment: MercadoPagoPayment): ChargeSnapshot {
+  const status = PAYMENT_STATUS[payment.status];
+  if (!status) throw new ParseError(`unknown Mercado Pago payment status "${payment.status}"`);
+  const amount = toMinorUnits(payment.transaction_amount);
+  const refunded = payment.transaction_amount_refunded === undefined ? undefined : toMinorUnits(payment.transaction_amount_refunded);
+  // A partial refund leaves the payment approved (status_detail "partially_refunded").
+  const refundedSome = status === "refunded" || (status === "paid" && (refunded ?? 0) > 0);
+  return {
+    status: refundedSome ? refundStatus(amount, refunded) : status,
+    amount,
+    amountRefunded: refunded,
+    currency: payment.currency_id?.toLowerCase(),
+    customerId: payment.payer?.id ?? undefined,
+    customerEmail: payment.payer?.email ?? undefined,
+  };
+}
+
+/** The manifest Mercado Pago signs; a part whose value is missing is left out whole. */
+function signedManifest(dataId: string | null, requestId: string | undefined, ts: string): string {
+  const id = dataId !== null && /^[a-z0-9]+$/i.test(dataId) ? dataId.toLowerCase() : dataId;
+  return [id !== null ? `id:${id};` : "", requestId !== undefined ? `request-id:${requestId};` : "", `ts:${ts};`].join("");
+}
+
+function parseSignatureHeader(header: string): { ts: string | undefined; signatures: string[] } {
+  let ts: string | undefined;
+  const signatures: string[] = [];
+  for (const part of header.split(",")) {
+    const [key, value] = part.split("=", 2).map((piece) => piece.trim());
+    if (key === "ts" && value) ts = value;
+    if (key === "v1" && value) signatures.push(value.toLowerCase());
+  }
+  return { ts, signatures };
+}
+
+function isPaymentNotice(type: string, topic: string | undefined): boolean {
+  return topic === "payment" || type.startsWith("payment.");
+}
+
+export const mercadopagoDriver: ProviderDriver = {
+  name: "mercadopago",
+  keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
+  secretHeaders: [],
+
+  verify(_raw, headers, { secrets, nowSeconds, toleranceSeconds, query }) {
+    const header = headers["x-signature"];
+    if (!header) return { ok: false, reason: "missing x-signature header" };
+    const { ts, signatures } = parseSignatureHeader(header);
+    if (!ts || !/^\d+$/.test(ts) || signatures.length === 0) {
+      return { ok: false, reason: "malformed x-signature header (needs ts=<digits> and v1=<hex>)" };
+    }
+    const timestamp = Number(ts) > MILLISECONDS_ABOVE ? Math.floor(Number(ts) / 1000) : Number(ts);
+    if (!withinTolerance(timestamp, nowSeconds, toleranceSeconds)) {
+      return { ok: false, reason: timestampReason(timestamp, nowSeconds) };
+    }
+    const manifest = signedManifest(query.get("data.id"), headers["x-request-id"], ts);
+    for (const secret of secrets) {
+      const expected = hmac("sha256", secret, manifest).toString("hex");
+      if (signatures.some((signature) => safeEqual(signature, expected))) return { ok: true };
+    }
+    return { ok: false, reason: "no v1 signature matches any configured secret" };
+  },
+
+  parse(raw, { query }) {
+    const json = parseJson(raw);
+    const notification = parseWith(notificationSchema, json, "not a Mercado Pago notification");
+    const type = notification.action ?? notification.type;
+    if (!type) throw new ParseError("Mercado Pago notification has neither action nor type");
+    const time = fromIso(notification.date_created);
+    if (!time) throw new ParseError(`date_created "${notification.date_created}" is not ISO-8601 with a zone`);
+    const paymentNotice = isPaymentNotice(type, notification.type);
+    const resourceId = paymentNotice ? (notification.data?.id ?? query.get("data.id")) : null;
+    return toNormalizedEvent({
+      eventId: notification.id,
+      eventIdDerived: false,
+      type,
+      resourceId,
+      ...time,
+      customerId: null,
+      customerEmail: null,
+      charge: null,
+      refetchRequired: paymentNotice && resourceId !== null,
+      payload: json,
+    });
+  },
+
+  async refetch(paymentId, fetchJson) {
+    const body = await fetchJson(`/v1/payments/${encodeURIComponent(paymentId)}`);
+    return paymentToSnapshot(parseWith(paymentSchema, body, "refetched Mercado Pago payment"));
+  },
+};

@@ -1,0 +1,163 @@
+import { z } from "zod";
+import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
+import { basicCredentials, verifySharedSecret } from "./shared-secret";
+import { hmac, safeEqual } from "./signature";
+import { fromIso, fromLocalTime } from "./time";
+import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver, type VerifyResult } from "./types";
+
+// Pagar.me. Key rule: the event `id` (hook_...). Time rule: `created_at`, precision "second"; the
+// documented example ("2017-06-29T20:23:47") has no zone, so it is read as a wall-clock time in the
+// configured zone (ParseContext.timeZone); a time that carries a zone is read as such. Resource: the
+// charge (`data.id` for charge.*, the first of `data.charges` for order.*).
+//
+// Authentication: legacy (v3/v4) postbacks carry `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the raw
+// body>` keyed by the API key; v5 webhooks may instead come with the HTTP Basic Auth configured on the
+// webhook (secret "user:pass"). Neither has a timestamp, so a captured request can be replayed: the
+// configuration refetches every event by default (REFETCH_PAGARME="*").
+//
+// Unconfirmed: Basic Auth on v5 webhooks (seen in community code, not in the official docs); the zone
+// of the webhook's created_at (the v5 charge reference calls the charge's own created_at UTC, while
+// the zone is PAGARME_TIMEZONE, UTC by default); the event names charge.overpaid and
+// charge.partial_canceled; `canceled_amount` / `refunded_amount` as the refunded amount. Legacy
+// form-encoded postback bodies are verified but not parsed (stored as failed, replayable once a
+// driver reads them).
+
+const TYPE_STATUS: Record<string, ChargeStatus> = {
+  "charge.pending": "pending",
+  "charge.processing": "pending",
+  "charge.paid": "paid",
+  "charge.overpaid": "paid",
+  "charge.payment_failed": "failed",
+  "charge.refunded": "refunded",
+  "charge.partial_canceled": "partially_refunded",
+  "charge.chargedback": "charged_back",
+  "order.paid": "paid",
+  "order.payment_failed": "failed",
+  "order.canceled": "canceled",
+};
+
+// The charge statuses of GET /charges/{id}. An underpaid boleto is still owed its balance: pending.
+const CHARGE_STATUS: Record<string, ChargeStatus> = {
+  pending: "pending",
+  processing: "pending",
+  underpaid: "pending",
+  paid: "paid",
+  overpaid: "paid",
+  failed: "failed",
+  canceled: "canceled",
+  refunded: "refunded",
+  chargedback: "charged_back",
+};
+
+const customerSchema = z.object({ id: z.string().optional(), email: z.string().nullable().optional() });
+
+// v5 amounts are integers in cents already.
+const cents = z.number().int().nonnegative();
+
+const chargeSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.string().optional(),
+  amount: cents.optional(),
+  paid_amount: cents.optional(),
+  canceled_amount: cents.optional(),
+  refunded_amount: cents.optional(),
+  currency: z.string().length(3).optional(),
+  customer: customerSchema.nullable().optional(),
+});
+type PagarmeCharge = z.infer<typeof chargeSchema>;
+
+const orderSchema = z.looseObject({
+  customer: customerSchema.nullable().optional(),
+  charges: z.array(chargeSchema).optional(),
+});
+
+const eventSchema = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  created_at: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+function amountRefunded(charge: PagarmeCharge): number | undefined {
+  return charge.refunded_amount ?? charge.canceled_amount;
+}
+
+function snapshotOf(charge: PagarmeCharge, status: ChargeStatus): ChargeSnapshot {
+  return {
+    status: status === "refunded" ? refundStatus(charge.amount, amountRefunded(charge)) : status,
+    amount: charge.amount,
+    amountRefunded: amountRefunded(charge),
+    currency: charge.currency?.toLowerCase(),
+    customerId: charge.customer?.id,
+    customerEmail: charge.customer?.email ?? undefined,
+  };
+}
+
+/** The charge an event is about: `data` itself for charge.*, an order's first charge for order.*. */
+function chargeOf(type: string, data: Record<string, unknown>): PagarmeCharge | null {
+  if (type.startsWith("charge.")) return parseWith(chargeSchema, data, `${type}: data is not a charge`);
+  if (!type.startsWith("order.")) return null;
+  const order = parseWith(orderSchema, data, `${type}: data is not an order`);
+  const first = order.charges?.[0];
+  return first ? { ...first, customer: first.customer ?? order.customer } : null;
+}
+
+/** The charge's current state, as GET /charges/{id} shows it. */
+export function chargeToSnapshot(charge: PagarmeCharge): ChargeSnapshot {
+  const status = charge.status === undefined ? undefined : CHARGE_STATUS[charge.status];
+  if (!status) throw new ParseError(`unknown Pagar.me charge status "${charge.status}"`);
+  // Money captured and then given back is a refund, whatever the charge calls itself: v5 seems to
+  // show a refunded card charge as canceled with a canceled_amount (unconfirmed), and a canceled
+  // state cannot follow a paid one.
+  const returned = (amountRefunded(charge) ?? 0) > 0 && (charge.paid_amount ?? 0) > 0;
+  const refunded = status === "refunded" || (returned && (status === "paid" || status === "canceled"));
+  return snapshotOf(charge, refunded ? "refunded" : status);
+}
+
+function verifyHubSignature(raw: Buffer, header: string, secrets: readonly string[]): VerifyResult {
+  const match = /^sha1=([0-9a-f]{40})$/i.exec(header.trim());
+  if (!match?.[1]) return { ok: false, reason: "malformed X-Hub-Signature header (needs sha1=<hex>)" };
+  const signature = match[1].toLowerCase();
+  return secrets.some((secret) => safeEqual(signature, hmac("sha1", secret, raw).toString("hex")))
+    ? { ok: true }
+    : { ok: false, reason: "X-Hub-Signature matches no configured secret" };
+}
+
+export const pagarmeDriver: ProviderDriver = {
+  name: "pagarme",
+  keptHeaders: ["x-hub-signature", "content-type", "user-agent"],
+  secretHeaders: ["authorization"],
+
+  verify(raw, headers, { secrets }) {
+    const signature = headers["x-hub-signature"];
+    if (signature !== undefined) return verifyHubSignature(raw, signature, secrets);
+    const credentials = basicCredentials(headers.authorization);
+    if (credentials !== null) return verifySharedSecret(credentials, secrets, "Basic Auth credentials");
+    return { ok: false, reason: "missing X-Hub-Signature header and Basic Auth credentials" };
+  },
+
+  parse(raw, { timeZone }) {
+    const json = parseJson(raw);
+    const event = parseWith(eventSchema, json, "not a Pagar.me event");
+    const time = fromIso(event.created_at) ?? fromLocalTime(event.created_at, timeZone);
+    if (!time) throw new ParseError(`created_at "${event.created_at}" is not a date-time`);
+    const charge = chargeOf(event.type, event.data);
+    const status = TYPE_STATUS[event.type];
+    return toNormalizedEvent({
+      eventId: event.id,
+      eventIdDerived: false,
+      type: event.type,
+      resourceId: charge?.id ?? null,
+      ...time,
+      customerId: charge?.customer?.id ?? null,
+      customerEmail: charge?.customer?.email ?? null,
+      charge: charge && status ? snapshotOf(charge, status) : null,
+      payload: json,
+    });
+  },
+
+  async refetch(chargeId, fetchJson) {
+    const body = await fetchJson(`/charges/${encodeURIComponent(chargeId)}`);
+    return chargeToSnapshot(parseWith(chargeSchema, body, "refetched Pagar.me charge"));
+  },
+};

@@ -1,0 +1,162 @@
+import { createHmac } from "node:crypto";
+import { z } from "zod";
+import { parseSignatureHeader } from "./stripe";
+import { standardSecretKey } from "./standard";
+import { safeEqual, timestampReason, withinTolerance } from "./signature";
+
+// The signature debugger: given a payload, a secret and what the sender put in the signature
+// header(s), says what is wrong: the header, the secret, the encoding, the algorithm, the signed
+// content, or the timestamp. It tries the mistakes people actually make, one at a time, and names
+// the first that reproduces the signature.
+
+export const debugInputSchema = z.discriminatedUnion("provider", [
+  z.object({
+    provider: z.literal("stripe"),
+    payload: z.string().max(1_048_576),
+    secret: z.string().min(1).max(500),
+    signatureHeader: z.string().max(4000),
+  }),
+  z.object({
+    provider: z.literal("standard"),
+    payload: z.string().max(1_048_576),
+    secret: z.string().min(1).max(500),
+    webhookId: z.string().max(200),
+    webhookTimestamp: z.string().max(40),
+    signatureHeader: z.string().max(4000),
+  }),
+]);
+export type DebugInput = z.infer<typeof debugInputSchema>;
+
+export type Verdict = "valid" | "header" | "secret" | "encoding" | "algorithm" | "payload" | "timestamp";
+export type Diagnosis = { verdict: Verdict; ok: boolean; message: string };
+
+type Algorithm = "sha256" | "sha1" | "sha512";
+type Encoding = "hex" | "base64";
+
+function mac(algorithm: Algorithm, key: string | Buffer, content: string, encoding: Encoding): string {
+  return createHmac(algorithm, key).update(content).digest(encoding);
+}
+
+/** A candidate mistake: how the sender may have computed the signature, and what to tell them. */
+type Hypothesis = { key: string | Buffer; content: string; algorithm: Algorithm; encoding: Encoding; verdict: Verdict; message: string };
+
+function reserialized(payload: string): string[] {
+  const variants = new Set<string>([payload.trim(), `${payload}\n`, payload.replace(/\r\n/g, "\n")]);
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    variants.add(JSON.stringify(parsed));
+    variants.add(JSON.stringify(parsed, null, 2));
+  } catch {
+    // not JSON: only whitespace variants
+  }
+  variants.delete(payload);
+  return [...variants];
+}
+
+function firstMatch(signatures: string[], hypotheses: Hypothesis[]): Hypothesis | undefined {
+  return hypotheses.find((hypothesis) => {
+    const computed = mac(hypothesis.algorithm, hypothesis.key, hypothesis.content, hypothesis.encoding);
+    return signatures.some((signature) => safeEqual(signature, computed) || safeEqual(signature.toLowerCase(), computed));
+  });
+}
+
+function timestampVerdict(timestamp: number, nowSeconds: number, toleranceSeconds: number, signedCorrectly: string): Diagnosis {
+  if (timestamp > 1e12) {
+    return { verdict: "timestamp", ok: false, message: `${signedCorrectly}, but the timestamp is in milliseconds: send Unix seconds.` };
+  }
+  if (!withinTolerance(timestamp, nowSeconds, toleranceSeconds)) {
+    return { verdict: "timestamp", ok: false, message: `${signedCorrectly}, but the ${timestampReason(timestamp, nowSeconds)} (${toleranceSeconds}s).` };
+  }
+  return { verdict: "valid", ok: true, message: `${signedCorrectly}, and the timestamp is within ${toleranceSeconds}s of now: the inbox would accept it.` };
+}
+
+function diagnoseStripe(input: Extract<DebugInput, { provider: "stripe" }>, nowSeconds: number, toleranceSeconds: number): Diagnosis {
+  const { timestamp, signatures } = parseSignatureHeader(input.signatureHeader);
+  if (timestamp === null || signatures.length === 0) {
+    return { verdict: "header", ok: false, message: "The header must look like `t=<unix seconds>,v1=<hex signature>` (several v1= allowed)." };
+  }
+  const { payload, secret } = input;
+  const signed = `${timestamp}.${payload}`;
+  const correct: Hypothesis = { key: secret, content: signed, algorithm: "sha256", encoding: "hex", verdict: "valid", message: "" };
+  if (firstMatch(signatures, [correct])) {
+    return timestampVerdict(timestamp, nowSeconds, toleranceSeconds, "The signature matches the secret and the payload");
+  }
+  const decoded = secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : null;
+  const hypotheses: Hypothesis[] = [
+    { ...correct, encoding: "base64", verdict: "encoding", message: "The signature is base64; Stripe's v1 is the lowercase hex digest." },
+    { ...correct, algorithm: "sha1", verdict: "algorithm", message: "The signature is HMAC-SHA1; Stripe uses HMAC-SHA256." },
+    { ...correct, algorithm: "sha512", verdict: "algorithm", message: "The signature is HMAC-SHA512; Stripe uses HMAC-SHA256." },
+    ...(decoded
+      ? [{ ...correct, key: decoded, verdict: "secret" as const, message: "The key was the base64-decoded secret; Stripe keys the HMAC with the whole whsec_... string as text." }]
+      : []),
+    ...(secret.startsWith("whsec_")
+      ? [{ ...correct, key: secret.slice(6), verdict: "secret" as const, message: "The key was the secret without its whsec_ prefix; use the whole string." }]
+      : []),
+    { ...correct, content: payload, verdict: "payload", message: "Only the body was signed; Stripe signs \"{t}.{body}\" (the timestamp, a dot, then the raw body)." },
+    ...reserialized(payload).map((variant) => ({
+      ...correct,
+      content: `${timestamp}.${variant}`,
+      verdict: "payload" as const,
+      message: "The signature matches a re-encoded or re-spaced copy of this payload: verify the raw bytes exactly as received.",
+    })),
+  ];
+  const match = firstMatch(signatures, hypotheses);
+  if (match) return { verdict: match.verdict, ok: false, message: match.message };
+  return {
+    verdict: "secret",
+    ok: false,
+    message: "No common mistake reproduces the signature: the payload was signed with a different secret, or changed after signing.",
+  };
+}
+
+function diagnoseStandard(input: Extract<DebugInput, { provider: "standard" }>, nowSeconds: number, toleranceSeconds: number): Diagnosis {
+  const signatures = input.signatureHeader
+    .split(" ")
+    .filter((entry) => entry.startsWith("v1,"))
+    .map((entry) => entry.slice(3));
+  if (!input.webhookId || !/^\d+$/.test(input.webhookTimestamp) || signatures.length === 0) {
+    return {
+      verdict: "header",
+      ok: false,
+      message: "Needs webhook-id, webhook-timestamp (integer Unix seconds) and webhook-signature as a space-separated list of `v1,<base64>`.",
+    };
+  }
+  const { payload, secret, webhookId } = input;
+  const timestamp = Number(input.webhookTimestamp);
+  const signed = `${webhookId}.${input.webhookTimestamp}.${payload}`;
+  const key = standardSecretKey(secret);
+  const correct: Hypothesis = { key, content: signed, algorithm: "sha256", encoding: "base64", verdict: "valid", message: "" };
+  if (firstMatch(signatures, [correct])) {
+    return timestampVerdict(timestamp, nowSeconds, toleranceSeconds, "The signature matches the secret and the payload");
+  }
+  const hypotheses: Hypothesis[] = [
+    { ...correct, encoding: "hex", verdict: "encoding", message: "The signature is hex; Standard Webhooks uses base64 after `v1,`." },
+    { ...correct, algorithm: "sha1", verdict: "algorithm", message: "The signature is HMAC-SHA1; the spec uses HMAC-SHA256." },
+    { ...correct, algorithm: "sha512", verdict: "algorithm", message: "The signature is HMAC-SHA512; the spec uses HMAC-SHA256." },
+    { ...correct, key: secret, verdict: "secret", message: "The key was the secret string as text; the key is the base64-decoded part after whsec_." },
+    ...(secret.startsWith("whsec_")
+      ? [{ ...correct, key: secret.slice(6), verdict: "secret" as const, message: "The key was the base64 text after whsec_ without decoding it; decode it first." }]
+      : []),
+    { ...correct, content: payload, verdict: "payload", message: "Only the body was signed; the spec signs \"{webhook-id}.{webhook-timestamp}.{body}\"." },
+    { ...correct, content: `${input.webhookTimestamp}.${payload}`, verdict: "payload", message: "The webhook-id was left out of the signed content: sign \"{id}.{timestamp}.{body}\"." },
+    ...reserialized(payload).map((variant) => ({
+      ...correct,
+      content: `${webhookId}.${input.webhookTimestamp}.${variant}`,
+      verdict: "payload" as const,
+      message: "The signature matches a re-encoded or re-spaced copy of this payload: verify the raw bytes exactly as received.",
+    })),
+  ];
+  const match = firstMatch(signatures, hypotheses);
+  if (match) return { verdict: match.verdict, ok: false, message: match.message };
+  return {
+    verdict: "secret",
+    ok: false,
+    message: "No common mistake reproduces the signature: the payload was signed with a different secret, or changed after signing (or the id/timestamp differ).",
+  };
+}
+
+export function diagnoseSignature(input: DebugInput, nowSeconds: number, toleranceSeconds: number): Diagnosis {
+  return input.provider === "stripe"
+    ? diagnoseStripe(input, nowSeconds, toleranceSeconds)
+    : diagnoseStandard(input, nowSeconds, toleranceSeconds);
+}

@@ -1,0 +1,138 @@
+import { z } from "zod";
+import { parseJson, parseWith, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { basicCredentials, verifySharedSecret } from "./shared-secret";
+import { deriveEventKey } from "./signature";
+import { fromIso, type EventTime } from "./time";
+import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver } from "./types";
+
+// Zoop. Key rule: the event `id`; an event without one is keyed by deriveEventKey(transaction id,
+// type, transaction status, occurred time) (eventIdDerived). Time rule: the event's `created_at`
+// (ISO-8601 with an offset, the precision it carries), else the transaction's `updated_at`.
+// Resource: the transaction under `payload.object` (transaction.* events only).
+//
+// Authentication: Zoop documents no signature. The operator must set a shared secret on the webhook
+// URL, as HTTP Basic Auth (secret "user:pass") or as a `token` query parameter; compared in constant
+// time. Anyone who learns it can forge any body, so transaction events always require a refetch; the
+// event's own snapshot is still given, for display and as the type's claim.
+//
+// Refetch: GET /transactions/{id} relative to ZOOP_API_URL. Zoop's API is marketplace-scoped, so the
+// URL must include it: https://api.zoop.ws/v1/marketplaces/{marketplace_id}.
+//
+// Unconfirmed: the event type names beyond transaction.succeeded, the transaction statuses, and
+// whether `id` is stable across resends (no public docs were found).
+
+const TYPE_STATUS: Record<string, ChargeStatus> = {
+  "transaction.created": "pending",
+  "transaction.pending": "pending",
+  "transaction.pre_authorized": "authorized",
+  "transaction.succeeded": "paid",
+  "transaction.failed": "failed",
+  "transaction.canceled": "canceled",
+  "transaction.reversed": "refunded",
+  "transaction.refunded": "refunded",
+  "transaction.disputed": "disputed",
+  "transaction.charged_back": "charged_back",
+};
+
+// The statuses of GET /transactions/{id}.
+const TRANSACTION_STATUS: Record<string, ChargeStatus> = {
+  pending: "pending",
+  pre_authorized: "authorized",
+  succeeded: "paid",
+  failed: "failed",
+  canceled: "canceled",
+  reversed: "refunded",
+  refunded: "refunded",
+  dispute: "disputed",
+  charged_back: "charged_back",
+};
+
+// Zoop writes amounts as decimal strings ("10.50"), sometimes as numbers.
+const decimalAmount = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?$/)]);
+
+const transactionSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.string().optional(),
+  amount: decimalAmount.optional(),
+  currency: z.string().length(3).optional(),
+  customer: z.string().nullable().optional(),
+  updated_at: z.string().optional(),
+});
+type ZoopTransaction = z.infer<typeof transactionSchema>;
+
+const eventSchema = z.object({
+  id: z.string().min(1).optional(),
+  type: z.string().min(1),
+  created_at: z.string().optional(),
+  payload: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+function snapshotOf(transaction: ZoopTransaction, status: ChargeStatus): ChargeSnapshot {
+  return {
+    status,
+    amount: transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount),
+    currency: transaction.currency?.toLowerCase(),
+    customerId: transaction.customer ?? undefined,
+  };
+}
+
+/** The key of an event Zoop sent without an id: what identifies it, never the whole body. */
+function derivedKey(type: string, transaction: ZoopTransaction | null, time: EventTime | null): string {
+  if (!transaction || !time) throw new ParseError("Zoop event has no id, and no transaction and time to derive a key from");
+  return deriveEventKey(transaction.id, type, transaction.status ?? "", time.occurredAt);
+}
+
+/** The transaction's current state, as GET /transactions/{id} shows it. */
+export function transactionToSnapshot(transaction: ZoopTransaction): ChargeSnapshot {
+  const status = transaction.status === undefined ? undefined : TRANSACTION_STATUS[transaction.status];
+  if (!status) throw new ParseError(`unknown Zoop transaction status "${transaction.status}"`);
+  return snapshotOf(transaction, status);
+}
+
+export const zoopDriver: ProviderDriver = {
+  name: "zoop",
+  keptHeaders: ["content-type", "user-agent"],
+  secretHeaders: ["authorization"],
+  secretQueryParams: ["token"],
+
+  verify(_raw, headers, { secrets, query }) {
+    const credentials = basicCredentials(headers.authorization);
+    if (credentials !== null) return verifySharedSecret(credentials, secrets, "Basic Auth credentials");
+    const token = query.get("token");
+    if (token !== null) return verifySharedSecret(token, secrets, "token query parameter");
+    return {
+      ok: false,
+      reason: "missing Basic Auth credentials and token query parameter (Zoop signs nothing: configure one on the webhook URL)",
+    };
+  },
+
+  parse(raw) {
+    const json = parseJson(raw);
+    const event = parseWith(eventSchema, json, "not a Zoop event");
+    const transaction = event.type.startsWith("transaction.")
+      ? parseWith(transactionSchema, event.payload.object, `${event.type}: payload.object is not a transaction`)
+      : null;
+    const timeText = event.created_at ?? transaction?.updated_at;
+    const time = timeText === undefined ? null : fromIso(timeText);
+    if (timeText !== undefined && !time) throw new ParseError(`"${timeText}" is not ISO-8601 with a zone`);
+    const status = TYPE_STATUS[event.type];
+    return toNormalizedEvent({
+      eventId: event.id ?? derivedKey(event.type, transaction, time),
+      eventIdDerived: event.id === undefined,
+      type: event.type,
+      resourceId: transaction?.id ?? null,
+      occurredAt: time?.occurredAt ?? null,
+      precision: time?.precision ?? null,
+      customerId: transaction?.customer ?? null,
+      customerEmail: null,
+      charge: transaction && status ? snapshotOf(transaction, status) : null,
+      refetchRequired: transaction !== null,
+      payload: json,
+    });
+  },
+
+  async refetch(transactionId, fetchJson) {
+    const body = await fetchJson(`/transactions/${encodeURIComponent(transactionId)}`);
+    return transactionToSnapshot(parseWith(transactionSchema, body, "refetched Zoop transaction"));
+  },
+};
