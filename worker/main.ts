@@ -4,9 +4,10 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
+import { executeReplayRun } from "@/lib/inbox/replay-runs";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
-import { QUEUES } from "@/lib/queue/queues";
+import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
 
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
 // run against one database: pg-boss hands each job to one of them, the singleton policy keeps one
@@ -29,6 +30,11 @@ await boss.schedule(QUEUES.sweeper, config.sweeper.cron, null, { tz: "UTC" });
 await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
   const result = await sweepPending(deps);
   if (result.dispatched > 0) console.log(`[sweeper] re-dispatched ${result.dispatched} stale pending event(s)`);
+});
+
+// Bulk replays from the console, one at a time per worker.
+await boss.work(QUEUES.replays, { localConcurrency: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+  await executeReplayRun(deps, replayJobSchema.parse(job!.data).runId);
 });
 
 console.log(`[worker] ${workerId} consuming "${QUEUES.webhooks}" with concurrency ${config.worker.concurrency}`);

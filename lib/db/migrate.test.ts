@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminQuery, databaseUrl } from "../testing/test-database";
+import { adminQuery, databaseUrl } from "../testing/admin-database";
 import { applyMigrations, MigrationError } from "./migrate";
 
 // The migration runner on an empty database of its own, with migrations written to a temp dir.

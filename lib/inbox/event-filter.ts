@@ -22,6 +22,8 @@ export const eventFilterSchema = z.object({
   resourceId: z.string().max(150).optional(),
   /** A customer e-mail (contains "@") or a customer id. */
   customer: z.string().max(320).optional(),
+  /** What support has in hand: an e-mail, or an event, charge or customer id. */
+  search: z.string().trim().min(1).max(320).optional(),
   /** A dotted path into the payload (`data.object.metadata.order_id`) and the value it must hold. */
   jsonPath: z
     .string()
@@ -65,6 +67,14 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
       filter.customer.includes("@")
         ? `customer_email = lower(${param(filter.customer)})`
         : `customer_id = ${param(filter.customer)}`,
+    );
+  }
+  if (filter.search) {
+    const term = param(filter.search);
+    conditions.push(
+      filter.search.includes("@")
+        ? `customer_email = lower(${term})`
+        : `(event_id = ${term} OR resource_id = ${term} OR customer_id = ${term})`,
     );
   }
   if (filter.jsonPath && filter.jsonValue !== undefined) {

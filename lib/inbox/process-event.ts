@@ -117,8 +117,8 @@ type Observation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "ev
 async function observe(deps: ProcessDeps, started: StartedAttempt, event: NormalizedEvent & { resourceId: string }): Promise<Observation> {
   const driver = findDriver(started.provider)!;
   const providerConfig = deps.config.providers[driver.name];
-  if (!matchesEventType(providerConfig.refetchTypes, event.type)) {
-    return { snapshot: event.charge!, at: eventTime(event), source: "event" };
+  if (event.charge && !event.refetchRequired && !matchesEventType(providerConfig.refetchTypes, event.type)) {
+    return { snapshot: event.charge, at: eventTime(event), source: "event" };
   }
   const client = deps.gateways(driver.name);
   if (!driver.refetch || !client) {
@@ -156,7 +156,7 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
     event = driver.parse(started.rawBody, {
       headers: started.headers,
       query: new URLSearchParams(started.queryString ?? ""),
-      timeZone: deps.config.asaasTimeZone,
+      timeZone: deps.config.providers[driver.name].timeZone,
     });
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;
@@ -169,9 +169,9 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
   }
 
   try {
-    const charge = event.charge;
+    const interesting = event.charge !== null || event.refetchRequired;
     const resourceId = event.resourceId;
-    const observation = charge && resourceId ? await observe(deps, started, { ...event, resourceId }) : null;
+    const observation = interesting && resourceId ? await observe(deps, started, { ...event, resourceId }) : null;
     return await withTransaction(deps.pool, async (tx) => {
       if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) {
         await tx.query(FINISH_ATTEMPT, [started.attemptId, "ignored", "superseded by a newer attempt"]);
@@ -179,7 +179,7 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
       }
       await refreshNormalizedColumns(tx, started, event);
       let result: ApplyResult;
-      if (!charge) result = { outcome: "ignored", reason: "uninteresting_type" };
+      if (!interesting) result = { outcome: "ignored", reason: "uninteresting_type" };
       else if (!resourceId || !observation) result = { outcome: "ignored", reason: "no_resource" };
       else {
         result = await applyChargeUpdate(tx, {

@@ -30,3 +30,34 @@ export async function recordSignatureFailure(db: Queryable, input: SignatureFail
   const newest = rows[0]!.id;
   await db.query("DELETE FROM signature_failures WHERE id <= $1", [newest - input.max]);
 }
+
+export type SignatureFailureRow = {
+  id: number;
+  provider: string;
+  receivedAt: Date;
+  reason: string;
+  headers: Record<string, string>;
+  bodyExcerpt: string;
+  bodySha256: string;
+  bodyBytes: number;
+};
+
+const FAILURE_COLUMNS = `id, provider, received_at AS "receivedAt", reason, headers, body_excerpt AS "bodyExcerpt",
+  body_sha256 AS "bodySha256", body_bytes AS "bodyBytes"`;
+
+/** Recent rejected deliveries, newest first (for the signature debugger's list). */
+export async function listSignatureFailures(db: Queryable, limit = 50): Promise<SignatureFailureRow[]> {
+  const { rows } = await db.query<SignatureFailureRow>(
+    `SELECT ${FAILURE_COLUMNS} FROM signature_failures ORDER BY received_at DESC, id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
+export async function getSignatureFailure(db: Queryable, id: number): Promise<SignatureFailureRow | null> {
+  const { rows } = await db.query<SignatureFailureRow>(
+    `SELECT ${FAILURE_COLUMNS} FROM signature_failures WHERE id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}

@@ -1,6 +1,7 @@
 import type { Queryable } from "../db/pool";
 
 export type PaymentView = {
+  id: number;
   provider: string;
   chargeId: string;
   status: string;
@@ -14,13 +15,23 @@ export type PaymentView = {
   updatedAt: Date;
 };
 
+/** The payments columns as PaymentView fields, for a table aliased `alias`. */
+export function paymentColumns(alias: string): string {
+  return `${alias}.id, ${alias}.provider, ${alias}.gateway_charge_id AS "chargeId", ${alias}.status, ${alias}.amount,
+          ${alias}.amount_refunded AS "amountRefunded", ${alias}.currency, ${alias}.customer_id AS "customerId",
+          ${alias}.customer_email AS "customerEmail", ${alias}.registered_by AS "registeredBy",
+          ${alias}.last_gateway_event_at AS "lastGatewayEventAt", ${alias}.updated_at AS "updatedAt"`;
+}
+
 export async function getPayment(db: Queryable, provider: string, chargeId: string): Promise<PaymentView | null> {
   const { rows } = await db.query<PaymentView>(
-    `SELECT provider, gateway_charge_id AS "chargeId", status, amount, amount_refunded AS "amountRefunded", currency,
-            customer_id AS "customerId", customer_email AS "customerEmail", registered_by AS "registeredBy",
-            last_gateway_event_at AS "lastGatewayEventAt", updated_at AS "updatedAt"
-       FROM payments WHERE provider = $1 AND gateway_charge_id = $2`,
+    `SELECT ${paymentColumns("p")} FROM payments p WHERE p.provider = $1 AND p.gateway_charge_id = $2`,
     [provider, chargeId],
   );
+  return rows[0] ?? null;
+}
+
+export async function getPaymentById(db: Queryable, id: number): Promise<PaymentView | null> {
+  const { rows } = await db.query<PaymentView>(`SELECT ${paymentColumns("p")} FROM payments p WHERE p.id = $1`, [id]);
   return rows[0] ?? null;
 }

@@ -24,6 +24,7 @@ const QUEUE_DEFINITIONS: Queue[] = [
     deleteAfterSeconds: 24 * 3600,
   },
   { name: QUEUES.sweeper, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
+  { name: QUEUES.replays, policy: "standard", retryLimit: 0, expireInSeconds: 3600, deleteAfterSeconds: 7 * 24 * 3600 },
 ];
 
 function baseOptions(connectionString: string): ConstructorOptions {

@@ -6,10 +6,14 @@ export const QUEUES = {
   webhooks: "webhooks",
   /** Scheduled: re-dispatch stale pending events. */
   sweeper: "sweeper",
+  /** Bulk replays started from the console (one job per replay run). */
+  replays: "replays",
 } as const;
 
 export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });
 export type WebhookJob = z.infer<typeof webhookJobSchema>;
+
+export const replayJobSchema = z.object({ runId: z.number().int().positive() });
 
 /**
  * The key that serializes processing: every event of one payment shares it, so pg-boss runs at most

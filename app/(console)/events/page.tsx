@@ -1,0 +1,78 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { filterFromParams, paramsFromFilter, type SearchParams } from "@/app/_server/event-filter-params";
+import { requirePagePermission } from "@/app/_server/session";
+import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { can } from "@/lib/auth/permissions";
+import { listEvents } from "@/lib/inbox/list-events";
+import { maskEmail } from "@/lib/privacy/mask-pii";
+import { PROVIDER_NAMES } from "@/lib/config/provider-names";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+import { EventFilters } from "./event-filters.client";
+import { EventsTable } from "./events-table.client";
+
+export const metadata: Metadata = { title: "Events" };
+export const dynamic = "force-dynamic";
+
+const PAGE_SIZE = 50;
+
+export default async function EventsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const user = await requirePagePermission(PAGE_ACCESS["/events"]);
+  const params = await searchParams;
+  let parsed: ReturnType<typeof filterFromParams>;
+  try {
+    parsed = filterFromParams(params);
+  } catch (error) {
+    return (
+      <>
+        <h1>Events</h1>
+        <p className="banner bad" role="alert">
+          This link has an invalid filter: {error instanceof Error ? error.message : String(error)}. <Link href="/events">Clear filters</Link>
+        </p>
+      </>
+    );
+  }
+  const { filter, sort, cursor } = parsed;
+  const started = performance.now();
+  const page = await listEvents(webRuntime().pool, { filter, sort, cursor, limit: PAGE_SIZE });
+  const serverMs = Math.round(performance.now() - started);
+  const query = paramsFromFilter(filter, sort);
+  const unmasked = can(user.role, "payload.unmasked");
+  const rows = page.rows.map((row) => ({
+    ...row,
+    customerEmail: unmasked || !row.customerEmail ? row.customerEmail : maskEmail(row.customerEmail),
+    occurredAt: row.occurredAt?.toISOString() ?? null,
+    receivedAt: row.receivedAt.toISOString(),
+  }));
+  const nextQuery = new URLSearchParams(query);
+  if (page.nextCursor) nextQuery.set("cursor", page.nextCursor);
+  return (
+    <>
+      <div className="row">
+        <h1>Events</h1>
+        <span className="spacer" />
+        {can(user.role, "events.replay") ? (
+          <Link className="button" href={`/events/replay?${query.toString()}`}>
+            Replay these…
+          </Link>
+        ) : null}
+      </div>
+      <div className="panel">
+        <EventFilters providers={[...PROVIDER_NAMES]} initial={Object.fromEntries(query)} />
+      </div>
+      <EventsTable rows={rows} sort={sort} baseQuery={query.toString()} />
+      <div className="pager">
+        {cursor ? <Link href={`/events?${query.toString()}`}>« First page</Link> : null}
+        {page.nextCursor ? (
+          <Link href={`/events?${nextQuery.toString()}`} rel="next">
+            Next page »
+          </Link>
+        ) : null}
+        <span className="spacer" />
+        <span className="muted" data-testid="server-time">
+          {rows.length} shown · query {serverMs} ms
+        </span>
+      </div>
+    </>
+  );
+}

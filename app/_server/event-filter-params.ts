@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { eventFilterSchema, type EventFilter } from "@/lib/inbox/event-filter";
+import { EVENT_SORTS, type EventSort } from "@/lib/inbox/list-events";
+
+export type SearchParams = Record<string, string | string[] | undefined>;
+
+const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
+const many = (value: string | string[] | undefined) => (value === undefined ? undefined : [value].flat().flatMap((item) => item.split(",")).filter(Boolean));
+
+/**
+ * The explorer's URL is its state (shareable links): these are its parameters, parsed into the
+ * event filter every list, preview and bulk replay uses.
+ */
+export function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined } {
+  const filter = eventFilterSchema.parse({
+    provider: one(params.provider),
+    statuses: many(params.status),
+    type: one(params.type),
+    receivedFrom: one(params.from),
+    receivedTo: one(params.to),
+    occurredFrom: one(params.occurredFrom),
+    occurredTo: one(params.occurredTo),
+    search: one(params.q),
+    jsonPath: one(params.path),
+    jsonValue: one(params.value),
+  });
+  const sort = z.enum(EVENT_SORTS).catch("received_desc").parse(one(params.sort));
+  return { filter, sort, cursor: one(params.cursor) };
+}
+
+/** The URL parameters of a filter (the inverse of filterFromParams), without pagination. */
+export function paramsFromFilter(filter: EventFilter, sort?: EventSort): URLSearchParams {
+  const params = new URLSearchParams();
+  const set = (name: string, value: string | Date | undefined) => {
+    if (value !== undefined && value !== "") params.set(name, value instanceof Date ? value.toISOString() : value);
+  };
+  set("provider", filter.provider);
+  if (filter.statuses?.length) params.set("status", filter.statuses.join(","));
+  set("type", filter.type);
+  set("from", filter.receivedFrom);
+  set("to", filter.receivedTo);
+  set("occurredFrom", filter.occurredFrom);
+  set("occurredTo", filter.occurredTo);
+  set("q", filter.search);
+  set("path", filter.jsonPath);
+  set("value", filter.jsonValue);
+  if (sort && sort !== "received_desc") params.set("sort", sort);
+  return params;
+}

@@ -1,0 +1,34 @@
+import { getServerSession } from "next-auth";
+import { forbidden, redirect } from "next/navigation";
+import { can, type Permission } from "@/lib/auth/permissions";
+import { findActiveUser, type UserView } from "@/lib/auth/users";
+import { AppError } from "@/lib/http/app-error";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+import { authOptions } from "./auth";
+
+/**
+ * The signed-in user, read from the database on every request: a role change or a disabled account
+ * takes effect at once, not when the session token expires.
+ */
+export async function currentUser(): Promise<UserView | null> {
+  const session = await getServerSession(authOptions());
+  const id = Number(session?.user?.id);
+  if (!Number.isInteger(id) || id <= 0) return null;
+  return findActiveUser(webRuntime().prisma, id);
+}
+
+/** For pages: signed out -> /login; signed in without the permission -> the 403 page. */
+export async function requirePagePermission(permission: Permission): Promise<UserView> {
+  const user = await currentUser();
+  if (!user) redirect("/login");
+  if (!can(user.role, permission)) forbidden();
+  return user;
+}
+
+/** For route handlers and server actions: throws 401/403 as AppError. */
+export async function requirePermission(permission: Permission): Promise<UserView> {
+  const user = await currentUser();
+  if (!user) throw new AppError("UNAUTHORIZED", "sign in first");
+  if (!can(user.role, permission)) throw new AppError("FORBIDDEN", `your role (${user.role}) may not do this (${permission})`);
+  return user;
+}

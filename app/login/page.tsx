@@ -1,0 +1,14 @@
+import type { Metadata } from "next";
+import { LoginForm } from "./login-form.client";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ error?: string; callbackUrl?: string }> }) {
+  const { error, callbackUrl } = await searchParams;
+  return (
+    <main className="login panel">
+      <h1>Webhook Inbox</h1>
+      <LoginForm initialError={error ?? null} callbackUrl={callbackUrl?.startsWith("/") ? callbackUrl : "/"} />
+    </main>
+  );
+}

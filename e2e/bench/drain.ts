@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { parseArgs } from "node:util";
+import { loadConfig } from "@/lib/config/env";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { createPool } from "@/lib/db/pool";
+import { ingestEvent } from "@/lib/inbox/ingest-event";
+import { createProducer } from "@/lib/queue/boss";
+import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
+import { deliverAll, planDeliveries } from "../simulator/deliver";
+import { generateHistories } from "../simulator/history";
+
+// `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C]`: how fast worker
+// processes drain a backlog. For each worker count: a fresh database (on TEST_DATABASE_URL's
+// server), N events ingested with no worker running, then that many `npm run worker` processes
+// started and timed until nothing is pending. Prints events/s.
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    events: { type: "string", default: "100000" },
+    workers: { type: "string", default: "1,2" },
+    concurrency: { type: "string", default: "8" },
+  },
+});
+const targetEvents = Number(values.events);
+const workerCounts = values.workers.split(",").map(Number);
+const secrets = { stripe: "whsec_bench_stripe", standard: "whsec_YmVuY2gtc3RhbmRhcmQtc2VjcmV0LTMyYnl0ZXM=" };
+
+async function pendingCount(pool: ReturnType<typeof createPool>): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");
+  return rows[0]!.n;
+}
+
+async function benchmark(workers: number): Promise<void> {
+  const name = `webhook_inbox_bench_${process.pid}_${workers}`;
+  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = databaseUrl(name);
+  await migrateDatabase(url);
+  const env = {
+    DATABASE_URL: url,
+    WEBHOOK_SECRET_STRIPE: secrets.stripe,
+    WEBHOOK_SECRET_STANDARD: secrets.standard,
+    WORKER_CONCURRENCY: values.concurrency,
+    // Stripe disputes would refetch from a gateway this benchmark doesn't run.
+    REFETCH_STRIPE: "none",
+    SWEEPER_STALE_MINUTES: "60",
+  };
+  const config = loadConfig(env);
+  const pool = createPool(url, 20, "bench");
+  const boss = createProducer(url);
+  await boss.start();
+  const children: ChildProcess[] = [];
+  try {
+    // At least two events per payment on average; the plan is cut at exactly N.
+    const histories = generateHistories(workers, Math.ceil(targetEvents / 2), ["stripe", "standard"]);
+    const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
+    const ingest = await deliverAll(
+      plan,
+      async (delivery) => {
+        const outcome = await ingestEvent(
+          { pool, boss, config },
+          { provider: delivery.provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+        );
+        return { status: outcome.kind === "stored" ? 200 : 500 };
+      },
+      { concurrency: 16, secrets },
+    );
+    const backlog = await pendingCount(pool);
+    console.log(
+      `backlog: ${backlog} events ingested in ${(ingest.ms / 1000).toFixed(1)}s (${(backlog / (ingest.ms / 1000)).toFixed(0)}/s, in-process, no HTTP)`,
+    );
+
+    const started = Date.now();
+    for (let i = 0; i < workers; i++) {
+      const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      children.push(child);
+    }
+    let left = backlog;
+    while (left > 0) {
+      await new Promise((done) => setTimeout(done, 500));
+      left = await pendingCount(pool);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const { rows } = await pool.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
+    console.log(
+      `drain with ${workers} worker(s) x concurrency ${values.concurrency}: ${backlog} events in ${seconds.toFixed(1)}s = ` +
+        `${(backlog / seconds).toFixed(0)} events/s (start-up included) · ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`,
+    );
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)))));
+    await boss.stop({ graceful: false });
+    await pool.end();
+    await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+}
+
+for (const workers of workerCounts) await benchmark(workers);

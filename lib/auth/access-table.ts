@@ -1,0 +1,35 @@
+import type { Permission } from "./permissions";
+
+// Every console page, server action and console route handler, with the permission it requires.
+// Each one checks its entry itself (the proxy only redirects signed-out visitors); the permission
+// test walks this table for every role.
+
+export const PAGE_ACCESS = {
+  "/": "events.read",
+  "/events": "events.read",
+  "/events/[id]": "events.read",
+  "/events/replay": "events.replay",
+  "/replays/[id]": "events.replay",
+  "/payments": "events.read",
+  "/payments/[id]": "events.read",
+  "/signatures": "signatures.debug",
+  "/users": "users.manage",
+  "/audit": "audit.read",
+} as const satisfies Record<string, Permission>;
+
+export const ACTION_ACCESS = {
+  replayEvent: "events.replay",
+  startBulkReplay: "events.replay",
+  debugSignature: "signatures.debug",
+  createUser: "users.manage",
+  updateUser: "users.manage",
+} as const satisfies Record<string, Permission>;
+
+export const ROUTE_ACCESS = {
+  "GET /api/replays/[id]": "events.replay",
+  "GET /api/events/[id]/raw": "payload.unmasked",
+} as const satisfies Record<string, Permission>;
+
+export type PageRoute = keyof typeof PAGE_ACCESS;
+export type ActionName = keyof typeof ACTION_ACCESS;
+export type ConsoleRoute = keyof typeof ROUTE_ACCESS;

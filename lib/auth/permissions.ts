@@ -1,0 +1,30 @@
+/** Who may do what in the console. Declared once; routes, pages and actions name a permission. */
+export const ROLES = ["viewer", "support", "finance", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PERMISSIONS = [
+  "events.read",
+  "payload.unmasked",
+  "events.replay",
+  "signatures.debug",
+  "users.manage",
+  "audit.read",
+  "settings.read",
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const GRANTS: Record<Role, readonly Permission[]> = {
+  // Read everything, but customer data in payloads is masked.
+  viewer: ["events.read"],
+  support: ["events.read", "payload.unmasked", "signatures.debug"],
+  finance: ["events.read", "payload.unmasked", "signatures.debug", "events.replay"],
+  admin: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "users.manage", "audit.read", "settings.read"],
+};
+
+export function can(role: Role, permission: Permission): boolean {
+  return GRANTS[role].includes(permission);
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { auditRow } from "../audit/record-audit";
+import type { PrismaClient } from "../db/prisma";
+import { AppError } from "../http/app-error";
+import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./password";
+import { ROLES, type Role } from "./permissions";
+
+export type UserView = { id: number; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null };
+
+export const createUserSchema = z.object({
+  email: z.email().max(320).transform((value) => value.toLowerCase()),
+  role: z.enum(ROLES),
+  name: z.string().max(200).optional(),
+  password: z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(200).optional(),
+});
+export type CreateUserInput = z.input<typeof createUserSchema>;
+
+export const updateUserSchema = z.object({
+  id: z.coerce.number().int().positive(),
+  role: z.enum(ROLES).optional(),
+  disabled: z.boolean().optional(),
+});
+
+function view(user: { id: bigint; email: string; name: string | null; role: string; createdAt: Date; disabledAt: Date | null }): UserView {
+  return { ...user, id: Number(user.id), role: user.role as Role };
+}
+
+/** Creates a user; without a password, one is generated and returned (shown once, never stored). */
+export async function createUser(
+  prisma: PrismaClient,
+  input: CreateUserInput,
+  actor: string,
+): Promise<{ user: UserView; password: string }> {
+  const parsed = createUserSchema.parse(input);
+  const password = parsed.password ?? generatePassword();
+  const passwordHash = await hashPassword(password);
+  const existing = await prisma.user.findUnique({ where: { email: parsed.email } });
+  if (existing) throw new AppError("CONFLICT", `a user with e-mail ${parsed.email} already exists`);
+  const [user] = await prisma.$transaction([
+    prisma.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } }),
+    prisma.auditLog.create({
+      data: auditRow({ actor, action: "user_created", details: { email: parsed.email, role: parsed.role } }),
+    }),
+  ]);
+  return { user: view(user), password };
+}
+
+/** Changes a user's role or disables/enables them. The last active admin can't be demoted or disabled. */
+export async function updateUser(prisma: PrismaClient, input: z.input<typeof updateUserSchema>, actor: string): Promise<UserView> {
+  const { id, role, disabled } = updateUserSchema.parse(input);
+  return prisma.$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: BigInt(id) } });
+    if (!user) throw new AppError("NOT_FOUND", "no such user");
+    const losesAdmin = user.role === "admin" && !user.disabledAt && ((role && role !== "admin") || disabled === true);
+    if (losesAdmin) {
+      const admins = await tx.user.count({ where: { role: "admin", disabledAt: null } });
+      if (admins <= 1) throw new AppError("CONFLICT", "this is the last active admin: add another admin first");
+    }
+    const updated = await tx.user.update({
+      where: { id: user.id },
+      data: {
+        ...(role ? { role } : {}),
+        ...(disabled === undefined ? {} : { disabledAt: disabled ? (user.disabledAt ?? new Date()) : null }),
+      },
+    });
+    await tx.auditLog.create({
+      data: auditRow({ actor, action: "user_updated", details: { email: user.email, role, disabled } }),
+    });
+    return view(updated);
+  });
+}
+
+export async function listUsers(prisma: PrismaClient): Promise<UserView[]> {
+  const users = await prisma.user.findMany({ orderBy: { email: "asc" } });
+  return users.map(view);
+}
+
+/** The signed-in user as the database has them now (a disabled or deleted user is no one). */
+export async function findActiveUser(prisma: PrismaClient, id: number): Promise<UserView | null> {
+  const user = await prisma.user.findUnique({ where: { id: BigInt(id) } });
+  return user && !user.disabledAt ? view(user) : null;
+}
+
+/** On a database with no users, creates the demo admin and returns its one-time credentials. */
+export async function ensureDemoAdmin(prisma: PrismaClient, email: string): Promise<{ email: string; password: string } | null> {
+  if ((await prisma.user.count()) > 0) return null;
+  const { password } = await createUser(prisma, { email, role: "admin", name: "Demo admin" }, "system");
+  return { email, password };
+}

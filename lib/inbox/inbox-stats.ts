@@ -1,0 +1,99 @@
+import type { Queryable } from "../db/pool";
+import { INBOX_STATUSES, type InboxStatus } from "./event-filter";
+
+export const STAT_WINDOWS = { hour: "1 hour", day: "1 day", week: "7 days" } as const;
+export type StatWindow = keyof typeof STAT_WINDOWS;
+
+export type WindowCounts = Record<InboxStatus, number> & { total: number; ignoredRatio: number; failedRatio: number };
+
+export type ProviderStats = {
+  provider: string;
+  windows: Record<StatWindow, WindowCounts>;
+  /** The provider's ignored ratio over the week before the last hour: its own normal. */
+  baselineIgnoredRatio: number;
+  /** The last hour's ignored ratio jumped against the baseline: the format or ordering may have changed. */
+  ignoredJump: boolean;
+};
+
+const MIN_EVENTS_FOR_JUMP = 20;
+
+/**
+ * Whether an hour's ignored ratio is abnormal for this provider: enough events to mean something,
+ * and at least double the baseline and 15 points above it.
+ */
+export function ignoredRatioJumped(hour: Pick<WindowCounts, "total" | "ignoredRatio">, baseline: number): boolean {
+  return hour.total >= MIN_EVENTS_FOR_JUMP && hour.ignoredRatio >= baseline + Math.max(0.15, baseline);
+}
+
+function ratio(part: number, total: number): number {
+  return total === 0 ? 0 : part / total;
+}
+
+// One pass over the week (an index-only scan of received_at INCLUDE provider, status), counting
+// every window and status with FILTER.
+const columns = [
+  ...Object.entries(STAT_WINDOWS).flatMap(([name, span]) =>
+    INBOX_STATUSES.map(
+      (status) => `count(*) FILTER (WHERE received_at >= now() - interval '${span}' AND status = '${status}')::int AS "${name}_${status}"`,
+    ),
+  ),
+  `count(*) FILTER (WHERE received_at < now() - interval '1 hour')::int AS "base_total"`,
+  `count(*) FILTER (WHERE received_at < now() - interval '1 hour' AND status = 'ignored')::int AS "base_ignored"`,
+];
+const PROVIDER_STATS = `
+  SELECT provider, ${columns.join(",\n         ")}
+    FROM webhook_inbox
+   WHERE received_at >= now() - interval '7 days'
+   GROUP BY provider
+   ORDER BY provider`;
+
+/** Per provider: counts by status and the ignored and failed ratios over the last hour, day and week. */
+export async function providerStats(db: Queryable): Promise<ProviderStats[]> {
+  const { rows } = await db.query<Record<string, number> & { provider: string }>(PROVIDER_STATS);
+  return rows.map((row) => {
+    const windows = Object.fromEntries(
+      (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {
+        const counts = Object.fromEntries(INBOX_STATUSES.map((status) => [status, row[`${window}_${status}`] ?? 0])) as Record<InboxStatus, number>;
+        const total = INBOX_STATUSES.reduce((sum, status) => sum + counts[status], 0);
+        return [window, { ...counts, total, ignoredRatio: ratio(counts.ignored, total), failedRatio: ratio(counts.failed, total) }];
+      }),
+    ) as Record<StatWindow, WindowCounts>;
+    const baselineIgnoredRatio = ratio(row.base_ignored ?? 0, row.base_total ?? 0);
+    return { provider: row.provider, windows, baselineIgnoredRatio, ignoredJump: ignoredRatioJumped(windows.hour, baselineIgnoredRatio) };
+  });
+}
+
+export type HourlyVolume = { hour: Date } & Record<InboxStatus, number>;
+
+/** Events received per hour and status over the last `hours` hours (the overview chart), oldest first, gaps filled. */
+export async function hourlyVolume(db: Queryable, hours = 24, provider?: string): Promise<HourlyVolume[]> {
+  const { rows } = await db.query<HourlyVolume>(
+    `SELECT h.hour,
+            ${INBOX_STATUSES.map((status) => `COALESCE(sum(c.n) FILTER (WHERE c.status = '${status}'), 0)::int AS "${status}"`).join(", ")}
+       FROM generate_series(date_trunc('hour', now()) - make_interval(hours => $1 - 1), date_trunc('hour', now()), interval '1 hour') AS h(hour)
+       LEFT JOIN (
+         SELECT date_trunc('hour', received_at) AS hour, status, count(*) AS n
+           FROM webhook_inbox
+          WHERE received_at >= date_trunc('hour', now()) - make_interval(hours => $1 - 1)
+            AND ($2::text IS NULL OR provider = $2)
+          GROUP BY 1, 2
+       ) c ON c.hour = h.hour
+      GROUP BY h.hour
+      ORDER BY h.hour`,
+    [hours, provider ?? null],
+  );
+  return rows;
+}
+
+export type BacklogSummary = { pending: number; oldestPendingSeconds: number | null; failed: number };
+
+/** What needs attention: the pending backlog and its oldest event, and how many events failed. */
+export async function backlogSummary(db: Queryable): Promise<BacklogSummary> {
+  const { rows } = await db.query<BacklogSummary>(
+    `SELECT (SELECT count(*)::int FROM webhook_inbox WHERE status = 'pending') AS pending,
+            (SELECT extract(epoch FROM now() - min(received_at))::float8 FROM webhook_inbox WHERE status = 'pending') AS "oldestPendingSeconds",
+            (SELECT count(*)::int FROM webhook_inbox WHERE status = 'failed') AS failed`,
+  );
+  const row = rows[0]!;
+  return { ...row, oldestPendingSeconds: row.oldestPendingSeconds === null ? null : Math.round(row.oldestPendingSeconds) };
+}
