@@ -1,10 +1,13 @@
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
+import { ZodError } from "zod";
 import type { PgBoss } from "pg-boss";
 import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool, type Pool } from "@/lib/db/pool";
+import { createUser, type CreateUserInput } from "@/lib/auth/users";
+import { createPrisma } from "@/lib/db/prisma";
 import { eventFilterSchema } from "@/lib/inbox/event-filter";
 import { replayEvents } from "@/lib/inbox/replay-events";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
@@ -22,7 +25,11 @@ const USAGE = `usage: npm run cli -- <command> [options]
       --type T              only this event type
       --dry-run             print what would be replayed, change nothing
   sweep                   re-dispatch stale pending events now
-      --stale-minutes N     pending for at least N minutes (default SWEEPER_STALE_MINUTES)`;
+      --stale-minutes N     pending for at least N minutes (default SWEEPER_STALE_MINUTES)
+  user:create             add a console user
+      --email E --role R    R: viewer, support, finance or admin
+      --name N              optional display name
+      --password P          optional (12+ characters); without it one is generated and printed once`;
 
 type CliDeps = { config: AppConfig; pool: Pool; boss: PgBoss };
 
@@ -90,6 +97,23 @@ async function main(argv: string[]): Promise<number> {
       console.log(result.skipped ? "another sweep is running; nothing done" : `re-dispatched ${result.dispatched} stale pending event(s)`);
       return 0;
     }
+    case "user:create": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { email: { type: "string" }, role: { type: "string" }, name: { type: "string" }, password: { type: "string" } },
+      });
+      const pool = createPool(requireDatabaseUrl(appConfig()), 1, "webhook-inbox:cli");
+      const prisma = createPrisma(pool);
+      try {
+        const actor = `cli:${userInfo().username}`;
+        const { user, password } = await createUser(prisma, { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password }, actor);
+        console.log(`created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password}`}`);
+      } finally {
+        await prisma.$disconnect();
+        await pool.end();
+      }
+      return 0;
+    }
     default:
       console.error(USAGE);
       return 2;
@@ -99,7 +123,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
+    const message =
+      error instanceof ZodError ? error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("\n") : error instanceof Error ? error.message : String(error);
+    console.error(message);
     process.exit(1);
   },
 );

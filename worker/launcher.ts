@@ -2,7 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { appConfig, childEnv, setEnv } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
+import { ensureDemoAdmin } from "@/lib/auth/users";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { createPool } from "@/lib/db/pool";
+import { createPrisma } from "@/lib/db/prisma";
 
 // `npm run dev` / `npm start`: one command for the whole app. Without DATABASE_URL it starts the
 // embedded PostgreSQL (data under .data/), applies migrations, then runs the web server and the
@@ -92,6 +95,24 @@ function startDatabaseProcess(): Promise<EmbeddedInfo> {
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
+/** On a database without users, creates the demo admin and prints its password, this once. */
+async function printDemoAdmin(url: string, email: string) {
+  const pool = createPool(url, 1, "webhook-inbox:launcher");
+  const prisma = createPrisma(pool);
+  try {
+    const admin = await ensureDemoAdmin(prisma, email);
+    if (admin) {
+      console.log("[launcher] ──────────────────────────────────────────────────────────────");
+      console.log(`[launcher] Demo admin created. Sign in as ${admin.email} with password: ${admin.password}`);
+      console.log("[launcher] (shown once; create more users with `npm run cli -- user:create`)");
+      console.log("[launcher] ──────────────────────────────────────────────────────────────");
+    }
+  } finally {
+    await prisma.$disconnect();
+    await pool.end();
+  }
+}
+
 async function main() {
   const loaded = loadEnvFiles();
   if (loaded.includes(".env.example")) {
@@ -109,6 +130,7 @@ async function main() {
   console.log(
     `[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`,
   );
+  await printDemoAdmin(url, config.demoAdminEmail);
   if (shuttingDown) return;
 
   const env = childEnv({

@@ -8,7 +8,7 @@ export const PAGE_ACCESS = {
   "/": "events.read",
   "/events": "events.read",
   "/events/[id]": "events.read",
-  "/events/replay": "events.replay",
+  "/replays/new": "events.replay",
   "/replays/[id]": "events.replay",
   "/payments": "events.read",
   "/payments/[id]": "events.read",

@@ -128,7 +128,7 @@ const baseSchema = z.object({
   LOGIN_WINDOW_MINUTES: positiveInt(15),
   DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
-  RETENTION_DAYS: nonNegativeInt(30),
+  REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
 });
 
 export type ProviderConfig = {
@@ -167,7 +167,8 @@ export type AppConfig = {
   login: { maxFailures: number; windowMinutes: number };
   demoAdminEmail: string;
   logLevel: "debug" | "info" | "warn" | "error";
-  retentionDays: number;
+  /** Bulk replays larger than this need the count typed as confirmation. */
+  replayConfirmThreshold: number;
   providers: Record<ProviderName, ProviderConfig>;
 };
 
@@ -221,7 +222,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES },
     demoAdminEmail: b.DEMO_ADMIN_EMAIL,
     logLevel: b.LOG_LEVEL,
-    retentionDays: b.RETENTION_DAYS,
+    replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
     providers,
   };
 }

@@ -16,13 +16,18 @@ export type ProviderStats = {
 };
 
 const MIN_EVENTS_FOR_JUMP = 20;
+const MIN_BASELINE_EVENTS = 100;
 
 /**
- * Whether an hour's ignored ratio is abnormal for this provider: enough events to mean something,
- * and at least double the baseline and 15 points above it.
+ * Whether an hour's ignored ratio is abnormal for this provider: enough events in the hour and in
+ * its baseline week to mean something, and at least double the baseline and 15 points above it.
  */
-export function ignoredRatioJumped(hour: Pick<WindowCounts, "total" | "ignoredRatio">, baseline: number): boolean {
-  return hour.total >= MIN_EVENTS_FOR_JUMP && hour.ignoredRatio >= baseline + Math.max(0.15, baseline);
+export function ignoredRatioJumped(hour: Pick<WindowCounts, "total" | "ignoredRatio">, baseline: { ratio: number; total: number }): boolean {
+  return (
+    hour.total >= MIN_EVENTS_FOR_JUMP &&
+    baseline.total >= MIN_BASELINE_EVENTS &&
+    hour.ignoredRatio >= baseline.ratio + Math.max(0.15, baseline.ratio)
+  );
 }
 
 function ratio(part: number, total: number): number {
@@ -59,7 +64,12 @@ export async function providerStats(db: Queryable): Promise<ProviderStats[]> {
       }),
     ) as Record<StatWindow, WindowCounts>;
     const baselineIgnoredRatio = ratio(row.base_ignored ?? 0, row.base_total ?? 0);
-    return { provider: row.provider, windows, baselineIgnoredRatio, ignoredJump: ignoredRatioJumped(windows.hour, baselineIgnoredRatio) };
+    return {
+      provider: row.provider,
+      windows,
+      baselineIgnoredRatio,
+      ignoredJump: ignoredRatioJumped(windows.hour, { ratio: baselineIgnoredRatio, total: row.base_total ?? 0 }),
+    };
   });
 }
 

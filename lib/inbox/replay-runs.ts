@@ -1,5 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
+import { AppError } from "../http/app-error";
 import { onClient } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
 import { eventFilterSchema, type EventFilter } from "./event-filter";
@@ -17,12 +18,27 @@ export type ReplayRun = {
   finishedAt: Date | null;
 };
 
+/** Above `confirmThreshold` events, a bulk replay needs the count typed back as confirmation. */
+export function confirmationRequired(expected: number, confirmThreshold: number): boolean {
+  return expected > confirmThreshold;
+}
+
 /**
  * Starts a bulk replay in the background: records the run with the preview's count and enqueues it
- * for a worker, in one transaction. The console follows the run's progress.
+ * for a worker, in one transaction. The console follows the run's progress. Refuses an empty
+ * replay, and a large one whose typed confirmation doesn't match a fresh count.
  */
-export async function startReplayRun(deps: { pool: Pool; boss: PgBoss }, filter: EventFilter, actor: string): Promise<ReplayRun> {
+export async function startReplayRun(
+  deps: { pool: Pool; boss: PgBoss },
+  filter: EventFilter,
+  actor: string,
+  options: { confirmThreshold: number; confirmation?: string },
+): Promise<ReplayRun> {
   const preview = await previewReplay(deps.pool, filter);
+  if (preview.total === 0) throw new AppError("BAD_REQUEST", "no failed or ignored events match this filter");
+  if (confirmationRequired(preview.total, options.confirmThreshold) && options.confirmation?.trim() !== String(preview.total)) {
+    throw new AppError("CONFLICT", `type ${preview.total} to confirm a replay of ${preview.total} events (the count may have changed)`);
+  }
   return withTransaction(deps.pool, async (tx) => {
     const { rows } = await tx.query<{ id: number }>(
       "INSERT INTO replay_runs (actor, filter, expected) VALUES ($1, $2::jsonb, $3) RETURNING id",

@@ -52,7 +52,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         <h1>Events</h1>
         <span className="spacer" />
         {can(user.role, "events.replay") ? (
-          <Link className="button" href={`/events/replay?${query.toString()}`}>
+          <Link className="button" href={`/replays/new?${query.toString()}`}>
             Replay these…
           </Link>
         ) : null}

@@ -1,4 +1,5 @@
-export default function Loading() {
+/** Shown while a data-heavy page streams in. */
+export function PageSkeleton() {
   return (
     <div aria-busy="true" aria-live="polite">
       <span className="sr-only">Loading…</span>

@@ -1,0 +1,192 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { CopyButton } from "@/app/_components/copy-button.client";
+import { JsonViewer } from "@/app/_components/json-viewer";
+import { LocalTime } from "@/app/_components/local-time.client";
+import { StatusBadge } from "@/app/_components/status-badge";
+import { TimelineTable } from "@/app/_components/timeline-table";
+import { requirePagePermission } from "@/app/_server/session";
+import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { can } from "@/lib/auth/permissions";
+import { getEvent, listAttempts, resourceTimeline } from "@/lib/inbox/get-event";
+import { getPayment } from "@/lib/payments/get-payment";
+import { maskPii, maskText } from "@/lib/privacy/mask-pii";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+import { ReplayButton } from "./replay-button.client";
+
+export const metadata: Metadata = { title: "Event" };
+export const dynamic = "force-dynamic";
+
+/** The raw body as text when it is UTF-8 (as webhooks are), else base64, said so. */
+function rawText(raw: Buffer): { text: string; encoding: "utf-8" | "base64" } {
+  const text = raw.toString("utf8");
+  return Buffer.from(text, "utf8").equals(raw) ? { text, encoding: "utf-8" } : { text: raw.toString("base64"), encoding: "base64" };
+}
+
+export default async function EventPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requirePagePermission(PAGE_ACCESS["/events/[id]"]);
+  const id = Number((await params).id);
+  if (!Number.isInteger(id) || id <= 0) notFound();
+  const { pool } = webRuntime();
+  const event = await getEvent(pool, id);
+  if (!event) notFound();
+  const [attempts, timeline, payment] = await Promise.all([
+    listAttempts(pool, id),
+    event.resourceId ? resourceTimeline(pool, event.provider, event.resourceId) : Promise.resolve([]),
+    event.resourceId ? getPayment(pool, event.provider, event.resourceId) : Promise.resolve(null),
+  ]);
+  const unmasked = can(user.role, "payload.unmasked");
+  const mayReplay = can(user.role, "events.replay");
+  const payload = unmasked ? event.payload : maskPii(event.payload);
+  const raw = rawText(event.rawBody);
+  const headers = Object.fromEntries(Object.entries(event.headers).map(([name, value]) => [name, unmasked ? value : maskText(value)]));
+  const show = (value: string | null) => (value === null ? "—" : unmasked ? value : maskText(value));
+
+  return (
+    <>
+      <div className="row">
+        <h1>
+          {event.provider} · {event.eventType}
+        </h1>
+        <StatusBadge status={event.status} reason={event.ignoredReason} />
+        <span className="spacer" />
+        {mayReplay ? <ReplayButton id={event.id} status={event.status} /> : null}
+      </div>
+      {event.lastError ? (
+        <div className={`banner ${event.status === "failed" ? "bad" : "warn"}`} role="status">
+          <strong>Last error:</strong> <span className="mono">{event.lastError}</span>
+        </div>
+      ) : null}
+      <div className="grid-2">
+        <section className="panel" aria-labelledby="normalized">
+          <h2 id="normalized">Normalized</h2>
+          <dl className="kv">
+            <dt>Inbox id</dt>
+            <dd>{event.id}</dd>
+            <dt>Event id</dt>
+            <dd className="mono">
+              {event.eventId} {event.eventIdDerived ? <span className="muted">(derived key)</span> : null}
+            </dd>
+            <dt>Charge</dt>
+            <dd className="mono">
+              {payment ? <Link href={`/payments/${payment.id}`}>{event.resourceId}</Link> : (event.resourceId ?? "—")}
+            </dd>
+            <dt>Customer</dt>
+            <dd>
+              {show(event.customerEmail)} {event.customerId ? <span className="mono muted">{show(event.customerId)}</span> : null}
+            </dd>
+            <dt>Occurred</dt>
+            <dd>
+              <LocalTime value={event.occurredAt} /> <span className="muted">{event.occurredAtPrecision ?? ""}</span>
+            </dd>
+            <dt>Received</dt>
+            <dd>
+              <LocalTime value={event.receivedAt} />
+            </dd>
+            <dt>Processed</dt>
+            <dd>
+              <LocalTime value={event.processedAt} />
+            </dd>
+            <dt>Attempts</dt>
+            <dd>
+              {event.attempts}
+              {event.nextAttemptAt && event.status === "pending" ? (
+                <>
+                  {" "}
+                  · next <LocalTime value={event.nextAttemptAt} />
+                </>
+              ) : null}
+            </dd>
+          </dl>
+        </section>
+        <section className="panel" aria-labelledby="headers">
+          <h2 id="headers">Headers</h2>
+          <p className="muted">Signature-relevant headers as received; credentials were redacted when stored.</p>
+          <dl className="kv mono">
+            {Object.entries(headers).map(([name, value]) => (
+              <div key={name} style={{ display: "contents" }}>
+                <dt>{name}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+          {event.queryString ? <p className="mono">?{event.queryString}</p> : null}
+        </section>
+      </div>
+
+      <section className="panel" aria-labelledby="payload">
+        <div className="row">
+          <h2 id="payload">Payload</h2>
+          {!unmasked ? <span className="badge pending">customer data masked</span> : null}
+          <span className="spacer" />
+          <CopyButton text={JSON.stringify(payload, null, 2)} label="Copy JSON" />
+        </div>
+        {payload === null ? <p className="muted">Not JSON: see the raw bytes.</p> : <JsonViewer value={payload} />}
+        <h3>Raw bytes as received</h3>
+        {unmasked ? (
+          <>
+            <div className="row">
+              <span className="muted">
+                {event.rawBody.length} bytes, {raw.encoding}
+              </span>
+              <CopyButton text={raw.text} label="Copy raw" />
+              <a className="button" href={`/api/events/${event.id}/raw`} download>
+                Download
+              </a>
+            </div>
+            <pre className="raw" data-testid="raw-body">
+              {raw.text}
+            </pre>
+          </>
+        ) : (
+          <p className="muted">Raw bytes are hidden for your role (they can't be masked without changing them).</p>
+        )}
+      </section>
+
+      <section className="panel" aria-labelledby="attempts">
+        <h2 id="attempts">Processing attempts</h2>
+        {attempts.length === 0 ? (
+          <p className="muted">Not attempted yet.</p>
+        ) : (
+          <table className="data">
+            <thead>
+              <tr>
+                <th className="num">#</th>
+                <th>Started</th>
+                <th className="num">Duration</th>
+                <th>Outcome</th>
+                <th>Worker</th>
+                <th>Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {attempts.map((attempt) => (
+                <tr key={`${attempt.attempt}-${attempt.startedAt.toISOString()}`}>
+                  <td className="num">{attempt.attempt}</td>
+                  <td>
+                    <LocalTime value={attempt.startedAt} />
+                  </td>
+                  <td className="num">{attempt.durationMs === null ? "—" : `${attempt.durationMs} ms`}</td>
+                  <td>
+                    <StatusBadge status={attempt.outcome} />
+                  </td>
+                  <td className="mono">{attempt.worker ?? ""}</td>
+                  <td className="mono">{attempt.error ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      {event.resourceId ? (
+        <section className="panel" aria-labelledby="timeline">
+          <h2 id="timeline">Timeline of {event.resourceId}</h2>
+          <p className="muted">Every event of this charge in the order the gateway says they happened, and what each did.</p>
+          <TimelineTable entries={timeline} currentId={event.id} />
+        </section>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,38 @@
+"use server";
+
+import { z } from "zod";
+import { runAction, type ActionResult } from "@/app/_server/action";
+import { eventFilterSchema } from "@/lib/inbox/event-filter";
+import { REPLAYABLE_STATUSES, replayEvents } from "@/lib/inbox/replay-events";
+import { startReplayRun } from "@/lib/inbox/replay-runs";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+
+async function deps() {
+  const runtime = webRuntime();
+  return { pool: runtime.pool, boss: await runtime.boss(), config: runtime.config };
+}
+
+/** Replays one stored event (finance/admin): back to pending, dispatched, audited. */
+export async function replayEvent(input: { id: number }): Promise<ActionResult<{ replayed: number }>> {
+  return runAction("replayEvent", z.object({ id: z.number().int().positive() }), input, async ({ id }, { user, ip }) => {
+    const result = await replayEvents(await deps(), { ids: [id], statuses: [...REPLAYABLE_STATUSES] }, { actor: user.email, ip });
+    return { replayed: result.total };
+  });
+}
+
+const bulkSchema = z.object({ filter: eventFilterSchema, confirmation: z.string().max(40).optional() });
+
+/**
+ * Starts a bulk replay of the explorer's filter in the background. Above the threshold the user
+ * must type the number of events, which is checked against a fresh count here.
+ */
+export async function startBulkReplay(input: z.input<typeof bulkSchema>): Promise<ActionResult<{ runId: number; expected: number }>> {
+  return runAction("startBulkReplay", bulkSchema, input, async ({ filter, confirmation }, { user }) => {
+    const { pool, boss, config } = await deps();
+    const run = await startReplayRun({ pool, boss }, filter, user.email, {
+      confirmThreshold: config.replayConfirmThreshold,
+      confirmation,
+    });
+    return { runId: run.id, expected: run.expected };
+  });
+}

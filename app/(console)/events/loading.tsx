@@ -1,0 +1,1 @@
+export { PageSkeleton as default } from "@/app/_components/page-skeleton";

@@ -1,0 +1,71 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { LocalTime } from "@/app/_components/local-time.client";
+import { Money } from "@/app/_components/money";
+import { StatusBadge } from "@/app/_components/status-badge";
+import { TimelineTable } from "@/app/_components/timeline-table";
+import { requirePagePermission } from "@/app/_server/session";
+import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { can } from "@/lib/auth/permissions";
+import { resourceTimeline } from "@/lib/inbox/get-event";
+import { getPaymentById } from "@/lib/payments/get-payment";
+import { maskEmail } from "@/lib/privacy/mask-pii";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+
+export const metadata: Metadata = { title: "Payment" };
+export const dynamic = "force-dynamic";
+
+export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
+  const id = Number((await params).id);
+  const { pool } = webRuntime();
+  const payment = Number.isInteger(id) && id > 0 ? await getPaymentById(pool, id) : null;
+  if (!payment) notFound();
+  const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
+  const unmasked = can(user.role, "payload.unmasked");
+  return (
+    <>
+      <div className="row">
+        <h1 className="mono">{payment.chargeId}</h1>
+        <StatusBadge status={payment.status} />
+      </div>
+      <section className="panel">
+        <dl className="kv">
+          <dt>Provider</dt>
+          <dd>{payment.provider}</dd>
+          <dt>Amount</dt>
+          <dd>
+            <Money amount={payment.amount} currency={payment.currency} />
+          </dd>
+          <dt>Refunded</dt>
+          <dd>
+            <Money amount={payment.amountRefunded} currency={payment.currency} />
+          </dd>
+          <dt>Customer</dt>
+          <dd>
+            {payment.customerEmail ? (unmasked ? payment.customerEmail : maskEmail(payment.customerEmail)) : "—"}{" "}
+            {payment.customerId ? <span className="mono muted">{unmasked ? payment.customerId : "***"}</span> : null}
+          </dd>
+          <dt>Created by</dt>
+          <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>
+          <dt>Last gateway event</dt>
+          <dd>
+            <LocalTime value={payment.lastGatewayEventAt} />
+          </dd>
+          <dt>Updated</dt>
+          <dd>
+            <LocalTime value={payment.updatedAt} />
+          </dd>
+        </dl>
+      </section>
+      <section className="panel" aria-labelledby="timeline">
+        <h2 id="timeline">Event timeline</h2>
+        {timeline.length === 0 ? (
+          <p className="muted">No events for this charge yet.</p>
+        ) : (
+          <TimelineTable entries={timeline} />
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,72 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { LocalTime } from "@/app/_components/local-time.client";
+import { requirePagePermission } from "@/app/_server/session";
+import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/signature-failures";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+import { SignatureDebugger, type DebuggerPrefill } from "./signature-debugger.client";
+
+export const metadata: Metadata = { title: "Signatures" };
+export const dynamic = "force-dynamic";
+
+export default async function SignaturesPage({ searchParams }: { searchParams: Promise<{ failure?: string }> }) {
+  await requirePagePermission(PAGE_ACCESS["/signatures"]);
+  const { pool } = webRuntime();
+  const failureId = Number((await searchParams).failure);
+  const [failures, failure] = await Promise.all([
+    listSignatureFailures(pool, 50),
+    Number.isInteger(failureId) && failureId > 0 ? getSignatureFailure(pool, failureId) : Promise.resolve(null),
+  ]);
+  const prefill: DebuggerPrefill | null = failure
+    ? {
+        provider: failure.provider === "standard" ? "standard" : "stripe",
+        payload: failure.bodyExcerpt,
+        signatureHeader: failure.headers["stripe-signature"] ?? failure.headers["webhook-signature"] ?? failure.headers["svix-signature"] ?? "",
+        webhookId: failure.headers["webhook-id"] ?? failure.headers["svix-id"] ?? "",
+        webhookTimestamp: failure.headers["webhook-timestamp"] ?? failure.headers["svix-timestamp"] ?? "",
+        truncated: failure.bodyBytes > failure.bodyExcerpt.length,
+      }
+    : null;
+  return (
+    <>
+      <h1>Signature debugger</h1>
+      <p className="muted">
+        Paste what a sender sent and the secret you configured: the debugger says whether the secret, the encoding, the algorithm, the
+        signed content or the timestamp is wrong. Nothing you paste is stored.
+      </p>
+      <SignatureDebugger key={failure?.id ?? "new"} prefill={prefill} />
+      <h2>Recent rejected deliveries</h2>
+      {failures.length === 0 ? (
+        <p className="panel muted">No rejected deliveries.</p>
+      ) : (
+        <table className="data" aria-label="Rejected deliveries">
+          <thead>
+            <tr>
+              <th>Received</th>
+              <th>Provider</th>
+              <th>Reason</th>
+              <th className="num">Bytes</th>
+              <th>Debug</th>
+            </tr>
+          </thead>
+          <tbody>
+            {failures.map((row) => (
+              <tr key={row.id}>
+                <td>
+                  <LocalTime value={row.receivedAt} />
+                </td>
+                <td>{row.provider}</td>
+                <td>{row.reason}</td>
+                <td className="num">{row.bodyBytes}</td>
+                <td>
+                  <Link href={`/signatures?failure=${row.id}`}>Open in debugger</Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

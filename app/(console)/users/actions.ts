@@ -1,0 +1,17 @@
+"use server";
+
+import { runAction, type ActionResult } from "@/app/_server/action";
+import { createUser as createUserRecord, createUserSchema, updateUser as updateUserRecord, updateUserSchema, type UserView } from "@/lib/auth/users";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+
+/** Creates a user; a generated password is returned once, to hand over, and never stored in clear. */
+export async function createUser(input: unknown): Promise<ActionResult<{ user: UserView; password: string | null }>> {
+  return runAction("createUser", createUserSchema, input, async (parsed, { user }) => {
+    const created = await createUserRecord(webRuntime().prisma, parsed, user.email);
+    return { user: created.user, password: parsed.password ? null : created.password };
+  });
+}
+
+export async function updateUser(input: unknown): Promise<ActionResult<UserView>> {
+  return runAction("updateUser", updateUserSchema, input, async (parsed, { user }) => updateUserRecord(webRuntime().prisma, parsed, user.email));
+}

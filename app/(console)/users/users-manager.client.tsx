@@ -1,0 +1,129 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { LocalTime } from "@/app/_components/local-time.client";
+import { createUser, updateUser } from "./actions";
+
+type User = { id: number; email: string; name: string | null; role: string; createdAt: string; disabledAt: string | null };
+
+export function UsersManager({ users, roles, me }: { users: User[]; roles: string[]; me: string }) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const [message, setMessage] = useState<{ kind: "ok" | "bad"; text: string } | null>(null);
+  const run = (work: () => Promise<{ ok: boolean; error?: string } & Record<string, unknown>>, success: (result: never) => string) =>
+    startTransition(async () => {
+      const result = await work();
+      setMessage(result.ok ? { kind: "ok", text: success(result as never) } : { kind: "bad", text: result.error ?? "failed" });
+      router.refresh();
+    });
+  return (
+    <>
+      <form
+        className="panel filters"
+        aria-label="Add a user"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const input = {
+            email: String(form.get("email")),
+            role: String(form.get("role")),
+            name: String(form.get("name") ?? "") || undefined,
+            password: String(form.get("password") ?? "") || undefined,
+          };
+          event.currentTarget.reset();
+          run(
+            () => createUser(input),
+            (result: { data: { user: User; password: string | null } }) =>
+              result.data.password
+                ? `Created ${result.data.user.email}. Password (shown once): ${result.data.password}`
+                : `Created ${result.data.user.email}.`,
+          );
+        }}
+      >
+        <label>
+          E-mail
+          <input name="email" type="email" required />
+        </label>
+        <label>
+          Name
+          <input name="name" />
+        </label>
+        <label>
+          Role
+          <select name="role" defaultValue="viewer">
+            {roles.map((role) => (
+              <option key={role}>{role}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Password (empty: generate)
+          <input name="password" type="password" autoComplete="new-password" minLength={12} />
+        </label>
+        <button className="primary" type="submit" disabled={pending}>
+          Add user
+        </button>
+      </form>
+      {message ? (
+        <p role="status" className={`banner ${message.kind}`}>
+          {message.text}
+        </p>
+      ) : null}
+      <table className="data" aria-label="Users">
+        <thead>
+          <tr>
+            <th>E-mail</th>
+            <th>Name</th>
+            <th>Role</th>
+            <th>Created</th>
+            <th>Access</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((user) => (
+            <tr key={user.id}>
+              <td>{user.email}</td>
+              <td>{user.name ?? ""}</td>
+              <td>
+                <label className="sr-only" htmlFor={`role-${user.id}`}>
+                  Role of {user.email}
+                </label>
+                <select
+                  id={`role-${user.id}`}
+                  value={user.role}
+                  disabled={pending}
+                  onChange={(event) => run(() => updateUser({ id: user.id, role: event.target.value }), () => `Role of ${user.email} changed.`)}
+                >
+                  {roles.map((role) => (
+                    <option key={role}>{role}</option>
+                  ))}
+                </select>
+              </td>
+              <td>
+                <LocalTime value={user.createdAt} withSeconds={false} />
+              </td>
+              <td>
+                {user.disabledAt ? <span className="badge failed">disabled</span> : <span className="badge processed">active</span>}{" "}
+                {user.email === me ? null : (
+                  <button
+                    type="button"
+                    disabled={pending}
+                    onClick={() =>
+                      run(
+                        () => updateUser({ id: user.id, disabled: !user.disabledAt }),
+                        () => `${user.email} ${user.disabledAt ? "enabled" : "disabled"}.`,
+                      )
+                    }
+                  >
+                    {user.disabledAt ? "Enable" : "Disable"}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

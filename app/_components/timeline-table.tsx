@@ -1,0 +1,53 @@
+import Link from "next/link";
+import type { TimelineEntry } from "@/lib/inbox/get-event";
+import { LocalTime } from "./local-time.client";
+import { StatusBadge } from "./status-badge";
+
+/** A payment's events in the gateway's order, with what each applied or why it was ignored. */
+export function TimelineTable({ entries, currentId }: { entries: TimelineEntry[]; currentId?: number }) {
+  return (
+    <table className="data">
+      <thead>
+        <tr>
+          <th>Occurred</th>
+          <th>Received</th>
+          <th>Type</th>
+          <th>Outcome</th>
+          <th>Effect</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((entry) => (
+          <tr
+            key={entry.id}
+            aria-current={entry.id === currentId ? "true" : undefined}
+            style={entry.id === currentId ? { fontWeight: 600 } : undefined}
+          >
+            <td>
+              <LocalTime value={entry.occurredAt} />
+            </td>
+            <td>
+              <LocalTime value={entry.receivedAt} />
+            </td>
+            <td>
+              <Link href={`/events/${entry.id}`}>{entry.eventType}</Link>
+            </td>
+            <td>
+              <StatusBadge status={entry.status} reason={entry.ignoredReason} />
+            </td>
+            <td>
+              {entry.applied ? (
+                <span>
+                  {entry.applied.fromStatus ?? "new"} → <strong>{entry.applied.toStatus}</strong>
+                  {entry.applied.source === "refetch" ? <span className="muted"> (refetched)</span> : null}
+                </span>
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

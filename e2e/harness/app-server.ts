@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { createRequire } from "node:module";
+
+// Starts the built app (`next start`) and a real worker process against a test database, the way
+// `npm start` does, on a free port.
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => done(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+export type AppServer = { url: string; stop: () => Promise<void>; logs: string[] };
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }, 10_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      done();
+    });
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      done();
+    }
+  });
+}
+
+export async function startAppServer(env: Record<string, string>): Promise<AppServer> {
+  if (!existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first (npm test does)");
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), NEXTAUTH_URL: url, NODE_ENV: "production" };
+  const logs: string[] = [];
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const children = [
+    spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+    spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+  ];
+  for (const child of children) {
+    child.stdout?.on("data", (chunk) => logs.push(String(chunk)));
+    child.stderr?.on("data", (chunk) => logs.push(String(chunk)));
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const healthy = await fetch(`${url}/api/health`).then((response) => response.ok, () => false);
+    if (healthy) break;
+    if (Date.now() > deadline) {
+      await Promise.all(children.map(stopChild));
+      throw new Error(`the app did not become healthy:\n${logs.join("")}`);
+    }
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  return { url, logs, stop: async () => void (await Promise.all(children.map(stopChild))) };
+}
