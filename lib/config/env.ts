@@ -14,7 +14,6 @@ const csv = z
   );
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
 const paymentSource = z.enum(["gateway", "host"]);
 
