@@ -1,12 +1,13 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
+import { backlogSummary } from "../inbox/inbox-stats";
 import { QUEUES } from "../queue/queues";
 
 export type HealthReport = {
   healthy: boolean;
   database: { ok: boolean; error?: string };
   queue: { ok: boolean; error?: string; ready?: number; active?: number };
-  inbox: { pending: number; oldestPendingSeconds: number | null } | null;
+  inbox: { pending: number; oldestPendingSeconds: number | null; failed: number } | null;
 };
 
 function message(error: unknown): string {
@@ -21,13 +22,8 @@ function message(error: unknown): string {
 export async function checkHealth(db: Queryable, boss: () => Promise<PgBoss>): Promise<HealthReport> {
   const report: HealthReport = { healthy: false, database: { ok: false }, queue: { ok: false }, inbox: null };
   try {
-    const { rows } = await db.query<{ pending: number; oldest: number | null }>(
-      `SELECT count(*)::int AS pending,
-              extract(epoch FROM now() - min(received_at))::float8 AS oldest
-         FROM webhook_inbox WHERE status = 'pending'`,
-    );
+    report.inbox = await backlogSummary(db);
     report.database = { ok: true };
-    report.inbox = { pending: rows[0]!.pending, oldestPendingSeconds: rows[0]!.oldest === null ? null : Math.round(rows[0]!.oldest) };
   } catch (error) {
     report.database = { ok: false, error: message(error) };
   }

@@ -123,7 +123,10 @@ export function parseSignatureHeader(header: string): { timestamp: number | null
   let timestamp: number | null = null;
   const signatures: string[] = [];
   for (const part of header.split(",")) {
-    const [key, value] = part.split("=", 2).map((piece) => piece.trim());
+    const at = part.indexOf("=");
+    if (at < 0) continue;
+    const key = part.slice(0, at).trim();
+    const value = part.slice(at + 1).trim();
     if (key === "t" && value && /^\d+$/.test(value)) timestamp = Number(value);
     if (key === "v1" && value) signatures.push(value);
   }

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../testing/test-app";
+import { backlogSummary, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
+
+let app: TestApp;
+let seq = 0;
+
+async function add(provider: string, status: string, minutesAgo: number, count = 1) {
+  for (let i = 0; i < count; i++) {
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, status, received_at, raw_body)
+       VALUES ($1, $2, 'x', $3, now() - make_interval(mins => $4), '\\x00')`,
+      [provider, `e${seq++}`, status, minutesAgo],
+    );
+  }
+}
+
+beforeAll(async () => {
+  app = await createTestApp("stats");
+  // stripe: a normal week (10% ignored), then an hour where half is ignored.
+  await add("stripe", "processed", 3 * 24 * 60, 180);
+  await add("stripe", "ignored", 3 * 24 * 60, 20);
+  await add("stripe", "processed", 10, 15);
+  await add("stripe", "ignored", 10, 15);
+  await add("stripe", "failed", 5, 2);
+  // standard: steady, with a pending backlog from two hours ago, and an event older than a week.
+  await add("standard", "processed", 120, 8);
+  await add("standard", "pending", 125, 2);
+  await add("standard", "ignored", 30, 2);
+  await add("standard", "processed", 8 * 24 * 60, 50);
+});
+afterAll(async () => app.close());
+
+describe("overview statistics", () => {
+  it("counts by provider, window and status, with ratios", async () => {
+    const stats = await providerStats(app.pool);
+    expect(stats.map((row) => row.provider)).toEqual(["standard", "stripe"]);
+    const [standard, stripe] = stats;
+    expect(stripe!.windows.hour).toMatchObject({ total: 32, processed: 15, ignored: 15, failed: 2, pending: 0 });
+    expect(stripe!.windows.hour.ignoredRatio).toBeCloseTo(15 / 32);
+    expect(stripe!.windows.hour.failedRatio).toBeCloseTo(2 / 32);
+    expect(stripe!.windows.day).toMatchObject({ total: 32 });
+    expect(stripe!.windows.week).toMatchObject({ total: 232, ignored: 35, processed: 195, failed: 2 });
+    expect(stripe!.baselineIgnoredRatio).toBeCloseTo(0.1);
+    expect(stripe!.ignoredJump).toBe(true);
+
+    expect(standard!.windows.hour).toMatchObject({ total: 2, ignored: 2 });
+    expect(standard!.windows.day).toMatchObject({ total: 12, processed: 8, pending: 2, ignored: 2 });
+    expect(standard!.windows.week.total).toBe(12);
+    expect(standard!.ignoredJump).toBe(false);
+  });
+
+  it("flags a jump only against a real baseline", () => {
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.5 }, { ratio: 0.1, total: 1000 })).toBe(true);
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.2 }, { ratio: 0.1, total: 1000 })).toBe(false);
+    expect(ignoredRatioJumped({ total: 10, ignoredRatio: 0.9 }, { ratio: 0.1, total: 1000 })).toBe(false);
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.9 }, { ratio: 0, total: 0 })).toBe(false);
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.8 }, { ratio: 0.45, total: 1000 })).toBe(false);
+  });
+
+  it("buckets the last 24 hours by hour and status, gaps filled", async () => {
+    const volume = await hourlyVolume(app.pool, 24);
+    expect(volume).toHaveLength(24);
+    const sum = (key: "processed" | "ignored" | "failed" | "pending") => volume.reduce((total, hour) => total + hour[key], 0);
+    expect(sum("processed")).toBe(15 + 8);
+    expect(sum("ignored")).toBe(15 + 2);
+    expect(sum("failed")).toBe(2);
+    expect(sum("pending")).toBe(2);
+    expect((await hourlyVolume(app.pool, 24, "standard")).reduce((total, hour) => total + hour.processed, 0)).toBe(8);
+  });
+
+  it("summarizes the backlog", async () => {
+    const backlog = await backlogSummary(app.pool);
+    expect(backlog.pending).toBe(2);
+    expect(backlog.failed).toBe(2);
+    expect(backlog.oldestPendingSeconds).toBeGreaterThanOrEqual(125 * 60 - 5);
+  });
+});
