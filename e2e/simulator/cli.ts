@@ -48,6 +48,7 @@ function parse(argv: string[]) {
       token: { type: "string" },
       "no-check": { type: "boolean", default: false },
       "drain-timeout": { type: "string", default: "900" },
+      help: { type: "boolean", default: false },
     },
   });
   const providers = values.providers.split(",").map((name) => name.trim());
@@ -62,7 +63,7 @@ function parse(argv: string[]) {
     return value;
   };
   return {
-    command: positionals[0],
+    command: values.help ? undefined : positionals[0],
     url: values.url.replace(/\/+$/, ""),
     payments: number("payments", 1),
     providers: providers as SimulatedProvider[],

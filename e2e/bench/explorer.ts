@@ -1,0 +1,96 @@
+import { parseArgs } from "node:util";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { createPool, type Pool } from "@/lib/db/pool";
+import { backlogSummary, hourlyVolume, providerStats } from "@/lib/inbox/inbox-stats";
+import { listEvents } from "@/lib/inbox/list-events";
+import { previewReplay } from "@/lib/inbox/replay-events";
+import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
+
+// `npm run bench:explorer -- [--events 1000000] [--keep]`: the console's server time at scale. Fills
+// a fresh database (on TEST_DATABASE_URL's server) with N events spread over a week, then times the
+// explorer's and the overview's queries (median of several runs) and prints them.
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { events: { type: "string", default: "1000000" }, keep: { type: "boolean", default: false } },
+});
+const total = Number(values.events);
+const BATCH = 100_000;
+
+async function fill(pool: Pool) {
+  const started = Date.now();
+  for (let from = 1; from <= total; from += BATCH) {
+    const to = Math.min(total, from + BATCH - 1);
+    // Spread over 7 days, newest last; 4 providers; ~5% ignored, 0.1% failed, the last 200 pending;
+    // 3 events per charge, 50k customers, an order id in the payload.
+    await pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_id, customer_email, payload,
+                                  raw_body, occurred_at, occurred_at_precision, received_at, status, ignored_reason, attempts, processed_at)
+       SELECT (ARRAY['stripe','standard','pagarme','asaas'])[1 + g % 4],
+              'evt_' || g,
+              (ARRAY['charge.succeeded','charge.refunded','charge.pending','charge.dispute.created'])[1 + (g / 7) % 4],
+              'ch_' || (g / 3), 'cus_' || (g % 50000), 'customer' || (g % 50000) || '@example.com',
+              jsonb_build_object('id', 'evt_' || g, 'type', 'charge.succeeded', 'data', jsonb_build_object('object',
+                jsonb_build_object('id', 'ch_' || (g / 3), 'amount', g % 10000, 'metadata', jsonb_build_object('order_id', 'ord_' || (g % 200000))))),
+              convert_to('{"id":"evt_' || g || '"}', 'UTF8'),
+              now() - make_interval(secs => ($3::int - g) * (604800.0 / $3::int)) - interval '2 seconds', 'second',
+              now() - make_interval(secs => ($3::int - g) * (604800.0 / $3::int)),
+              CASE WHEN g > $3::int - 200 THEN 'pending' WHEN g % 1000 = 0 THEN 'failed' WHEN g % 20 = 0 THEN 'ignored' ELSE 'processed' END,
+              CASE WHEN g % 20 = 0 AND g % 1000 <> 0 THEN 'stale' END,
+              1, now()
+         FROM generate_series($1::int, $2::int) AS g`,
+      [from, to, total],
+    );
+    process.stdout.write(`\rfilled ${to}/${total}`);
+  }
+  await pool.query("VACUUM ANALYZE webhook_inbox");
+  console.log(`\rfilled ${total} events in ${((Date.now() - started) / 1000).toFixed(0)}s (insert + index + vacuum analyze)`);
+}
+
+async function time(label: string, run: () => Promise<unknown>, repeat = 7) {
+  const samples: number[] = [];
+  for (let i = 0; i < repeat; i++) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  const median = samples[Math.floor(samples.length / 2)]!;
+  console.log(`${label.padEnd(58)} median ${median.toFixed(1).padStart(7)} ms   max ${samples.at(-1)!.toFixed(1).padStart(7)} ms`);
+}
+
+const name = `webhook_inbox_bench_explorer_${process.pid}`;
+await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+await adminQuery(`CREATE DATABASE ${name}`);
+const url = databaseUrl(name);
+await migrateDatabase(url);
+const pool = createPool(url, 4, "bench-explorer");
+try {
+  await fill(pool);
+  const deep = await (async () => {
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) cursor = (await listEvents(pool, { filter: {}, cursor, limit: 50 })).nextCursor ?? undefined;
+    return cursor;
+  })();
+  console.log(`\nexplorer and overview at ${total} events (page size 50):`);
+  await time("explorer: newest events", () => listEvents(pool, { filter: {}, limit: 50 }));
+  await time("explorer: page 21 (keyset cursor)", () => listEvents(pool, { filter: {}, cursor: deep, limit: 50 }));
+  await time("explorer: provider=stripe, status=failed", () => listEvents(pool, { filter: { provider: "stripe", statuses: ["failed"] }, limit: 50 }));
+  await time("explorer: status=ignored, sorted by occurred", () => listEvents(pool, { filter: { statuses: ["ignored"] }, sort: "occurred_desc", limit: 50 }));
+  await time("explorer: search customer e-mail", () => listEvents(pool, { filter: { search: "customer4242@example.com" }, limit: 50 }));
+  await time("explorer: search charge id", () => listEvents(pool, { filter: { search: `ch_${Math.floor(total / 6)}` }, limit: 50 }));
+  await time("explorer: search event id", () => listEvents(pool, { filter: { search: `evt_${Math.floor(total / 2)}` }, limit: 50 }));
+  await time("explorer: JSON path data.object.metadata.order_id", () =>
+    listEvents(pool, { filter: { jsonPath: "data.object.metadata.order_id", jsonValue: "ord_777" }, limit: 50 }),
+  );
+  await time("explorer: type + received in the last day", () =>
+    listEvents(pool, { filter: { type: "charge.refunded", receivedFrom: new Date(Date.now() - 86_400_000) }, limit: 50 }),
+  );
+  await time("bulk replay preview: all ignored + failed", () => previewReplay(pool, {}), 3);
+  await time("overview: per-provider stats (hour/day/week)", () => providerStats(pool), 3);
+  await time("overview: hourly volume, 24h", () => hourlyVolume(pool, 24), 3);
+  await time("overview: backlog summary", () => backlogSummary(pool));
+} finally {
+  await pool.end();
+  if (!values.keep) await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
