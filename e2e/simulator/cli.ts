@@ -4,6 +4,7 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { checkFinalStates, deliverAll, httpSender, planDeliveries, type PaymentReading } from "./deliver";
 import { startFakeGateway } from "./fake-gateway";
 import type { SimulatedProvider } from "./gateway-events";
+import { deliveryFor } from "./gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
 
 // `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
@@ -27,7 +28,10 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
   --gateway-port N          fake gateway port; point STRIPE_API_URL/STANDARD_API_URL at it (default 4010, 0 = off)
   --token T                 API token for the final check (default: first of PAYMENTS_API_TOKENS)
   --no-check                skip waiting and checking
-  --drain-timeout S         seconds to wait for the app to drain (default 900)`;
+  --drain-timeout S         seconds to wait for the app to drain (default 900)
+  --unknown N               also send N Stripe disputes on charges the fake gateway learns only after
+                            the drain: their refetch fails, so they end failed, ready to replay
+  --hold                    keep serving the fake gateway after the check, until Ctrl-C`;
 
 type Options = ReturnType<typeof parse>;
 
@@ -48,6 +52,8 @@ function parse(argv: string[]) {
       token: { type: "string" },
       "no-check": { type: "boolean", default: false },
       "drain-timeout": { type: "string", default: "900" },
+      unknown: { type: "string", default: "0" },
+      hold: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });
@@ -76,6 +82,8 @@ function parse(argv: string[]) {
     token: values.token,
     check: !values["no-check"],
     drainTimeoutMs: number("drain-timeout", 1) * 1000,
+    unknown: number("unknown", 0, 1000),
+    hold: values.hold,
   };
 }
 
@@ -118,13 +126,36 @@ function reader(url: string, token: string) {
   };
 }
 
+/** Disputes on charges the fake gateway doesn't know yet: their refetch gets 404 until it learns them. */
+function unknownDisputes(seed: number, count: number): PaymentHistory[] {
+  return Array.from({ length: count }, (_, index) => ({
+    provider: "stripe" as const,
+    payment: {
+      chargeId: `ch_unknown_${seed}_${index}`,
+      amount: 5000,
+      currency: "usd",
+      customerId: "cus_unknown",
+      customerEmail: "late.gateway@example.com",
+    },
+    steps: [{ kind: "dispute_opened" as const, amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }],
+    truth: { status: "disputed" as const, amountRefunded: 0 },
+  }));
+}
+
 async function run(options: Options): Promise<number> {
   const secrets = secretsFromEnv();
   const histories = generateHistories(options.seed, options.payments, options.providers);
+  const unknown = unknownDisputes(options.seed, options.unknown);
   const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort) : null;
   if (gateway) console.log(`fake gateway API on ${gateway.url}`);
   try {
-    const plan = planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed });
+    const plan = [
+      ...planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed }),
+      ...unknown.map((history) => ({
+        ...deliveryFor("stripe", history.payment, history.steps[0]!, secrets.stripe),
+        chargeId: history.payment.chargeId,
+      })),
+    ];
     const events = histories.reduce((sum, history) => sum + history.steps.length, 0);
     console.log(
       `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} deliveries ` +
@@ -155,6 +186,17 @@ async function run(options: Options): Promise<number> {
     console.log(`check: ${check.matched}/${check.payments} payments in their true final state`);
     for (const mismatch of check.mismatches.slice(0, 20)) {
       console.log(`  ${mismatch.chargeId}: expected ${mismatch.expected}, app has ${mismatch.actual}`);
+    }
+    if (unknown.length > 0 && gateway) {
+      gateway.add(unknown);
+      console.log(
+        `${unknown.length} dispute(s) on charges the gateway didn't know failed (${unknown.map((history) => history.payment.chargeId).join(", ")}). ` +
+          `The fake gateway knows them now: replay them (console: Events, status failed; or npm run cli -- replay --status failed).`,
+      );
+    }
+    if (options.hold && gateway) {
+      console.log(`serving the fake gateway on ${gateway.url} until Ctrl-C`);
+      await new Promise<void>((done) => process.once("SIGINT", done));
     }
     return check.mismatches.length === 0 && report.failed === 0 ? 0 : 1;
   } finally {

@@ -43,6 +43,17 @@ function containment(path: string, value: unknown): string {
 }
 
 /**
+ * Events of a customer: those that name the customer, and those of the customer's payments (a
+ * dispute or refund notice often carries no customer at all).
+ */
+function customerCondition(value: string, placeholder: string): string {
+  const [eventColumn, paymentColumn, term] = value.includes("@")
+    ? ["customer_email", "customer_email", `lower(${placeholder})`]
+    : ["customer_id", "customer_id", placeholder];
+  return `(${eventColumn} = ${term} OR (provider, resource_id) IN (SELECT provider, gateway_charge_id FROM payments WHERE ${paymentColumn} = ${term}))`;
+}
+
+/**
  * The filter as a WHERE clause over webhook_inbox (alias-free), with numbered parameters starting
  * after `offset`. Every condition is one an index serves (see the explorer migration).
  */
@@ -62,19 +73,13 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
   if (filter.occurredTo) conditions.push(`occurred_at < ${param(filter.occurredTo)}`);
   if (filter.eventId) conditions.push(`event_id = ${param(filter.eventId)}`);
   if (filter.resourceId) conditions.push(`resource_id = ${param(filter.resourceId)}`);
-  if (filter.customer) {
-    conditions.push(
-      filter.customer.includes("@")
-        ? `customer_email = lower(${param(filter.customer)})`
-        : `customer_id = ${param(filter.customer)}`,
-    );
-  }
+  if (filter.customer) conditions.push(customerCondition(filter.customer, param(filter.customer)));
   if (filter.search) {
     const term = param(filter.search);
     conditions.push(
       filter.search.includes("@")
-        ? `customer_email = lower(${term})`
-        : `(event_id = ${term} OR resource_id = ${term} OR customer_id = ${term})`,
+        ? customerCondition(filter.search, term)
+        : `(event_id = ${term} OR resource_id = ${term} OR ${customerCondition(filter.search, term)})`,
     );
   }
   if (filter.jsonPath && filter.jsonValue !== undefined) {

@@ -110,6 +110,19 @@ describe("listEvents", () => {
     expect(await count({ occurredTo: new Date("2025-12-31T23:59:30Z") })).toBe(24);
   });
 
+  it("finds a customer's events through their payments when the event itself names no customer", async () => {
+    await app.pool.query(
+      "INSERT INTO payments (provider, gateway_charge_id, status, customer_email, customer_id) VALUES ('stripe', 'ch_disputed', 'disputed', 'zed@example.com', 'cus_zed')",
+    );
+    await seed([{ eventId: "evt_dispute_zed", resource: "ch_disputed", receivedAt: "2026-01-02T00:00:00Z" }]);
+    for (const filter of [{ search: "Zed@example.com" }, { search: "cus_zed" }, { customer: "zed@example.com" }]) {
+      const page = await listEvents(app.pool, { filter, limit: 10 });
+      expect(page.rows.map((row) => row.eventId)).toEqual(["evt_dispute_zed"]);
+    }
+    await app.pool.query("DELETE FROM webhook_inbox WHERE event_id = 'evt_dispute_zed'");
+    await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'ch_disputed'");
+  });
+
   it("finds events by a JSON path and value, string or number", async () => {
     const count = async (filter: EventFilter) => (await allPages(filter, "received_desc", 200)).length;
     expect(await count({ jsonPath: "data.object.metadata.order", jsonValue: "A-1" })).toBe(10);
