@@ -6,6 +6,7 @@ import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env"
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool, type Pool } from "@/lib/db/pool";
+import { describeZodError } from "@/lib/http/app-error";
 import { createUser, type CreateUserInput } from "@/lib/auth/users";
 import { createPrisma } from "@/lib/db/prisma";
 import { eventFilterSchema } from "@/lib/inbox/event-filter";
@@ -123,9 +124,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const message =
-      error instanceof ZodError ? error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("\n") : error instanceof Error ? error.message : String(error);
-    console.error(message);
+    console.error(error instanceof ZodError ? describeZodError(error, "\n") : error instanceof Error ? error.message : String(error));
     process.exit(1);
   },
 );

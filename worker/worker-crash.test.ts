@@ -28,6 +28,48 @@ afterAll(async () => {
   await app.close();
 });
 
+async function ingestSucceeded(chargeId: string) {
+  const delivery = deliveryFor(
+    "stripe",
+    { chargeId, amount: 1000, currency: "usd", customerId: "c", customerEmail: "c@example.com" },
+    { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
+    TEST_SECRETS.stripe,
+  );
+  const stored = await ingestEvent(
+    { pool: app.pool, boss: app.boss, config: app.config },
+    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+  );
+  return stored.kind === "stored" ? stored.inboxId : 0;
+}
+
+describe("a worker stopped with SIGTERM mid-job", () => {
+  it("finishes the job it holds, then exits cleanly", async () => {
+    const chargeId = randomId("ch");
+    await app.pool.query(
+      "INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('stripe', $1, 'pending', 1000, 'usd')",
+      [chargeId],
+    );
+    const inboxId = await ingestSucceeded(chargeId);
+    const blocker = await app.pool.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("SELECT 1 FROM payments WHERE gateway_charge_id = $1 FOR UPDATE", [chargeId]);
+    const worker = startWorker();
+    const exited = new Promise<number | null>((done) => worker.once("exit", (code) => done(code)));
+    await waitFor(
+      async () => (await app.pool.query("SELECT 1 FROM processing_attempts WHERE inbox_id = $1 AND outcome = 'running'", [inboxId])).rowCount,
+      30_000,
+      "the worker to be mid-job",
+    );
+    worker.kill("SIGTERM");
+    await new Promise((done) => setTimeout(done, 300));
+    await blocker.query("ROLLBACK");
+    blocker.release();
+    expect(await exited).toBe(0);
+    const { rows } = await app.pool.query("SELECT status, attempts FROM webhook_inbox WHERE id = $1", [inboxId]);
+    expect(rows[0]).toEqual({ status: "processed", attempts: 1 });
+  });
+});
+
 describe("a worker killed mid-job", () => {
   it("loses nothing: the event is processed after a new worker starts", async () => {
     const chargeId = randomId("ch");

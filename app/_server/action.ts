@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { ACTION_ACCESS, type ActionName } from "@/lib/auth/access-table";
 import type { UserView } from "@/lib/auth/users";
-import { AppError } from "@/lib/http/app-error";
+import { AppError, describeZodError } from "@/lib/http/app-error";
 import { clientIp } from "./auth";
 import { requirePermission } from "./session";
 
@@ -26,7 +26,7 @@ export async function runAction<Schema extends z.ZodType, T>(
   } catch (error) {
     if (error instanceof AppError) return { ok: false, error: error.message, code: error.code };
     if (error instanceof z.ZodError) {
-      return { ok: false, error: error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; "), code: "BAD_REQUEST" };
+      return { ok: false, error: describeZodError(error), code: "BAD_REQUEST" };
     }
     console.error(`[action ${name}]`, error);
     return { ok: false, error: "Something went wrong; the error was logged." };

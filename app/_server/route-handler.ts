@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
-import { AppError } from "@/lib/http/app-error";
+import { AppError, describeZodError } from "@/lib/http/app-error";
 
 export function errorResponse(status: number, error: string, code?: string): NextResponse {
   return NextResponse.json(code ? { error, code } : { error }, { status });
@@ -19,7 +19,7 @@ export function withErrors<Args extends unknown[]>(
     } catch (error) {
       if (error instanceof AppError) return errorResponse(error.status, error.message, error.code);
       if (error instanceof ZodError) {
-        return errorResponse(400, error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "), "BAD_REQUEST");
+        return errorResponse(400, describeZodError(error), "BAD_REQUEST");
       }
       console.error("[http] unhandled error:", error);
       return errorResponse(500, "internal error");

@@ -1,21 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { createRequire } from "node:module";
+import { freePort } from "@/lib/db/embedded";
 
 // Starts the built app (`next start`) and a real worker process against a test database, the way
 // `npm start` does, on a free port.
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => done(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 export type AppServer = { url: string; stop: () => Promise<void>; logs: string[] };
 

@@ -51,6 +51,8 @@ export type FakeGateway = {
   requests: { path: string; at: number }[];
   /** While down, every request gets 503. */
   setDown: (down: boolean) => void;
+  /** Answers only after this many milliseconds (a slow gateway, for timeouts). */
+  setDelay: (ms: number) => void;
   add: (histories: PaymentHistory[]) => void;
   close: () => Promise<void>;
 };
@@ -61,9 +63,11 @@ export async function startFakeGateway(histories: PaymentHistory[] = [], port = 
   add(histories);
   const requests: FakeGateway["requests"] = [];
   let down = false;
-  const server: Server = createServer((request, response) => {
+  let delayMs = 0;
+  const server: Server = createServer(async (request, response) => {
     const path = request.url ?? "/";
     requests.push({ path, at: Date.now() });
+    if (delayMs > 0) await new Promise((done) => setTimeout(done, delayMs));
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify(body));
@@ -84,7 +88,14 @@ export async function startFakeGateway(histories: PaymentHistory[] = [], port = 
     setDown: (value) => {
       down = value;
     },
+    setDelay: (ms) => {
+      delayMs = ms;
+    },
     add,
-    close: () => new Promise((done) => server.close(() => done())),
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }

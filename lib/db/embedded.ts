@@ -21,7 +21,8 @@ async function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on right now (the OS picks it). */
+export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once("error", fail);

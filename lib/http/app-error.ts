@@ -1,3 +1,5 @@
+import type { ZodError } from "zod";
+
 /** One error type for the edges: a code, a message safe to show, and the HTTP status it maps to. */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -25,4 +27,9 @@ export class AppError extends Error {
   get status(): number {
     return ERROR_STATUS[this.code];
   }
+}
+
+/** A zod error as one readable line per problem ("field: message"). */
+export function describeZodError(error: ZodError, separator = "; "): string {
+  return error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join(separator);
 }

@@ -29,6 +29,7 @@ beforeEach(async () => {
   await app.pool.query("TRUNCATE webhook_inbox, payments, processing_attempts, payment_transitions, audit_log CASCADE");
   await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
   gateway.setDown(false);
+  gateway.setDelay(0);
 });
 
 function depsWith(overrides: Record<string, string> = {}): ProcessDeps & { config: AppConfig } {
@@ -243,6 +244,14 @@ describe("processEvent", () => {
     expect((await replayEvents(deps, { statuses: ["failed"] }, { actor: "ops" })).total).toBe(1);
     expect(await processEvent(deps, id)).toBe("processed");
     expect(await payment(p.chargeId)).toMatchObject({ status: "disputed" });
+  });
+
+  it("gives up on a gateway that doesn't answer within the timeout, and retries", async () => {
+    const deps = depsWith({ REFETCH_TIMEOUT_MS: "200" });
+    gateway.setDelay(2000);
+    const id = await ingest(facts(), { kind: "dispute_opened" });
+    expect(await processEvent(deps, id)).toBe("retry");
+    expect(await inbox(id)).toMatchObject({ status: "pending", attempts: 1, last_error: expect.stringMatching(/TimeoutError|aborted/i) });
   });
 
   it("keeps refetches under the configured rate", async () => {

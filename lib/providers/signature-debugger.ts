@@ -53,6 +53,22 @@ function reserialized(payload: string): string[] {
   return [...variants];
 }
 
+/** The re-encoded or re-spaced copies of the payload, signed the right way otherwise. */
+function reencodedPayloads(correct: Hypothesis, signedPrefix: string, payload: string): Hypothesis[] {
+  return reserialized(payload).map((variant) => ({
+    ...correct,
+    content: `${signedPrefix}${variant}`,
+    verdict: "payload" as const,
+    message: "The signature matches a re-encoded or re-spaced copy of this payload: verify the raw bytes exactly as received.",
+  }));
+}
+
+/** The first mistake that reproduces the signature, or the verdict that none does. */
+function conclude(signatures: string[], hypotheses: Hypothesis[], noneMatches: string): Diagnosis {
+  const match = firstMatch(signatures, hypotheses);
+  return match ? { verdict: match.verdict, ok: false, message: match.message } : { verdict: "secret", ok: false, message: noneMatches };
+}
+
 function firstMatch(signatures: string[], hypotheses: Hypothesis[]): Hypothesis | undefined {
   return hypotheses.find((hypothesis) => {
     const computed = mac(hypothesis.algorithm, hypothesis.key, hypothesis.content, hypothesis.encoding);
@@ -93,20 +109,13 @@ function diagnoseStripe(input: Extract<DebugInput, { provider: "stripe" }>, nowS
       ? [{ ...correct, key: secret.slice(6), verdict: "secret" as const, message: "The key was the secret without its whsec_ prefix; use the whole string." }]
       : []),
     { ...correct, content: payload, verdict: "payload", message: "Only the body was signed; Stripe signs \"{t}.{body}\" (the timestamp, a dot, then the raw body)." },
-    ...reserialized(payload).map((variant) => ({
-      ...correct,
-      content: `${timestamp}.${variant}`,
-      verdict: "payload" as const,
-      message: "The signature matches a re-encoded or re-spaced copy of this payload: verify the raw bytes exactly as received.",
-    })),
+    ...reencodedPayloads(correct, `${timestamp}.`, payload),
   ];
-  const match = firstMatch(signatures, hypotheses);
-  if (match) return { verdict: match.verdict, ok: false, message: match.message };
-  return {
-    verdict: "secret",
-    ok: false,
-    message: "No common mistake reproduces the signature: the payload was signed with a different secret, or changed after signing.",
-  };
+  return conclude(
+    signatures,
+    hypotheses,
+    "No common mistake reproduces the signature: the payload was signed with a different secret, or changed after signing.",
+  );
 }
 
 function diagnoseStandard(input: Extract<DebugInput, { provider: "standard" }>, nowSeconds: number, toleranceSeconds: number): Diagnosis {
@@ -139,20 +148,13 @@ function diagnoseStandard(input: Extract<DebugInput, { provider: "standard" }>, 
       : []),
     { ...correct, content: payload, verdict: "payload", message: "Only the body was signed; the spec signs \"{webhook-id}.{webhook-timestamp}.{body}\"." },
     { ...correct, content: `${input.webhookTimestamp}.${payload}`, verdict: "payload", message: "The webhook-id was left out of the signed content: sign \"{id}.{timestamp}.{body}\"." },
-    ...reserialized(payload).map((variant) => ({
-      ...correct,
-      content: `${webhookId}.${input.webhookTimestamp}.${variant}`,
-      verdict: "payload" as const,
-      message: "The signature matches a re-encoded or re-spaced copy of this payload: verify the raw bytes exactly as received.",
-    })),
+    ...reencodedPayloads(correct, `${webhookId}.${input.webhookTimestamp}.`, payload),
   ];
-  const match = firstMatch(signatures, hypotheses);
-  if (match) return { verdict: match.verdict, ok: false, message: match.message };
-  return {
-    verdict: "secret",
-    ok: false,
-    message: "No common mistake reproduces the signature: the payload was signed with a different secret, or changed after signing (or the id/timestamp differ).",
-  };
+  return conclude(
+    signatures,
+    hypotheses,
+    "No common mistake reproduces the signature: the payload was signed with a different secret, or changed after signing (or the id/timestamp differ).",
+  );
 }
 
 export function diagnoseSignature(input: DebugInput, nowSeconds: number, toleranceSeconds: number): Diagnosis {

@@ -5,21 +5,10 @@ import { useRouter } from "next/navigation";
 import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState } from "@tanstack/react-table";
 import { LocalTime } from "@/app/_components/local-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
+import type { EventListRow } from "@/lib/inbox/list-events";
 
-export type EventTableRow = {
-  id: number;
-  provider: string;
-  eventId: string;
-  eventType: string;
-  resourceId: string | null;
-  customerEmail: string | null;
-  status: string;
-  ignoredReason: string | null;
-  attempts: number;
-  occurredAt: string | null;
-  receivedAt: string;
-  lastError: string | null;
-};
+/** An explorer row as it crosses to the browser: times as ISO strings. */
+export type EventTableRow = Omit<EventListRow, "occurredAt" | "receivedAt"> & { occurredAt: string | null; receivedAt: string };
 
 const features = tableFeatures({ rowSortingFeature });
 const helper = createColumnHelper<typeof features, EventTableRow>();

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { LocalTime } from "@/app/_components/local-time.client";
+import type { ActionResult } from "@/app/_server/action";
 import { createUser, updateUser } from "./actions";
 
 type User = { id: number; email: string; name: string | null; role: string; createdAt: string; disabledAt: string | null };
@@ -11,12 +12,14 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [message, setMessage] = useState<{ kind: "ok" | "bad"; text: string } | null>(null);
-  const run = (work: () => Promise<{ ok: boolean; error?: string } & Record<string, unknown>>, success: (result: never) => string) =>
+  /** Runs an action, shows its outcome (`describe` words a success), refreshes the list. */
+  function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string) {
     startTransition(async () => {
       const result = await work();
-      setMessage(result.ok ? { kind: "ok", text: success(result as never) } : { kind: "bad", text: result.error ?? "failed" });
+      setMessage(result.ok ? { kind: "ok", text: describe(result.data) } : { kind: "bad", text: result.error });
       router.refresh();
     });
+  }
   return (
     <>
       <form
@@ -34,10 +37,7 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
           event.currentTarget.reset();
           run(
             () => createUser(input),
-            (result: { data: { user: User; password: string | null } }) =>
-              result.data.password
-                ? `Created ${result.data.user.email}. Password (shown once): ${result.data.password}`
-                : `Created ${result.data.user.email}.`,
+            (data) => (data.password ? `Created ${data.user.email}. Password (shown once): ${data.password}` : `Created ${data.user.email}.`),
           );
         }}
       >

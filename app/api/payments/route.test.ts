@@ -1,0 +1,64 @@
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+
+// The host application's API through the real route handlers, on a database of this file's own.
+
+let app: TestApp;
+let register: (request: Request) => Promise<Response>;
+let read: (request: NextRequest, context: { params: Promise<{ provider: string; chargeId: string }> }) => Promise<Response>;
+
+beforeAll(async () => {
+  app = await createTestApp("payments_api");
+  vi.stubEnv("DATABASE_URL", app.db.url);
+  vi.stubEnv("PAYMENTS_API_TOKENS", "old-token,new-token");
+  ({ POST: register } = await import("./route"));
+  ({ GET: read } = await import("./[provider]/[chargeId]/route"));
+});
+afterAll(async () => {
+  const { webRuntime } = await import("@/lib/runtime/web-runtime");
+  await (await webRuntime().boss()).stop({ graceful: false });
+  await webRuntime().pool.end();
+  vi.unstubAllEnvs();
+  await app.close();
+});
+
+const post = (body: unknown, token?: string) =>
+  register(
+    new Request("http://localhost/api/payments", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+
+describe("POST /api/payments", () => {
+  const payment = { provider: "asaas", chargeId: "pay_123", amount: 4990, currency: "BRL", customerEmail: "Bia@Example.com" };
+
+  it("refuses a missing or wrong token", async () => {
+    expect((await post(payment)).status).toBe(401);
+    expect((await post(payment, "guess")).status).toBe(401);
+  });
+
+  it("registers once (201), then answers 200 for the same charge; either rotated token works", async () => {
+    const first = await post(payment, "new-token");
+    expect(first.status).toBe(201);
+    expect(await first.json()).toMatchObject({ created: true, eventsWoken: 0 });
+    expect((await post(payment, "old-token")).status).toBe(200);
+    const response = await read(new NextRequest("http://localhost/api/payments/asaas/pay_123", { headers: { authorization: "Bearer new-token" } }), {
+      params: Promise.resolve({ provider: "asaas", chargeId: "pay_123" }),
+    });
+    expect(await response.json()).toMatchObject({ status: "pending", amount: 4990, currency: "brl", customerEmail: "bia@example.com", registeredBy: "host" });
+  });
+
+  it("answers 400 with the bad field named, and 404 for an unknown payment", async () => {
+    const bad = await post({ ...payment, amount: -1, provider: "paypal" }, "new-token");
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatch(/provider.*amount|amount.*provider/s);
+    expect((await post("not json", "new-token")).status).toBe(400);
+    const missing = await read(new NextRequest("http://localhost/api/payments/asaas/nope", { headers: { authorization: "Bearer new-token" } }), {
+      params: Promise.resolve({ provider: "asaas", chargeId: "nope" }),
+    });
+    expect(missing.status).toBe(404);
+  });
+});

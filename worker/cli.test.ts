@@ -1,0 +1,59 @@
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+
+// The operator CLI as operators run it: a process, against a database given by DATABASE_URL.
+
+let app: TestApp;
+
+function cli(...args: string[]) {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "worker/cli.ts", ...args], {
+    env: { ...process.env, ...app.env, USER: "ops" },
+    encoding: "utf8",
+  });
+  return { code: result.status, out: result.stdout + result.stderr };
+}
+
+beforeAll(async () => {
+  app = await createTestApp("cli");
+  for (let i = 0; i < 5; i++) {
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, status, received_at, raw_body)
+       VALUES ($1, $2, $3, $4, $5, '\\x00')`,
+      [i < 3 ? "stripe" : "standard", `e${i}`, i === 0 ? "charge.refunded" : "charge.succeeded", i % 2 === 0 ? "failed" : "ignored", `2026-01-0${i + 1}T00:00:00Z`],
+    );
+  }
+});
+afterAll(async () => app.close());
+
+describe("npm run cli", () => {
+  it("replay --dry-run counts without changing anything", () => {
+    const result = cli("replay", "--provider", "stripe", "--status", "failed", "--dry-run");
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.out).toContain("would replay 2 event(s) (stripe: 2)");
+  });
+
+  it("replay puts matching events back to pending, dispatches them and audits it", async () => {
+    const result = cli("replay", "--status", "failed,ignored", "--since", "2026-01-02T00:00:00Z", "--until", "2026-01-05T00:00:00Z", "--type", "charge.succeeded");
+    expect(result.out).toContain("replayed 3 event(s)");
+    const { rows } = await app.pool.query("SELECT event_id FROM webhook_inbox WHERE status = 'pending' ORDER BY event_id");
+    expect(rows.map((row) => row.event_id)).toEqual(["e1", "e2", "e3"]);
+    expect((await app.pool.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhooks'")).rows[0].n).toBe(3);
+    const { rows: audit } = await app.pool.query("SELECT actor, details->>'count' AS count FROM audit_log WHERE action = 'replay'");
+    expect(audit).toEqual([{ actor: expect.stringMatching(/^cli:/), count: "3" }]);
+  });
+
+  it("rejects a bad status with a clear message", () => {
+    const result = cli("replay", "--status", "lost");
+    expect(result.code).toBe(1);
+    expect(result.out).toMatch(/statuses\.0: Invalid option/);
+  });
+
+  it("user:create adds a user and prints a generated password once", async () => {
+    const result = cli("user:create", "--email", "New@Example.com", "--role", "support");
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/created support new@example.com with password: \S{24}/);
+    expect(cli("user:create", "--email", "new@example.com", "--role", "admin").out).toContain("already exists");
+    expect(cli("user:create", "--email", "x@example.com", "--role", "root").code).toBe(1);
+  });
+});
