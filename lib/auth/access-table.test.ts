@@ -12,7 +12,6 @@ const EXPECTED: Record<Permission, readonly Role[]> = {
   "events.replay": ["finance", "admin"],
   "users.manage": ["admin"],
   "audit.read": ["admin"],
-  "settings.read": ["admin"],
 };
 
 const entries = [

@@ -9,7 +9,6 @@ export const PERMISSIONS = [
   "signatures.debug",
   "users.manage",
   "audit.read",
-  "settings.read",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -18,7 +17,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
   viewer: ["events.read"],
   support: ["events.read", "payload.unmasked", "signatures.debug"],
   finance: ["events.read", "payload.unmasked", "signatures.debug", "events.replay"],
-  admin: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "users.manage", "audit.read", "settings.read"],
+  admin: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "users.manage", "audit.read"],
 };
 
 export function can(role: Role, permission: Permission): boolean {

@@ -260,10 +260,6 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...process.env, ...extra };
 }
 
-export function isProduction(): boolean {
-  return process.env.NODE_ENV === "production";
-}
-
 /** The server tests create their databases on (each test file gets its own database). */
 export function testAdminDatabaseUrl(): string {
   return process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";

@@ -6,7 +6,7 @@ import { applyChargeUpdate, type ApplyResult } from "../payments/apply-charge-up
 import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/state-machine";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
-import { ParseError, type ChargeSnapshot, type NormalizedEvent } from "../providers/types";
+import { ParseError, type ChargeSnapshot, type NormalizedEvent, type ProviderDriver } from "../providers/types";
 import { matchesEventType, type GatewayClients } from "./gateway-clients";
 import { retryDelaySeconds } from "./retry-schedule";
 
@@ -114,8 +114,7 @@ function eventTime(event: NormalizedEvent): EventTime | null {
 type Observation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" };
 
 /** The state to apply: the event's own, or, where configured, the gateway's current one. */
-async function observe(deps: ProcessDeps, started: StartedAttempt, event: NormalizedEvent & { resourceId: string }): Promise<Observation> {
-  const driver = findDriver(started.provider)!;
+async function observe(deps: ProcessDeps, driver: ProviderDriver, event: NormalizedEvent & { resourceId: string }): Promise<Observation> {
   const providerConfig = deps.config.providers[driver.name];
   if (event.charge && !event.refetchRequired && !matchesEventType(providerConfig.refetchTypes, event.type)) {
     return { snapshot: event.charge, at: eventTime(event), source: "event" };
@@ -142,17 +141,12 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
   const { maxAttempts } = deps.config.worker;
 
   if (started.attempts > maxAttempts) {
-    return withTransaction(deps.pool, async (tx) => {
-      if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) return "skipped";
-      await settle(tx, started, "failed", { error: `gave up after ${maxAttempts} attempts (workers stopped during earlier attempts)` });
-      return "failed";
-    });
+    return failNow(deps, started, `gave up after ${maxAttempts} attempts (workers stopped during earlier attempts)`);
   }
-
   const driver = findDriver(started.provider);
+  if (!driver) return failNow(deps, started, `no driver for provider "${started.provider}"`);
   let event: NormalizedEvent;
   try {
-    if (!driver) throw new ParseError(`no driver for provider "${started.provider}"`);
     event = driver.parse(started.rawBody, {
       headers: started.headers,
       query: new URLSearchParams(started.queryString ?? ""),
@@ -161,20 +155,16 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;
     // Parsing is deterministic: retrying the same bytes cannot help. A fixed driver + replay can.
-    return withTransaction(deps.pool, async (tx) => {
-      if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) return "skipped";
-      await settle(tx, started, "failed", { error: error.message });
-      return "failed";
-    });
+    return failNow(deps, started, error.message);
   }
 
   try {
     const interesting = event.charge !== null || event.refetchRequired;
     const resourceId = event.resourceId;
-    const observation = interesting && resourceId ? await observe(deps, started, { ...event, resourceId }) : null;
+    const observation = interesting && resourceId ? await observe(deps, driver, { ...event, resourceId }) : null;
     return await withTransaction(deps.pool, async (tx) => {
       if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) {
-        await tx.query(FINISH_ATTEMPT, [started.attemptId, "ignored", "superseded by a newer attempt"]);
+        await tx.query(FINISH_ATTEMPT, [started.attemptId, "abandoned", "superseded by a newer attempt"]);
         return "skipped";
       }
       await refreshNormalizedColumns(tx, started, event);
@@ -189,7 +179,7 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
           at: observation.at,
           inboxId: started.id,
           source: observation.source,
-          createIfMissing: deps.config.providers[driver!.name].paymentSource === "gateway",
+          createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
         });
       }
       if (result.outcome === "processed") await settle(tx, started, "processed");
@@ -199,6 +189,15 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
   } catch (error) {
     return scheduleRetry(deps, started, error);
   }
+}
+
+/** Settles the event as failed at once (no retry can help), if this attempt still owns it. */
+function failNow(deps: ProcessDeps, started: StartedAttempt, error: string): Promise<ProcessOutcome> {
+  return withTransaction(deps.pool, async (tx) => {
+    if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) return "skipped";
+    await settle(tx, started, "failed", { error });
+    return "failed";
+  });
 }
 
 function describe(error: unknown): string {

@@ -15,7 +15,3 @@ const byName = new Map(DRIVERS.map((driver) => [driver.name as string, driver]))
 export function findDriver(provider: string): ProviderDriver | undefined {
   return isProviderName(provider) ? byName.get(provider) : undefined;
 }
-
-export function allDrivers(): readonly ProviderDriver[] {
-  return DRIVERS;
-}

@@ -6,9 +6,6 @@ export function fromUnixSeconds(seconds: number): EventTime {
   return { occurredAt: new Date(seconds * 1000).toISOString().replace(".000Z", "Z"), precision: "second" };
 }
 
-export function fromUnixMilliseconds(ms: number): EventTime {
-  return { occurredAt: new Date(ms).toISOString(), precision: "millisecond" };
-}
 
 const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/;
 
