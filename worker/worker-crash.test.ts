@@ -28,7 +28,16 @@ afterAll(async () => {
   await app.close();
 });
 
-async function ingestSucceeded(chargeId: string) {
+/**
+ * A worker process holding a job mid-way: the event's payment row is locked by the test, so the
+ * worker's transaction waits on it after its attempt started. `release` lets it go on.
+ */
+async function workerMidJob() {
+  const chargeId = randomId("ch");
+  await app.pool.query(
+    "INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('stripe', $1, 'pending', 1000, 'usd')",
+    [chargeId],
+  );
   const delivery = deliveryFor(
     "stripe",
     { chargeId, amount: 1000, currency: "usd", customerId: "c", customerEmail: "c@example.com" },
@@ -39,31 +48,30 @@ async function ingestSucceeded(chargeId: string) {
     { pool: app.pool, boss: app.boss, config: app.config },
     { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
   );
-  return stored.kind === "stored" ? stored.inboxId : 0;
+  const inboxId = stored.kind === "stored" ? stored.inboxId : 0;
+  const blocker = await app.pool.connect();
+  await blocker.query("BEGIN");
+  await blocker.query("SELECT 1 FROM payments WHERE gateway_charge_id = $1 FOR UPDATE", [chargeId]);
+  const worker = startWorker();
+  const exited = new Promise<number | null>((done) => worker.once("exit", (code) => done(code)));
+  await waitFor(
+    async () => (await app.pool.query("SELECT 1 FROM processing_attempts WHERE inbox_id = $1 AND outcome = 'running'", [inboxId])).rowCount,
+    30_000,
+    "the worker to be mid-job",
+  );
+  const release = async () => {
+    await blocker.query("ROLLBACK");
+    blocker.release();
+  };
+  return { chargeId, inboxId, worker, exited, release };
 }
 
 describe("a worker stopped with SIGTERM mid-job", () => {
   it("finishes the job it holds, then exits cleanly", async () => {
-    const chargeId = randomId("ch");
-    await app.pool.query(
-      "INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('stripe', $1, 'pending', 1000, 'usd')",
-      [chargeId],
-    );
-    const inboxId = await ingestSucceeded(chargeId);
-    const blocker = await app.pool.connect();
-    await blocker.query("BEGIN");
-    await blocker.query("SELECT 1 FROM payments WHERE gateway_charge_id = $1 FOR UPDATE", [chargeId]);
-    const worker = startWorker();
-    const exited = new Promise<number | null>((done) => worker.once("exit", (code) => done(code)));
-    await waitFor(
-      async () => (await app.pool.query("SELECT 1 FROM processing_attempts WHERE inbox_id = $1 AND outcome = 'running'", [inboxId])).rowCount,
-      30_000,
-      "the worker to be mid-job",
-    );
+    const { inboxId, worker, exited, release } = await workerMidJob();
     worker.kill("SIGTERM");
     await new Promise((done) => setTimeout(done, 300));
-    await blocker.query("ROLLBACK");
-    blocker.release();
+    await release();
     expect(await exited).toBe(0);
     const { rows } = await app.pool.query("SELECT status, attempts FROM webhook_inbox WHERE id = $1", [inboxId]);
     expect(rows[0]).toEqual({ status: "processed", attempts: 1 });
@@ -72,37 +80,10 @@ describe("a worker stopped with SIGTERM mid-job", () => {
 
 describe("a worker killed mid-job", () => {
   it("loses nothing: the event is processed after a new worker starts", async () => {
-    const chargeId = randomId("ch");
-    await app.pool.query(
-      "INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('stripe', $1, 'pending', 1000, 'usd')",
-      [chargeId],
-    );
-    const delivery = deliveryFor(
-      "stripe",
-      { chargeId, amount: 1000, currency: "usd", customerId: "c", customerEmail: "c@example.com" },
-      { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
-      TEST_SECRETS.stripe,
-    );
-    const stored = await ingestEvent(
-      { pool: app.pool, boss: app.boss, config: app.config },
-      { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
-    );
-    const inboxId = stored.kind === "stored" ? stored.inboxId : 0;
-
-    // Hold the payment row: the worker's transaction will wait on it, mid-job.
-    const blocker = await app.pool.connect();
-    await blocker.query("BEGIN");
-    await blocker.query("SELECT 1 FROM payments WHERE gateway_charge_id = $1 FOR UPDATE", [chargeId]);
-    const first = startWorker();
-    await waitFor(
-      async () => (await app.pool.query("SELECT 1 FROM processing_attempts WHERE inbox_id = $1 AND outcome = 'running'", [inboxId])).rowCount,
-      30_000,
-      "the first worker to be mid-job",
-    );
-    first.kill("SIGKILL");
-    await new Promise((done) => first.once("exit", done));
-    await blocker.query("ROLLBACK");
-    blocker.release();
+    const { chargeId, inboxId, worker, exited, release } = await workerMidJob();
+    worker.kill("SIGKILL");
+    await exited;
+    await release();
     expect((await app.pool.query("SELECT status FROM webhook_inbox WHERE id = $1", [inboxId])).rows[0].status).toBe("pending");
 
     startWorker();
