@@ -4,7 +4,7 @@ import { requirePagePermission } from "@/app/_server/session";
 import { VolumeChart } from "@/app/_components/volume-chart";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type StatWindow } from "@/lib/inbox/inbox-stats";
-import { QUEUES } from "@/lib/queue/queues";
+import { webhooksQueueDepth, type QueueDepth } from "@/lib/queue/boss";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const metadata: Metadata = { title: "Overview" };
@@ -19,10 +19,10 @@ function age(seconds: number | null): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
-async function queueDepth(): Promise<{ ready: number; deferred: number; active: number } | null> {
+/** The queue's depth, or null when the queue can't be read (the page still renders). */
+async function queueDepth(): Promise<QueueDepth | null> {
   try {
-    const queue = await (await webRuntime().boss()).getQueue(QUEUES.webhooks);
-    return queue ? { ready: queue.readyCount, deferred: queue.deferredCount, active: queue.activeCount } : null;
+    return await webhooksQueueDepth(await webRuntime().boss());
   } catch {
     return null;
   }

@@ -1,9 +1,10 @@
 import { NextRequest } from "next/server";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { useWebRuntime } from "@/lib/testing/web-runtime-env";
 import { ingestEvent } from "./ingest-event";
 
 // The ingest path end to end through the real route handler, on a database of this file's own.
@@ -40,22 +41,16 @@ async function count(sql: string): Promise<number> {
 
 const webhookJobs = () => count("pgboss.job WHERE name = 'webhooks'");
 
+let stopWebRuntime: () => Promise<void>;
+
 beforeAll(async () => {
   app = await createTestApp("ingest", { WEBHOOK_BODY_LIMIT_BYTES: "4096" });
-  vi.stubEnv("DATABASE_URL", app.db.url);
-  vi.stubEnv("WEBHOOK_SECRET_STRIPE", `${TEST_SECRETS.stripe},${TEST_SECRETS.stripeOld}`);
-  vi.stubEnv("WEBHOOK_SECRET_STANDARD", TEST_SECRETS.standard);
-  vi.stubEnv("WEBHOOK_SECRET_PAGARME", "");
-  vi.stubEnv("WEBHOOK_BODY_LIMIT_BYTES", "4096");
+  stopWebRuntime = useWebRuntime(app, { WEBHOOK_SECRET_PAGARME: "" });
   ({ POST } = await import("@/app/api/webhooks/[provider]/route"));
 });
 
 afterAll(async () => {
-  const { webRuntime } = await import("@/lib/runtime/web-runtime");
-  const runtime = webRuntime();
-  await (await runtime.boss()).stop({ graceful: false });
-  await runtime.pool.end();
-  vi.unstubAllEnvs();
+  await stopWebRuntime();
   await app.close();
 });
 

@@ -1,12 +1,13 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
 import { backlogSummary } from "../inbox/inbox-stats";
+import { webhooksQueueDepth } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
 
 export type HealthReport = {
   healthy: boolean;
   database: { ok: boolean; error?: string };
-  queue: { ok: boolean; error?: string; ready?: number; active?: number };
+  queue: { ok: boolean; error?: string; ready?: number; deferred?: number; active?: number };
   inbox: { pending: number; oldestPendingSeconds: number | null; failed: number } | null;
 };
 
@@ -28,9 +29,9 @@ export async function checkHealth(db: Queryable, boss: () => Promise<PgBoss>): P
     report.database = { ok: false, error: message(error) };
   }
   try {
-    const queue = await (await boss()).getQueue(QUEUES.webhooks);
-    report.queue = queue
-      ? { ok: true, ready: queue.readyCount, active: queue.activeCount }
+    const depth = await webhooksQueueDepth(await boss());
+    report.queue = depth
+      ? { ok: true, ...depth }
       : { ok: false, error: `queue "${QUEUES.webhooks}" does not exist (run npm run db:migrate)` };
   } catch (error) {
     report.queue = { ok: false, error: message(error) };

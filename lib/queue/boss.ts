@@ -79,6 +79,14 @@ export async function installQueues(connectionString: string): Promise<void> {
   }
 }
 
+export type QueueDepth = { ready: number; deferred: number; active: number };
+
+/** The webhooks queue's job counts (from pg-boss's stats cache), or null if the queue is missing. */
+export async function webhooksQueueDepth(boss: PgBoss): Promise<QueueDepth | null> {
+  const queue = await boss.getQueue(QUEUES.webhooks);
+  return queue ? { ready: queue.readyCount, deferred: queue.deferredCount, active: queue.activeCount } : null;
+}
+
 /** pg-boss statements run on our own client, so a job commits or rolls back with our transaction. */
 export function onClient(client: Queryable): IDatabase {
   return { executeSql: (text, values) => client.query(text, values as unknown[]) };

@@ -1,6 +1,7 @@
 import { NextRequest } from "next/server";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { useWebRuntime } from "@/lib/testing/web-runtime-env";
 
 // The host application's API through the real route handlers, on a database of this file's own.
 
@@ -8,18 +9,16 @@ let app: TestApp;
 let register: (request: Request) => Promise<Response>;
 let read: (request: NextRequest, context: { params: Promise<{ provider: string; chargeId: string }> }) => Promise<Response>;
 
+let stopWebRuntime: () => Promise<void>;
+
 beforeAll(async () => {
   app = await createTestApp("payments_api");
-  vi.stubEnv("DATABASE_URL", app.db.url);
-  vi.stubEnv("PAYMENTS_API_TOKENS", "old-token,new-token");
+  stopWebRuntime = useWebRuntime(app, { PAYMENTS_API_TOKENS: "old-token,new-token" });
   ({ POST: register } = await import("./route"));
   ({ GET: read } = await import("./[provider]/[chargeId]/route"));
 });
 afterAll(async () => {
-  const { webRuntime } = await import("@/lib/runtime/web-runtime");
-  await (await webRuntime().boss()).stop({ graceful: false });
-  await webRuntime().pool.end();
-  vi.unstubAllEnvs();
+  await stopWebRuntime();
   await app.close();
 });
 
