@@ -33,6 +33,7 @@ export default tseslint.config(
       "no-restricted-imports": restrict([
         ...libPatterns,
         { group: ["@/lib/payments/*", "../payments/*", "@/lib/inbox/*", "../inbox/*"], message: "providers know nothing of payments or the inbox." },
+        { group: ["@/lib/db/*", "../db/*", "pg", "pg-boss", "@prisma/*"], message: "providers know nothing of the database." },
       ]),
     },
   },
@@ -43,6 +44,17 @@ export default tseslint.config(
       "no-restricted-imports": restrict([
         ...libPatterns,
         { group: ["@/lib/http/*", "../http/*"], message: "payments know nothing of HTTP." },
+        { group: ["@/lib/providers/*", "../providers/*"], message: "payments know nothing of drivers: the shared vocabulary is lib/canonical." },
+      ]),
+    },
+  },
+  {
+    files: ["lib/canonical/**/*.ts"],
+    ignores: ["lib/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": restrict([
+        ...libPatterns,
+        { group: ["@/lib/*", "../*", "pg", "pg-boss", "@prisma/*"], message: "the canonical vocabulary depends on nothing else in lib/." },
       ]),
     },
   },

@@ -6,7 +6,8 @@ import { applyChargeUpdate, type ApplyResult } from "../payments/apply-charge-up
 import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/state-machine";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
-import { ParseError, type ChargeSnapshot, type NormalizedEvent, type ProviderDriver } from "../providers/types";
+import type { ChargeSnapshot } from "../canonical/charge-event";
+import { ParseError, type NormalizedEvent, type ProviderDriver } from "../providers/types";
 import { matchesEventType, type GatewayClients } from "./gateway-clients";
 import { retryDelaySeconds } from "./retry-schedule";
 

@@ -1,5 +1,5 @@
 import type { Queryable } from "../db/pool";
-import type { ChargeSnapshot } from "../providers/types";
+import type { ChargeSnapshot } from "../canonical/charge-event";
 import { decide, type CurrentPayment, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
 
 /** The payment must be registered by the host application first; the event waits and retries. */

@@ -1,4 +1,4 @@
-import { CHARGE_STATUSES, type ChargeStatus, type Precision } from "../providers/types";
+import { CHARGE_STATUSES, type ChargeStatus, type Precision } from "../canonical/charge-event";
 
 // The payment state machine and the ordering rules, pure and table-tested. The database writes that
 // apply a decision live in apply-charge-update.ts.

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { verifySharedSecret } from "./shared-secret";
-import { fromLocalTime } from "./time";
-import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver } from "./types";
+import { fromLocalTime } from "../canonical/event-time";
+import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { ParseError, type ProviderDriver } from "./types";
 
 // Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
 // `dateCreated` ("2024-06-12 16:45:03"), precision "second", a wall-clock time in Asaas's zone with

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
-import { fromIso } from "./time";
-import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver } from "./types";
+import { fromIso } from "../canonical/event-time";
+import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { ParseError, type ProviderDriver } from "./types";
 
 // Mercado Pago. Key rule: the body's `id`, the notification id (a number, kept as text). Time rule:
 // `date_created`, ISO-8601 with an offset and usually milliseconds (the precision it carries).

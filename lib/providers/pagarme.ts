@@ -2,8 +2,9 @@ import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { hmac, safeEqual } from "./signature";
-import { fromIso, fromLocalTime } from "./time";
-import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver, type VerifyResult } from "./types";
+import { fromIso, fromLocalTime } from "../canonical/event-time";
+import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { ParseError, type ProviderDriver, type VerifyResult } from "./types";
 
 // Pagar.me. Key rule: the event `id` (hook_...). Time rule: `created_at`, precision "second"; the
 // documented example ("2017-06-29T20:23:47") has no zone, so it is read as a wall-clock time in the

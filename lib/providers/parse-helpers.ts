@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { normalizedEventSchema, ParseError, type ChargeStatus, type NormalizedEvent } from "./types";
+import type { ChargeStatus } from "../canonical/charge-event";
+import { normalizedEventSchema, ParseError, type NormalizedEvent } from "./types";
 
 /** The body as JSON, or a ParseError naming what is wrong. */
 export function parseJson(raw: Buffer): unknown {

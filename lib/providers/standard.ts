@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
-import { fromIso, fromUnixSeconds } from "./time";
+import { fromIso, fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, toNormalizedEvent } from "./parse-helpers";
-import { CHARGE_STATUSES, ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver } from "./types";
+import { CHARGE_STATUSES, type ChargeSnapshot, type ChargeStatus } from "../canonical/charge-event";
+import { ParseError, type ProviderDriver } from "./types";
 
 // Standard Webhooks (https://www.standardwebhooks.com; Svix and others). Key rule: the `webhook-id`
 // header, stable across retries. Time rule: the body's ISO `timestamp` with its fractional digits

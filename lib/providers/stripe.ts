@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
-import { fromUnixSeconds } from "./time";
+import { fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, toNormalizedEvent } from "./parse-helpers";
-import type { ChargeSnapshot, ChargeStatus, ProviderDriver, VerifyResult } from "./types";
+import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import type { ProviderDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
 
 // Stripe. Key rule: the event `id` (evt_...), stable across resends. Time rule: `created`, Unix

@@ -1,37 +1,6 @@
 import { z } from "zod";
 import type { ProviderName } from "../config/provider-names";
-
-/** How fine the gateway's event time is; ties are only meaningful at the coarser of two precisions. */
-export const PRECISIONS = ["second", "millisecond", "microsecond"] as const;
-export type Precision = (typeof PRECISIONS)[number];
-
-/**
- * The canonical charge states a driver maps its event types to: what the gateway says the payment is
- * now. (The payments domain consumes these; providers know nothing of payments.)
- */
-export const CHARGE_STATUSES = [
-  "pending",
-  "authorized",
-  "paid",
-  "failed",
-  "canceled",
-  "partially_refunded",
-  "refunded",
-  "disputed",
-  "charged_back",
-] as const;
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
-
-/** What one event (or one refetch) says about a charge. Amounts are in minor units. */
-export const chargeSnapshotSchema = z.object({
-  status: z.enum(CHARGE_STATUSES),
-  amount: z.number().int().nonnegative().optional(),
-  amountRefunded: z.number().int().nonnegative().optional(),
-  currency: z.string().length(3).optional(),
-  customerId: z.string().max(150).optional(),
-  customerEmail: z.string().max(320).optional(),
-});
-export type ChargeSnapshot = z.infer<typeof chargeSnapshotSchema>;
+import { PRECISIONS, chargeSnapshotSchema, type ChargeSnapshot } from "../canonical/charge-event";
 
 /** A webhook after its driver parsed it; validated before it is stored. */
 export const normalizedEventSchema = z.object({

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { parseJson, parseWith, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { deriveEventKey } from "./signature";
-import { fromIso, type EventTime } from "./time";
-import { ParseError, type ChargeSnapshot, type ChargeStatus, type ProviderDriver } from "./types";
+import { fromIso, type EventTime } from "../canonical/event-time";
+import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { ParseError, type ProviderDriver } from "./types";
 
 // Zoop. Key rule: the event `id`; an event without one is keyed by deriveEventKey(transaction id,
 // type, transaction status, occurred time) (eventIdDerived). Time rule: the event's `created_at`

@@ -1,4 +1,4 @@
-import type { Precision } from "./types";
+import type { Precision } from "./charge-event";
 
 export type EventTime = { occurredAt: string; precision: Precision };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fromIso, fromLocalTime, fromUnixSeconds } from "./time";
+import { fromIso, fromLocalTime, fromUnixSeconds } from "./event-time";
 
 describe("event times", () => {
   it("keeps the precision the gateway gave", () => {
