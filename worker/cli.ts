@@ -11,6 +11,8 @@ import { createUser, type CreateUserInput } from "@/lib/auth/users";
 import { createPrisma } from "@/lib/db/prisma";
 import { eventFilterSchema } from "@/lib/inbox/event-filter";
 import { replayEvents } from "@/lib/inbox/replay-events";
+import { runRetention } from "@/lib/inbox/archive-settled-events";
+import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/restore-archived-events";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createProducer } from "@/lib/queue/boss";
 
@@ -27,6 +29,11 @@ const USAGE = `usage: npm run cli -- <command> [options]
       --dry-run             print what would be replayed, change nothing
   sweep                   re-dispatch stale pending events now
       --stale-minutes N     pending for at least N minutes (default SWEEPER_STALE_MINUTES)
+  retention               archive and purge the payloads of settled events older than RETENTION_DAYS
+      --dry-run             print what would be archived, change nothing
+  restore                 bring archived payloads back (checksums verified)
+      --id N                one event (repeat for several)
+      --provider P --from D --to D   a provider's events received in [D, D] (dates, UTC, inclusive)
   user:create             add a console user
       --email E --role R    R: viewer, support, finance or admin
       --name N              optional display name
@@ -49,6 +56,23 @@ function deps(): CliDeps {
   const config = appConfig();
   const url = requireDatabaseUrl(config);
   return { config, pool: createPool(url, 2, "webhook-inbox:cli"), boss: createProducer(url) };
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `--id N...` or `--provider P --from D --to D` (whole UTC days, both inclusive). */
+function restoreSelector(values: { id?: string[]; provider?: string; from?: string; to?: string }): RestoreSelector {
+  if (values.id?.length) {
+    const ids = values.id.flatMap((value) => value.split(",")).map((value) => Number(value.trim()));
+    if (!ids.every((id) => Number.isInteger(id) && id > 0)) throw new Error("--id must be a positive whole number");
+    return { ids };
+  }
+  if (!values.provider || !values.from || !values.to || !DAY.test(values.from) || !DAY.test(values.to)) {
+    throw new Error("restore needs --id N, or --provider P --from YYYY-MM-DD --to YYYY-MM-DD");
+  }
+  const to = new Date(`${values.to}T00:00:00Z`);
+  to.setUTCDate(to.getUTCDate() + 1);
+  return { provider: values.provider, from: new Date(`${values.from}T00:00:00Z`), to };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -96,6 +120,41 @@ async function main(argv: string[]): Promise<number> {
         sweepPending(dependencies, staleMinutes === undefined ? {} : { staleSeconds: staleMinutes * 60 }),
       );
       console.log(result.skipped ? "another sweep is running; nothing done" : `re-dispatched ${result.dispatched} stale pending event(s)`);
+      return 0;
+    }
+    case "retention": {
+      const { values } = parseArgs({ args: rest, options: { "dry-run": { type: "boolean", default: false } } });
+      const config = appConfig();
+      const pool = createPool(requireDatabaseUrl(config), 3, "webhook-inbox:cli");
+      try {
+        const result = await runRetention({ pool, config }, { dryRun: values["dry-run"] });
+        const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
+        if (result.skipped) console.log("another retention run is in progress; nothing done");
+        else {
+          console.log(
+            `${result.dryRun ? "would archive" : "archived and purged"} ${result.events} event(s), ${result.bytes} raw bytes, ` +
+              `received before ${result.cutoff.toISOString()}${perProvider ? ` (${perProvider})` : ""}` +
+              (result.dryRun ? "" : ` into ${config.retention.archiveDir}`),
+          );
+        }
+      } finally {
+        await pool.end();
+      }
+      return 0;
+    }
+    case "restore": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { id: { type: "string", multiple: true }, provider: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
+      });
+      const config = appConfig();
+      const pool = createPool(requireDatabaseUrl(config), 2, "webhook-inbox:cli");
+      try {
+        const result = await restoreArchivedEvents({ pool, config }, restoreSelector(values), { actor: `cli:${userInfo().username}` });
+        console.log(`restored ${result.restored} archived event(s)`);
+      } finally {
+        await pool.end();
+      }
       return 0;
     }
     case "user:create": {

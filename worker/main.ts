@@ -5,6 +5,7 @@ import { createPool } from "@/lib/db/pool";
 import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
 import { executeReplayRun } from "@/lib/inbox/replay-runs";
+import { runRetention } from "@/lib/inbox/archive-settled-events";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
@@ -35,6 +36,13 @@ await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5
 // Bulk replays from the console, one at a time per worker.
 await boss.work(QUEUES.replays, { localConcurrency: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
   await executeReplayRun(deps, replayJobSchema.parse(job!.data).runId);
+});
+
+// Retention: archive and purge old settled payloads on its own schedule, one run at a time.
+await boss.schedule(QUEUES.retention, config.retention.cron, null, { tz: "UTC" });
+await boss.work(QUEUES.retention, { localConcurrency: 1, pollingIntervalSeconds: 30 }, async () => {
+  const result = await runRetention(deps);
+  if (result.events > 0) console.log(`[retention] archived and purged ${result.events} event(s), ${result.bytes} raw bytes`);
 });
 
 console.log(`[worker] ${workerId} consuming "${QUEUES.webhooks}" with concurrency ${config.worker.concurrency}`);

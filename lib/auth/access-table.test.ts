@@ -12,6 +12,8 @@ const EXPECTED: Record<Permission, readonly Role[]> = {
   "events.replay": ["finance", "admin"],
   "users.manage": ["admin"],
   "audit.read": ["admin"],
+  "payload.restore": ["support", "finance", "admin"],
+  "alerts.read": ["support", "admin"],
 };
 
 const entries = [

@@ -19,6 +19,7 @@ export const PAGE_ACCESS = {
 
 export const ACTION_ACCESS = {
   replayEvent: "events.replay",
+  restoreEvent: "payload.restore",
   startBulkReplay: "events.replay",
   debugSignature: "signatures.debug",
   createUser: "users.manage",

@@ -9,15 +9,26 @@ export const PERMISSIONS = [
   "signatures.debug",
   "users.manage",
   "audit.read",
+  "payload.restore",
+  "alerts.read",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 const GRANTS: Record<Role, readonly Permission[]> = {
   // Read everything, but customer data in payloads is masked.
   viewer: ["events.read"],
-  support: ["events.read", "payload.unmasked", "signatures.debug"],
-  finance: ["events.read", "payload.unmasked", "signatures.debug", "events.replay"],
-  admin: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "users.manage", "audit.read"],
+  support: ["events.read", "payload.unmasked", "signatures.debug", "payload.restore", "alerts.read"],
+  finance: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "payload.restore"],
+  admin: [
+    "events.read",
+    "payload.unmasked",
+    "signatures.debug",
+    "events.replay",
+    "users.manage",
+    "audit.read",
+    "payload.restore",
+    "alerts.read",
+  ],
 };
 
 export function can(role: Role, permission: Permission): boolean {

@@ -92,6 +92,23 @@ function providerSchema(name: ProviderName) {
     }));
 }
 
+// Retention, metrics, alerts and logs (issue 10).
+const operationsSchema = {
+  RETENTION_DAYS: positiveInt(90),
+  RETENTION_CRON: z.string().default("30 3 * * *"),
+  RETENTION_BATCH_SIZE: positiveInt(500),
+  ARCHIVE_DIR: z.string().default(".data/archive"),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  ALERT_WEBHOOK_URL: z.url().optional(),
+  ALERT_WINDOW_MINUTES: positiveInt(15),
+  ALERT_CRON: z.string().default("* * * * *"),
+  ALERT_PENDING_AGE_MINUTES: positiveInt(15),
+  ALERT_IGNORED_RATIO_FACTOR: z.coerce.number().min(1).default(3),
+  ALERT_IGNORED_MIN_EVENTS: positiveInt(20),
+  LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
+};
+
 const baseSchema = z.object({
   DATABASE_URL: z
     .string()
@@ -128,6 +145,7 @@ const baseSchema = z.object({
   DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
+  ...operationsSchema,
 });
 
 export type ProviderConfig = {
@@ -168,6 +186,22 @@ export type AppConfig = {
   logLevel: "debug" | "info" | "warn" | "error";
   /** Bulk replays larger than this need the count typed as confirmation. */
   replayConfirmThreshold: number;
+  retention: { days: number; cron: string; batchSize: number; archiveDir: string };
+  /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
+  metricsToken: string | undefined;
+  /** Port of the worker's own /metrics; unset, the worker serves none. */
+  workerMetricsPort: number | undefined;
+  alerts: {
+    webhookUrl: string | undefined;
+    windowMinutes: number;
+    cron: string;
+    pendingAgeMinutes: number;
+    /** An hour's ignored ratio this many times the provider's weekly ratio is a spike. */
+    ignoredRatioFactor: number;
+    /** Fewer events than this in the hour never count as a spike. */
+    ignoredMinEvents: number;
+  };
+  logFormat: "json" | "pretty";
   providers: Record<ProviderName, ProviderConfig>;
 };
 
@@ -222,6 +256,18 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     demoAdminEmail: b.DEMO_ADMIN_EMAIL,
     logLevel: b.LOG_LEVEL,
     replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
+    retention: { days: b.RETENTION_DAYS, cron: b.RETENTION_CRON, batchSize: b.RETENTION_BATCH_SIZE, archiveDir: b.ARCHIVE_DIR },
+    metricsToken: b.METRICS_TOKEN,
+    workerMetricsPort: b.WORKER_METRICS_PORT,
+    alerts: {
+      webhookUrl: b.ALERT_WEBHOOK_URL,
+      windowMinutes: b.ALERT_WINDOW_MINUTES,
+      cron: b.ALERT_CRON,
+      pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
+      ignoredRatioFactor: b.ALERT_IGNORED_RATIO_FACTOR,
+      ignoredMinEvents: b.ALERT_IGNORED_MIN_EVENTS,
+    },
+    logFormat: b.LOG_FORMAT,
     providers,
   };
 }

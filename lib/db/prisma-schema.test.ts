@@ -61,7 +61,7 @@ describe("Prisma client on the migrated schema", () => {
       where: { provider_eventId: { provider: "stripe", eventId: "evt_prisma" } },
       include: { processingAttempts: true, paymentTransitions: true },
     });
-    expect(Buffer.from(read.rawBody).toString()).toBe('{"id":"evt_prisma"}');
+    expect(Buffer.from(read.rawBody!).toString()).toBe('{"id":"evt_prisma"}');
     expect(read.processingAttempts.map((row) => row.id)).toEqual([attempt.id]);
     expect(read.paymentTransitions.map((row) => row.id)).toEqual([transition.id]);
     expect((await prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transitions: true } })).transitions).toHaveLength(1);

@@ -10,7 +10,9 @@ export type EventDetail = {
   customerId: string | null;
   customerEmail: string | null;
   payload: unknown;
-  rawBody: Buffer;
+  /** Null once archived (see archivedAt) until it is restored. */
+  rawBody: Buffer | null;
+  archivedAt: Date | null;
   headers: Record<string, string>;
   queryString: string | null;
   occurredAt: Date | null;
@@ -52,7 +54,7 @@ export async function getEvent(db: Queryable, id: number): Promise<EventDetail |
             raw_body AS "rawBody", headers, query_string AS "queryString", occurred_at AS "occurredAt",
             occurred_at_precision AS "occurredAtPrecision", received_at AS "receivedAt", status,
             ignored_reason AS "ignoredReason", attempts, next_attempt_at AS "nextAttemptAt",
-            last_error AS "lastError", processed_at AS "processedAt"
+            last_error AS "lastError", processed_at AS "processedAt", archived_at AS "archivedAt"
        FROM webhook_inbox WHERE id = $1`,
     [id],
   );

@@ -4,6 +4,7 @@ import { withTransaction, type Pool } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { eventFilterSql, type EventFilter, type InboxStatus } from "./event-filter";
+import { restoreArchivedRows } from "./restore-archived-events";
 
 export type ReplayDeps = { pool: Pool; boss: PgBoss; config: AppConfig };
 
@@ -57,8 +58,8 @@ export async function replayEvents(
   for (;;) {
     const batch = await withTransaction(deps.pool, async (tx) => {
       const { where, params } = eventFilterSql(scoped, 2);
-      const { rows } = await tx.query<DispatchableEvent>(
-        `SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId"
+      const { rows } = await tx.query<DispatchableEvent & { archive_file: string | null; archive_sha256: string }>(
+        `SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId", archive_file, archive_sha256
            FROM webhook_inbox
           WHERE id > $1 AND ${where}
           ORDER BY id
@@ -67,6 +68,12 @@ export async function replayEvents(
         [afterId, BATCH_SIZE, ...params],
       );
       if (rows.length === 0) return rows;
+      // An archived event gets its payload back before it is pending again (the row's check forbids otherwise).
+      await restoreArchivedRows(
+        tx,
+        deps.config.retention.archiveDir,
+        rows.filter((row): row is typeof row & { archive_file: string } => row.archive_file !== null),
+      );
       await tx.query(
         `UPDATE webhook_inbox
             SET status = 'pending', attempts = 0, last_error = NULL, ignored_reason = NULL,

@@ -25,6 +25,9 @@ const QUEUE_DEFINITIONS: Queue[] = [
   },
   { name: QUEUES.sweeper, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
   { name: QUEUES.replays, policy: "standard", retryLimit: 0, expireInSeconds: 3600, deleteAfterSeconds: 7 * 24 * 3600 },
+  // A first run over a large backlog takes a while; the next scheduled run resumes where it stopped.
+  { name: QUEUES.retention, policy: "exclusive", retryLimit: 0, expireInSeconds: 6 * 3600, deleteAfterSeconds: 7 * 24 * 3600 },
+  { name: QUEUES.alerts, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
 ];
 
 function baseOptions(connectionString: string): ConstructorOptions {

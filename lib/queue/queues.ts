@@ -8,6 +8,10 @@ export const QUEUES = {
   sweeper: "sweeper",
   /** Bulk replays started from the console (one job per replay run). */
   replays: "replays",
+  /** Scheduled: archive and purge the payloads of old settled events. */
+  retention: "retention",
+  /** Scheduled: evaluate alert conditions and deliver alerts. */
+  alerts: "alerts",
 } as const;
 
 export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { runAction, type ActionResult } from "@/app/_server/action";
 import { eventFilterSchema } from "@/lib/inbox/event-filter";
 import { REPLAYABLE_STATUSES, replayEvents } from "@/lib/inbox/replay-events";
+import { restoreArchivedEvents } from "@/lib/inbox/restore-archived-events";
 import { startReplayRun } from "@/lib/inbox/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
@@ -17,6 +18,14 @@ export async function replayEvent(input: { id: number }): Promise<ActionResult<{
   return runAction("replayEvent", z.object({ id: z.number().int().positive() }), input, async ({ id }, { user, ip }) => {
     const result = await replayEvents(await deps(), { ids: [id], statuses: [...REPLAYABLE_STATUSES] }, { actor: user.email, ip });
     return { replayed: result.total };
+  });
+}
+
+/** Brings an archived event's payload back from the archive (support and up), audited. */
+export async function restoreEvent(input: { id: number }): Promise<ActionResult<{ restored: number }>> {
+  return runAction("restoreEvent", z.object({ id: z.number().int().positive() }), input, async ({ id }, { user, ip }) => {
+    const { pool, config } = webRuntime();
+    return restoreArchivedEvents({ pool, config }, { ids: [id] }, { actor: user.email, ip });
   });
 }
 

@@ -14,6 +14,7 @@ import { getPayment } from "@/lib/payments/get-payment";
 import { maskPii, maskText } from "@/lib/privacy/mask-pii";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayButton } from "./replay-button.client";
+import { RestoreButton } from "./restore-button.client";
 
 export const metadata: Metadata = { title: "Event" };
 export const dynamic = "force-dynamic";
@@ -39,7 +40,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
   const unmasked = can(user.role, "payload.unmasked");
   const mayReplay = can(user.role, "events.replay");
   const payload = unmasked ? event.payload : maskPii(event.payload);
-  const raw = rawText(event.rawBody);
+  const raw = event.rawBody ? rawText(event.rawBody) : null;
   const headers = Object.fromEntries(Object.entries(event.headers).map(([name, value]) => [name, unmasked ? value : maskText(value)]));
   const show = (value: string | null) => (value === null ? "—" : unmasked ? value : maskText(value));
 
@@ -115,6 +116,22 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         </section>
       </div>
 
+      {event.archivedAt ? (
+        <section className="panel" aria-labelledby="payload">
+          <div className="row">
+            <h2 id="payload">Payload</h2>
+            <span className="badge ignored" data-testid="archived">
+              archived
+            </span>
+            <span className="spacer" />
+            {can(user.role, "payload.restore") ? <RestoreButton id={event.id} /> : null}
+          </div>
+          <p className="muted">
+            Archived <LocalTime value={event.archivedAt} /> by retention: the raw bytes, payload and headers are in the archive
+            files, not the database. The event still deduplicates resends; replaying it restores it first.
+          </p>
+        </section>
+      ) : (
       <section className="panel" aria-labelledby="payload">
         <div className="row">
           <h2 id="payload">Payload</h2>
@@ -124,7 +141,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         </div>
         {payload === null ? <p className="muted">Not JSON: see the raw bytes.</p> : <JsonViewer value={payload} />}
         <h3>Raw bytes as received</h3>
-        {unmasked ? (
+        {unmasked && event.rawBody && raw ? (
           <>
             <div className="row">
               <span className="muted">
@@ -143,6 +160,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
           <p className="muted">Raw bytes are hidden for your role (they can't be masked without changing them).</p>
         )}
       </section>
+      )}
 
       <section className="panel" aria-labelledby="attempts">
         <h2 id="attempts">Processing attempts</h2>

@@ -13,6 +13,7 @@ export const GET = withErrors(async (_request: NextRequest, context: RouteContex
   const id = Number((await context.params).id);
   const event = Number.isInteger(id) && id > 0 ? await getEvent(webRuntime().pool, id) : null;
   if (!event) return errorResponse(404, "event not found", "NOT_FOUND");
+  if (!event.rawBody) return errorResponse(409, "the event's payload is archived: restore it first", "ARCHIVED");
   return new Response(new Uint8Array(event.rawBody), {
     headers: {
       "content-type": "application/octet-stream",
