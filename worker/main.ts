@@ -6,6 +6,8 @@ import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
 import { executeReplayRun } from "@/lib/inbox/replay-runs";
 import { runRetention } from "@/lib/inbox/archive-settled-events";
+import { renderMetrics } from "@/lib/observability/render-metrics";
+import { serveMetrics } from "@/lib/observability/serve-metrics";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
@@ -45,6 +47,11 @@ await boss.work(QUEUES.retention, { localConcurrency: 1, pollingIntervalSeconds:
   if (result.events > 0) console.log(`[retention] archived and purged ${result.events} event(s), ${result.bytes} raw bytes`);
 });
 
+const metricsServer = config.workerMetricsPort
+  ? await serveMetrics({ port: config.workerMetricsPort, token: config.metricsToken }, () => renderMetrics(pool, async () => boss))
+  : null;
+if (metricsServer && !config.metricsToken) console.warn("[worker] WORKER_METRICS_PORT is set but METRICS_TOKEN is not: /metrics answers 404");
+
 console.log(`[worker] ${workerId} consuming "${QUEUES.webhooks}" with concurrency ${config.worker.concurrency}`);
 
 let stopping = false;
@@ -54,6 +61,7 @@ async function shutdown(signal: string) {
   console.log(`[worker] ${signal}: finishing in-flight jobs`);
   // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
   // job to expire and be retried; its inbox row is still pending, so nothing is lost.
+  metricsServer?.server.close();
   await boss.stop({ graceful: true, timeout: 30_000 });
   await pool.end();
   process.exit(0);

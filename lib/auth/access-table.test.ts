@@ -89,7 +89,7 @@ describe("every entry point checks its permission", () => {
 
   it("console API routes check ROUTE_ACCESS; the public ones are the ingest, health, host and auth endpoints", () => {
     const routes = all.filter((path) => path.startsWith(join(APP, "api")) && path.endsWith("route.ts"));
-    const publicRoutes = ["/api/webhooks/[provider]", "/api/health", "/api/auth/[...nextauth]", "/api/payments", "/api/payments/[provider]/[chargeId]"];
+    const publicRoutes = ["/api/webhooks/[provider]", "/api/health", "/api/auth/[...nextauth]", "/api/payments", "/api/payments/[provider]/[chargeId]", "/api/metrics"];
     const checked = routes
       .map((path) => ({ path, route: routeOf(path, APP), source: readFileSync(path, "utf8") }))
       .filter(({ route }) => !publicRoutes.includes(route));
@@ -101,5 +101,6 @@ describe("every entry point checks its permission", () => {
     for (const route of routes.filter((path) => path.includes("/api/payments/"))) {
       expect(readFileSync(route, "utf8")).toContain("requireApiToken(request)");
     }
+    expect(readFileSync(join(APP, "api/metrics/route.ts"), "utf8")).toContain("checkMetricsAccess(");
   });
 });

@@ -1,5 +1,6 @@
 import { CircuitBreaker } from "./circuit-breaker";
 import { RateLimiter } from "./rate-limiter";
+import { recordRefetch, trackBreaker } from "../observability/metrics";
 
 export class GatewayHttpError extends Error {
   override name = "GatewayHttpError";
@@ -34,8 +35,20 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
   const limiter = new RateLimiter(options.ratePerSecond);
   const breaker = new CircuitBreaker(name, options.breakerFailures, options.breakerCooldownMs);
   const base = options.baseUrl.replace(/\/+$/, "");
+  trackBreaker(name, breaker);
 
   async function fetchJson(path: string): Promise<unknown> {
+    try {
+      const json = await fetchOnce(path);
+      recordRefetch(name, true);
+      return json;
+    } catch (error) {
+      recordRefetch(name, false);
+      throw error;
+    }
+  }
+
+  async function fetchOnce(path: string): Promise<unknown> {
     const answer = await breaker.run(async () => {
       await limiter.acquire();
       const response = await fetch(`${base}${path}`, {

@@ -1,5 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import { QUEUES, webhookJobSchema } from "../queue/queues";
+import { recordAttempt } from "../observability/metrics";
 import { processEvent, type ProcessDeps, type ProcessOutcome } from "./process-event";
 
 /**
@@ -27,10 +28,14 @@ export async function consumeWebhooks(
     async (jobs) =>
       Promise.all(
         jobs.map(async (job) => {
+          const started = performance.now();
           try {
-            onOutcome(await processEvent(deps, webhookJobSchema.parse(job.data).inboxId));
+            const outcome = await processEvent(deps, webhookJobSchema.parse(job.data).inboxId);
+            recordAttempt(outcome, (performance.now() - started) / 1000);
+            onOutcome(outcome);
             return { id: job.id, status: "completed" as const };
           } catch (error) {
+            recordAttempt("error", (performance.now() - started) / 1000);
             // Unexpected (database unreachable...): pg-boss retries the job; the row stays pending.
             console.error(`[worker] job ${job.id} failed:`, error instanceof Error ? error.message : error);
             return { id: job.id, status: "failed" as const, output: { message: String(error) } };

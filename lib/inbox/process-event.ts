@@ -10,6 +10,7 @@ import type { ChargeSnapshot } from "../canonical/charge-event";
 import { ParseError, type NormalizedEvent, type ProviderDriver } from "../providers/types";
 import { matchesEventType, type GatewayClients } from "./gateway-clients";
 import { retryDelaySeconds } from "./retry-schedule";
+import { recordSettled } from "../observability/metrics";
 
 export type ProcessDeps = {
   pool: Pool;
@@ -94,6 +95,7 @@ async function settle(
     [started.id, status, detail.reason ?? null, detail.error ?? null],
   );
   await tx.query(FINISH_ATTEMPT, [started.attemptId, status, detail.error ?? detail.reason ?? null]);
+  recordSettled(started.provider, status, detail.reason ?? null);
 }
 
 /** A body stored as unparseable that a fixed driver now reads: its columns catch up with it. */

@@ -135,7 +135,8 @@ describe("retention", () => {
     await runRetention(deps());
     const file = (await row(event.id)).archive_file as string;
     const data = await readFile(join(archiveDir, file));
-    data[data.length - 5] ^= 0xff;
+    const at = data.length - 5;
+    data.writeUInt8(data.readUInt8(at) ^ 0xff, at);
     await writeFile(join(archiveDir, file), data);
     await expect(restoreArchivedEvents(deps(), { ids: [event.id] }, { actor: "ops" })).rejects.toThrow(/checksum/);
     expect((await row(event.id)).raw_body).toBeNull();

@@ -3,6 +3,7 @@ import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { ingestEvent } from "@/lib/inbox/ingest-event";
 import { BodyTooLargeError, headerMap, readBodyWithLimit } from "@/lib/http/read-body";
 import { findDriver } from "@/lib/providers/registry";
+import { recordIngest } from "@/lib/observability/metrics";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
@@ -21,10 +22,15 @@ export const POST = withErrors(async (request: NextRequest, context: RouteContex
     throw error;
   }
 
+  const started = performance.now();
   const outcome = await ingestEvent(
     { pool: runtime.pool, boss: await runtime.boss(), config: runtime.config },
     { provider, rawBody, headers: headerMap(request.headers), query: request.nextUrl.searchParams },
   );
+  if (outcome.kind !== "unknown_provider") {
+    const result = outcome.kind === "stored" && outcome.status === "failed" ? "stored_failed" : outcome.kind;
+    recordIngest(provider, result, (performance.now() - started) / 1000);
+  }
   switch (outcome.kind) {
     case "stored":
     case "duplicate":

@@ -1,0 +1,117 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { CircuitBreaker } from "../http/circuit-breaker";
+
+// Prometheus metrics of this process. Counters live in the process that counts (ingest counters in
+// the web server, processing and refetch counters in each worker); backlog gauges are read from the
+// database at scrape time, so any process reports the same values.
+
+export type IngestResult = "stored" | "stored_failed" | "duplicate" | "rejected" | "not_configured";
+
+function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "webhook_inbox_process_" });
+  const breakers = new Map<string, CircuitBreaker>();
+  const BREAKER_STATES = { closed: 0, half_open: 1, open: 2 } as const;
+  return {
+    registry,
+    breakers,
+    ingestTotal: new Counter({
+      name: "webhook_inbox_ingest_total",
+      help: "Deliveries answered by the ingest route, by provider and result (stored, stored_failed, duplicate, rejected, not_configured).",
+      labelNames: ["provider", "result"] as const,
+      registers: [registry],
+    }),
+    ingestSeconds: new Histogram({
+      name: "webhook_inbox_ingest_duration_seconds",
+      help: "Time from reading the body to the answer, per provider.",
+      labelNames: ["provider"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    settledTotal: new Counter({
+      name: "webhook_inbox_events_settled_total",
+      help: "Events settled by a worker, by provider, status (processed, ignored, failed) and ignored reason.",
+      labelNames: ["provider", "status", "reason"] as const,
+      registers: [registry],
+    }),
+    attemptSeconds: new Histogram({
+      name: "webhook_inbox_attempt_duration_seconds",
+      help: "Processing attempt duration, by outcome (processed, ignored, failed, retry, deferred, skipped, error).",
+      labelNames: ["outcome"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    refetchTotal: new Counter({
+      name: "webhook_inbox_refetch_calls_total",
+      help: "Calls to a gateway's API (refetch), by provider.",
+      labelNames: ["provider"] as const,
+      registers: [registry],
+    }),
+    refetchErrors: new Counter({
+      name: "webhook_inbox_refetch_errors_total",
+      help: "Refetch calls that failed (timeout, network, 4xx/5xx, circuit open), by provider.",
+      labelNames: ["provider"] as const,
+      registers: [registry],
+    }),
+    breakerState: new Gauge({
+      name: "webhook_inbox_refetch_breaker_state",
+      help: "Circuit breaker of each gateway API in this process: 0 closed, 1 half-open, 2 open.",
+      labelNames: ["provider"] as const,
+      registers: [registry],
+      collect() {
+        for (const [provider, breaker] of breakers) this.set({ provider }, BREAKER_STATES[breaker.state]);
+      },
+    }),
+    queueJobs: new Gauge({
+      name: "webhook_inbox_queue_jobs",
+      help: "Jobs in the webhooks queue by state (ready, deferred, active), read at scrape time.",
+      labelNames: ["state"] as const,
+      registers: [registry],
+    }),
+    pendingEvents: new Gauge({ name: "webhook_inbox_pending_events", help: "Inbox events pending, read at scrape time.", registers: [registry] }),
+    failedEvents: new Gauge({ name: "webhook_inbox_failed_events", help: "Inbox events failed, read at scrape time.", registers: [registry] }),
+    oldestPendingSeconds: new Gauge({
+      name: "webhook_inbox_oldest_pending_age_seconds",
+      help: "Age of the oldest pending event (0 when none), read at scrape time.",
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+// One set per process, on globalThis: Next bundles this module into each route separately.
+const holder = globalThis as typeof globalThis & { __webhookInboxMetrics?: Metrics };
+
+export function metrics(): Metrics {
+  holder.__webhookInboxMetrics ??= createMetrics();
+  return holder.__webhookInboxMetrics;
+}
+
+/** Counts one answered delivery and how long it took. */
+export function recordIngest(provider: string, result: IngestResult, seconds: number): void {
+  const m = metrics();
+  m.ingestTotal.inc({ provider, result });
+  m.ingestSeconds.observe({ provider }, seconds);
+}
+
+export function recordSettled(provider: string, status: "processed" | "ignored" | "failed", reason: string | null): void {
+  metrics().settledTotal.inc({ provider, status, reason: reason ?? "" });
+}
+
+export function recordAttempt(outcome: string, seconds: number): void {
+  metrics().attemptSeconds.observe({ outcome }, seconds);
+}
+
+export function recordRefetch(provider: string, ok: boolean): void {
+  const m = metrics();
+  m.refetchTotal.inc({ provider });
+  if (!ok) m.refetchErrors.inc({ provider });
+}
+
+/** Reports this breaker's state on every scrape. */
+export function trackBreaker(provider: string, breaker: CircuitBreaker): void {
+  metrics().breakers.set(provider, breaker);
+}
+
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
