@@ -6,6 +6,8 @@ import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
 import { executeReplayRun } from "@/lib/inbox/replay-runs";
 import { runRetention } from "@/lib/inbox/archive-settled-events";
+import { checkAlerts, circuitOpenAlert } from "@/lib/alerts/check-alerts";
+import { sendAlert } from "@/lib/alerts/send-alert";
 import { renderMetrics } from "@/lib/observability/render-metrics";
 import { serveMetrics } from "@/lib/observability/serve-metrics";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
@@ -22,7 +24,13 @@ const workerId = `${hostname()}:${process.pid}`;
 const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker");
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => console.error("[worker] queue error:", error.message));
-const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId };
+// An opening circuit alerts at once (rate-limited); the scheduled check covers what the database shows.
+const gateways = createGatewayClients(config, (provider) => {
+  sendAlert({ pool, config }, circuitOpenAlert(provider, config.refetch.breakerCooldownSeconds)).catch((error: unknown) =>
+    console.error("[alerts] circuit alert failed:", error instanceof Error ? error.message : error),
+  );
+});
+const deps = { pool, boss, config, gateways, workerId };
 
 await boss.start();
 
@@ -45,6 +53,12 @@ await boss.schedule(QUEUES.retention, config.retention.cron, null, { tz: "UTC" }
 await boss.work(QUEUES.retention, { localConcurrency: 1, pollingIntervalSeconds: 30 }, async () => {
   const result = await runRetention(deps);
   if (result.events > 0) console.log(`[retention] archived and purged ${result.events} event(s), ${result.bytes} raw bytes`);
+});
+
+await boss.schedule(QUEUES.alerts, config.alerts.cron, null, { tz: "UTC" });
+await boss.work(QUEUES.alerts, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
+  const sent = (await checkAlerts(deps)).filter((outcome) => outcome.sent).length;
+  if (sent > 0) console.log(`[alerts] sent ${sent} alert(s)`);
 });
 
 const metricsServer = config.workerMetricsPort

@@ -13,6 +13,7 @@ const NAV: { href: PageRoute; label: string }[] = [
   { href: "/signatures", label: "Signatures" },
   { href: "/users", label: "Users" },
   { href: "/audit", label: "Audit log" },
+  { href: "/alerts", label: "Alerts" },
 ];
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {

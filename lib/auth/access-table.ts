@@ -15,6 +15,7 @@ export const PAGE_ACCESS = {
   "/signatures": "signatures.debug",
   "/users": "users.manage",
   "/audit": "audit.read",
+  "/alerts": "alerts.read",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {

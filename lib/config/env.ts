@@ -104,8 +104,6 @@ const operationsSchema = {
   ALERT_WINDOW_MINUTES: positiveInt(15),
   ALERT_CRON: z.string().default("* * * * *"),
   ALERT_PENDING_AGE_MINUTES: positiveInt(15),
-  ALERT_IGNORED_RATIO_FACTOR: z.coerce.number().min(1).default(3),
-  ALERT_IGNORED_MIN_EVENTS: positiveInt(20),
   LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
 };
 
@@ -196,10 +194,6 @@ export type AppConfig = {
     windowMinutes: number;
     cron: string;
     pendingAgeMinutes: number;
-    /** An hour's ignored ratio this many times the provider's weekly ratio is a spike. */
-    ignoredRatioFactor: number;
-    /** Fewer events than this in the hour never count as a spike. */
-    ignoredMinEvents: number;
   };
   logFormat: "json" | "pretty";
   providers: Record<ProviderName, ProviderConfig>;
@@ -264,8 +258,6 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       windowMinutes: b.ALERT_WINDOW_MINUTES,
       cron: b.ALERT_CRON,
       pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
-      ignoredRatioFactor: b.ALERT_IGNORED_RATIO_FACTOR,
-      ignoredMinEvents: b.ALERT_IGNORED_MIN_EVENTS,
     },
     logFormat: b.LOG_FORMAT,
     providers,

@@ -23,6 +23,8 @@ export class CircuitBreaker {
     private readonly failureThreshold: number,
     private readonly cooldownMs: number,
     private readonly now: () => number = Date.now,
+    /** Called when the circuit opens (not while it stays open): the alert hook. */
+    private readonly onOpen?: () => void,
   ) {}
 
   get state(): "closed" | "open" | "half_open" {
@@ -43,7 +45,11 @@ export class CircuitBreaker {
       return result;
     } catch (error) {
       this.failures += 1;
-      if (this.failures >= this.failureThreshold) this.openUntil = this.now() + this.cooldownMs;
+      if (this.failures >= this.failureThreshold) {
+        const wasOpen = this.state === "open";
+        this.openUntil = this.now() + this.cooldownMs;
+        if (!wasOpen) this.onOpen?.();
+      }
       throw error;
     } finally {
       if (trial) this.trialInFlight = false;

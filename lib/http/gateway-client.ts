@@ -19,6 +19,7 @@ export type GatewayClientOptions = {
   ratePerSecond: number;
   breakerFailures: number;
   breakerCooldownMs: number;
+  onCircuitOpen?: () => void;
 };
 
 export type GatewayClient = {
@@ -33,7 +34,7 @@ export type GatewayClient = {
  */
 export function createGatewayClient(name: string, options: GatewayClientOptions): GatewayClient {
   const limiter = new RateLimiter(options.ratePerSecond);
-  const breaker = new CircuitBreaker(name, options.breakerFailures, options.breakerCooldownMs);
+  const breaker = new CircuitBreaker(name, options.breakerFailures, options.breakerCooldownMs, Date.now, options.onCircuitOpen);
   const base = options.baseUrl.replace(/\/+$/, "");
   trackBreaker(name, breaker);
 

@@ -5,7 +5,7 @@ import { createGatewayClient, type GatewayClient } from "../http/gateway-client"
 export type GatewayClients = (provider: ProviderName) => GatewayClient | undefined;
 
 /** One outbound client per gateway with an API URL, created on first use and shared by the process. */
-export function createGatewayClients(config: AppConfig): GatewayClients {
+export function createGatewayClients(config: AppConfig, onCircuitOpen?: (provider: ProviderName) => void): GatewayClients {
   const clients = new Map<ProviderName, GatewayClient>();
   return (provider) => {
     const existing = clients.get(provider);
@@ -19,6 +19,7 @@ export function createGatewayClients(config: AppConfig): GatewayClients {
       ratePerSecond: config.refetch.ratePerSecond,
       breakerFailures: config.refetch.breakerFailures,
       breakerCooldownMs: config.refetch.breakerCooldownSeconds * 1000,
+      onCircuitOpen: onCircuitOpen && (() => onCircuitOpen(provider)),
     });
     clients.set(provider, client);
     return client;

@@ -1,0 +1,144 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { testConfig } from "@/lib/testing/test-worker";
+import { createGatewayClients } from "../inbox/gateway-clients";
+import { checkAlerts, circuitOpenAlert } from "./check-alerts";
+import { listAlerts } from "./list-alerts";
+import { sendAlert, type AlertOutcome } from "./send-alert";
+
+// Alerts delivered to a real local HTTP receiver, conditions seeded in a real database.
+
+let app: TestApp;
+let receiver: Server;
+let receiverUrl: string;
+let received: { text: string }[];
+let answerStatus: number;
+
+beforeAll(async () => {
+  app = await createTestApp("alerts");
+  receiver = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      if (request.headers["content-type"] === "application/json") received.push(JSON.parse(body));
+      response.writeHead(answerStatus).end("ok");
+    });
+  });
+  await new Promise<void>((listening) => receiver.listen(0, "127.0.0.1", listening));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/alerts`;
+});
+afterAll(async () => {
+  receiver.close();
+  await app.close();
+});
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, audit_log CASCADE");
+  received = [];
+  answerStatus = 200;
+});
+
+const deps = (overrides: Record<string, string> = {}) => ({
+  pool: app.pool,
+  config: testConfig(app.env, { ALERT_WEBHOOK_URL: receiverUrl, ALERT_WINDOW_MINUTES: "15", ALERT_PENDING_AGE_MINUTES: "10", ...overrides }),
+});
+
+let seq = 0;
+async function seed(provider: string, status: string, receivedMinutesAgo: number, count = 1) {
+  for (let i = 0; i < count; i++) {
+    seq += 1;
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, payload, raw_body, status, received_at, processed_at, ignored_reason)
+       VALUES ($1, $2, 'charge.succeeded', '{"customer_email": "secret.person@example.com"}', '\\x7b7d', $3::text,
+               now() - make_interval(mins => $4), CASE WHEN $3::text = 'pending' THEN NULL ELSE now() END,
+               CASE WHEN $3::text = 'ignored' THEN 'stale' END)`,
+      [provider, `evt_alert_${seq}`, status, receivedMinutesAgo],
+    );
+  }
+}
+
+describe("alerts", () => {
+  it("posts a Slack-compatible text on a failed event, once per kind and provider per window, audited", async () => {
+    await seed("stripe", "failed", 1);
+    const first = await checkAlerts(deps());
+    expect(first).toEqual([{ sent: true, delivered: true }]);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.text).toMatch(/stripe: 1 event\(s\) failed/);
+    expect(received[0]!.text).not.toContain("secret.person");
+
+    // Rate limit: more failures within the window send nothing more.
+    await seed("stripe", "failed", 0, 3);
+    expect(await checkAlerts(deps())).toEqual([{ sent: false, reason: "rate_limited" }]);
+    expect(received).toHaveLength(1);
+
+    // Another provider has a budget of its own.
+    await seed("asaas", "failed", 0);
+    await checkAlerts(deps());
+    expect(received.map((alert) => alert.text.split(":")[0])).toEqual(["[webhook-inbox] stripe", "[webhook-inbox] asaas"]);
+
+    // Once the window has passed, a failure alerts again.
+    await app.pool.query("UPDATE audit_log SET at = at - interval '16 minutes' WHERE action = 'alert'");
+    await checkAlerts(deps());
+    expect(received).toHaveLength(4);
+
+    const listed = await listAlerts(app.pool);
+    expect(listed).toHaveLength(4);
+    expect(listed[0]).toMatchObject({ kind: "event_failed", delivered: true, error: null });
+    const { rows } = await app.pool.query("SELECT DISTINCT actor FROM audit_log WHERE action = 'alert'");
+    expect(rows).toEqual([{ actor: "system:alerts" }]);
+  });
+
+  it("sends one alert when several processes race for the same one", async () => {
+    const alert = circuitOpenAlert("stripe", 30);
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => sendAlert(deps(), alert)));
+    expect(outcomes.filter((outcome) => outcome.sent)).toHaveLength(1);
+    expect(received).toHaveLength(1);
+  });
+
+  it("alerts on a stale pending backlog and on an ignored-ratio jump against the provider's week", async () => {
+    await seed("pagarme", "pending", 30);
+    await seed("zoop", "processed", 2 * 24 * 60, 120);
+    await seed("zoop", "ignored", 10, 25);
+    await checkAlerts(deps());
+    expect(received.map((alert) => alert.text).sort()).toEqual([
+      expect.stringMatching(/^\[webhook-inbox\] pagarme: the oldest of 1 pending event\(s\) has waited 30 min/),
+      expect.stringMatching(/^\[webhook-inbox\] zoop: 100% of the last hour's events were ignored, against 0% over its week/),
+    ]);
+    // Below the threshold, no alert.
+    await app.pool.query("TRUNCATE webhook_inbox, audit_log CASCADE");
+    await seed("pagarme", "pending", 5);
+    expect(await checkAlerts(deps())).toEqual([]);
+  });
+
+  it("alerts when a refetch circuit opens", async () => {
+    const config = deps({ STRIPE_API_URL: "http://127.0.0.1:1", REFETCH_BREAKER_FAILURES: "2", REFETCH_TIMEOUT_MS: "500" }).config;
+    const sending: Promise<AlertOutcome>[] = [];
+    const gateways = createGatewayClients(config, (provider) => sending.push(sendAlert({ pool: app.pool, config }, circuitOpenAlert(provider, 30))));
+    const client = gateways("stripe")!;
+    await expect(client.fetchJson("/v1/charges/ch_1")).rejects.toThrow();
+    expect(sending).toHaveLength(0);
+    await expect(client.fetchJson("/v1/charges/ch_1")).rejects.toThrow();
+    await expect(client.fetchJson("/v1/charges/ch_1")).rejects.toThrow(/circuit/);
+    expect(await Promise.all(sending)).toEqual([{ sent: true, delivered: true }]);
+    expect(received[0]!.text).toMatch(/stripe: the refetch circuit opened/);
+  });
+
+  it("records an alert the receiver refused, and one with no receiver configured", async () => {
+    answerStatus = 500;
+    expect(await sendAlert(deps(), circuitOpenAlert("stripe", 30))).toEqual({
+      sent: true,
+      delivered: false,
+      error: "the alert webhook answered 500",
+    });
+    expect(await sendAlert(deps({ ALERT_WEBHOOK_URL: "" }), circuitOpenAlert("asaas", 30))).toEqual({
+      sent: true,
+      delivered: false,
+      error: "ALERT_WEBHOOK_URL is not set",
+    });
+    expect((await listAlerts(app.pool)).map((alert) => [alert.provider, alert.delivered])).toEqual([
+      ["asaas", false],
+      ["stripe", false],
+    ]);
+  });
+});

@@ -1,0 +1,69 @@
+import { providerStats } from "../inbox/inbox-stats";
+import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
+
+// Events that failed within the window, per provider: settled by a worker (processed_at) or stored
+// as failed at ingest (received_at). Bounded to a week of received_at so the (status, received_at)
+// index keeps it small.
+const RECENT_FAILURES = `
+  SELECT provider, count(*)::int AS n
+    FROM webhook_inbox
+   WHERE status = 'failed' AND received_at > now() - interval '7 days'
+     AND COALESCE(processed_at, received_at) > now() - make_interval(mins => $1)
+   GROUP BY provider ORDER BY provider`;
+
+const STALE_PENDING = `
+  SELECT provider, count(*)::int AS n, (extract(epoch FROM now() - min(received_at)) / 60)::int AS minutes
+    FROM webhook_inbox
+   WHERE status = 'pending'
+   GROUP BY provider
+  HAVING min(received_at) < now() - make_interval(mins => $1)
+   ORDER BY provider`;
+
+const PREFIX = "[webhook-inbox]";
+
+/** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog. */
+export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
+  const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
+  const [failures, stats, stale] = await Promise.all([
+    deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
+    providerStats(deps.pool),
+    deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
+  ]);
+  return [
+    ...failures.rows.map((row) => ({
+      kind: "event_failed" as const,
+      provider: row.provider,
+      text: `${PREFIX} ${row.provider}: ${row.n} event(s) failed in the last ${windowMinutes} min and need a person (console: Events, status failed).`,
+    })),
+    ...stats
+      .filter((provider) => provider.ignoredJump)
+      .map((provider) => ({
+        kind: "ignored_spike" as const,
+        provider: provider.provider,
+        text:
+          `${PREFIX} ${provider.provider}: ${Math.round(provider.windows.hour.ignoredRatio * 100)}% of the last hour's events were ignored, ` +
+          `against ${Math.round(provider.baselineIgnoredRatio * 100)}% over its week: its format or ordering may have changed.`,
+      })),
+    ...stale.rows.map((row) => ({
+      kind: "pending_stale" as const,
+      provider: row.provider,
+      text: `${PREFIX} ${row.provider}: the oldest of ${row.n} pending event(s) has waited ${row.minutes} min (threshold ${pendingAgeMinutes} min): are the workers running?`,
+    })),
+  ];
+}
+
+/** Scheduled in the worker: finds alert conditions and sends each (rate limiting is sendAlert's). */
+export async function checkAlerts(deps: AlertDeps): Promise<AlertOutcome[]> {
+  const outcomes: AlertOutcome[] = [];
+  for (const alert of await findAlerts(deps)) outcomes.push(await sendAlert(deps, alert));
+  return outcomes;
+}
+
+/** The alert for a circuit that just opened in this process (refetches from that gateway stop). */
+export function circuitOpenAlert(provider: string, cooldownSeconds: number): Alert {
+  return {
+    kind: "circuit_open",
+    provider,
+    text: `${PREFIX} ${provider}: the refetch circuit opened after repeated API failures; events that need a refetch wait (next try in ${cooldownSeconds}s).`,
+  };
+}
