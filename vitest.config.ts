@@ -8,6 +8,8 @@ export default defineConfig({
     exclude: ["e2e/**/*.e2e.test.ts", "node_modules/**"],
     globalSetup: ["lib/testing/global-setup.ts"],
     testTimeout: 60_000,
+    // Tests that read log lines configure their own logger; the rest keep the output short.
+    env: { LOG_LEVEL: "warn" },
     hookTimeout: 120_000,
   },
 });

@@ -137,6 +137,7 @@ async function main() {
     DATABASE_URL: url,
     PORT: String(config.port),
     NEXTAUTH_URL: config.publicUrl ?? `http://localhost:${config.port}`,
+    LOG_FORMAT: config.logFormat ?? (mode === "dev" ? "pretty" : "json"),
   });
   const nextArgs = mode === "dev" ? ["dev", "-p", String(config.port)] : ["start", "-p", String(config.port)];
   run("web", [nextBin, ...nextArgs], env);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ACTION_ACCESS, type ActionName } from "@/lib/auth/access-table";
 import type { UserView } from "@/lib/auth/users";
 import { AppError, describeZodError } from "@/lib/http/app-error";
+import { logger } from "@/lib/observability/logger";
 import { clientIp } from "./auth";
 import { requirePermission } from "./session";
 
@@ -28,7 +29,7 @@ export async function runAction<Schema extends z.ZodType, T>(
     if (error instanceof z.ZodError) {
       return { ok: false, error: describeZodError(error), code: "BAD_REQUEST" };
     }
-    console.error(`[action ${name}]`, error);
+    logger("action", { action: name }).error({ err: error }, "server action failed");
     return { ok: false, error: "Something went wrong; the error was logged." };
   }
 }

@@ -1,6 +1,7 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
 import { AppError, describeZodError } from "@/lib/http/app-error";
+import { logger } from "@/lib/observability/logger";
 
 export function errorResponse(status: number, error: string, code?: string): NextResponse {
   return NextResponse.json(code ? { error, code } : { error }, { status });
@@ -21,7 +22,7 @@ export function withErrors<Args extends unknown[]>(
       if (error instanceof ZodError) {
         return errorResponse(400, describeZodError(error), "BAD_REQUEST");
       }
-      console.error("[http] unhandled error:", error);
+      logger("http").error({ err: error }, "unhandled error");
       return errorResponse(500, "internal error");
     }
   };

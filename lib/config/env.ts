@@ -104,7 +104,7 @@ const operationsSchema = {
   ALERT_WINDOW_MINUTES: positiveInt(15),
   ALERT_CRON: z.string().default("* * * * *"),
   ALERT_PENDING_AGE_MINUTES: positiveInt(15),
-  LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
 };
 
 const baseSchema = z.object({
@@ -195,7 +195,8 @@ export type AppConfig = {
     cron: string;
     pendingAgeMinutes: number;
   };
-  logFormat: "json" | "pretty";
+  /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
+  logFormat: "json" | "pretty" | undefined;
   providers: Record<ProviderName, ProviderConfig>;
 };
 

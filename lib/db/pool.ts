@@ -1,4 +1,5 @@
 import pg from "pg";
+import { logger } from "../observability/logger";
 
 // int8 (bigserial ids, amounts) as JS strings would leak into every caller; our ids and minor-unit
 // amounts stay far below 2^53, so parse them as numbers once, here.
@@ -11,7 +12,7 @@ export type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 export function createPool(connectionString: string, max = 10, applicationName = "webhook-inbox"): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
   // An idle client losing its connection (database restart) must not crash the process.
-  pool.on("error", (error) => console.error("[db] idle client error:", error.message));
+  pool.on("error", (error) => logger("db").warn({ pool: applicationName, error: error.message }, "idle client error"));
   return pool;
 }
 

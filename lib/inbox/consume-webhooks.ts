@@ -1,5 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import { QUEUES, webhookJobSchema } from "../queue/queues";
+import { logger } from "../observability/logger";
 import { recordAttempt } from "../observability/metrics";
 import { processEvent, type ProcessDeps, type ProcessOutcome } from "./process-event";
 
@@ -29,15 +30,19 @@ export async function consumeWebhooks(
       Promise.all(
         jobs.map(async (job) => {
           const started = performance.now();
+          const inboxId = (job.data as { inboxId?: unknown } | null)?.inboxId;
+          const log = logger("worker", { inboxId, jobId: job.id });
           try {
             const outcome = await processEvent(deps, webhookJobSchema.parse(job.data).inboxId);
-            recordAttempt(outcome, (performance.now() - started) / 1000);
+            const seconds = (performance.now() - started) / 1000;
+            recordAttempt(outcome, seconds);
+            log.info({ outcome, ms: Math.round(seconds * 1000) }, "event attempt finished");
             onOutcome(outcome);
             return { id: job.id, status: "completed" as const };
           } catch (error) {
             recordAttempt("error", (performance.now() - started) / 1000);
             // Unexpected (database unreachable...): pg-boss retries the job; the row stays pending.
-            console.error(`[worker] job ${job.id} failed:`, error instanceof Error ? error.message : error);
+            log.error({ error: error instanceof Error ? error.message : String(error) }, "job failed; pg-boss retries it");
             return { id: job.id, status: "failed" as const, output: { message: String(error) } };
           }
         }),

@@ -1,6 +1,7 @@
 import { PgBoss } from "pg-boss";
 import type { ConstructorOptions, Db as IDatabase, JobInsert, Queue } from "pg-boss";
 import type { Queryable } from "../db/pool";
+import { logger } from "../observability/logger";
 import { QUEUES, serializationKey, type WebhookJob } from "./queues";
 
 export type { PgBoss };
@@ -69,7 +70,7 @@ export async function installQueues(connectionString: string): Promise<void> {
     schedule: false,
     registerInstance: false,
   });
-  boss.on("error", (error) => console.error("[queue] install error:", error));
+  boss.on("error", (error) => logger("queue").error({ err: error }, "queue install error"));
   await boss.start();
   try {
     for (const { name, policy, partition, ...options } of QUEUE_DEFINITIONS) {
