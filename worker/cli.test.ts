@@ -1,14 +1,18 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
 // The operator CLI as operators run it: a process, against a database given by DATABASE_URL.
 
 let app: TestApp;
+const archiveDir = mkdtempSync(join(tmpdir(), "cli-archive-"));
 
 function cli(...args: string[]) {
   const result = spawnSync(process.execPath, ["--import", "tsx", "worker/cli.ts", ...args], {
-    env: { ...process.env, ...app.env, USER: "ops" },
+    env: { ...process.env, ...app.env, USER: "ops", ARCHIVE_DIR: archiveDir },
     encoding: "utf8",
   });
   return { code: result.status, out: result.stdout + result.stderr };
@@ -24,7 +28,10 @@ beforeAll(async () => {
     );
   }
 });
-afterAll(async () => app.close());
+afterAll(async () => {
+  await app.close();
+  rmSync(archiveDir, { recursive: true, force: true });
+});
 
 describe("npm run cli", () => {
   it("replay --dry-run counts without changing anything", () => {
@@ -55,5 +62,21 @@ describe("npm run cli", () => {
     expect(result.out).toMatch(/created support new@example.com with password: \S{24}/);
     expect(cli("user:create", "--email", "new@example.com", "--role", "admin").out).toContain("already exists");
     expect(cli("user:create", "--email", "x@example.com", "--role", "root").code).toBe(1);
+  });
+
+  it("retention archives old settled payloads and restore brings them back", async () => {
+    const { rows } = await app.pool.query<{ id: number }>(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, status, received_at, processed_at, raw_body)
+       VALUES ('stripe', 'old-1', 'charge.succeeded', 'processed', now() - interval '200 days', now(), '\\x7b7d') RETURNING id`,
+    );
+    const id = rows[0]!.id;
+    expect(cli("retention", "--dry-run").out).toMatch(/would archive 1 event\(s\), 2 raw bytes, received before .* \(stripe: 1\)/);
+    expect(cli("retention").out).toMatch(/archived and purged 1 event\(s\)/);
+    expect((await app.pool.query("SELECT raw_body FROM webhook_inbox WHERE id = $1", [id])).rows[0].raw_body).toBeNull();
+    expect(cli("restore", "--id", String(id)).out).toContain("restored 1 archived event(s)");
+    expect((await app.pool.query("SELECT raw_body FROM webhook_inbox WHERE id = $1", [id])).rows[0].raw_body).toEqual(Buffer.from("{}"));
+    const bad = cli("restore", "--provider", "stripe", "--from", "yesterday");
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain("restore needs --id N, or --provider P --from YYYY-MM-DD --to YYYY-MM-DD");
   });
 });

@@ -52,6 +52,17 @@ async function withQueue<T>(work: (deps: CliDeps) => Promise<T>): Promise<T> {
   }
 }
 
+/** A small pool for commands that need no queue. */
+async function withPool<T>(work: (dependencies: { pool: Pool; config: AppConfig }) => Promise<T>): Promise<T> {
+  const config = appConfig();
+  const pool = createPool(requireDatabaseUrl(config), 3, "webhook-inbox:cli");
+  try {
+    return await work({ pool, config });
+  } finally {
+    await pool.end();
+  }
+}
+
 function deps(): CliDeps {
   const config = appConfig();
   const url = requireDatabaseUrl(config);
@@ -124,21 +135,15 @@ async function main(argv: string[]): Promise<number> {
     }
     case "retention": {
       const { values } = parseArgs({ args: rest, options: { "dry-run": { type: "boolean", default: false } } });
-      const config = appConfig();
-      const pool = createPool(requireDatabaseUrl(config), 3, "webhook-inbox:cli");
-      try {
-        const result = await runRetention({ pool, config }, { dryRun: values["dry-run"] });
-        const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
-        if (result.skipped) console.log("another retention run is in progress; nothing done");
-        else {
-          console.log(
-            `${result.dryRun ? "would archive" : "archived and purged"} ${result.events} event(s), ${result.bytes} raw bytes, ` +
-              `received before ${result.cutoff.toISOString()}${perProvider ? ` (${perProvider})` : ""}` +
-              (result.dryRun ? "" : ` into ${config.retention.archiveDir}`),
-          );
-        }
-      } finally {
-        await pool.end();
+      const result = await withPool((dependencies) => runRetention(dependencies, { dryRun: values["dry-run"] }));
+      const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
+      if (result.skipped) console.log("another retention run is in progress; nothing done");
+      else {
+        console.log(
+          `${result.dryRun ? "would archive" : "archived and purged"} ${result.events} event(s), ${result.bytes} raw bytes, ` +
+            `received before ${result.cutoff.toISOString()}${perProvider ? ` (${perProvider})` : ""}` +
+            (result.dryRun ? "" : ` into ${appConfig().retention.archiveDir}`),
+        );
       }
       return 0;
     }
@@ -147,14 +152,9 @@ async function main(argv: string[]): Promise<number> {
         args: rest,
         options: { id: { type: "string", multiple: true }, provider: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
       });
-      const config = appConfig();
-      const pool = createPool(requireDatabaseUrl(config), 2, "webhook-inbox:cli");
-      try {
-        const result = await restoreArchivedEvents({ pool, config }, restoreSelector(values), { actor: `cli:${userInfo().username}` });
-        console.log(`restored ${result.restored} archived event(s)`);
-      } finally {
-        await pool.end();
-      }
+      const selector = restoreSelector(values);
+      const result = await withPool((dependencies) => restoreArchivedEvents(dependencies, selector, { actor: `cli:${userInfo().username}` }));
+      console.log(`restored ${result.restored} archived event(s)`);
       return 0;
     }
     case "user:create": {

@@ -37,20 +37,6 @@ const deps = { pool, boss, config, gateways, workerId };
 
 await boss.start();
 
-// The webhooks queue has its own concurrency: nothing else this process does can take its slots.
-await consumeWebhooks(boss, deps);
-
-await boss.schedule(QUEUES.sweeper, config.sweeper.cron, null, { tz: "UTC" });
-await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
-  const result = await sweepPending(deps);
-  if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
-});
-
-// Bulk replays from the console, one at a time per worker.
-await boss.work(QUEUES.replays, { localConcurrency: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
-  await executeReplayRun(deps, replayJobSchema.parse(job!.data).runId);
-});
-
 // Retention: archive and purge old settled payloads on its own schedule, one run at a time.
 await boss.schedule(QUEUES.retention, config.retention.cron, null, { tz: "UTC" });
 await boss.work(QUEUES.retention, { localConcurrency: 1, pollingIntervalSeconds: 30 }, async () => {
@@ -68,6 +54,20 @@ const metricsServer = config.workerMetricsPort
   ? await serveMetrics({ port: config.workerMetricsPort, token: config.metricsToken }, () => renderMetrics(pool, async () => boss))
   : null;
 if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set but METRICS_TOKEN is not: /metrics answers 404");
+
+// The webhooks queue has its own concurrency: nothing else this process does can take its slots.
+await consumeWebhooks(boss, deps);
+
+await boss.schedule(QUEUES.sweeper, config.sweeper.cron, null, { tz: "UTC" });
+await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
+  const result = await sweepPending(deps);
+  if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
+});
+
+// Bulk replays from the console, one at a time per worker.
+await boss.work(QUEUES.replays, { localConcurrency: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+  await executeReplayRun(deps, replayJobSchema.parse(job!.data).runId);
+});
 
 log.info({ workerId, queue: QUEUES.webhooks, concurrency: config.worker.concurrency, metricsPort: metricsServer?.port }, "worker started");
 

@@ -1,41 +1,25 @@
-import type { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent } from "@/e2e/simulator/gateway-events";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { startTestWorker, waitFor, type TestWorker } from "@/lib/testing/test-worker";
-import { useWebRuntime } from "@/lib/testing/web-runtime-env";
+import { TEST_SECRETS } from "@/lib/testing/test-app";
+import { waitFor } from "@/lib/testing/test-worker";
+import { startWebAndWorker, type WebAndWorker } from "@/lib/testing/web-runtime-env";
 import { configureLogger, prettyLine } from "./logger";
 
 // What the app logs, captured from the real ingest route and a real worker: JSON lines, a request
 // id on every ingest line, the inbox id on every processing line, and never payload content.
 
-let app: TestApp;
-let worker: TestWorker;
-let stopWebRuntime: () => Promise<void>;
-let POST: (request: NextRequest, context: { params: Promise<{ provider: string }> }) => Promise<Response>;
+let web: WebAndWorker;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  app = await createTestApp("logger");
-  stopWebRuntime = useWebRuntime(app);
-  ({ POST } = await import("@/app/api/webhooks/[provider]/route"));
+  web = await startWebAndWorker("logger");
   (await import("@/lib/runtime/web-runtime")).webRuntime();
   // After the web runtime configured the process's logger: capture instead of stdout.
   configureLogger({ level: "info", destination: { write: (line: string) => void lines.push(line) } });
-  worker = await startTestWorker(app.db.url, app.config);
 });
-afterAll(async () => {
-  await worker.stop();
-  await stopWebRuntime();
-  await app.close();
-});
+afterAll(async () => web.close());
 
-async function deliver(body: string, headers: Record<string, string>) {
-  const { NextRequest } = await import("next/server");
-  return POST(new NextRequest("http://localhost/api/webhooks/stripe", { method: "POST", body, headers }), {
-    params: Promise.resolve({ provider: "stripe" }),
-  });
-}
+const deliver = (body: string, headers: Record<string, string>) => web.deliver("stripe", body, headers);
 
 const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
@@ -50,7 +34,7 @@ describe("structured logs", () => {
     expect((await deliver(delivery.body, { ...delivery.headers, "x-request-id": "req-from-proxy-1" })).status).toBe(200);
     expect((await deliver(delivery.body, delivery.headers)).status).toBe(200);
     expect((await deliver(delivery.body, { "stripe-signature": "t=1,v1=00" })).status).toBe(401);
-    await waitFor(async () => worker.outcomes.includes("processed"), 30_000, "processing");
+    await waitFor(async () => web.worker.outcomes.includes("processed"), 30_000, "processing");
 
     const all = entries();
     const ingest = all.filter((entry) => entry.component === "ingest");
@@ -59,7 +43,7 @@ describe("structured logs", () => {
     for (const entry of ingest) expect(entry.requestId).toEqual(expect.stringMatching(/^[\w.:-]+$/));
     expect(new Set(ingest.map((entry) => entry.requestId)).size).toBe(3);
 
-    const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE event_id = 'evt_logs_1'");
+    const { rows } = await web.app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE event_id = 'evt_logs_1'");
     const processing = all.filter((entry) => entry.component === "worker");
     expect(processing.length).toBeGreaterThan(0);
     for (const entry of processing) expect(entry.inboxId).toBe(rows[0]!.id);

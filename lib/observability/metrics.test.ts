@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent } from "@/e2e/simulator/gateway-events";
 import { createGatewayClient } from "@/lib/http/gateway-client";
 import { signStripe } from "@/lib/providers/stripe";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { startTestWorker, waitFor, type TestWorker } from "@/lib/testing/test-worker";
-import { useWebRuntime } from "@/lib/testing/web-runtime-env";
+import { TEST_SECRETS } from "@/lib/testing/test-app";
+import { waitFor } from "@/lib/testing/test-worker";
+import { startWebAndWorker, type WebAndWorker } from "@/lib/testing/web-runtime-env";
 import { checkMetricsAccess, renderMetrics } from "./render-metrics";
 import { serveMetrics } from "./serve-metrics";
 
@@ -15,30 +15,16 @@ import { serveMetrics } from "./serve-metrics";
 // parser merges labelled histograms into one, so histogram counts are read from their `_count` line.
 
 const TOKEN = "metrics-token-for-tests-0123";
-let app: TestApp;
-let worker: TestWorker;
-let stopWebRuntime: () => Promise<void>;
+let web: WebAndWorker;
 let GET: (request: NextRequest) => Promise<Response>;
-let POST: (request: NextRequest, context: { params: Promise<{ provider: string }> }) => Promise<Response>;
 
 beforeAll(async () => {
-  app = await createTestApp("metrics");
-  stopWebRuntime = useWebRuntime(app, { METRICS_TOKEN: TOKEN });
+  web = await startWebAndWorker("metrics", { METRICS_TOKEN: TOKEN });
   ({ GET } = await import("@/app/api/metrics/route"));
-  ({ POST } = await import("@/app/api/webhooks/[provider]/route"));
-  worker = await startTestWorker(app.db.url, app.config);
 });
-afterAll(async () => {
-  await worker.stop();
-  await stopWebRuntime();
-  await app.close();
-});
+afterAll(async () => web.close());
 
-async function deliver(body: string, headers: Record<string, string>) {
-  const { NextRequest } = await import("next/server");
-  const request = new NextRequest("http://localhost/api/webhooks/stripe", { method: "POST", body, headers });
-  return POST(request, { params: Promise.resolve({ provider: "stripe" }) });
-}
+const deliver = (body: string, headers: Record<string, string>) => web.deliver("stripe", body, headers);
 
 async function scrape(authorization?: string) {
   const { NextRequest } = await import("next/server");
@@ -83,7 +69,7 @@ describe("GET /api/metrics", () => {
     const unreadable = '{"not": "an event"}';
     const signature = signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), unreadable);
     expect((await deliver(unreadable, { "stripe-signature": signature })).status).toBe(200);
-    await waitFor(async () => worker.outcomes.includes("processed"), 30_000, "the event to be processed");
+    await waitFor(async () => web.worker.outcomes.includes("processed"), 30_000, "the event to be processed");
 
     const response = await scrape(`Bearer ${TOKEN}`);
     expect(response.status).toBe(200);
@@ -109,7 +95,7 @@ describe("the worker's /metrics", () => {
     const gateway = createGatewayClient("gw-test", { baseUrl: "http://127.0.0.1:1", timeoutMs: 500, ratePerSecond: 100, breakerFailures: 1, breakerCooldownMs: 60_000 });
     await expect(gateway.fetchJson("/charges/ch_1")).rejects.toThrow();
 
-    const { server, port } = await serveMetrics({ port: 0, host: "127.0.0.1", token: TOKEN }, () => renderMetrics(app.pool, async () => app.boss));
+    const { server, port } = await serveMetrics({ port: 0, host: "127.0.0.1", token: TOKEN }, () => renderMetrics(web.app.pool, async () => web.app.boss));
     try {
       const url = `http://127.0.0.1:${port}/metrics`;
       expect((await fetch(url)).status).toBe(401);

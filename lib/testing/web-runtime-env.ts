@@ -1,5 +1,6 @@
 import { vi } from "vitest";
-import type { TestApp } from "./test-app";
+import { createTestApp, type TestApp } from "./test-app";
+import { startTestWorker, type TestWorker } from "./test-worker";
 
 /**
  * Points the web runtime (what route handlers use, configured from process.env) at a test app's
@@ -14,5 +15,35 @@ export function useWebRuntime(app: TestApp, env: Record<string, string> = {}): (
     await (await runtime.boss()).stop({ graceful: false });
     await runtime.pool.end();
     vi.unstubAllEnvs();
+  };
+}
+
+export type WebAndWorker = {
+  app: TestApp;
+  worker: TestWorker;
+  /** Posts one delivery to the real ingest route handler. */
+  deliver: (provider: string, body: string, headers: Record<string, string>) => Promise<Response>;
+  close: () => Promise<void>;
+};
+
+/** A test database, the web runtime on it (ingest route loaded) and a worker consuming its queue. */
+export async function startWebAndWorker(label: string, env: Record<string, string> = {}): Promise<WebAndWorker> {
+  const app = await createTestApp(label);
+  const stopWebRuntime = useWebRuntime(app, env);
+  const { POST } = await import("@/app/api/webhooks/[provider]/route");
+  const { NextRequest } = await import("next/server");
+  const worker = await startTestWorker(app.db.url, app.config);
+  return {
+    app,
+    worker,
+    deliver: (provider, body, headers) =>
+      POST(new NextRequest(`http://localhost/api/webhooks/${provider}`, { method: "POST", body, headers }), {
+        params: Promise.resolve({ provider }),
+      }),
+    close: async () => {
+      await worker.stop();
+      await stopWebRuntime();
+      await app.close();
+    },
   };
 }
