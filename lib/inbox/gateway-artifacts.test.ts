@@ -90,6 +90,12 @@ describe("point 1: a charge's disputes, read the documented way", () => {
     expect(await payment(chargeId)).toMatchObject({ status: "charged_back", amount: 5000 });
     expect(gateway.requests.slice(before).map((request) => request.path)).toEqual([`/v1/charges/${chargeId}`, `/v1/disputes?charge=${chargeId}&limit=100`]);
   });
+
+  it("is refused by the fake gateway without Stripe's Bearer key", async () => {
+    const id = await stripeDelivery("charge.dispute.created", variant(dispute, { charge: "ch_no_key" }), seconds());
+    expect(await processEvent(deps({ STRIPE_API_KEY: "sk_test_wrong" }), id)).toBe("failed");
+    expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/401/) });
+  });
 });
 
 describe("point 2: PaymentIntent-only integrations", () => {
