@@ -10,6 +10,11 @@ import type { PaymentHistory } from "./history";
 /** The API keys the fake gateway accepts; point STRIPE_API_KEY / STANDARD_API_KEY at them. */
 export const FAKE_GATEWAY_KEYS = { stripe: "sk_test_fake_gateway", standard: "fake_gateway_standard_key" } as const;
 
+/** The app's environment for refetching through a fake gateway at `url` (both APIs, their keys). */
+export function fakeGatewayEnv(url: string): Record<string, string> {
+  return { STRIPE_API_URL: url, STRIPE_API_KEY: FAKE_GATEWAY_KEYS.stripe, STANDARD_API_URL: url, STANDARD_API_KEY: FAKE_GATEWAY_KEYS.standard };
+}
+
 /** Each dispute of a charge, in order: every opening starts one, a won or lost step closes the last. */
 function disputesOf(history: PaymentHistory): string[] {
   const statuses: string[] = [];

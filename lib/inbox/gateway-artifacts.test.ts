@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { FAKE_GATEWAY_KEYS, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
@@ -27,10 +27,7 @@ let sequence = 0;
 beforeAll(async () => {
   gateway = await startFakeGateway();
   app = await createTestApp("artifacts", {
-    STRIPE_API_URL: gateway.url,
-    STRIPE_API_KEY: FAKE_GATEWAY_KEYS.stripe,
-    STANDARD_API_URL: gateway.url,
-    STANDARD_API_KEY: FAKE_GATEWAY_KEYS.standard,
+    ...fakeGatewayEnv(gateway.url),
     WORKER_MAX_ATTEMPTS: "1",
   });
 });

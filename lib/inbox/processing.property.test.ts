@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkFinalStates, deliverAll, planDeliveries } from "@/e2e/simulator/deliver";
-import { FAKE_GATEWAY_KEYS, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { generateHistories } from "@/e2e/simulator/history";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
@@ -22,10 +22,7 @@ let workers: TestWorker[];
 beforeAll(async () => {
   gateway = await startFakeGateway();
   app = await createTestApp("property", {
-    STRIPE_API_URL: gateway.url,
-    STRIPE_API_KEY: FAKE_GATEWAY_KEYS.stripe,
-    STANDARD_API_URL: gateway.url,
-    STANDARD_API_KEY: FAKE_GATEWAY_KEYS.standard,
+    ...fakeGatewayEnv(gateway.url),
     WORKER_CONCURRENCY: "4",
   });
   const config = testConfig(app.env);
