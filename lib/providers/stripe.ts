@@ -171,15 +171,10 @@ function chargeFromEvent(type: string, object: Record<string, unknown>): ChargeS
 }
 
 function resourceOf(object: Record<string, unknown>): string | null {
-  // A PaymentIntent's payment is its latest charge (none yet before the first attempt).
-  if (object.object === "payment_intent") {
-    const latest = object.latest_charge;
-    if (typeof latest === "string") return latest;
-    return latest && typeof latest === "object" && "id" in latest && typeof latest.id === "string" ? latest.id : null;
-  }
-  // Refunds and disputes point at their charge (an id, or the charge expanded); charges are the resource.
-  const charge = idOf.safeParse(object.charge);
-  if (charge.success) return charge.data;
+  // A PaymentIntent's payment is its latest charge (none before the first attempt); refunds and
+  // disputes point at their charge (an id, or the charge expanded); a charge is the resource itself.
+  const pointer = idOf.safeParse(object.object === "payment_intent" ? object.latest_charge : object.charge);
+  if (pointer.success) return pointer.data;
   if (object.object === "charge" && typeof object.id === "string") return object.id;
   return null;
 }
