@@ -3,8 +3,7 @@ import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { checkFinalStates, deliverAll, httpSender, planDeliveries, type PaymentReading } from "./deliver";
 import { startFakeGateway } from "./fake-gateway";
-import type { SimulatedProvider } from "./gateway-events";
-import { deliveryFor } from "./gateway-events";
+import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type SimulatedProvider } from "./gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
 
 // `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
@@ -19,7 +18,8 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
 
   --url URL                 the app (default http://localhost:3000)
   --payments N              payments to simulate (default 100)
-  --providers LIST          stripe,standard (default both)
+  --provider P              simulate one gateway: ${SIMULATED_PROVIDERS.join("|")}
+  --providers LIST          several of them, comma-separated (default stripe,standard)
   --duplicates RATE         probability of each extra resend, 0..1 (default 0.3)
   --shuffle MODE            none | payment | full (default full)
   --concurrency N           deliveries in flight (default 16)
@@ -42,6 +42,7 @@ function parse(argv: string[]) {
     options: {
       url: { type: "string", default: "http://localhost:3000" },
       payments: { type: "string", default: "100" },
+      provider: { type: "string" },
       providers: { type: "string", default: "stripe,standard" },
       duplicates: { type: "string", default: "0.3" },
       shuffle: { type: "string", default: "full" },
@@ -57,9 +58,9 @@ function parse(argv: string[]) {
       help: { type: "boolean", default: false },
     },
   });
-  const providers = values.providers.split(",").map((name) => name.trim());
-  if (!providers.every((name): name is SimulatedProvider => name === "stripe" || name === "standard")) {
-    throw new Error("--providers: only stripe and standard can be simulated");
+  const providers = (values.provider ?? values.providers).split(",").map((name) => name.trim());
+  if (!providers.every(isSimulatedProvider)) {
+    throw new Error(`--provider: one of ${SIMULATED_PROVIDERS.join(", ")}`);
   }
   const shuffle = values.shuffle;
   if (shuffle !== "none" && shuffle !== "payment" && shuffle !== "full") throw new Error("--shuffle: none, payment or full");

@@ -5,7 +5,12 @@ import { signStripe } from "@/lib/providers/stripe";
 // What the gateways put on the wire: bodies and signature headers for Stripe and Standard Webhooks,
 // built from one step of a payment's history. Used by the simulator and by tests.
 
-export type SimulatedProvider = "stripe" | "standard";
+export const SIMULATED_PROVIDERS = ["stripe", "standard"] as const;
+export type SimulatedProvider = (typeof SIMULATED_PROVIDERS)[number];
+
+export function isSimulatedProvider(name: string): name is SimulatedProvider {
+  return (SIMULATED_PROVIDERS as readonly string[]).includes(name);
+}
 
 export type PaymentFacts = {
   chargeId: string;
