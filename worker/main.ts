@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
-import { createGatewayClients } from "@/lib/inbox/gateway-clients";
+import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
 import { executeReplayRun } from "@/lib/inbox/replay-runs";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
@@ -20,6 +20,7 @@ const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worke
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => console.error("[worker] queue error:", error.message));
 const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId };
+for (const warning of missingCredentialWarnings(config)) console.warn(`[worker] ${warning}`);
 
 await boss.start();
 

@@ -86,7 +86,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   const driver = findDriver(request.provider);
   if (!driver) return { kind: "unknown_provider" };
   const providerConfig = deps.config.providers[driver.name];
-  if (providerConfig.secrets.length === 0) return { kind: "not_configured", provider: driver.name };
+  if (!providerConfig.enabled) return { kind: "not_configured", provider: driver.name };
 
   const now = deps.now?.() ?? new Date();
   const query = request.query ?? new URLSearchParams();

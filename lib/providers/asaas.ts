@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { accessTokenAuth } from "./api-auth";
 import { verifySharedSecret } from "./shared-secret";
 import { fromLocalTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
@@ -116,6 +117,8 @@ export const asaasDriver: ProviderDriver = {
   name: "asaas",
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["asaas-access-token"],
+  // Asaas v3 takes the API key in an `access_token` header, not as a bearer token.
+  apiAuth: accessTokenAuth,
 
   verify(_raw, headers, { secrets }) {
     const token = headers["asaas-access-token"];

@@ -160,7 +160,7 @@ describe("pagarme refetch", () => {
     const snapshot = await pagarmeDriver.refetch!("ch_1/x", async (path) => {
       paths.push(path);
       return body;
-    });
+    }, {});
     expect(paths).toEqual(["/charges/ch_1%2Fx"]);
     return snapshot;
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
+import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { hmac, safeEqual } from "./signature";
 import { fromIso, fromLocalTime } from "../canonical/event-time";
@@ -128,6 +129,8 @@ export const pagarmeDriver: ProviderDriver = {
   name: "pagarme",
   keptHeaders: ["x-hub-signature", "content-type", "user-agent"],
   secretHeaders: ["authorization"],
+  // Core v5: HTTP Basic, the secret key as user name and an empty password.
+  apiAuth: basicKeyAuth(),
 
   verify(raw, headers, { secrets }) {
     const signature = headers["x-hub-signature"];

@@ -4,6 +4,7 @@ import { fromIso, fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, toNormalizedEvent } from "./parse-helpers";
 import { CHARGE_STATUSES, type ChargeSnapshot, type ChargeStatus } from "../canonical/charge-event";
 import { ParseError, type ProviderDriver } from "./types";
+import { optionalBearerAuth } from "./api-auth";
 
 // Standard Webhooks (https://www.standardwebhooks.com; Svix and others). Key rule: the `webhook-id`
 // header, stable across retries. Time rule: the body's ISO `timestamp` with its fractional digits
@@ -92,6 +93,7 @@ export const standardDriver: ProviderDriver = {
     "user-agent",
   ],
   secretHeaders: [],
+  apiAuth: optionalBearerAuth,
 
   verify(raw, headers, { secrets, nowSeconds, toleranceSeconds }) {
     const id = header(headers, "id");

@@ -5,6 +5,7 @@ import { parseJson, toNormalizedEvent } from "./parse-helpers";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import type { ProviderDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
+import { bearerAuth } from "./api-auth";
 
 // Stripe. Key rule: the event `id` (evt_...), stable across resends. Time rule: `created`, Unix
 // seconds (precision "second"). Signature: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=...]`,
@@ -138,6 +139,7 @@ export const stripeDriver: ProviderDriver = {
   name: "stripe",
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
+  apiAuth: bearerAuth,
 
   verify(raw, headers, { secrets, nowSeconds, toleranceSeconds }): VerifyResult {
     const header = headers["stripe-signature"];

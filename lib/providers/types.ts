@@ -41,6 +41,16 @@ export class ParseError extends Error {
 /** The refetch client's view of a gateway API; lib/http supplies it (timeouts, limits, breaker). */
 export type GatewayFetch = (path: string) => Promise<unknown>;
 
+/** What an operator configures for a gateway's API (`<PROVIDER>_API_KEY`, `ZOOP_MARKETPLACE_ID`). */
+export type ApiCredentials = { apiKey?: string; marketplaceId?: string };
+export type ApiCredential = keyof ApiCredentials;
+
+/** How a gateway's API authenticates: which credentials it cannot do without, and the headers they make. */
+export type ApiAuth = {
+  needs: readonly ApiCredential[];
+  headers(credentials: ApiCredentials): Record<string, string>;
+};
+
 export interface ProviderDriver {
   readonly name: ProviderName;
   /** Headers kept with the event so it can be re-verified and inspected. */
@@ -52,6 +62,10 @@ export interface ProviderDriver {
   verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
   /** Throws ParseError when the body is not a well-formed event of this gateway. */
   parse(raw: Buffer, context: ParseContext): NormalizedEvent;
+  /** How its API authenticates refetches; the transport (lib/http) sends what this builds. */
+  readonly apiAuth?: ApiAuth;
+  /** Its bodies are notices only: every charge event needs a refetch, whatever REFETCH_<PROVIDER> says. */
+  readonly noticeOnly?: boolean;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
-  refetch?(resourceId: string, fetchJson: GatewayFetch): Promise<ChargeSnapshot>;
+  refetch?(resourceId: string, fetchJson: GatewayFetch, credentials: ApiCredentials): Promise<ChargeSnapshot>;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseJson, parseWith, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { deriveEventKey } from "./signature";
 import { fromIso, type EventTime } from "../canonical/event-time";
@@ -16,8 +17,8 @@ import { ParseError, type ProviderDriver } from "./types";
 // time. Anyone who learns it can forge any body, so transaction events always require a refetch; the
 // event's own snapshot is still given, for display and as the type's claim.
 //
-// Refetch: GET /transactions/{id} relative to ZOOP_API_URL. Zoop's API is marketplace-scoped, so the
-// URL must include it: https://api.zoop.ws/v1/marketplaces/{marketplace_id}.
+// Refetch: GET /marketplaces/{ZOOP_MARKETPLACE_ID}/transactions/{id} relative to ZOOP_API_URL
+// (https://api.zoop.ws/v1), HTTP Basic with ZOOP_API_KEY as user name and an empty password.
 //
 // Unconfirmed: the event type names beyond transaction.succeeded, the transaction statuses, and
 // whether `id` is stable across resends (no public docs were found).
@@ -95,6 +96,9 @@ export const zoopDriver: ProviderDriver = {
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["authorization"],
   secretQueryParams: ["token"],
+  // HTTP Basic with the key as user name; every path is scoped to the marketplace.
+  apiAuth: basicKeyAuth(["apiKey", "marketplaceId"]),
+  noticeOnly: true,
 
   verify(_raw, headers, { secrets, query }) {
     const credentials = basicCredentials(headers.authorization);
@@ -132,8 +136,8 @@ export const zoopDriver: ProviderDriver = {
     });
   },
 
-  async refetch(transactionId, fetchJson) {
-    const body = await fetchJson(`/transactions/${encodeURIComponent(transactionId)}`);
+  async refetch(transactionId, fetchJson, { marketplaceId = "" }) {
+    const body = await fetchJson(`/marketplaces/${encodeURIComponent(marketplaceId)}/transactions/${encodeURIComponent(transactionId)}`);
     return transactionToSnapshot(parseWith(transactionSchema, body, "refetched Zoop transaction"));
   },
 };
