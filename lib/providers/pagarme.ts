@@ -36,6 +36,8 @@ const TYPE_STATUS: Record<string, ChargeStatus> = {
   "order.paid": "paid",
   "order.payment_failed": "failed",
   "order.canceled": "canceled",
+  // A canceled charge may be a refund: chargeToSnapshot tells by what happened to the money.
+  "charge.canceled": "canceled",
 };
 
 // The charge statuses of GET /charges/{id}. An underpaid boleto is still owed its balance: pending.
@@ -63,6 +65,8 @@ const chargeSchema = z.looseObject({
   paid_amount: cents.optional(),
   canceled_amount: cents.optional(),
   refunded_amount: cents.optional(),
+  // Set once the money was captured; a later cancellation then gives money back.
+  paid_at: z.string().nullable().optional(),
   currency: z.string().length(3).optional(),
   customer: customerSchema.nullable().optional(),
 });
@@ -104,16 +108,23 @@ function chargeOf(type: string, data: Record<string, unknown>): PagarmeCharge | 
   return first ? { ...first, customer: first.customer ?? order.customer } : null;
 }
 
+/**
+ * A status read by what happened to the money. A captured charge that is later canceled gives money
+ * back: a refund (partial while canceled_amount < amount), never "canceled", which cannot follow paid.
+ * Captured shows as paid_at (the refetch of a fully canceled charge may carry no paid_amount) or a
+ * paid_amount. A charge canceled before capture moved no money: canceled.
+ */
+function byMoney(charge: PagarmeCharge, status: ChargeStatus): ChargeStatus {
+  const captured = (charge.paid_amount ?? 0) > 0 || Boolean(charge.paid_at);
+  const returned = captured && (amountRefunded(charge) ?? 0) > 0;
+  return status === "refunded" || (returned && (status === "paid" || status === "canceled")) ? "refunded" : status;
+}
+
 /** The charge's current state, as GET /charges/{id} shows it. */
 export function chargeToSnapshot(charge: PagarmeCharge): ChargeSnapshot {
   const status = charge.status === undefined ? undefined : CHARGE_STATUS[charge.status];
   if (!status) throw new ParseError(`unknown Pagar.me charge status "${charge.status}"`);
-  // Money captured and then given back is a refund, whatever the charge calls itself: v5 seems to
-  // show a refunded card charge as canceled with a canceled_amount (unconfirmed), and a canceled
-  // state cannot follow a paid one.
-  const returned = (amountRefunded(charge) ?? 0) > 0 && (charge.paid_amount ?? 0) > 0;
-  const refunded = status === "refunded" || (returned && (status === "paid" || status === "canceled"));
-  return snapshotOf(charge, refunded ? "refunded" : status);
+  return snapshotOf(charge, byMoney(charge, status));
 }
 
 function verifyHubSignature(raw: Buffer, header: string, secrets: readonly string[]): VerifyResult {
@@ -155,7 +166,7 @@ export const pagarmeDriver: ProviderDriver = {
       ...time,
       customerId: charge?.customer?.id ?? null,
       customerEmail: charge?.customer?.email ?? null,
-      charge: charge && status ? snapshotOf(charge, status) : null,
+      charge: charge && status ? snapshotOf(charge, byMoney(charge, status)) : null,
       payload: json,
     });
   },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseJson, parseWith, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { deriveEventKey } from "./signature";
@@ -59,6 +59,13 @@ const transactionSchema = z.looseObject({
   currency: z.string().length(3).optional(),
   customer: z.string().nullable().optional(),
   updated_at: z.string().optional(),
+  captured: z.boolean().nullable().optional(),
+  voided: z.boolean().nullable().optional(),
+  refunded: z.boolean().nullable().optional(),
+  history: z
+    .array(z.looseObject({ operation_type: z.string().optional(), status: z.string().optional(), amount: decimalAmount.optional() }))
+    .nullable()
+    .optional(),
 });
 type ZoopTransaction = z.infer<typeof transactionSchema>;
 
@@ -69,10 +76,29 @@ const eventSchema = z.object({
   payload: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 
-function snapshotOf(transaction: ZoopTransaction, status: ChargeStatus): ChargeSnapshot {
+/** The cents given back: the succeeded void operations in its history, else all of it when voided whole. */
+function amountReturned(transaction: ZoopTransaction, amount: number | undefined): number | undefined {
+  const voids = (transaction.history ?? []).filter((entry) => entry.operation_type === "void" && entry.status === "succeeded");
+  if (voids.length > 0) return voids.reduce((sum, entry) => sum + toMinorUnits(entry.amount ?? 0), 0);
+  return transaction.voided || transaction.refunded ? amount : undefined;
+}
+
+/**
+ * A status read by what happened to the money: a captured transaction that is voided (Zoop shows it
+ * `canceled`, `voided: true`, `captured: true`) or refunded gave money back, a refund, partial while
+ * less than the amount went back. Canceled before capture, no money moved: canceled.
+ */
+function byMoney(transaction: ZoopTransaction, status: ChargeStatus, amount: number | undefined): { status: ChargeStatus; amountRefunded?: number } {
+  const returned = transaction.captured ? amountReturned(transaction, amount) : undefined;
+  if (!returned || (status !== "canceled" && status !== "paid" && status !== "refunded")) return { status };
+  return { status: refundStatus(amount, returned), amountRefunded: returned };
+}
+
+function snapshotOf(transaction: ZoopTransaction, eventStatus: ChargeStatus): ChargeSnapshot {
+  const amount = transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount);
   return {
-    status,
-    amount: transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount),
+    ...byMoney(transaction, eventStatus, amount),
+    amount,
     currency: transaction.currency?.toLowerCase(),
     customerId: transaction.customer ?? undefined,
   };
