@@ -4,7 +4,7 @@ import { accessTokenAuth } from "./api-auth";
 import { verifySharedSecret } from "./shared-secret";
 import { fromLocalTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver } from "./types";
+import { ParseError, type SyncVerifyingDriver } from "./types";
 
 // Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
 // `dateCreated` ("2024-06-12 16:45:03"), precision "second", a wall-clock time in Asaas's zone with
@@ -113,7 +113,7 @@ export function paymentToSnapshot(payment: AsaasPayment): ChargeSnapshot {
   return snapshotOf(payment, refundedSome ? "refunded" : status);
 }
 
-export const asaasDriver: ProviderDriver = {
+export const asaasDriver: SyncVerifyingDriver = {
   name: "asaas",
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["asaas-access-token"],

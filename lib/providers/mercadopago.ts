@@ -4,7 +4,7 @@ import { bearerAuth } from "./api-auth";
 import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
 import { fromIso } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver, type VerifyResult } from "./types";
+import { ParseError, type SyncVerifyingDriver, type VerifyResult } from "./types";
 
 // Mercado Pago. Key rule: the body's `id`, the notification id (a number, kept as text). Time rule:
 // `date_created`, ISO-8601 with an offset and usually milliseconds (the precision it carries).
@@ -118,7 +118,7 @@ function isPaymentNotice(type: string, topic: string | undefined): boolean {
   return topic === "payment" || type.startsWith("payment.");
 }
 
-export const mercadopagoDriver: ProviderDriver = {
+export const mercadopagoDriver: SyncVerifyingDriver = {
   name: "mercadopago",
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
   secretHeaders: [],

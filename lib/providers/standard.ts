@@ -3,7 +3,7 @@ import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
 import { fromIso, fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, toNormalizedEvent } from "./parse-helpers";
 import { CHARGE_STATUSES, type ChargeSnapshot, type ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver } from "./types";
+import { ParseError, type SyncVerifyingDriver } from "./types";
 import { optionalBearerAuth } from "./api-auth";
 
 // Standard Webhooks (https://www.standardwebhooks.com; Svix and others). Key rule: the `webhook-id`
@@ -80,7 +80,7 @@ export function signStandard(secret: string, id: string, timestamp: number, body
   return `v1,${hmac("sha256", standardSecretKey(secret), `${id}.${timestamp}.`, body).toString("base64")}`;
 }
 
-export const standardDriver: ProviderDriver = {
+export const standardDriver: SyncVerifyingDriver = {
   name: "standard",
   keptHeaders: [
     "webhook-id",

@@ -3,7 +3,7 @@ import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
 import { fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, toNormalizedEvent } from "./parse-helpers";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import type { ProviderDriver, VerifyResult } from "./types";
+import type { SyncVerifyingDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
 import { bearerAuth } from "./api-auth";
 
@@ -135,7 +135,7 @@ export function parseSignatureHeader(header: string): { timestamp: number | null
   return { timestamp, signatures };
 }
 
-export const stripeDriver: ProviderDriver = {
+export const stripeDriver: SyncVerifyingDriver = {
   name: "stripe",
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],

@@ -28,7 +28,16 @@ export type NormalizedEvent = z.infer<typeof normalizedEventSchema>;
 /** Request headers, names lower-cased. */
 export type HeaderMap = Record<string, string>;
 
-export type VerifyContext = { secrets: string[]; nowSeconds: number; toleranceSeconds: number; query: URLSearchParams };
+export type VerifyContext = {
+  secrets: string[];
+  nowSeconds: number;
+  toleranceSeconds: number;
+  query: URLSearchParams;
+  /** The sender's published public keys by `kid` (asymmetric signatures); throws when they can't be had. */
+  publicKeys?: (kid: string) => Promise<JsonWebKey | null>;
+  /** Which of the driver's signature schemes this deployment accepts (drivers with several). */
+  schemes?: readonly string[];
+};
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
@@ -59,7 +68,7 @@ export interface ProviderDriver {
   readonly secretHeaders: readonly string[];
   /** Query parameters that carry a credential: stored as "[redacted]". */
   readonly secretQueryParams?: readonly string[];
-  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
+  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult | Promise<VerifyResult>;
   /** Throws ParseError when the body is not a well-formed event of this gateway. */
   parse(raw: Buffer, context: ParseContext): NormalizedEvent;
   /** How its API authenticates refetches; the transport (lib/http) sends what this builds. */
@@ -69,3 +78,8 @@ export interface ProviderDriver {
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
   refetch?(resourceId: string, fetchJson: GatewayFetch, credentials: ApiCredentials): Promise<ChargeSnapshot>;
 }
+
+/** A driver whose verification needs nothing but its secrets: it answers at once. */
+export type SyncVerifyingDriver = Omit<ProviderDriver, "verify"> & {
+  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
+};

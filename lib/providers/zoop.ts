@@ -5,7 +5,7 @@ import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { deriveEventKey } from "./signature";
 import { fromIso, type EventTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver } from "./types";
+import { ParseError, type SyncVerifyingDriver } from "./types";
 
 // Zoop. Key rule: the event `id`; an event without one is keyed by deriveEventKey(transaction id,
 // type, transaction status, occurred time) (eventIdDerived). Time rule: the event's `created_at`
@@ -117,7 +117,7 @@ export function transactionToSnapshot(transaction: ZoopTransaction): ChargeSnaps
   return snapshotOf(transaction, status);
 }
 
-export const zoopDriver: ProviderDriver = {
+export const zoopDriver: SyncVerifyingDriver = {
   name: "zoop",
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["authorization"],

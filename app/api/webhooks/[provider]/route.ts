@@ -7,6 +7,11 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
 
+function withRetryAfter(response: Response, seconds: number): Response {
+  response.headers.set("retry-after", String(seconds));
+  return response;
+}
+
 /** A gateway delivers one webhook: verify, store once, enqueue, answer at once. */
 export const POST = withErrors(async (request: NextRequest, context: RouteContext<"/api/webhooks/[provider]">) => {
   const { provider } = await context.params;
@@ -31,6 +36,11 @@ export const POST = withErrors(async (request: NextRequest, context: RouteContex
       return NextResponse.json({ received: true, duplicate: outcome.duplicate });
     case "rejected":
       return errorResponse(401, `invalid signature: ${outcome.reason}`, "INVALID_SIGNATURE");
+    case "unverifiable":
+      // Our side can't check the signature right now: 503 makes the gateway resend later, and nothing
+      // unverified is stored or acknowledged.
+      console.error(`[ingest] cannot verify ${provider} webhooks: ${outcome.reason}`);
+      return withRetryAfter(errorResponse(503, "the signature cannot be verified right now; retry later", "SIGNATURE_UNVERIFIABLE"), 60);
     case "not_configured":
       console.error(
         `[ingest] refusing ${outcome.provider} webhooks: no secret configured ` +
