@@ -1,0 +1,35 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+
+// A worker configured to refetch a gateway whose API key is missing says so once, at start, in one
+// line naming the variable (instead of failing every event with a 401 later).
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp("startup");
+});
+afterAll(() => app.close());
+
+describe("worker start-up", () => {
+  it("prints one line naming a missing refetch credential", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+      env: { ...process.env, ...app.env, WEBHOOK_SECRET_ASAAS: "asaas_token", ASAAS_API_KEY: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((done) => child.once("exit", done));
+    // Wait for the worker to be up (its "consuming" line, printed after the start-up checks).
+    const deadline = Date.now() + 60_000;
+    while (!output.includes("consuming") && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    expect(output).toContain("consuming");
+    child.kill("SIGTERM");
+    await exited;
+    const lines = output.split("\n").filter((line) => line.includes("ASAAS_API_KEY"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[worker\] refetch for asaas needs ASAAS_API_KEY, which is not set/);
+    expect(output).not.toMatch(/STRIPE_API_KEY|ZOOP_MARKETPLACE_ID/);
+  }, 90_000);
+});
