@@ -117,10 +117,10 @@ function appCredentials(): GatewayCredentials {
   return Object.fromEntries(PROVIDER_NAMES.map((name) => [name, providers[name].credentials])) as GatewayCredentials;
 }
 
-async function health(url: string): Promise<{ pending: number } | null> {
+async function health(url: string): Promise<{ pending: number; failed?: number } | null> {
   const response = await fetch(`${url}/api/health`).catch(() => null);
   if (!response) return null;
-  const body = (await response.json().catch(() => null)) as { inbox?: { pending: number } } | null;
+  const body = (await response.json().catch(() => null)) as { inbox?: { pending: number; failed?: number } } | null;
   return body?.inbox ?? null;
 }
 
@@ -204,6 +204,7 @@ async function run(options: Options): Promise<number> {
       return 1;
     }
     console.log(`drained: no pending events ${drainMs} ms after the first delivery (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`);
+    console.log(`failed events in the app (all providers, all runs): ${(await health(options.url))?.failed ?? "unknown"}`);
     const token = options.token ?? appConfig().paymentsApiTokens[0];
     if (!token) throw new Error("no API token for the check: pass --token or set PAYMENTS_API_TOKENS");
     const check = await checkFinalStates(histories, reader(options.url, token));

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "@/lib/config/env";
@@ -220,7 +221,8 @@ export async function startFakeGateway(
   const byCharge = new Map<string, PaymentHistory>();
   const add = (more: PaymentHistory[]) => more.forEach((history) => byCharge.set(history.payment.chargeId, history));
   add(histories);
-  const pagarmeKey = generateSigningKey("fake-gateway-pagarme-1");
+  // A new kid per start: an app that cached an earlier run's key must fetch this one.
+  const pagarmeKey = generateSigningKey(`fake-gateway-${randomBytes(6).toString("hex")}`);
   const requests: FakeGateway["requests"] = [];
   let down = false;
   let delayMs = 0;

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { toLocalTime } from "@/lib/canonical/event-time";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
 import { asymmetricSignature, type SigningKey } from "@/lib/testing/jwks-server";
@@ -185,18 +186,7 @@ export const UNSUPPORTED_STEPS: Partial<Record<SimulatedProvider, HistoryStep["k
 const reais = (cents: number) => Math.round(cents) / 100;
 
 /** "2024-06-12 16:45:03": Asaas's wall-clock time in São Paulo, no zone. */
-function saoPauloTime(ms: number): string {
-  return new Intl.DateTimeFormat("sv-SE", {
-    timeZone: "America/Sao_Paulo",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-  }).format(new Date(ms));
-}
+const saoPauloTime = (ms: number) => toLocalTime(ms, "America/Sao_Paulo");
 
 function unsupported(provider: SimulatedProvider, step: HistoryStep): never {
   throw new Error(`${provider} has no event for a "${step.kind}" step`);
