@@ -32,7 +32,8 @@ import { ParseError, type ProviderDriver, type VerifyContext, type VerifyResult 
 // Unconfirmed: Basic Auth on v5 webhooks (seen in community code, not in the official docs); the zone
 // of the webhook's created_at (the v5 charge reference calls the charge's own created_at UTC, while
 // the zone is PAGARME_TIMEZONE, UTC by default); the event names charge.overpaid and
-// charge.partial_canceled; `canceled_amount` / `refunded_amount` as the refunded amount. Legacy
+// charge.partial_canceled and charge.canceled; `refunded_amount` (the SDK's charge has only
+// `canceled_amount`, read as the amount given back once the charge was captured). Legacy
 // form-encoded postback bodies are verified but not parsed (stored as failed, replayable once a
 // driver reads them).
 

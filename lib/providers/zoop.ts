@@ -20,8 +20,14 @@ import { ParseError, type SyncVerifyingDriver } from "./types";
 // Refetch: GET /marketplaces/{ZOOP_MARKETPLACE_ID}/transactions/{id} relative to ZOOP_API_URL
 // (https://api.zoop.ws/v1), HTTP Basic with ZOOP_API_KEY as user name and an empty password.
 //
+// Cancellation after capture: Zoop answers a void of a captured transaction with `status: "canceled"`,
+// `voided: true`, `captured: true` and a succeeded `void` operation in `history` (a recorded API
+// response: lib/providers/fixtures/zoop/). That is money given back, a refund for the voided amount,
+// never "canceled" (which cannot follow paid); canceled before capture, no money moved: canceled.
+//
 // Unconfirmed: the event type names beyond transaction.succeeded, the transaction statuses, and
-// whether `id` is stable across resends (no public docs were found).
+// whether `id` is stable across resends (no public docs were found); partial voids as `void`
+// operations with a partial amount.
 
 const TYPE_STATUS: Record<string, ChargeStatus> = {
   "transaction.created": "pending",
