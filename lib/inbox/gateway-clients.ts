@@ -1,11 +1,8 @@
-import type { AppConfig } from "../config/env";
-import type { ProviderName } from "../config/provider-names";
-import { credentialVariable } from "../config/env";
-import { PROVIDER_NAMES } from "../config/provider-names";
+import { credentialVariable, type AppConfig, type ProviderConfig } from "../config/env";
+import { PROVIDER_NAMES, type ProviderName } from "../config/provider-names";
 import { createGatewayClient, type GatewayClient } from "../http/gateway-client";
 import { findDriver } from "../providers/registry";
 import type { ProviderDriver } from "../providers/types";
-import type { ProviderConfig } from "../config/env";
 
 export type GatewayClients = (provider: ProviderName) => GatewayClient | undefined;
 
@@ -45,6 +42,11 @@ export function missingCredentials(driver: ProviderDriver, providerConfig: Provi
     .map((credential) => credentialVariable(driver.name, credential));
 }
 
+/** "ASAAS_API_KEY, which is not set" / "ZOOP_API_KEY and ZOOP_MARKETPLACE_ID, which are not set". */
+export function notSet(variables: string[]): string {
+  return `${variables.join(" and ")}, which ${variables.length > 1 ? "are" : "is"} not set`;
+}
+
 /** Does this provider ever refetch: refetch configured for some event types, or bodies that are notices only? */
 function refetches(driver: ProviderDriver, providerConfig: ProviderConfig): boolean {
   return driver.refetch !== undefined && providerConfig.apiUrl !== undefined && (driver.noticeOnly === true || providerConfig.refetchTypes.length > 0);
@@ -62,7 +64,7 @@ export function missingCredentialWarnings(config: AppConfig): string[] {
     const missing = missingCredentials(driver, providerConfig);
     if (missing.length === 0) return [];
     return [
-      `refetch for ${provider} needs ${missing.join(" and ")}, which ${missing.length > 1 ? "are" : "is"} not set: ` +
+      `refetch for ${provider} needs ${notSet(missing)}: ` +
         `${provider} events that need a refetch wait (rechecked every ${CREDENTIAL_RECHECK_SECONDS / 60} min, no attempt spent) until it is set and the worker restarted`,
     ];
   });

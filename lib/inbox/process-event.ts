@@ -8,7 +8,7 @@ import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { ParseError, type NormalizedEvent, type ProviderDriver } from "../providers/types";
-import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, type GatewayClients } from "./gateway-clients";
+import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
 import { retryDelaySeconds } from "./retry-schedule";
 
 export type ProcessDeps = {
@@ -132,7 +132,7 @@ async function observe(deps: ProcessDeps, driver: ProviderDriver, event: Normali
   }
   const missing = missingCredentials(driver, providerConfig);
   if (missing.length > 0) {
-    throw new MissingCredentialError(`refetch needs ${missing.join(" and ")}, which is not set; waiting for it (set it and restart the worker)`);
+    throw new MissingCredentialError(`refetch needs ${notSet(missing)}; waiting for it (set it and restart the worker)`);
   }
   // The fetch starts before any lock is taken; its start time is when the state was true.
   const fetchedAt = BigInt(Date.now()) * 1000n;
