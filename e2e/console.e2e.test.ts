@@ -3,12 +3,12 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import { eventFilterSql } from "@/lib/inbox/event-filter";
-import { createTestApp, TEST_API_ENV, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
-import { startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import { deliveryFor, type PaymentFacts } from "./simulator/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
@@ -48,8 +48,7 @@ beforeAll(async () => {
     WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
     WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
     AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
-    STRIPE_API_URL: gateway.url,
-    STRIPE_API_KEY: TEST_API_ENV.STRIPE_API_KEY,
+    ...fakeGatewayEnv(gateway.url),
     WORKER_MAX_ATTEMPTS: "1",
     WORKER_CONCURRENCY: "4",
     REPLAY_CONFIRM_THRESHOLD: "2",

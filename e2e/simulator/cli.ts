@@ -166,7 +166,7 @@ async function run(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
   const unknown = unknownDisputes(options.seed, options.unknown);
   const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort, appCredentials()) : null;
-  if (gateway) console.log(`fake gateway API on ${gateway.url}`);
+  if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate with the app's <PROVIDER>_API_KEY)`);
   try {
     const secrets = deliverySecrets(options.providers, gateway);
     const plan = [
@@ -176,7 +176,7 @@ async function run(options: Options): Promise<number> {
         chargeId: history.payment.chargeId,
       })),
     ];
-    const events = histories.reduce((sum, history) => sum + history.steps.length, 0);
+    const events = new Set(plan.map((delivery) => delivery.eventId)).size;
     console.log(
       `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} deliveries ` +
         `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,

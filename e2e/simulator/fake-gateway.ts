@@ -5,14 +5,13 @@ import { loadConfig } from "@/lib/config/env";
 import { PROVIDER_NAMES, type ProviderName } from "@/lib/config/provider-names";
 import type { ApiCredentials } from "@/lib/providers/types";
 import { generateSigningKey, type SigningKey } from "@/lib/testing/jwks-server";
-import { TEST_API_ENV } from "@/lib/testing/test-app";
 import type { PaymentHistory } from "./history";
 
 // A fake of every gateway's API that knows the true current state of every simulated payment, for
 // the refetch strategy. Each gateway is spoken its own way (paths, authentication, resource shape),
 // and the authentication each request carries is checked (401 otherwise), independently of the
 // drivers' own code:
-//   Stripe        GET /v1/charges/{id}                                   Bearer <key>
+//   Stripe        GET /v1/charges/{id}, GET /v1/disputes?charge={id}      Bearer <key>
 //   Standard      GET /payments/{id}                                     Bearer <key> when one is configured
 //   Asaas         GET /v3/payments/{id}                                  access_token: <key>
 //   Pagar.me      GET /core/v5/charges/{id}                              Basic base64("<key>:")
@@ -20,42 +19,125 @@ import type { PaymentHistory } from "./history";
 //   Zoop          GET /v1/marketplaces/{marketplace}/transactions/{id}   Basic base64("<key>:")
 // It also publishes Pagar.me's webhook signing key at /.well-known/jwks.json.
 
-function lastDispute(history: PaymentHistory): string | null {
-  const kinds = history.steps.map((step) => step.kind);
-  if (kinds.includes("dispute_lost")) return "lost";
-  if (kinds.includes("dispute_won")) return "won";
-  if (kinds.includes("dispute_opened")) return "needs_response";
-  return null;
+/** The API credentials the fake gateway accepts by default (tests point the app's keys at them). */
+export const FAKE_GATEWAY_KEYS = {
+  stripe: "sk_test_fake_gateway",
+  standard: "fake_gateway_standard_key",
+  pagarme: "sk_test_pagarme_fake_gateway",
+  asaas: "$aact_test_fake_gateway",
+  mercadopago: "TEST-fake-gateway-mercadopago",
+  zoop: "zpk_test_fake_gateway",
+  zoopMarketplace: "3249465a7753536b62545a6a684b0000",
+} as const;
+
+/** The app's environment for refetching through a fake gateway at `url` (every API, its keys, Pagar.me's JWKS). */
+export function fakeGatewayEnv(url: string): Record<string, string> {
+  return {
+    STRIPE_API_URL: url,
+    STRIPE_API_KEY: FAKE_GATEWAY_KEYS.stripe,
+    STANDARD_API_URL: url,
+    STANDARD_API_KEY: FAKE_GATEWAY_KEYS.standard,
+    ASAAS_API_URL: `${url}/v3`,
+    ASAAS_API_KEY: FAKE_GATEWAY_KEYS.asaas,
+    PAGARME_API_URL: `${url}/core/v5`,
+    PAGARME_API_KEY: FAKE_GATEWAY_KEYS.pagarme,
+    PAGARME_JWKS_URL: `${url}/.well-known/jwks.json`,
+    MERCADOPAGO_API_URL: url,
+    MERCADOPAGO_API_KEY: FAKE_GATEWAY_KEYS.mercadopago,
+    ZOOP_API_URL: `${url}/v1`,
+    ZOOP_API_KEY: FAKE_GATEWAY_KEYS.zoop,
+    ZOOP_MARKETPLACE_ID: FAKE_GATEWAY_KEYS.zoopMarketplace,
+  };
+}
+
+function disputesOf(history: PaymentHistory): string[] {
+  const statuses: string[] = [];
+  for (const step of history.steps) {
+    if (step.kind === "dispute_opened") statuses.push("needs_response");
+    if (step.kind === "dispute_won" || step.kind === "dispute_lost") {
+      // A history may start at the outcome (tests): the dispute was opened before it.
+      if (statuses.length === 0) statuses.push("needs_response");
+      statuses[statuses.length - 1] = step.kind === "dispute_won" ? "won" : "lost";
+    }
+  }
+  return statuses;
+}
+
+/** The charge before its disputes: what a refetch reads first. */
+function chargeStatusBeforeDisputes(history: PaymentHistory) {
+  const lastMoneyStep = [...history.steps].reverse().find((step) => !step.kind.startsWith("dispute_"));
+  return lastMoneyStep?.kind ?? "succeeded";
 }
 
 export function stripeChargeOf(history: PaymentHistory) {
-  const { payment, truth } = history;
-  const dispute = lastDispute(history);
-  const uncaptured = truth.status === "authorized" || truth.status === "canceled";
+  const { payment } = history;
+  const kind = chargeStatusBeforeDisputes(history);
+  const refunded = history.steps.reduce((max, step) => Math.max(max, step.amountRefunded), 0);
+  const uncaptured = kind === "authorized" || kind === "canceled";
   return {
     id: payment.chargeId,
     object: "charge",
     amount: payment.amount,
-    amount_refunded: truth.status === "canceled" ? payment.amount : truth.amountRefunded,
+    amount_captured: uncaptured ? 0 : payment.amount,
+    amount_refunded: kind === "canceled" ? payment.amount : refunded,
     captured: !uncaptured,
-    refunded: truth.status === "refunded" || truth.status === "canceled",
+    refunded: kind === "canceled" || refunded >= payment.amount,
+    // Documented since the `dispute` field went away: whether the charge was ever disputed.
+    disputed: disputesOf(history).length > 0,
     currency: payment.currency,
     customer: payment.customerId,
     receipt_email: payment.customerEmail,
-    status: truth.status === "pending" ? "pending" : truth.status === "failed" ? "failed" : "succeeded",
-    dispute: dispute ? { id: `dp_${payment.chargeId}`, object: "dispute", charge: payment.chargeId, status: dispute } : null,
+    payment_intent: payment.integration ? `pi_${payment.chargeId.slice(3)}` : null,
+    status: kind === "pending" ? "pending" : kind === "failed" ? "failed" : "succeeded",
+  };
+}
+
+/** `GET /v1/disputes?charge=...`: a Stripe list object of the charge's disputes. */
+export function stripeDisputesOf(history: PaymentHistory) {
+  const { payment } = history;
+  return {
+    object: "list",
+    url: "/v1/disputes",
+    has_more: false,
+    data: disputesOf(history).map((status, index) => ({
+      id: `dp_${payment.chargeId.slice(3)}_${index + 1}`,
+      object: "dispute",
+      amount: payment.amount,
+      charge: payment.chargeId,
+      currency: payment.currency,
+      status,
+    })),
   };
 }
 
 export function standardPaymentOf(history: PaymentHistory) {
   const { payment, truth } = history;
+  if (payment.integration !== "dodo") {
+    return {
+      payment_id: payment.chargeId,
+      status: truth.status,
+      amount: payment.amount,
+      amount_refunded: truth.amountRefunded,
+      currency: payment.currency,
+      customer: { id: payment.customerId, email: payment.customerEmail },
+    };
+  }
+  // Dodo Payments' payment object: its own status words, refunds and disputes listed.
+  const kind = chargeStatusBeforeDisputes(history);
+  const status = { pending: "processing", authorized: "requires_capture", failed: "failed", canceled: "cancelled" }[kind as string] ?? "succeeded";
+  const refunds = history.steps.flatMap((step, index) =>
+    step.kind === "refund" ? [{ refund_id: `ref_${index}`, payment_id: payment.chargeId, amount: step.amountRefunded - (history.steps[index - 1]?.amountRefunded ?? 0), status: "succeeded" }] : [],
+  );
+  const disputeWords: Record<string, string> = { needs_response: "dispute_opened", won: "dispute_won", lost: "dispute_lost" };
   return {
     payment_id: payment.chargeId,
-    status: truth.status,
-    amount: payment.amount,
-    amount_refunded: truth.amountRefunded,
-    currency: payment.currency,
-    customer: { id: payment.customerId, email: payment.customerEmail },
+    status,
+    total_amount: payment.amount,
+    currency: payment.currency.toUpperCase(),
+    customer: { customer_id: payment.customerId, email: payment.customerEmail, name: "Simulated Customer" },
+    refunds,
+    disputes: disputesOf(history).map((dispute, index) => ({ dispute_id: `dsp_${index}`, payment_id: payment.chargeId, dispute_status: disputeWords[dispute] })),
+    payload_type: "Payment",
   };
 }
 
@@ -163,6 +245,7 @@ type Route = { provider: ProviderName; path: RegExp; resource: (history: Payment
 
 const ROUTES: Route[] = [
   { provider: "stripe", path: /^\/v1\/charges\/([^/?]+)/, resource: stripeChargeOf },
+  { provider: "stripe", path: /^\/v1\/disputes\?(?:.*&)?charge=([^&]+)/, resource: stripeDisputesOf },
   { provider: "mercadopago", path: /^\/v1\/payments\/([^/?]+)/, resource: mercadopagoPaymentOf },
   { provider: "asaas", path: /^\/v3\/payments\/([^/?]+)/, resource: asaasPaymentOf },
   { provider: "pagarme", path: /^\/core\/v5\/charges\/([^/?]+)/, resource: pagarmeChargeOf },
@@ -193,9 +276,9 @@ function authenticated(provider: ProviderName, request: IncomingMessage, path: s
 
 export type GatewayCredentials = Record<ProviderName, ApiCredentials>;
 
-/** The credentials tests configure (TEST_API_ENV): what the fake gateway accepts unless told otherwise. */
+/** FAKE_GATEWAY_KEYS by provider: what the fake gateway accepts unless told otherwise. */
 export function testGatewayCredentials(): GatewayCredentials {
-  const { providers } = loadConfig(TEST_API_ENV);
+  const { providers } = loadConfig(fakeGatewayEnv("http://127.0.0.1"));
   return Object.fromEntries(PROVIDER_NAMES.map((name) => [name, providers[name].credentials])) as GatewayCredentials;
 }
 

@@ -37,7 +37,7 @@ async function refetchSeen(provider: ProviderName) {
   const driver = findDriver(provider)!;
   const client = createGatewayClients(config)(provider)!;
   const before = seen.length;
-  await driver.refetch!("res_1", client.fetchJson, config.providers[provider].credentials).catch(() => undefined);
+  await driver.refetch!("res_1", client.fetchJson, { credentials: config.providers[provider].credentials }).catch(() => undefined);
   expect(seen.length).toBe(before + 1);
   return seen[seen.length - 1]!;
 }

@@ -19,8 +19,7 @@ function applied(snapshot: ChargeSnapshot) {
 describe("cancellation after capture", () => {
   it("reads Zoop's recorded void of a captured transaction as a full refund", async () => {
     const snapshot = await zoopDriver.refetch!("e74786548f58452d9a62ee4d53ba0f87", refetchOf(zoopTransactionVoidedAfterCapture), {
-      apiKey: "zpk",
-      marketplaceId: "foo",
+      credentials: { apiKey: "zpk", marketplaceId: "foo" },
     });
     expect(snapshot).toMatchObject({ status: "refunded", amount: 500, amountRefunded: 500 });
     expect(applied(snapshot)).toMatchObject({ action: "apply", state: { status: "refunded", amountRefunded: 500 } });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ProviderName } from "../config/provider-names";
+import type { SenderVocabulary } from "../config/sender-vocabulary";
 import { PRECISIONS, chargeSnapshotSchema, type ChargeSnapshot } from "../canonical/charge-event";
 
 /** A webhook after its driver parsed it; validated before it is stored. */
@@ -41,7 +42,13 @@ export type VerifyContext = {
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
-export type ParseContext = { headers: HeaderMap; query: URLSearchParams; timeZone: string };
+export type ParseContext = {
+  headers: HeaderMap;
+  query: URLSearchParams;
+  timeZone: string;
+  /** The sender's own words, where a deployment mapped them (Standard Webhooks senders). */
+  vocabulary?: SenderVocabulary;
+};
 
 export class ParseError extends Error {
   override name = "ParseError";
@@ -53,6 +60,9 @@ export type GatewayFetch = (path: string) => Promise<unknown>;
 /** What an operator configures for a gateway's API (`<PROVIDER>_API_KEY`, `ZOOP_MARKETPLACE_ID`). */
 export type ApiCredentials = { apiKey?: string; marketplaceId?: string };
 export type ApiCredential = keyof ApiCredentials;
+
+/** What a refetch may need beyond the resource: the API credentials, and a sender's own words. */
+export type RefetchContext = { credentials?: ApiCredentials; vocabulary?: SenderVocabulary };
 
 /** How a gateway's API authenticates: which credentials it cannot do without, and the headers they make. */
 export type ApiAuth = {
@@ -76,7 +86,7 @@ export interface ProviderDriver {
   /** Its bodies are notices only: every charge event needs a refetch, whatever REFETCH_<PROVIDER> says. */
   readonly noticeOnly?: boolean;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
-  refetch?(resourceId: string, fetchJson: GatewayFetch, credentials: ApiCredentials): Promise<ChargeSnapshot>;
+  refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext): Promise<ChargeSnapshot>;
 }
 
 /** A driver whose verification needs nothing but its secrets: it answers at once. */

@@ -168,7 +168,8 @@ export const zoopDriver: SyncVerifyingDriver = {
     });
   },
 
-  async refetch(transactionId, fetchJson, { marketplaceId = "" }) {
+  async refetch(transactionId, fetchJson, context) {
+    const marketplaceId = context?.credentials?.marketplaceId ?? "";
     const body = await fetchJson(`/marketplaces/${encodeURIComponent(marketplaceId)}/transactions/${encodeURIComponent(transactionId)}`);
     return transactionToSnapshot(parseWith(transactionSchema, body, "refetched Zoop transaction"));
   },

@@ -11,16 +11,6 @@ export const TEST_SECRETS = {
   standard: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 } as const;
 
-/** The API credentials tests configure; the fake gateway (e2e/simulator) accepts these by default. */
-export const TEST_API_ENV = {
-  STRIPE_API_KEY: "sk_test_fake_gateway",
-  PAGARME_API_KEY: "sk_test_pagarme_fake_gateway",
-  ASAAS_API_KEY: "$aact_test_fake_gateway",
-  MERCADOPAGO_API_KEY: "TEST-fake-gateway-mercadopago",
-  ZOOP_API_KEY: "zpk_test_fake_gateway",
-  ZOOP_MARKETPLACE_ID: "3249465a7753536b62545a6a684b0000",
-} as const;
-
 export type TestApp = {
   db: TestDatabase;
   /** The environment the config was loaded from, for variants (testConfig). */
@@ -40,7 +30,6 @@ export async function createTestApp(label: string, env: Record<string, string> =
     WEBHOOK_SECRET_STRIPE: `${TEST_SECRETS.stripe},${TEST_SECRETS.stripeOld}`,
     WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
     WORKER_RETRY_DELAYS_SECONDS: "0",
-    ...TEST_API_ENV,
     ...env,
   };
   const config = loadConfig(fullEnv);
