@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeGatewayEnv } from "@/e2e/simulator/fake-gateway";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
 // A worker configured to refetch a gateway whose API key is missing says so once, at start, in one
@@ -14,7 +15,8 @@ afterAll(() => app.close());
 describe("worker start-up", () => {
   it("prints one line naming a missing refetch credential", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
-      env: { ...process.env, ...app.env, WEBHOOK_SECRET_ASAAS: "asaas_token", ASAAS_API_KEY: "" },
+      // Every other gateway's keys are set (the fake gateway's), so only Asaas's is missing.
+      env: { ...process.env, ...app.env, ...fakeGatewayEnv("http://127.0.0.1:9"), WEBHOOK_SECRET_ASAAS: "asaas_token", ASAAS_API_KEY: "" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
