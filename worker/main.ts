@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
-import { createGatewayClients } from "@/lib/inbox/gateway-clients";
+import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
 import { executeReplayRun } from "@/lib/inbox/replay-runs";
 import { runRetention } from "@/lib/inbox/archive-settled-events";
@@ -34,6 +34,7 @@ const gateways = createGatewayClients(config, (provider) => {
   );
 });
 const deps = { pool, boss, config, gateways, workerId };
+for (const warning of missingCredentialWarnings(config)) log.warn(warning);
 
 await boss.start();
 

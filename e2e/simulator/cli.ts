@@ -2,15 +2,16 @@ import { parseArgs } from "node:util";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { checkFinalStates, deliverAll, httpSender, planDeliveries, type PaymentReading } from "./deliver";
-import { FAKE_GATEWAY_KEYS, startFakeGateway } from "./fake-gateway";
-import type { SimulatedProvider } from "./gateway-events";
-import { deliveryFor } from "./gateway-events";
+import { PROVIDER_NAMES } from "@/lib/config/provider-names";
+import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
+import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type DeliverySecret, type SimulatedProvider } from "./gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
 
 // `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
-// per-payment event histories, signs them like Stripe and Standard Webhooks senders do, delivers
-// them with duplicates, shuffling, delays and concurrency, serves a fake gateway API with the true
-// state (for refetch), waits for the app to drain and checks every payment against the truth.
+// per-payment event histories, signs them the way each gateway does (Stripe, Standard Webhooks,
+// Asaas, Pagar.me RS256, Mercado Pago, Zoop), delivers them with duplicates, shuffling, delays and
+// concurrency, serves a fake of each gateway's API with the true state (for refetch, checking the
+// credentials it receives), waits for the app to drain and checks every payment against the truth.
 
 const USAGE = `usage: npm run simulate -- <run|serve> [options]
 
@@ -19,13 +20,19 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
 
   --url URL                 the app (default http://localhost:3000)
   --payments N              payments to simulate (default 100)
-  --providers LIST          stripe,standard (default both)
+  --provider P              simulate one gateway: ${SIMULATED_PROVIDERS.join("|")}
+  --providers LIST          several of them, comma-separated (default stripe,standard)
   --duplicates RATE         probability of each extra resend, 0..1 (default 0.3)
   --shuffle MODE            none | payment | full (default full)
   --concurrency N           deliveries in flight (default 16)
   --max-delay-ms N          random delay before each delivery (default 0)
   --seed N                  reproducible histories (default: random)
-  --gateway-port N          fake gateway port; point STRIPE_API_URL/STANDARD_API_URL at it (default 4010, 0 = off)
+  --gateway-port N          fake gateway port (default 4010, 0 = off); point the app's API URLs at it:
+                              STRIPE_API_URL=http://127.0.0.1:N  STANDARD_API_URL=http://127.0.0.1:N
+                              ASAAS_API_URL=http://127.0.0.1:N/v3  PAGARME_API_URL=http://127.0.0.1:N/core/v5
+                              MERCADOPAGO_API_URL=http://127.0.0.1:N  ZOOP_API_URL=http://127.0.0.1:N/v1
+                              PAGARME_JWKS_URL=http://127.0.0.1:N/.well-known/jwks.json
+                            it accepts the app's own <PROVIDER>_API_KEY / ZOOP_MARKETPLACE_ID
   --token T                 API token for the final check (default: first of PAYMENTS_API_TOKENS)
   --no-check                skip waiting and checking
   --drain-timeout S         seconds to wait for the app to drain (default 900)
@@ -42,6 +49,7 @@ function parse(argv: string[]) {
     options: {
       url: { type: "string", default: "http://localhost:3000" },
       payments: { type: "string", default: "100" },
+      provider: { type: "string" },
       providers: { type: "string", default: "stripe,standard" },
       duplicates: { type: "string", default: "0.3" },
       shuffle: { type: "string", default: "full" },
@@ -57,9 +65,9 @@ function parse(argv: string[]) {
       help: { type: "boolean", default: false },
     },
   });
-  const providers = values.providers.split(",").map((name) => name.trim());
-  if (!providers.every((name): name is SimulatedProvider => name === "stripe" || name === "standard")) {
-    throw new Error("--providers: only stripe and standard can be simulated");
+  const providers = (values.provider ?? values.providers).split(",").map((name) => name.trim());
+  if (!providers.every(isSimulatedProvider)) {
+    throw new Error(`--provider: one of ${SIMULATED_PROVIDERS.join(", ")}`);
   }
   const shuffle = values.shuffle;
   if (shuffle !== "none" && shuffle !== "payment" && shuffle !== "full") throw new Error("--shuffle: none, payment or full");
@@ -87,26 +95,32 @@ function parse(argv: string[]) {
   };
 }
 
-function secretsFromEnv(): Record<SimulatedProvider, string> {
+/** What each simulated gateway signs with: the app's own secret, or (Pagar.me) the fake gateway's key. */
+function deliverySecrets(providers: SimulatedProvider[], gateway: FakeGateway | null): Partial<Record<SimulatedProvider, DeliverySecret>> {
   const config = appConfig();
-  const first = (name: SimulatedProvider) => {
-    const secret = config.providers[name].secrets[0];
-    if (!secret) throw new Error(`WEBHOOK_SECRET_${name.toUpperCase()} is not set: the simulator signs with the app's secret`);
-    return secret;
-  };
-  return { stripe: first("stripe"), standard: first("standard") };
+  return Object.fromEntries(
+    providers.map((name) => {
+      if (name === "pagarme") {
+        if (!gateway) throw new Error("Pagar.me deliveries are signed with the fake gateway's key: keep --gateway-port on");
+        return [name, gateway.pagarmeKey];
+      }
+      const secret = config.providers[name].secrets[0];
+      if (!secret) throw new Error(`WEBHOOK_SECRET_${name.toUpperCase()} is not set: the simulator signs with the app's secret`);
+      return [name, secret];
+    }),
+  );
 }
 
-/** The keys the fake gateway checks: the app's own (same environment), else the fake gateway's defaults. */
-function gatewayKeys() {
+/** The fake gateway accepts the API credentials the app is configured with. */
+function appCredentials(): GatewayCredentials {
   const { providers } = appConfig();
-  return { stripe: providers.stripe.apiKey ?? FAKE_GATEWAY_KEYS.stripe, standard: providers.standard.apiKey ?? FAKE_GATEWAY_KEYS.standard };
+  return Object.fromEntries(PROVIDER_NAMES.map((name) => [name, providers[name].credentials])) as GatewayCredentials;
 }
 
-async function health(url: string): Promise<{ pending: number } | null> {
+async function health(url: string): Promise<{ pending: number; failed?: number } | null> {
   const response = await fetch(`${url}/api/health`).catch(() => null);
   if (!response) return null;
-  const body = (await response.json().catch(() => null)) as { inbox?: { pending: number } } | null;
+  const body = (await response.json().catch(() => null)) as { inbox?: { pending: number; failed?: number } } | null;
   return body?.inbox ?? null;
 }
 
@@ -149,16 +163,16 @@ function unknownDisputes(seed: number, count: number): PaymentHistory[] {
 }
 
 async function run(options: Options): Promise<number> {
-  const secrets = secretsFromEnv();
   const histories = generateHistories(options.seed, options.payments, options.providers);
   const unknown = unknownDisputes(options.seed, options.unknown);
-  const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort, gatewayKeys()) : null;
-  if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate: STRIPE_API_KEY, STANDARD_API_KEY)`);
+  const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort, appCredentials()) : null;
+  if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate with the app's <PROVIDER>_API_KEY)`);
   try {
+    const secrets = deliverySecrets(options.providers, gateway);
     const plan = [
       ...planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed }),
       ...unknown.map((history) => ({
-        ...deliveryFor("stripe", history.payment, history.steps[0]!, secrets.stripe),
+        ...deliveryFor("stripe", history.payment, history.steps[0]!, secrets.stripe ?? deliverySecrets(["stripe"], gateway).stripe!),
         chargeId: history.payment.chargeId,
       })),
     ];
@@ -181,11 +195,16 @@ async function run(options: Options): Promise<number> {
 
     const drained = await waitForDrain(options.url, options.drainTimeoutMs);
     const drainMs = Date.now() - started;
+    if (gateway) {
+      const refused = gateway.requests.filter((request) => !request.authorized && !request.path.startsWith("/.well-known/")).length;
+      console.log(`fake gateway: ${gateway.requests.length} API requests, ${refused} refused for bad credentials`);
+    }
     if (!drained) {
       console.error(`the app did not drain within ${options.drainTimeoutMs / 1000}s`);
       return 1;
     }
     console.log(`drained: no pending events ${drainMs} ms after the first delivery (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`);
+    console.log(`failed events in the app (all providers, all runs): ${(await health(options.url))?.failed ?? "unknown"}`);
     const token = options.token ?? appConfig().paymentsApiTokens[0];
     if (!token) throw new Error("no API token for the check: pass --token or set PAYMENTS_API_TOKENS");
     const check = await checkFinalStates(histories, reader(options.url, token));
@@ -212,7 +231,7 @@ async function run(options: Options): Promise<number> {
 
 async function serve(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
-  const gateway = await startFakeGateway(histories, options.gatewayPort || 4010, gatewayKeys());
+  const gateway = await startFakeGateway(histories, options.gatewayPort || 4010, appCredentials());
   console.log(`fake gateway API for seed ${options.seed} (${histories.length} payments) on ${gateway.url}; Ctrl-C stops it`);
   await new Promise<void>((done) => process.once("SIGINT", done));
   await gateway.close();

@@ -1,11 +1,11 @@
-import { deliveriesFor, signedDelivery, type Delivery } from "./gateway-events";
+import { deliveriesFor, signedDelivery, type Delivery, type DeliverySecret } from "./gateway-events";
 import { seededRandom, type PaymentHistory } from "./history";
 
 // Turning histories into deliveries the way a real gateway would: every step once, some of them
 // again (resends), in an order that can be shuffled, several at a time, retried until acknowledged.
 
 export type DeliveryPlanOptions = {
-  secrets: Record<string, string>;
+  secrets: Partial<Record<string, DeliverySecret>>;
   /** Probability that an event is delivered one more time (repeatedly: 0.3 gives ~43% extra). */
   duplicateRate: number;
   /** none: history order; payment: payments interleaved, each in order; full: any order at all. */
@@ -52,7 +52,8 @@ export type Sender = (delivery: Delivery) => Promise<SendResult>;
 /** An HTTP sender to a running app: POST {baseUrl}/api/webhooks/{provider}. */
 export function httpSender(baseUrl: string): Sender {
   return async (delivery) => {
-    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/api/webhooks/${delivery.provider}`, {
+    const query = delivery.query ? `?${delivery.query}` : "";
+    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/api/webhooks/${delivery.provider}${query}`, {
       method: "POST",
       headers: delivery.headers,
       body: delivery.body,
@@ -71,7 +72,7 @@ export type DeliveryReport = { sent: number; acknowledged: number; retries: numb
 export async function deliverAll(
   plan: PlannedDelivery[],
   send: Sender,
-  options: { concurrency: number; maxDelayMs?: number; maxTries?: number; secrets: Record<string, string> },
+  options: { concurrency: number; maxDelayMs?: number; maxTries?: number; secrets: Partial<Record<string, DeliverySecret>> },
 ): Promise<DeliveryReport> {
   const started = Date.now();
   const report: DeliveryReport = { sent: 0, acknowledged: 0, retries: 0, failed: 0, ms: 0 };

@@ -1,11 +1,19 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { toLocalTime } from "@/lib/canonical/event-time";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
+import { asymmetricSignature, type SigningKey } from "@/lib/testing/jwks-server";
 
-// What the gateways put on the wire: bodies and signature headers for Stripe and Standard Webhooks,
-// built from one step of a payment's history. Used by the simulator and by tests.
+// What the gateways put on the wire: bodies, signature headers and query strings for every gateway,
+// built from one step of a payment's history, each signed its own gateway's way. Used by the
+// simulator and by tests.
 
-export type SimulatedProvider = "stripe" | "standard";
+export const SIMULATED_PROVIDERS = ["stripe", "standard", "asaas", "pagarme", "mercadopago", "zoop"] as const;
+export type SimulatedProvider = (typeof SIMULATED_PROVIDERS)[number];
+
+export function isSimulatedProvider(name: string): name is SimulatedProvider {
+  return (SIMULATED_PROVIDERS as readonly string[]).includes(name);
+}
 
 export type PaymentFacts = {
   chargeId: string;
@@ -40,7 +48,17 @@ export type HistoryStep = {
   occurredAtMs: number;
 };
 
-export type Delivery = { provider: SimulatedProvider; eventId: string; body: string; headers: Record<string, string> };
+/** What a delivery is signed with: a shared secret, or (Pagar.me) the gateway's private key. */
+export type DeliverySecret = string | SigningKey;
+
+export type Delivery = {
+  provider: SimulatedProvider;
+  eventId: string;
+  body: string;
+  headers: Record<string, string>;
+  /** The query string the gateway adds to the webhook URL (Mercado Pago's signed data.id). */
+  query?: string;
+};
 
 export function randomId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString("hex")}`;
@@ -219,47 +237,226 @@ export function standardEvent(payment: PaymentFacts, step: HistoryStep, refunded
   };
 }
 
+const ASAAS_TYPE: Partial<Record<HistoryStep["kind"], string>> = {
+  pending: "PAYMENT_CREATED",
+  authorized: "PAYMENT_AUTHORIZED",
+  succeeded: "PAYMENT_RECEIVED",
+  canceled: "PAYMENT_DELETED",
+  dispute_opened: "PAYMENT_CHARGEBACK_REQUESTED",
+  dispute_won: "PAYMENT_AWAITING_CHARGEBACK_REVERSAL",
+};
+
+const PAGARME_TYPE: Partial<Record<HistoryStep["kind"], string>> = {
+  pending: "charge.pending",
+  succeeded: "charge.paid",
+  failed: "charge.payment_failed",
+};
+
+const ZOOP_TYPE: Record<HistoryStep["kind"], string> = {
+  pending: "transaction.pending",
+  authorized: "transaction.pre_authorized",
+  succeeded: "transaction.succeeded",
+  failed: "transaction.failed",
+  canceled: "transaction.canceled",
+  // Zoop shows a refund as the captured transaction canceled (voided).
+  refund: "transaction.canceled",
+  dispute_opened: "transaction.disputed",
+  dispute_won: "transaction.succeeded",
+  dispute_lost: "transaction.charged_back",
+};
+
+/** What each gateway can report: a history step it has no event for is never generated for it. */
+export const UNSUPPORTED_STEPS: Partial<Record<SimulatedProvider, HistoryStep["kind"][]>> = {
+  // Asaas has no failed card payment status and no lost-chargeback status to refetch.
+  asaas: ["failed", "dispute_lost"],
+  // Pagar.me charges have no authorized state and no dispute events besides the final chargeback.
+  pagarme: ["authorized", "canceled", "dispute_opened", "dispute_won", "dispute_lost"],
+};
+
+const reais = (cents: number) => Math.round(cents) / 100;
+
+/** "2024-06-12 16:45:03": Asaas's wall-clock time in São Paulo, no zone. */
+const saoPauloTime = (ms: number) => toLocalTime(ms, "America/Sao_Paulo");
+
+function unsupported(provider: SimulatedProvider, step: HistoryStep): never {
+  throw new Error(`${provider} has no event for a "${step.kind}" step`);
+}
+
+/** An Asaas webhook body: the event and the payment as it is after the step. */
+export function asaasEvent(payment: PaymentFacts, step: HistoryStep) {
+  const refunded = step.kind === "refund";
+  const event = refunded ? (step.amountRefunded >= payment.amount ? "PAYMENT_REFUNDED" : "PAYMENT_PARTIALLY_REFUNDED") : ASAAS_TYPE[step.kind];
+  if (!event) unsupported("asaas", step);
+  return {
+    id: randomId("evt"),
+    event,
+    dateCreated: saoPauloTime(step.occurredAtMs),
+    payment: {
+      object: "payment",
+      id: payment.chargeId,
+      customer: payment.customerId,
+      value: reais(payment.amount),
+      billingType: "CREDIT_CARD",
+      refunds: refunded ? [{ status: "DONE", value: reais(step.amountRefunded), dateCreated: saoPauloTime(step.occurredAtMs) }] : null,
+    },
+  };
+}
+
+/** A Pagar.me core v5 webhook body: a charge event with the charge after the step. */
+export function pagarmeEvent(payment: PaymentFacts, step: HistoryStep) {
+  const refunded = step.kind === "refund";
+  const type = refunded ? (step.amountRefunded >= payment.amount ? "charge.refunded" : "charge.partial_canceled") : PAGARME_TYPE[step.kind];
+  if (!type) unsupported("pagarme", step);
+  const paid = step.kind === "succeeded" || refunded;
+  return {
+    id: randomId("hook"),
+    account: { id: "acc_simulated", name: "Simulated store" },
+    type,
+    created_at: new Date(Math.floor(step.occurredAtMs / 1000) * 1000).toISOString().replace(".000Z", "Z"),
+    data: {
+      id: payment.chargeId,
+      code: payment.chargeId.slice(-8),
+      amount: payment.amount,
+      currency: "BRL",
+      status: refunded ? (step.amountRefunded >= payment.amount ? "canceled" : "paid") : step.kind === "succeeded" ? "paid" : step.kind,
+      ...(paid ? { paid_at: new Date(step.occurredAtMs).toISOString() } : {}),
+      ...(refunded ? { canceled_amount: step.amountRefunded } : {}),
+      customer: { id: payment.customerId, email: payment.customerEmail },
+    },
+  };
+}
+
+/** A Mercado Pago notification: only a notice naming the payment (the body is not signed). */
+export function mercadopagoNotification(payment: PaymentFacts, step: HistoryStep) {
+  return {
+    id: Number(`${Date.now() % 1e6}${Math.floor(Math.random() * 1e6)}`),
+    live_mode: false,
+    type: "payment",
+    date_created: new Date(step.occurredAtMs).toISOString().replace("Z", "+00:00"),
+    user_id: 987654321,
+    api_version: "v1",
+    action: step.kind === "pending" || step.kind === "authorized" ? "payment.created" : "payment.updated",
+    data: { id: payment.chargeId },
+  };
+}
+
+/** A Zoop event: the transaction after the step under payload.object. */
+export function zoopEvent(payment: PaymentFacts, step: HistoryStep) {
+  return {
+    id: randomBytes(16).toString("hex"),
+    resource: "event",
+    type: ZOOP_TYPE[step.kind],
+    created_at: new Date(step.occurredAtMs).toISOString().replace("Z", "+00:00"),
+    payload: {
+      object: {
+        id: payment.chargeId,
+        resource: "transaction",
+        status: step.kind === "refund" ? "canceled" : ZOOP_TYPE[step.kind].slice("transaction.".length),
+        amount: reais(payment.amount).toFixed(2),
+        currency: "BRL",
+        customer: payment.customerId,
+        captured: step.kind !== "pending" && step.kind !== "authorized" && step.kind !== "failed" && step.kind !== "canceled",
+        voided: step.kind === "refund" || step.kind === "canceled",
+      },
+    },
+  };
+}
+
+function requireSecret(provider: SimulatedProvider, secret: DeliverySecret): string {
+  if (typeof secret !== "string") throw new Error(`${provider} deliveries are signed with a shared secret`);
+  return secret;
+}
+
+/** Mercado Pago's x-signature over "id:{data.id};request-id:{x-request-id};ts:{ts};" (data.id lower-cased when alphanumeric). */
+function mercadopagoHeaders(secret: string, dataId: string, nowSeconds: number): Record<string, string> {
+  const requestId = randomUUID();
+  const id = /^[a-z0-9]+$/i.test(dataId) ? dataId.toLowerCase() : dataId;
+  const v1 = createHmac("sha256", secret).update(`id:${id};request-id:${requestId};ts:${nowSeconds};`).digest("hex");
+  return { "x-signature": `ts=${nowSeconds},v1=${v1}`, "x-request-id": requestId };
+}
+
 /** Signs an event body the way its gateway does, at `nowSeconds`. */
 export function signedDelivery(
   provider: SimulatedProvider,
   eventId: string,
   body: string,
-  secret: string,
+  secret: DeliverySecret,
   nowSeconds: number = Math.floor(Date.now() / 1000),
 ): Delivery {
-  if (provider === "stripe") {
-    return {
-      provider,
-      eventId,
-      body,
-      headers: { "content-type": "application/json", "stripe-signature": signStripe(secret, nowSeconds, body) },
-    };
+  const json = { "content-type": "application/json" };
+  switch (provider) {
+    case "stripe":
+      return { provider, eventId, body, headers: { ...json, "stripe-signature": signStripe(requireSecret(provider, secret), nowSeconds, body) } };
+    case "standard":
+      return {
+        provider,
+        eventId,
+        body,
+        headers: {
+          ...json,
+          "webhook-id": eventId,
+          "webhook-timestamp": String(nowSeconds),
+          "webhook-signature": signStandard(requireSecret(provider, secret), eventId, nowSeconds, body),
+        },
+      };
+    case "asaas":
+      return { provider, eventId, body, headers: { ...json, "asaas-access-token": requireSecret(provider, secret) } };
+    case "pagarme":
+      if (typeof secret === "string") throw new Error("Pagar.me deliveries are signed with the gateway's private key");
+      return { provider, eventId, body, headers: { ...json, "x-webhook-asymmetric-signature": asymmetricSignature(secret, body) } };
+    case "mercadopago": {
+      const dataId = String((JSON.parse(body) as { data: { id: string } }).data.id);
+      return {
+        provider,
+        eventId,
+        body,
+        headers: { ...json, ...mercadopagoHeaders(requireSecret(provider, secret), dataId, nowSeconds) },
+        query: new URLSearchParams({ "data.id": dataId, type: "payment" }).toString(),
+      };
+    }
+    case "zoop":
+      // Zoop signs nothing: the operator puts Basic Auth on the webhook URL (secret "user:pass").
+      return { provider, eventId, body, headers: { ...json, authorization: `Basic ${Buffer.from(requireSecret(provider, secret)).toString("base64")}` } };
   }
-  return {
-    provider,
-    eventId,
-    body,
-    headers: {
-      "content-type": "application/json",
-      "webhook-id": eventId,
-      "webhook-timestamp": String(nowSeconds),
-      "webhook-signature": signStandard(secret, eventId, nowSeconds, body),
-    },
-  };
 }
 
 /**
  * The deliveries of one step (a Stripe integration with charges and intents gets two events): fresh
  * event ids, bodies and signatures. `refundedBefore`: what was refunded before this step.
  */
-export function deliveriesFor(provider: SimulatedProvider, payment: PaymentFacts, step: HistoryStep, secret: string, refundedBefore = 0): Delivery[] {
-  if (provider === "stripe") {
-    return stripeEvents(payment, step).map((event) => signedDelivery(provider, event.id, JSON.stringify(event), secret));
+export function deliveriesFor(
+  provider: SimulatedProvider,
+  payment: PaymentFacts,
+  step: HistoryStep,
+  secret: DeliverySecret,
+  refundedBefore = 0,
+): Delivery[] {
+  const one = (eventId: string, body: unknown) => [signedDelivery(provider, eventId, JSON.stringify(body), secret)];
+  switch (provider) {
+    case "stripe":
+      return stripeEvents(payment, step).map((event) => signedDelivery(provider, event.id, JSON.stringify(event), secret));
+    case "standard":
+      return one(randomId("msg"), standardEvent(payment, step, refundedBefore));
+    case "asaas": {
+      const event = asaasEvent(payment, step);
+      return one(event.id, event);
+    }
+    case "pagarme": {
+      const event = pagarmeEvent(payment, step);
+      return one(event.id, event);
+    }
+    case "mercadopago": {
+      const notification = mercadopagoNotification(payment, step);
+      return one(String(notification.id), notification);
+    }
+    case "zoop": {
+      const event = zoopEvent(payment, step);
+      return one(event.id, event);
+    }
   }
-  return [signedDelivery(provider, randomId("msg"), JSON.stringify(standardEvent(payment, step, refundedBefore)), secret)];
 }
 
 /** The (first) delivery of one step. */
-export function deliveryFor(provider: SimulatedProvider, payment: PaymentFacts, step: HistoryStep, secret: string): Delivery {
+export function deliveryFor(provider: SimulatedProvider, payment: PaymentFacts, step: HistoryStep, secret: DeliverySecret): Delivery {
   return deliveriesFor(provider, payment, step, secret)[0]!;
 }

@@ -1,5 +1,5 @@
 import { isForward, type PaymentState } from "@/lib/payments/state-machine";
-import type { HistoryStep, PaymentFacts, SimulatedProvider } from "./gateway-events";
+import { UNSUPPORTED_STEPS, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "./gateway-events";
 
 // Random but reproducible payment histories, and the true final state of each.
 
@@ -44,7 +44,7 @@ function scenario(random: () => number): Kind[] {
 function integration(random: () => number, provider: SimulatedProvider): PaymentFacts["integration"] {
   const roll = random();
   if (provider === "stripe") return roll < 0.2 ? "intents" : roll < 0.4 ? "charges_and_intents" : undefined;
-  return roll < 0.3 ? "dodo" : undefined;
+  return provider === "standard" && roll < 0.3 ? "dodo" : undefined;
 }
 
 /** The state a payment is in after a step (the simulator's own truth, independent of the app). */
@@ -91,16 +91,21 @@ export function generateHistory(
 ): PaymentHistory {
   const { sameSecondRate = 0.25, startMs = Date.now() - 3_600_000, spreadMs = 1_800_000 } = options;
   const amount = 500 + Math.floor(random() * 100_000);
+  const brazilian = provider !== "stripe" && provider !== "standard";
+  const currencyRoll = random();
   const payment: PaymentFacts = {
     chargeId: `${provider === "stripe" ? "ch" : "pay"}_sim_${index}_${Math.floor(random() * 1e9).toString(36)}`,
     amount,
-    currency: random() < 0.5 ? "usd" : "brl",
+    currency: brazilian || currencyRoll >= 0.5 ? "brl" : "usd",
     customerId: `cus_${index % 97}`,
     customerEmail: `customer${index % 97}@example.com`,
   };
   const how = integration(random, provider);
   if (how) payment.integration = how;
-  const kinds = scenario(random);
+  // Scenarios with a step the gateway can't report are drawn again (same seed, same histories).
+  const unsupported = UNSUPPORTED_STEPS[provider] ?? [];
+  let kinds = scenario(random);
+  while (kinds.some((kind) => unsupported.includes(kind))) kinds = scenario(random);
   const refunds = kinds.filter((kind) => kind === "refund").length;
   const steps: HistoryStep[] = [];
   let refunded = 0;

@@ -40,7 +40,8 @@ export function fromLocalTime(text: string, timeZone: string): EventTime | null 
   return fromUnixSeconds(utc / 1000);
 }
 
-function zoneOffsetMs(instant: number, timeZone: string): number {
+/** The wall-clock fields of an instant in a zone. */
+function wallClock(instant: number, timeZone: string): Record<"year" | "month" | "day" | "hour" | "minute" | "second", number> {
   const parts = new Intl.DateTimeFormat("en-US", {
     timeZone,
     hourCycle: "h23",
@@ -52,6 +53,18 @@ function zoneOffsetMs(instant: number, timeZone: string): number {
     second: "2-digit",
   }).formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value);
-  const wall = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+  return { year: get("year"), month: get("month"), day: get("day"), hour: get("hour"), minute: get("minute"), second: get("second") };
+}
+
+function zoneOffsetMs(instant: number, timeZone: string): number {
+  const { year, month, day, hour, minute, second } = wallClock(instant, timeZone);
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
   return wall - Math.floor(instant / 1000) * 1000;
+}
+
+/** "YYYY-MM-DD HH:MM:SS" in a zone, no offset: what fromLocalTime reads (Asaas writes its times so). */
+export function toLocalTime(instant: number, timeZone: string): string {
+  const { year, month, day, hour, minute, second } = wallClock(instant, timeZone);
+  const two = (value: number) => String(value).padStart(2, "0");
+  return `${year}-${two(month)}-${two(day)} ${two(hour)}:${two(minute)}:${two(second)}`;
 }

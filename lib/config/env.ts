@@ -66,6 +66,7 @@ function providerSchema(name: ProviderName) {
       [`WEBHOOK_SECRET_${upper}`]: csv,
       [`${upper}_API_URL`]: z.url().optional(),
       [`${upper}_API_KEY`]: z.string().optional(),
+      [`${upper}_MARKETPLACE_ID`]: z.string().optional(),
       [`PAYMENT_SOURCE_${upper}`]: paymentSource.default(DEFAULT_PAYMENT_SOURCE[name]),
       [`REFETCH_${upper}`]: z.string().default(DEFAULT_REFETCH[name]),
       [`${upper}_TIMEZONE`]: z
@@ -83,13 +84,17 @@ function providerSchema(name: ProviderName) {
     .transform((raw) => ({
       secrets: raw[`WEBHOOK_SECRET_${upper}`] as string[],
       apiUrl: (raw[`${upper}_API_URL`] as string | undefined) ?? DEFAULT_API_URL[name],
-      apiKey: raw[`${upper}_API_KEY`] as string | undefined,
+      credentials: {
+        apiKey: raw[`${upper}_API_KEY`] as string | undefined,
+        marketplaceId: raw[`${upper}_MARKETPLACE_ID`] as string | undefined,
+      },
       paymentSource: raw[`PAYMENT_SOURCE_${upper}`] as "gateway" | "host",
       refetchTypes: (raw[`REFETCH_${upper}`] as string)
         .split(",")
         .map((part) => part.trim())
         .filter((part) => part.length > 0 && part !== "none"),
       timeZone: raw[`${upper}_TIMEZONE`] as string,
+      enabled: (raw[`WEBHOOK_SECRET_${upper}`] as string[]).length > 0,
     }));
 }
 
@@ -107,6 +112,16 @@ const operationsSchema = {
   ALERT_PENDING_AGE_MINUTES: positiveInt(15),
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
 };
+/** The variable that holds one of a gateway's API credentials, e.g. ("zoop", "marketplaceId") -> ZOOP_MARKETPLACE_ID. */
+export function credentialVariable(provider: ProviderName, credential: "apiKey" | "marketplaceId"): string {
+  return `${provider.toUpperCase()}_${credential === "apiKey" ? "API_KEY" : "MARKETPLACE_ID"}`;
+}
+
+export const PAGARME_SIGNATURE_SCHEMES = ["rs256", "hub-signature", "basic"] as const;
+export type PagarmeSignatureScheme = (typeof PAGARME_SIGNATURE_SCHEMES)[number];
+
+// Where Pagar.me publishes the keys of X-Webhook-Asymmetric-Signature (its plugins' JWKS_URL).
+const DEFAULT_PAGARME_JWKS_URL = "https://hubapi.pagar.me/.well-known/jwks.json";
 
 const baseSchema = z.object({
   DATABASE_URL: z
@@ -145,12 +160,18 @@ const baseSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
   ...operationsSchema,
+  PAGARME_SIGNATURES: csv.pipe(z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` }))),
+  PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
+  PAGARME_JWKS_TTL_SECONDS: positiveInt(3600),
 });
 
 export type ProviderConfig = {
   secrets: string[];
   apiUrl: string | undefined;
-  apiKey: string | undefined;
+  /** `<PROVIDER>_API_KEY` and (Zoop) `<PROVIDER>_MARKETPLACE_ID`; the driver says which its API needs. */
+  credentials: { apiKey?: string; marketplaceId?: string };
+  /** Webhooks are accepted: a secret is set (or, for Pagar.me, an accepted signature scheme is chosen). */
+  enabled: boolean;
   paymentSource: "gateway" | "host";
   refetchTypes: string[];
   /** Zone for local times without an offset in this gateway's bodies. */
@@ -199,6 +220,8 @@ export type AppConfig = {
   /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
   logFormat: "json" | "pretty" | undefined;
   providers: Record<ProviderName, ProviderConfig>;
+  /** Which Pagar.me signatures are accepted, and where its public keys are published. */
+  pagarme: { signatures: PagarmeSignatureScheme[]; jwksUrl: string; jwksTtlSeconds: number };
   /** The Standard Webhooks sender's own status words, event types and field paths. */
   standardVocabulary: SenderVocabulary;
 };
@@ -228,6 +251,10 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   const providers = Object.fromEntries(
     providerResults.map(([name, result]) => [name, result.data as ProviderConfig]),
   ) as Record<ProviderName, ProviderConfig>;
+  // RS256 needs no shared secret: choosing PAGARME_SIGNATURES is what turns Pagar.me on. Unset, the
+  // current scheme alone is accepted once WEBHOOK_SECRET_PAGARME turns it on; legacy ones are opt-in.
+  const pagarmeSignatures: PagarmeSignatureScheme[] = b.PAGARME_SIGNATURES.length > 0 ? b.PAGARME_SIGNATURES : ["rs256"];
+  providers.pagarme.enabled ||= b.PAGARME_SIGNATURES.length > 0;
   return {
     databaseUrl: b.DATABASE_URL,
     databasePoolMax: b.DATABASE_POOL_MAX,
@@ -267,6 +294,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     },
     logFormat: b.LOG_FORMAT,
     providers,
+    pagarme: { signatures: pagarmeSignatures, jwksUrl: b.PAGARME_JWKS_URL, jwksTtlSeconds: b.PAGARME_JWKS_TTL_SECONDS },
     standardVocabulary: vocabulary.data,
   };
 }

@@ -14,7 +14,8 @@ export class GatewayHttpError extends Error {
 
 export type GatewayClientOptions = {
   baseUrl: string;
-  apiKey?: string;
+  /** Sent with every request: the gateway's authentication, built by its driver. */
+  headers: Record<string, string>;
   timeoutMs: number;
   ratePerSecond: number;
   breakerFailures: number;
@@ -53,10 +54,7 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
     const answer = await breaker.run(async () => {
       await limiter.acquire();
       const response = await fetch(`${base}${path}`, {
-        headers: {
-          accept: "application/json",
-          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-        },
+        headers: { accept: "application/json", ...options.headers },
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       if (response.status >= 500 || response.status === 429) {

@@ -6,10 +6,10 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
- * Reads a request body into memory, refusing more than `limit` bytes: a declared Content-Length over
- * the limit is refused before reading, and a stream that grows past it is cancelled mid-way.
+ * Reads a request (or response) body into memory, refusing more than `limit` bytes: a declared
+ * Content-Length over the limit is refused before reading, and a stream that grows past it is cancelled mid-way.
  */
-export async function readBodyWithLimit(request: Request, limit: number): Promise<Buffer> {
+export async function readBodyWithLimit(request: Pick<Request, "headers" | "body">, limit: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
   if (!request.body) return Buffer.alloc(0);

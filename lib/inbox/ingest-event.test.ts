@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
@@ -5,6 +6,7 @@ import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/lib/testing/web-runtime-env";
+import { asymmetricSignature, generateSigningKey, startJwksServer, type JwksServer } from "@/lib/testing/jwks-server";
 import { ingestEvent } from "./ingest-event";
 
 // The ingest path end to end through the real route handler, on a database of this file's own.
@@ -42,14 +44,24 @@ async function count(sql: string): Promise<number> {
 const webhookJobs = () => count("pgboss.job WHERE name = 'webhooks'");
 
 let stopWebRuntime: () => Promise<void>;
+let jwks: JwksServer;
+const pagarmeKey = generateSigningKey("kid-ingest-1");
+const MERCADOPAGO_SECRET = "mp_ingest_secret";
 
 beforeAll(async () => {
+  jwks = await startJwksServer([pagarmeKey]);
   app = await createTestApp("ingest", { WEBHOOK_BODY_LIMIT_BYTES: "4096" });
-  stopWebRuntime = useWebRuntime(app, { WEBHOOK_SECRET_PAGARME: "" });
+  stopWebRuntime = useWebRuntime(app, {
+    WEBHOOK_SECRET_PAGARME: "",
+    PAGARME_SIGNATURES: "rs256",
+    PAGARME_JWKS_URL: jwks.url,
+    WEBHOOK_SECRET_MERCADOPAGO: MERCADOPAGO_SECRET,
+  });
   ({ POST } = await import("@/app/api/webhooks/[provider]/route"));
 });
 
 afterAll(async () => {
+  await jwks.close();
   await stopWebRuntime();
   await app.close();
 });
@@ -157,7 +169,7 @@ describe("POST /api/webhooks/{provider}", () => {
   it("answers 404 to an unknown provider and 503 to a provider with no secret", async () => {
     expect((await post("paypal", "{}", {})).status).toBe(404);
     const unconfigured = await ingestEvent(
-      { pool: app.pool, boss: app.boss, config: { ...app.config, providers: { ...app.config.providers, stripe: { ...app.config.providers.stripe, secrets: [] } } } },
+      { pool: app.pool, boss: app.boss, config: { ...app.config, providers: { ...app.config.providers, stripe: { ...app.config.providers.stripe, secrets: [], enabled: false } } } },
       { provider: "stripe", rawBody: Buffer.from("{}"), headers: {} },
     );
     expect(unconfigured).toEqual({ kind: "not_configured", provider: "stripe" });
@@ -197,5 +209,39 @@ describe("POST /api/webhooks/{provider}", () => {
     expect((await post("stripe", retried.body, retried.headers)).status).toBe(200);
     expect(await count("webhook_inbox")).toBe(1);
     expect(await webhookJobs()).toBe(1);
+  });
+
+  it("stores a Pagar.me delivery signed with its published key, and answers 503 storing nothing when the key can't be had", async () => {
+    const body = JSON.stringify({ id: "hook_rs256_1", type: "charge.paid", created_at: "2026-11-30T20:23:47Z", data: { id: "ch_rs256_1", amount: 1000, status: "paid" } });
+    expect((await post("pagarme", body, { "x-webhook-asymmetric-signature": asymmetricSignature(pagarmeKey, body) })).status).toBe(200);
+    expect((await post("pagarme", body, { "x-webhook-asymmetric-signature": asymmetricSignature(pagarmeKey, body).replace("signature=", "signature=A") })).status).toBe(401);
+
+    // Pagar.me rotated to a key we haven't fetched, and its JWKS is down: we can't verify, so 503.
+    jwks.failWith(503);
+    const rotated = generateSigningKey("kid-ingest-2");
+    const next = body.replace("hook_rs256_1", "hook_rs256_2");
+    const response = await post("pagarme", next, { "x-webhook-asymmetric-signature": asymmetricSignature(rotated, next) });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("60");
+    expect(await count("webhook_inbox WHERE event_id = 'hook_rs256_2'")).toBe(0);
+    expect(await count("signature_failures WHERE provider = 'pagarme'")).toBe(1);
+    jwks.failWith(null);
+  });
+
+  it("refuses a Mercado Pago notification whose body names another payment than the signed data.id", async () => {
+    // Mercado Pago's documented example notification; the signature covers data.id 999 only.
+    const body = JSON.stringify({ id: 112233445566, live_mode: true, type: "payment", date_created: "2026-05-25T13:01:08.000-03:00", action: "payment.updated", data: { id: "1234567890" } });
+    const ts = Math.floor(Date.now() / 1000);
+    const requestId = "f7b2a1d4-0b1c-4ec2-aaaa-9e8b1d2f3c4d";
+    const v1 = createHmac("sha256", MERCADOPAGO_SECRET).update(`id:999;request-id:${requestId};ts:${ts};`).digest("hex");
+    const request = new NextRequest("http://localhost/api/webhooks/mercadopago?data.id=999&type=payment", {
+      method: "POST",
+      body: new Uint8Array(Buffer.from(body)),
+      headers: { "x-signature": `ts=${ts},v1=${v1}`, "x-request-id": requestId, "content-type": "application/json" },
+    });
+    const response = await POST(request, { params: Promise.resolve({ provider: "mercadopago" }) });
+    expect(response.status).toBe(401);
+    expect(await count("webhook_inbox WHERE provider = 'mercadopago'")).toBe(0);
+    expect(await count("signature_failures WHERE provider = 'mercadopago'")).toBe(1);
   });
 });

@@ -5,7 +5,9 @@ import { dispatchEvents } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import { rawBodyKey } from "../providers/signature";
 import { ParseError, type HeaderMap, type NormalizedEvent, type ProviderDriver } from "../providers/types";
+import { KeysUnavailableError } from "../http/jwks-cache";
 import { recordSignatureFailure } from "./signature-failures";
+import { signatureOptions } from "./signature-keys";
 
 export type IngestDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () => Date };
 
@@ -16,7 +18,9 @@ export type IngestOutcome =
   | { kind: "duplicate"; duplicate: true }
   | { kind: "unknown_provider" }
   | { kind: "not_configured"; provider: string }
-  | { kind: "rejected"; reason: string };
+  | { kind: "rejected"; reason: string }
+  /** We could not check the signature (the sender's published keys are unreachable): nothing stored. */
+  | { kind: "unverifiable"; reason: string };
 
 const REDACTED = "[redacted]";
 
@@ -86,16 +90,23 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   const driver = findDriver(request.provider);
   if (!driver) return { kind: "unknown_provider" };
   const providerConfig = deps.config.providers[driver.name];
-  if (providerConfig.secrets.length === 0) return { kind: "not_configured", provider: driver.name };
+  if (!providerConfig.enabled) return { kind: "not_configured", provider: driver.name };
 
   const now = deps.now?.() ?? new Date();
   const query = request.query ?? new URLSearchParams();
-  const verdict = driver.verify(request.rawBody, request.headers, {
-    secrets: providerConfig.secrets,
-    nowSeconds: Math.floor(now.getTime() / 1000),
-    toleranceSeconds: deps.config.toleranceSeconds,
-    query,
-  });
+  let verdict;
+  try {
+    verdict = await driver.verify(request.rawBody, request.headers, {
+      secrets: providerConfig.secrets,
+      nowSeconds: Math.floor(now.getTime() / 1000),
+      toleranceSeconds: deps.config.toleranceSeconds,
+      query,
+      ...signatureOptions(driver.name, deps.config),
+    });
+  } catch (error) {
+    if (error instanceof KeysUnavailableError) return { kind: "unverifiable", reason: error.message };
+    throw error;
+  }
   if (!verdict.ok) {
     await recordSignatureFailure(deps.pool, {
       provider: driver.name,

@@ -37,14 +37,15 @@ function depsWith(overrides: Record<string, string> = {}): ProcessDeps & { confi
   return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config), workerId: "test" };
 }
 
-const secrets: Record<SimulatedProvider, string> = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard };
+const ASAAS_TOKEN = "asaas_webhook_token";
+const secrets: Partial<Record<SimulatedProvider, string>> = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard, asaas: ASAAS_TOKEN };
 
 function facts(chargeId = randomId("ch")): PaymentFacts {
   return { chargeId, amount: 1000, currency: "usd", customerId: "cus_1", customerEmail: "Zoe@Example.com" };
 }
 
 async function ingest(payment: PaymentFacts, step: Partial<HistoryStep> & Pick<HistoryStep, "kind">, provider: SimulatedProvider = "stripe", config = app.config) {
-  const delivery = deliveryFor(provider, payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, secrets[provider]);
+  const delivery = deliveryFor(provider, payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, secrets[provider]!);
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config },
     { provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
@@ -271,6 +272,32 @@ describe("processEvent", () => {
     // A bucket of 5 refilled at 5/s: no one-second window holds more than 5 + 5 requests.
     for (const start of times) expect(times.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(10);
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(1500);
+  });
+});
+
+describe("refetch authentication", () => {
+  const asaasEnv = { WEBHOOK_SECRET_ASAAS: ASAAS_TOKEN, PAYMENT_SOURCE_ASAAS: "gateway" };
+
+  it("refetches Asaas with its access_token header, and waits for a missing ASAAS_API_KEY instead of failing", async () => {
+    const p = { ...facts(randomId("pay")), currency: "brl" };
+    const step = { kind: "succeeded" as const, amountRefunded: 0, occurredAtMs: Date.now() - 60_000 };
+    gateway.add([{ provider: "asaas", payment: p, steps: [step], truth: { status: "paid", amountRefunded: 0 } }]);
+    const id = await ingest(p, step, "asaas", testConfig(app.env, asaasEnv));
+    const withUrl = { ...asaasEnv, ASAAS_API_URL: `${gateway.url}/v3` };
+    const before = gateway.requests.length;
+
+    expect(await processEvent(depsWith({ ...withUrl, ASAAS_API_KEY: "" }), id)).toBe("deferred");
+    const waiting = await inbox(id);
+    expect(waiting).toMatchObject({ status: "pending", attempts: 0 });
+    expect(waiting.last_error).toMatch(/ASAAS_API_KEY, which is not set/);
+    expect(waiting.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 4 * 60_000);
+    expect(gateway.requests.length).toBe(before);
+
+    // The operator sets the key (and restarts the worker): the event goes through the gateway's auth check.
+    await app.pool.query("UPDATE webhook_inbox SET next_attempt_at = now() WHERE id = $1", [id]);
+    expect(await processEvent(depsWith(withUrl), id)).toBe("processed");
+    expect(gateway.requests.slice(before)).toEqual([expect.objectContaining({ path: `/v3/payments/${p.chargeId}`, authorized: true })]);
+    expect(await payment(p.chargeId)).toMatchObject({ status: "paid" });
   });
 });
 

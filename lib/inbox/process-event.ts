@@ -8,7 +8,7 @@ import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { ParseError, type NormalizedEvent, type ProviderDriver } from "../providers/types";
-import { matchesEventType, type GatewayClients } from "./gateway-clients";
+import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
 import { retryDelaySeconds } from "./retry-schedule";
 import { recordSettled } from "../observability/metrics";
 
@@ -114,6 +114,12 @@ function eventTime(event: NormalizedEvent): EventTime | null {
   return event.occurredAt && event.precision ? { micros: isoToMicros(event.occurredAt), precision: event.precision } : null;
 }
 
+/** A refetch that cannot authenticate: the event waits for the operator instead of failing with 401s. */
+export class MissingCredentialError extends Error {
+  override name = "MissingCredentialError";
+  readonly retryAt = new Date(Date.now() + CREDENTIAL_RECHECK_SECONDS * 1000);
+}
+
 type Observation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" };
 
 /** The state to apply: the event's own, or, where configured, the gateway's current one. */
@@ -128,9 +134,16 @@ async function observe(deps: ProcessDeps, driver: ProviderDriver, event: Normali
       `refetch is configured for ${driver.name} ${event.type}, but ${driver.name} has no API to fetch from (set ${driver.name.toUpperCase()}_API_URL)`,
     );
   }
+  const missing = missingCredentials(driver, providerConfig);
+  if (missing.length > 0) {
+    throw new MissingCredentialError(`refetch needs ${notSet(missing)}; waiting for it (set it and restart the worker)`);
+  }
   // The fetch starts before any lock is taken; its start time is when the state was true.
   const fetchedAt = BigInt(Date.now()) * 1000n;
-  const snapshot = await driver.refetch(event.resourceId, client.fetchJson, deps.config.standardVocabulary);
+  const snapshot = await driver.refetch(event.resourceId, client.fetchJson, {
+    credentials: providerConfig.credentials,
+    vocabulary: deps.config.standardVocabulary,
+  });
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }
 
@@ -222,8 +235,9 @@ async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: 
       await tx.query(FINISH_ATTEMPT, [started.attemptId, "failed", message]);
       return "skipped";
     }
-    if (error instanceof CircuitOpenError) {
-      // The gateway is known to be down: come back when the circuit half-opens, attempt not spent.
+    if (error instanceof CircuitOpenError || error instanceof MissingCredentialError) {
+      // The gateway is known to be down (come back when the circuit half-opens), or we can't
+      // authenticate until the operator sets a credential: nothing a retry could fix, attempt not spent.
       await tx.query(
         `UPDATE webhook_inbox SET attempts = attempts - 1, next_attempt_at = $2, last_error = $3 WHERE id = $1`,
         [started.id, error.retryAt, message],

@@ -92,7 +92,7 @@ describe("GET /api/metrics", () => {
 describe("the worker's /metrics", () => {
   it("serves processing, attempt and refetch metrics behind the same token", async () => {
     // Processing counters live in the worker process: here, this test's worker.
-    const gateway = createGatewayClient("gw-test", { baseUrl: "http://127.0.0.1:1", timeoutMs: 500, ratePerSecond: 100, breakerFailures: 1, breakerCooldownMs: 60_000 });
+    const gateway = createGatewayClient("gw-test", { baseUrl: "http://127.0.0.1:1", headers: {}, timeoutMs: 500, ratePerSecond: 100, breakerFailures: 1, breakerCooldownMs: 60_000 });
     await expect(gateway.fetchJson("/charges/ch_1")).rejects.toThrow();
 
     const { server, port } = await serveMetrics({ port: 0, host: "127.0.0.1", token: TOKEN }, () => renderMetrics(web.app.pool, async () => web.app.boss));

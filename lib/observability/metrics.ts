@@ -5,7 +5,7 @@ import type { CircuitBreaker } from "../http/circuit-breaker";
 // the web server, processing and refetch counters in each worker); backlog gauges are read from the
 // database at scrape time, so any process reports the same values.
 
-export type IngestResult = "stored" | "stored_failed" | "duplicate" | "rejected" | "not_configured";
+export type IngestResult = "stored" | "stored_failed" | "duplicate" | "rejected" | "not_configured" | "unverifiable";
 
 function createMetrics() {
   const registry = new Registry();

@@ -140,7 +140,7 @@ describe("asaas refetch", () => {
     const snapshot = await asaasDriver.refetch!("pay_080225913252", async (path) => {
       paths.push(path);
       return body;
-    });
+    }, {});
     expect(paths).toEqual(["/payments/pay_080225913252"]);
     return snapshot;
   }

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { accessTokenAuth } from "./api-auth";
 import { verifySharedSecret } from "./shared-secret";
 import { fromLocalTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver } from "./types";
+import { ParseError, type SyncVerifyingDriver } from "./types";
 
 // Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
 // `dateCreated` ("2024-06-12 16:45:03"), precision "second", a wall-clock time in Asaas's zone with
@@ -112,10 +113,12 @@ export function paymentToSnapshot(payment: AsaasPayment): ChargeSnapshot {
   return snapshotOf(payment, refundedSome ? "refunded" : status);
 }
 
-export const asaasDriver: ProviderDriver = {
+export const asaasDriver: SyncVerifyingDriver = {
   name: "asaas",
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["asaas-access-token"],
+  // Asaas v3 takes the API key in an `access_token` header, not as a bearer token.
+  apiAuth: accessTokenAuth,
 
   verify(_raw, headers, { secrets }) {
     const token = headers["asaas-access-token"];

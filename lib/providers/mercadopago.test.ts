@@ -29,11 +29,17 @@ const standardSignature = (secret = SECRET, ts: string | number = NOW) =>
   signature(secret, ts, `id:${DATA_ID};request-id:${REQUEST_ID};ts:${ts};`);
 
 // requestId null: the request carries no x-request-id header.
-function verify(xSignature: string | undefined, { secrets = [SECRET], query = `data.id=${DATA_ID}&type=payment`, requestId = REQUEST_ID as string | null } = {}) {
+// A notification that names no data.id in its body, for the manifest rules alone.
+const idlessRaw = Buffer.from(JSON.stringify({ ...JSON.parse(body), data: {} }));
+
+function verify(
+  xSignature: string | undefined,
+  { secrets = [SECRET], query = `data.id=${DATA_ID}&type=payment`, requestId = REQUEST_ID as string | null, payload = raw } = {},
+) {
   const headers: Record<string, string> = {};
   if (xSignature !== undefined) headers["x-signature"] = xSignature;
   if (requestId !== null) headers["x-request-id"] = requestId;
-  return mercadopagoDriver.verify(raw, headers, { secrets, nowSeconds: NOW, toleranceSeconds: 300, query: new URLSearchParams(query) });
+  return mercadopagoDriver.verify(payload, headers, { secrets, nowSeconds: NOW, toleranceSeconds: 300, query: new URLSearchParams(query) });
 }
 
 describe("mercadopago verify", () => {
@@ -53,14 +59,29 @@ describe("mercadopago verify", () => {
   });
 
   it("leaves missing parts out of the manifest entirely", () => {
-    expect(verify(signature(SECRET, NOW, `request-id:${REQUEST_ID};ts:${NOW};`), { query: "" }).ok).toBe(true);
+    expect(verify(signature(SECRET, NOW, `request-id:${REQUEST_ID};ts:${NOW};`), { query: "", payload: idlessRaw }).ok).toBe(true);
     expect(verify(signature(SECRET, NOW, `id:${DATA_ID};ts:${NOW};`), { requestId: null }).ok).toBe(true);
-    expect(verify(signature(SECRET, NOW, `id:;request-id:${REQUEST_ID};ts:${NOW};`), { query: "" }).ok).toBe(false);
+    expect(verify(signature(SECRET, NOW, `id:;request-id:${REQUEST_ID};ts:${NOW};`), { query: "", payload: idlessRaw }).ok).toBe(false);
   });
 
   it("lower-cases an alphanumeric data.id and keeps any other as sent", () => {
-    expect(verify(signature(SECRET, NOW, `id:abc123def;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC123DEF" }).ok).toBe(true);
-    expect(verify(signature(SECRET, NOW, `id:ABC-12;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC-12" }).ok).toBe(true);
+    expect(verify(signature(SECRET, NOW, `id:abc123def;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC123DEF", payload: idlessRaw }).ok).toBe(true);
+    expect(verify(signature(SECRET, NOW, `id:ABC-12;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC-12", payload: idlessRaw }).ok).toBe(true);
+  });
+
+  // The documented example notification (body data.id "1234567890"), signed for another payment: only
+  // the query's data.id is in the manifest, so the signature is valid; the body must not be believed.
+  it("refuses a body whose data.id differs from the signed one, or names one the query doesn't sign", () => {
+    const signedOther = signature(SECRET, NOW, `id:999;request-id:${REQUEST_ID};ts:${NOW};`);
+    expect(verify(signedOther, { query: "data.id=999&type=payment" })).toEqual({
+      ok: false,
+      reason: "the body's data.id differs from the signed data.id (query string)",
+    });
+    const unsigned = verify(signature(SECRET, NOW, `request-id:${REQUEST_ID};ts:${NOW};`), { query: "" });
+    expect(unsigned.ok).toBe(false);
+    // The same id, as the body and the query write it (the manifest lower-cases alphanumeric ids).
+    const mixedCase = Buffer.from(JSON.stringify({ ...JSON.parse(body), data: { id: "ABC123" } }));
+    expect(verify(signature(SECRET, NOW, `id:abc123;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC123", payload: mixedCase }).ok).toBe(true);
   });
 
   it("rejects timestamps outside the tolerance, in seconds and in milliseconds", () => {
@@ -86,7 +107,7 @@ const notification = (fields: Record<string, unknown>) =>
 
 describe("mercadopago parse", () => {
   it("normalizes a payment notification as a notice that requires a refetch", () => {
-    const parsed = mercadopagoDriver.parse(raw, context());
+    const parsed = mercadopagoDriver.parse(raw, context(`data.id=${DATA_ID}&type=payment`));
     expect(parsed).toMatchObject({
       eventId: "112233445566",
       eventIdDerived: false,
@@ -101,8 +122,9 @@ describe("mercadopago parse", () => {
     expect(parsed.payload).toEqual(JSON.parse(body));
   });
 
-  it("falls back to type for the event type and to the query's data.id for the resource", () => {
-    expect(mercadopagoDriver.parse(notification({ type: "payment", data: { id: 42 } }), context())).toMatchObject({ type: "payment", resourceId: "42" });
+  it("falls back to type for the event type, and acts on the signed (query) data.id, never the body's", () => {
+    expect(mercadopagoDriver.parse(notification({ type: "payment", data: { id: 42 } }), context("data.id=42"))).toMatchObject({ type: "payment", resourceId: "42" });
+    expect(mercadopagoDriver.parse(notification({ type: "payment", data: { id: 42 } }), context())).toMatchObject({ resourceId: null, refetchRequired: false });
     expect(mercadopagoDriver.parse(notification({ action: "payment.created", type: "payment" }), context("data.id=77"))).toMatchObject({
       resourceId: "77",
       refetchRequired: true,
@@ -138,7 +160,7 @@ describe("mercadopago refetch", () => {
     const snapshot = await mercadopagoDriver.refetch!(DATA_ID, async (path) => {
       paths.push(path);
       return body;
-    });
+    }, {});
     expect(paths).toEqual([`/v1/payments/${DATA_ID}`]);
     return snapshot;
   }

@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { bearerAuth } from "./api-auth";
 import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
 import { fromIso } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver } from "./types";
+import { ParseError, type SyncVerifyingDriver, type VerifyResult } from "./types";
 
 // Mercado Pago. Key rule: the body's `id`, the notification id (a number, kept as text). Time rule:
 // `date_created`, ISO-8601 with an offset and usually milliseconds (the precision it carries).
-// Resource: the payment, `data.id` of a payment notification (else the `data.id` query parameter).
+// Resource: the payment named by the `data.id` query parameter, the only id the signature covers; a
+// body whose `data.id` differs is refused at verification (401, recorded as a signature failure).
 //
 // Signature: `x-signature: ts=<ts>,v1=<hex>` and `x-request-id`; HMAC-SHA256 (hex) over the manifest
 // "id:{data.id};request-id:{x-request-id};ts:{ts};" where data.id is the query parameter (lower-cased
@@ -93,16 +95,37 @@ function parseSignatureHeader(header: string): { ts: string | undefined; signatu
   return { ts, signatures };
 }
 
+/**
+ * Only the query's data.id is signed, so the body's may be anything: a body naming another resource
+ * than the signed one is refused, and the driver acts on the signed id alone. A body we can't read is
+ * left to parse (stored as failed).
+ */
+function bindsSignedId(raw: Buffer, signedId: string | null): VerifyResult {
+  let bodyId: unknown;
+  try {
+    bodyId = (JSON.parse(raw.toString("utf8")) as { data?: { id?: unknown } } | null)?.data?.id;
+  } catch {
+    return { ok: true };
+  }
+  if (bodyId === undefined || bodyId === null) return { ok: true };
+  if (signedId === null) return { ok: false, reason: "the body names a data.id but the query string carries none: the id is not signed" };
+  return String(bodyId).toLowerCase() === signedId.toLowerCase()
+    ? { ok: true }
+    : { ok: false, reason: "the body's data.id differs from the signed data.id (query string)" };
+}
+
 function isPaymentNotice(type: string, topic: string | undefined): boolean {
   return topic === "payment" || type.startsWith("payment.");
 }
 
-export const mercadopagoDriver: ProviderDriver = {
+export const mercadopagoDriver: SyncVerifyingDriver = {
   name: "mercadopago",
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
   secretHeaders: [],
+  apiAuth: bearerAuth,
+  noticeOnly: true,
 
-  verify(_raw, headers, { secrets, nowSeconds, toleranceSeconds, query }) {
+  verify(raw, headers, { secrets, nowSeconds, toleranceSeconds, query }) {
     const header = headers["x-signature"];
     if (!header) return { ok: false, reason: "missing x-signature header" };
     const { ts, signatures } = parseSignatureHeader(header);
@@ -113,12 +136,14 @@ export const mercadopagoDriver: ProviderDriver = {
     if (!withinTolerance(timestamp, nowSeconds, toleranceSeconds)) {
       return { ok: false, reason: timestampReason(timestamp, nowSeconds) };
     }
-    const manifest = signedManifest(query.get("data.id"), headers["x-request-id"], ts);
-    for (const secret of secrets) {
+    const signedId = query.get("data.id");
+    const manifest = signedManifest(signedId, headers["x-request-id"], ts);
+    const signed = secrets.some((secret) => {
       const expected = hmac("sha256", secret, manifest).toString("hex");
-      if (signatures.some((signature) => safeEqual(signature, expected))) return { ok: true };
-    }
-    return { ok: false, reason: "no v1 signature matches any configured secret" };
+      return signatures.some((signature) => safeEqual(signature, expected));
+    });
+    if (!signed) return { ok: false, reason: "no v1 signature matches any configured secret" };
+    return bindsSignedId(raw, signedId);
   },
 
   parse(raw, { query }) {
@@ -129,7 +154,8 @@ export const mercadopagoDriver: ProviderDriver = {
     const time = fromIso(notification.date_created);
     if (!time) throw new ParseError(`date_created "${notification.date_created}" is not ISO-8601 with a zone`);
     const paymentNotice = isPaymentNotice(type, notification.type);
-    const resourceId = paymentNotice ? (notification.data?.id ?? query.get("data.id")) : null;
+    // The signed id (verify refused a body naming another one).
+    const resourceId = paymentNotice ? query.get("data.id") : null;
     return toNormalizedEvent({
       eventId: notification.id,
       eventIdDerived: false,

@@ -38,49 +38,58 @@ function hubSignature(secret: string, payload: string) {
 }
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString("base64")}`;
 
-function verify(headers: Record<string, string>, secrets = [SECRET], payload = raw) {
-  return pagarmeDriver.verify(payload, headers, { secrets, nowSeconds: NOW, toleranceSeconds: 300, query: new URLSearchParams() });
+// The legacy schemes, opted into (PAGARME_SIGNATURES=hub-signature,basic).
+function verify(headers: Record<string, string>, secrets = [SECRET], payload = raw, schemes = ["hub-signature", "basic"]) {
+  return pagarmeDriver.verify(payload, headers, { secrets, nowSeconds: NOW, toleranceSeconds: 300, query: new URLSearchParams(), schemes });
 }
 
-describe("pagarme verify", () => {
-  it("accepts an X-Hub-Signature computed by the documented rule", () => {
-    expect(verify({ "x-hub-signature": hubSignature(SECRET, body) })).toEqual({ ok: true });
-    expect(verify({ "x-hub-signature": hubSignature(SECRET, body).toUpperCase().replace("SHA1=", "sha1=") }).ok).toBe(true);
+describe("pagarme verify", async () => {
+  it("accepts an X-Hub-Signature computed by the documented rule", async () => {
+    expect(await verify({ "x-hub-signature": hubSignature(SECRET, body) })).toEqual({ ok: true });
+    expect((await verify({ "x-hub-signature": hubSignature(SECRET, body).toUpperCase().replace("SHA1=", "sha1=") }))?.ok).toBe(true);
   });
 
-  it("rejects a wrong secret, a tampered body, and a missing or malformed header", () => {
-    expect(verify({ "x-hub-signature": hubSignature("ak_other", body) })).toEqual({
+  it("rejects a wrong secret, a tampered body, and a missing or malformed header", async () => {
+    expect(await verify({ "x-hub-signature": hubSignature("ak_other", body) })).toEqual({
       ok: false,
       reason: "X-Hub-Signature matches no configured secret",
     });
-    expect(verify({ "x-hub-signature": hubSignature(SECRET, body) }, [SECRET], Buffer.from(body.replace("12356", "12357"))).ok).toBe(false);
-    expect(verify({})).toEqual({ ok: false, reason: "missing X-Hub-Signature header and Basic Auth credentials" });
-    expect(verify({ "x-hub-signature": createHmac("sha1", SECRET).update(body).digest("hex") }).ok).toBe(false);
-    expect(verify({ "x-hub-signature": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}` }).ok).toBe(false);
+    expect((await verify({ "x-hub-signature": hubSignature(SECRET, body) }, [SECRET], Buffer.from(body.replace("12356", "12357"))))?.ok).toBe(false);
+    expect(await verify({})).toEqual({ ok: false, reason: "missing X-Hub-Signature header or Basic Auth credentials (the schemes PAGARME_SIGNATURES accepts)" });
+    expect((await verify({ "x-hub-signature": createHmac("sha1", SECRET).update(body).digest("hex") }))?.ok).toBe(false);
+    expect((await verify({ "x-hub-signature": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}` }))?.ok).toBe(false);
   });
 
-  it("accepts Basic Auth credentials equal to a configured user:pass, in constant time", () => {
-    expect(verify({ authorization: basic("webhook:s3cret") }, ["webhook:s3cret"])).toEqual({ ok: true });
-    expect(verify({ authorization: basic("webhook:wrong") }, ["webhook:s3cret"])).toEqual({
+  it("accepts Basic Auth credentials equal to a configured user:pass, in constant time", async () => {
+    expect(await verify({ authorization: basic("webhook:s3cret") }, ["webhook:s3cret"])).toEqual({ ok: true });
+    expect(await verify({ authorization: basic("webhook:wrong") }, ["webhook:s3cret"])).toEqual({
       ok: false,
       reason: "Basic Auth credentials matches no configured secret",
     });
-    expect(verify({ authorization: "Bearer webhook:s3cret" }, ["webhook:s3cret"]).ok).toBe(false);
+    expect((await verify({ authorization: "Bearer webhook:s3cret" }, ["webhook:s3cret"]))?.ok).toBe(false);
   });
 
-  it("checks the HMAC when the header is there, whatever Basic Auth says", () => {
+  it("checks the HMAC when the header is there, whatever Basic Auth says", async () => {
     const headers = { "x-hub-signature": hubSignature("ak_other", body), authorization: basic("webhook:s3cret") };
-    expect(verify(headers, [SECRET, "webhook:s3cret"]).ok).toBe(false);
+    expect((await verify(headers, [SECRET, "webhook:s3cret"]))?.ok).toBe(false);
   });
 
-  it("accepts either secret during a rotation, for both schemes", () => {
+  it("accepts either secret during a rotation, for both schemes", async () => {
     const secrets = ["ak_new", "ak_old"];
-    expect(verify({ "x-hub-signature": hubSignature("ak_old", body) }, secrets).ok).toBe(true);
-    expect(verify({ "x-hub-signature": hubSignature("ak_new", body) }, secrets).ok).toBe(true);
-    expect(verify({ "x-hub-signature": hubSignature("ak_retired", body) }, secrets).ok).toBe(false);
-    expect(verify({ authorization: basic("u:old") }, ["u:new", "u:old"]).ok).toBe(true);
-    expect(verify({ authorization: basic("u:new") }, ["u:new", "u:old"]).ok).toBe(true);
+    expect((await verify({ "x-hub-signature": hubSignature("ak_old", body) }, secrets))?.ok).toBe(true);
+    expect((await verify({ "x-hub-signature": hubSignature("ak_new", body) }, secrets))?.ok).toBe(true);
+    expect((await verify({ "x-hub-signature": hubSignature("ak_retired", body) }, secrets))?.ok).toBe(false);
+    expect((await verify({ authorization: basic("u:old") }, ["u:new", "u:old"]))?.ok).toBe(true);
+    expect((await verify({ authorization: basic("u:new") }, ["u:new", "u:old"]))?.ok).toBe(true);
   });
+});
+
+it("accepts no legacy scheme unless it is opted into", async () => {
+  expect(await verify({ "x-hub-signature": hubSignature(SECRET, body) }, [SECRET], raw, ["rs256"])).toEqual({
+    ok: false,
+    reason: "missing X-Webhook-Asymmetric-Signature header (the schemes PAGARME_SIGNATURES accepts)",
+  });
+  expect((await verify({ authorization: basic("webhook:s3cret") }, ["webhook:s3cret"], raw, ["rs256", "hub-signature"])).ok).toBe(false);
 });
 
 const context = (timeZone = "America/Sao_Paulo") => ({ headers: {}, query: new URLSearchParams(), timeZone });
@@ -160,7 +169,7 @@ describe("pagarme refetch", () => {
     const snapshot = await pagarmeDriver.refetch!("ch_1/x", async (path) => {
       paths.push(path);
       return body;
-    });
+    }, {});
     expect(paths).toEqual(["/charges/ch_1%2Fx"]);
     return snapshot;
   }

@@ -1,25 +1,39 @@
+import { createPublicKey, verify as verifySignature, type JsonWebKeyInput } from "node:crypto";
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
+import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { hmac, safeEqual } from "./signature";
 import { fromIso, fromLocalTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver, type VerifyResult } from "./types";
+import { ParseError, type ProviderDriver, type VerifyContext, type VerifyResult } from "./types";
 
 // Pagar.me. Key rule: the event `id` (hook_...). Time rule: `created_at`, precision "second"; the
 // documented example ("2017-06-29T20:23:47") has no zone, so it is read as a wall-clock time in the
 // configured zone (ParseContext.timeZone); a time that carries a zone is read as such. Resource: the
 // charge (`data.id` for charge.*, the first of `data.charges` for order.*).
 //
-// Authentication: legacy (v3/v4) postbacks carry `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the raw
-// body>` keyed by the API key; v5 webhooks may instead come with the HTTP Basic Auth configured on the
-// webhook (secret "user:pass"). Neither has a timestamp, so a captured request can be replayed: the
-// configuration refetches every event by default (REFETCH_PAGARME="*").
+// Authentication (PAGARME_SIGNATURES picks the accepted schemes; "rs256" alone by default):
+// - rs256, what Pagar.me's own plugins verify today: header `X-Webhook-Asymmetric-Signature:
+//   alg=RS256; kid=<key id>; signature=<base64url>`, an RSASSA-PKCS1-v1_5 SHA-256 signature of the raw
+//   body, checked against the RSA key with that kid (kty RSA, use sig, alg RS256 when named) in the
+//   JWKS Pagar.me publishes at https://hubapi.pagar.me/.well-known/jwks.json (PAGARME_JWKS_URL).
+//   Source: pagarme/ecommerce-module-core src/Webhook/Services/WebhookValidatorService.php at commit
+//   02a64677e6eeee7b3de048c838ae8329d92d1b56 (JWKS_URL, parseSignatureHeader, isTheExpectedKey,
+//   openssl_verify with OPENSSL_ALGO_SHA256), used by pagarme/woocommerce src/Controller/Webhooks.php
+//   at commit c8525f6419b6503675a77ac5516c38ac372d7d15 (header HTTP_X_WEBHOOK_ASYMMETRIC_SIGNATURE,
+//   401 without it) and by the Magento 2 module through the same core.
+// - hub-signature (legacy v3/v4 postbacks, opt-in): `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the raw
+//   body>` keyed by the API key (WEBHOOK_SECRET_PAGARME).
+// - basic (opt-in): the HTTP Basic Auth configured on a v5 webhook (WEBHOOK_SECRET_PAGARME "user:pass").
+// None has a timestamp, so a captured request can be replayed: the configuration refetches every
+// event by default (REFETCH_PAGARME="*").
 //
 // Unconfirmed: Basic Auth on v5 webhooks (seen in community code, not in the official docs); the zone
 // of the webhook's created_at (the v5 charge reference calls the charge's own created_at UTC, while
 // the zone is PAGARME_TIMEZONE, UTC by default); the event names charge.overpaid and
-// charge.partial_canceled; `canceled_amount` / `refunded_amount` as the refunded amount. Legacy
+// charge.partial_canceled and charge.canceled; `refunded_amount` (the SDK's charge has only
+// `canceled_amount`, read as the amount given back once the charge was captured). Legacy
 // form-encoded postback bodies are verified but not parsed (stored as failed, replayable once a
 // driver reads them).
 
@@ -35,6 +49,8 @@ const TYPE_STATUS: Record<string, ChargeStatus> = {
   "order.paid": "paid",
   "order.payment_failed": "failed",
   "order.canceled": "canceled",
+  // A canceled charge may be a refund: chargeToSnapshot tells by what happened to the money.
+  "charge.canceled": "canceled",
 };
 
 // The charge statuses of GET /charges/{id}. An underpaid boleto is still owed its balance: pending.
@@ -62,6 +78,8 @@ const chargeSchema = z.looseObject({
   paid_amount: cents.optional(),
   canceled_amount: cents.optional(),
   refunded_amount: cents.optional(),
+  // Set once the money was captured; a later cancellation then gives money back.
+  paid_at: z.string().nullable().optional(),
   currency: z.string().length(3).optional(),
   customer: customerSchema.nullable().optional(),
 });
@@ -103,16 +121,55 @@ function chargeOf(type: string, data: Record<string, unknown>): PagarmeCharge | 
   return first ? { ...first, customer: first.customer ?? order.customer } : null;
 }
 
+/**
+ * A status read by what happened to the money. A captured charge that is later canceled gives money
+ * back: a refund (partial while canceled_amount < amount), never "canceled", which cannot follow paid.
+ * Captured shows as paid_at (the refetch of a fully canceled charge may carry no paid_amount) or a
+ * paid_amount. A charge canceled before capture moved no money: canceled.
+ */
+function byMoney(charge: PagarmeCharge, status: ChargeStatus): ChargeStatus {
+  const captured = (charge.paid_amount ?? 0) > 0 || Boolean(charge.paid_at);
+  const returned = captured && (amountRefunded(charge) ?? 0) > 0;
+  return status === "refunded" || (returned && (status === "paid" || status === "canceled")) ? "refunded" : status;
+}
+
 /** The charge's current state, as GET /charges/{id} shows it. */
 export function chargeToSnapshot(charge: PagarmeCharge): ChargeSnapshot {
   const status = charge.status === undefined ? undefined : CHARGE_STATUS[charge.status];
   if (!status) throw new ParseError(`unknown Pagar.me charge status "${charge.status}"`);
-  // Money captured and then given back is a refund, whatever the charge calls itself: v5 seems to
-  // show a refunded card charge as canceled with a canceled_amount (unconfirmed), and a canceled
-  // state cannot follow a paid one.
-  const returned = (amountRefunded(charge) ?? 0) > 0 && (charge.paid_amount ?? 0) > 0;
-  const refunded = status === "refunded" || (returned && (status === "paid" || status === "canceled"));
-  return snapshotOf(charge, refunded ? "refunded" : status);
+  return snapshotOf(charge, byMoney(charge, status));
+}
+
+/** `alg=RS256; kid=...; signature=...`: parts split on ";", each on its first "=" (as the plugins do). */
+function parseAsymmetricHeader(header: string): Record<string, string> {
+  const parts: Record<string, string> = {};
+  for (const part of header.split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0) parts[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return parts;
+}
+
+// The plugins' isTheExpectedKey: an RSA signing key, for RS256 when it names an algorithm.
+function isSigningKey(jwk: JsonWebKey & { use?: string }): boolean {
+  return jwk.kty === "RSA" && (jwk.use === undefined || jwk.use === "sig") && (jwk.alg === undefined || jwk.alg === "RS256");
+}
+
+async function verifyAsymmetric(raw: Buffer, header: string, publicKeys: VerifyContext["publicKeys"]): Promise<VerifyResult> {
+  const { alg, kid, signature } = parseAsymmetricHeader(header);
+  if (!alg || !kid || !signature) return { ok: false, reason: "malformed X-Webhook-Asymmetric-Signature header (needs alg, kid and signature)" };
+  if (alg !== "RS256") return { ok: false, reason: `unsupported X-Webhook-Asymmetric-Signature algorithm "${alg.slice(0, 16)}" (expected RS256)` };
+  if (!publicKeys) return { ok: false, reason: "no published key source is configured for X-Webhook-Asymmetric-Signature" };
+  const jwk = await publicKeys(kid);
+  if (!jwk || !isSigningKey(jwk)) return { ok: false, reason: "the signature's kid is not among the published RS256 signing keys" };
+  let valid = false;
+  try {
+    // RS256 is RSASSA-PKCS1-v1_5 with SHA-256 over the raw body; the signature is base64url.
+    valid = verifySignature("sha256", raw, createPublicKey({ key: jwk as JsonWebKeyInput["key"], format: "jwk" }), Buffer.from(signature, "base64url"));
+  } catch {
+    return { ok: false, reason: "the published key for this kid is not a usable RSA key" };
+  }
+  return valid ? { ok: true } : { ok: false, reason: "X-Webhook-Asymmetric-Signature does not verify against the published key" };
 }
 
 function verifyHubSignature(raw: Buffer, header: string, secrets: readonly string[]): VerifyResult {
@@ -126,15 +183,21 @@ function verifyHubSignature(raw: Buffer, header: string, secrets: readonly strin
 
 export const pagarmeDriver: ProviderDriver = {
   name: "pagarme",
-  keptHeaders: ["x-hub-signature", "content-type", "user-agent"],
+  keptHeaders: ["x-webhook-asymmetric-signature", "x-hub-signature", "content-type", "user-agent"],
   secretHeaders: ["authorization"],
+  // Core v5: HTTP Basic, the secret key as user name and an empty password.
+  apiAuth: basicKeyAuth(),
 
-  verify(raw, headers, { secrets }) {
+  async verify(raw, headers, { secrets, publicKeys, schemes = ["rs256"] }) {
+    const asymmetric = headers["x-webhook-asymmetric-signature"];
+    if (asymmetric !== undefined && schemes.includes("rs256")) return verifyAsymmetric(raw, asymmetric, publicKeys);
     const signature = headers["x-hub-signature"];
-    if (signature !== undefined) return verifyHubSignature(raw, signature, secrets);
+    if (signature !== undefined && schemes.includes("hub-signature")) return verifyHubSignature(raw, signature, secrets);
     const credentials = basicCredentials(headers.authorization);
-    if (credentials !== null) return verifySharedSecret(credentials, secrets, "Basic Auth credentials");
-    return { ok: false, reason: "missing X-Hub-Signature header and Basic Auth credentials" };
+    if (credentials !== null && schemes.includes("basic")) return verifySharedSecret(credentials, secrets, "Basic Auth credentials");
+    const expected = { rs256: "X-Webhook-Asymmetric-Signature header", "hub-signature": "X-Hub-Signature header", basic: "Basic Auth credentials" };
+    const accepted = schemes.map((scheme) => expected[scheme as keyof typeof expected]).filter(Boolean);
+    return { ok: false, reason: `missing ${accepted.join(" or ")} (the schemes PAGARME_SIGNATURES accepts)` };
   },
 
   parse(raw, { timeZone }) {
@@ -152,7 +215,7 @@ export const pagarmeDriver: ProviderDriver = {
       ...time,
       customerId: charge?.customer?.id ?? null,
       customerEmail: charge?.customer?.email ?? null,
-      charge: charge && status ? snapshotOf(charge, status) : null,
+      charge: charge && status ? snapshotOf(charge, byMoney(charge, status)) : null,
       payload: json,
     });
   },

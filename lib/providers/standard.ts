@@ -4,7 +4,8 @@ import { fromIso, fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
 import { CHARGE_STATUSES, withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
 import { EMPTY_VOCABULARY, type SenderVocabulary, type VocabularyField } from "../config/sender-vocabulary";
-import { ParseError, type ProviderDriver } from "./types";
+import { ParseError, type SyncVerifyingDriver } from "./types";
+import { optionalBearerAuth } from "./api-auth";
 
 // Standard Webhooks (https://www.standardwebhooks.com; Svix and others). Key rule: the `webhook-id`
 // header, stable across retries. Time rule: the body's ISO `timestamp` with its fractional digits
@@ -235,7 +236,7 @@ export function signStandard(secret: string, id: string, timestamp: number, body
   return `v1,${hmac("sha256", standardSecretKey(secret), `${id}.${timestamp}.`, body).toString("base64")}`;
 }
 
-export const standardDriver: ProviderDriver = {
+export const standardDriver: SyncVerifyingDriver = {
   name: "standard",
   keptHeaders: [
     "webhook-id",
@@ -248,6 +249,7 @@ export const standardDriver: ProviderDriver = {
     "user-agent",
   ],
   secretHeaders: [],
+  apiAuth: optionalBearerAuth,
 
   verify(raw, headers, { secrets, nowSeconds, toleranceSeconds }) {
     const id = header(headers, "id");
@@ -300,7 +302,7 @@ export const standardDriver: ProviderDriver = {
     });
   },
 
-  async refetch(paymentId, fetchJson, vocabulary = EMPTY_VOCABULARY) {
+  async refetch(paymentId, fetchJson, { vocabulary = EMPTY_VOCABULARY } = {}) {
     const data = parseWith(dataSchema, await fetchJson(`/payments/${encodeURIComponent(paymentId)}`), "refetched payment");
     const reader = new PaymentReader(data, vocabulary);
     const { word, status } = reader.statusWord();

@@ -3,8 +3,9 @@ import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
 import { fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, parseWith, toNormalizedEvent } from "./parse-helpers";
 import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
-import type { GatewayFetch, ProviderDriver, VerifyResult } from "./types";
+import type { GatewayFetch, SyncVerifyingDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
+import { bearerAuth } from "./api-auth";
 
 // Stripe. Key rule: the event `id` (evt_...), stable across resends. Time rule: `created`, Unix
 // seconds (precision "second"). Signature: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=...]`,
@@ -207,10 +208,11 @@ export function parseSignatureHeader(header: string): { timestamp: number | null
   return { timestamp, signatures };
 }
 
-export const stripeDriver: ProviderDriver = {
+export const stripeDriver: SyncVerifyingDriver = {
   name: "stripe",
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
+  apiAuth: bearerAuth,
 
   verify(raw, headers, { secrets, nowSeconds, toleranceSeconds }): VerifyResult {
     const header = headers["stripe-signature"];

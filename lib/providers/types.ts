@@ -29,7 +29,16 @@ export type NormalizedEvent = z.infer<typeof normalizedEventSchema>;
 /** Request headers, names lower-cased. */
 export type HeaderMap = Record<string, string>;
 
-export type VerifyContext = { secrets: string[]; nowSeconds: number; toleranceSeconds: number; query: URLSearchParams };
+export type VerifyContext = {
+  secrets: string[];
+  nowSeconds: number;
+  toleranceSeconds: number;
+  query: URLSearchParams;
+  /** The sender's published public keys by `kid` (asymmetric signatures); throws when they can't be had. */
+  publicKeys?: (kid: string) => Promise<JsonWebKey | null>;
+  /** Which of the driver's signature schemes this deployment accepts (drivers with several). */
+  schemes?: readonly string[];
+};
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
@@ -48,6 +57,19 @@ export class ParseError extends Error {
 /** The refetch client's view of a gateway API; lib/http supplies it (timeouts, limits, breaker). */
 export type GatewayFetch = (path: string) => Promise<unknown>;
 
+/** What an operator configures for a gateway's API (`<PROVIDER>_API_KEY`, `ZOOP_MARKETPLACE_ID`). */
+export type ApiCredentials = { apiKey?: string; marketplaceId?: string };
+export type ApiCredential = keyof ApiCredentials;
+
+/** What a refetch may need beyond the resource: the API credentials, and a sender's own words. */
+export type RefetchContext = { credentials?: ApiCredentials; vocabulary?: SenderVocabulary };
+
+/** How a gateway's API authenticates: which credentials it cannot do without, and the headers they make. */
+export type ApiAuth = {
+  needs: readonly ApiCredential[];
+  headers(credentials: ApiCredentials): Record<string, string>;
+};
+
 export interface ProviderDriver {
   readonly name: ProviderName;
   /** Headers kept with the event so it can be re-verified and inspected. */
@@ -56,9 +78,18 @@ export interface ProviderDriver {
   readonly secretHeaders: readonly string[];
   /** Query parameters that carry a credential: stored as "[redacted]". */
   readonly secretQueryParams?: readonly string[];
-  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
+  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult | Promise<VerifyResult>;
   /** Throws ParseError when the body is not a well-formed event of this gateway. */
   parse(raw: Buffer, context: ParseContext): NormalizedEvent;
+  /** How its API authenticates refetches; the transport (lib/http) sends what this builds. */
+  readonly apiAuth?: ApiAuth;
+  /** Its bodies are notices only: every charge event needs a refetch, whatever REFETCH_<PROVIDER> says. */
+  readonly noticeOnly?: boolean;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
-  refetch?(resourceId: string, fetchJson: GatewayFetch, vocabulary?: SenderVocabulary): Promise<ChargeSnapshot>;
+  refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext): Promise<ChargeSnapshot>;
 }
+
+/** A driver whose verification needs nothing but its secrets: it answers at once. */
+export type SyncVerifyingDriver = Omit<ProviderDriver, "verify"> & {
+  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
+};

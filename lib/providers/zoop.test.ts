@@ -142,8 +142,8 @@ describe("zoop refetch", () => {
     const snapshot = await zoopDriver.refetch!("b7a9d1c4e2f34e0c9d1f2a3b4c5d6e7f", async (path) => {
       paths.push(path);
       return body;
-    });
-    expect(paths).toEqual(["/transactions/b7a9d1c4e2f34e0c9d1f2a3b4c5d6e7f"]);
+    }, { credentials: { apiKey: "zpk_test", marketplaceId: "3249465a7753536b62545a6a684b0000" } });
+    expect(paths).toEqual(["/marketplaces/3249465a7753536b62545a6a684b0000/transactions/b7a9d1c4e2f34e0c9d1f2a3b4c5d6e7f"]);
     return snapshot;
   }
 

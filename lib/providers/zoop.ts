@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { parseJson, parseWith, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { deriveEventKey } from "./signature";
 import { fromIso, type EventTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver } from "./types";
+import { ParseError, type SyncVerifyingDriver } from "./types";
 
 // Zoop. Key rule: the event `id`; an event without one is keyed by deriveEventKey(transaction id,
 // type, transaction status, occurred time) (eventIdDerived). Time rule: the event's `created_at`
@@ -16,11 +17,17 @@ import { ParseError, type ProviderDriver } from "./types";
 // time. Anyone who learns it can forge any body, so transaction events always require a refetch; the
 // event's own snapshot is still given, for display and as the type's claim.
 //
-// Refetch: GET /transactions/{id} relative to ZOOP_API_URL. Zoop's API is marketplace-scoped, so the
-// URL must include it: https://api.zoop.ws/v1/marketplaces/{marketplace_id}.
+// Refetch: GET /marketplaces/{ZOOP_MARKETPLACE_ID}/transactions/{id} relative to ZOOP_API_URL
+// (https://api.zoop.ws/v1), HTTP Basic with ZOOP_API_KEY as user name and an empty password.
+//
+// Cancellation after capture: Zoop answers a void of a captured transaction with `status: "canceled"`,
+// `voided: true`, `captured: true` and a succeeded `void` operation in `history` (a recorded API
+// response: lib/providers/fixtures/zoop/). That is money given back, a refund for the voided amount,
+// never "canceled" (which cannot follow paid); canceled before capture, no money moved: canceled.
 //
 // Unconfirmed: the event type names beyond transaction.succeeded, the transaction statuses, and
-// whether `id` is stable across resends (no public docs were found).
+// whether `id` is stable across resends (no public docs were found); partial voids as `void`
+// operations with a partial amount.
 
 const TYPE_STATUS: Record<string, ChargeStatus> = {
   "transaction.created": "pending",
@@ -58,6 +65,13 @@ const transactionSchema = z.looseObject({
   currency: z.string().length(3).optional(),
   customer: z.string().nullable().optional(),
   updated_at: z.string().optional(),
+  captured: z.boolean().nullable().optional(),
+  voided: z.boolean().nullable().optional(),
+  refunded: z.boolean().nullable().optional(),
+  history: z
+    .array(z.looseObject({ operation_type: z.string().optional(), status: z.string().optional(), amount: decimalAmount.optional() }))
+    .nullable()
+    .optional(),
 });
 type ZoopTransaction = z.infer<typeof transactionSchema>;
 
@@ -68,10 +82,29 @@ const eventSchema = z.object({
   payload: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 
-function snapshotOf(transaction: ZoopTransaction, status: ChargeStatus): ChargeSnapshot {
+/** The cents given back: the succeeded void operations in its history, else all of it when voided whole. */
+function amountReturned(transaction: ZoopTransaction, amount: number | undefined): number | undefined {
+  const voids = (transaction.history ?? []).filter((entry) => entry.operation_type === "void" && entry.status === "succeeded");
+  if (voids.length > 0) return voids.reduce((sum, entry) => sum + toMinorUnits(entry.amount ?? 0), 0);
+  return transaction.voided || transaction.refunded ? amount : undefined;
+}
+
+/**
+ * A status read by what happened to the money: a captured transaction that is voided (Zoop shows it
+ * `canceled`, `voided: true`, `captured: true`) or refunded gave money back, a refund, partial while
+ * less than the amount went back. Canceled before capture, no money moved: canceled.
+ */
+function byMoney(transaction: ZoopTransaction, status: ChargeStatus, amount: number | undefined): { status: ChargeStatus; amountRefunded?: number } {
+  const returned = transaction.captured ? amountReturned(transaction, amount) : undefined;
+  if (!returned || (status !== "canceled" && status !== "paid" && status !== "refunded")) return { status };
+  return { status: refundStatus(amount, returned), amountRefunded: returned };
+}
+
+function snapshotOf(transaction: ZoopTransaction, eventStatus: ChargeStatus): ChargeSnapshot {
+  const amount = transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount);
   return {
-    status,
-    amount: transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount),
+    ...byMoney(transaction, eventStatus, amount),
+    amount,
     currency: transaction.currency?.toLowerCase(),
     customerId: transaction.customer ?? undefined,
   };
@@ -90,11 +123,14 @@ export function transactionToSnapshot(transaction: ZoopTransaction): ChargeSnaps
   return snapshotOf(transaction, status);
 }
 
-export const zoopDriver: ProviderDriver = {
+export const zoopDriver: SyncVerifyingDriver = {
   name: "zoop",
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["authorization"],
   secretQueryParams: ["token"],
+  // HTTP Basic with the key as user name; every path is scoped to the marketplace.
+  apiAuth: basicKeyAuth(["apiKey", "marketplaceId"]),
+  noticeOnly: true,
 
   verify(_raw, headers, { secrets, query }) {
     const credentials = basicCredentials(headers.authorization);
@@ -132,8 +168,9 @@ export const zoopDriver: ProviderDriver = {
     });
   },
 
-  async refetch(transactionId, fetchJson) {
-    const body = await fetchJson(`/transactions/${encodeURIComponent(transactionId)}`);
+  async refetch(transactionId, fetchJson, context) {
+    const marketplaceId = context?.credentials?.marketplaceId ?? "";
+    const body = await fetchJson(`/marketplaces/${encodeURIComponent(marketplaceId)}/transactions/${encodeURIComponent(transactionId)}`);
     return transactionToSnapshot(parseWith(transactionSchema, body, "refetched Zoop transaction"));
   },
 };

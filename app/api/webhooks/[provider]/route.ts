@@ -16,6 +16,11 @@ function requestIdOf(request: NextRequest): string {
   return given && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();
 }
 
+function withRetryAfter(response: Response, seconds: number): Response {
+  response.headers.set("retry-after", String(seconds));
+  return response;
+}
+
 /** A gateway delivers one webhook: verify, store once, enqueue, answer at once. */
 export const POST = withErrors(async (request: NextRequest, context: RouteContext<"/api/webhooks/[provider]">) => {
   const { provider } = await context.params;
@@ -58,6 +63,11 @@ export const POST = withErrors(async (request: NextRequest, context: RouteContex
       return NextResponse.json({ received: true, duplicate: outcome.duplicate });
     case "rejected":
       return errorResponse(401, `invalid signature: ${outcome.reason}`, "INVALID_SIGNATURE");
+    case "unverifiable":
+      // Our side can't check the signature right now: 503 makes the gateway resend later, and nothing
+      // unverified is stored or acknowledged.
+      log.error({ reason: outcome.reason }, "cannot verify webhooks right now");
+      return withRetryAfter(errorResponse(503, "the signature cannot be verified right now; retry later", "SIGNATURE_UNVERIFIABLE"), 60);
     case "not_configured":
       log.error(
         `refusing ${outcome.provider} webhooks: no secret configured ` +
