@@ -23,10 +23,10 @@ describe("worker start-up", () => {
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
     const exited = new Promise<number | null>((done) => child.once("exit", done));
-    // Wait for the worker to be up (its "consuming" line, printed after the start-up checks).
+    // Wait for the worker to be up (its "worker started" line, logged after the start-up checks).
     const deadline = Date.now() + 60_000;
-    while (!output.includes("consuming") && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
-    expect(output).toContain("consuming");
+    while (!output.includes("worker started") && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    expect(output).toContain("worker started");
     child.kill("SIGTERM");
     await exited;
     const lines = output.split("\n").filter((line) => line.includes("ASAAS_API_KEY"));
