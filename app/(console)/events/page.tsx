@@ -5,7 +5,7 @@ import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
 import { listEvents } from "@/lib/inbox/list-events";
-import { maskEmail } from "@/lib/privacy/mask-pii";
+import { eventRowView, maySearch, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/views-for-role";
 import { PROVIDER_NAMES } from "@/lib/config/provider-names";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EventFilters } from "./event-filters.client";
@@ -33,14 +33,22 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
     );
   }
   const { filter, sort, cursor } = parsed;
+  if (!maySearch(user.role, { query: filter.search, jsonPath: filter.jsonPath, jsonValue: filter.jsonValue, customer: filter.customer })) {
+    return (
+      <>
+        <h1>Events</h1>
+        <p className="banner bad" role="alert">
+          {SEARCH_NEEDS_SUPPORT} <Link href="/events">Clear the search</Link>
+        </p>
+      </>
+    );
+  }
   const started = performance.now();
   const page = await listEvents(webRuntime().pool, { filter, sort, cursor, limit: PAGE_SIZE });
   const serverMs = Math.round(performance.now() - started);
   const query = paramsFromFilter(filter, sort);
-  const unmasked = can(user.role, "payload.unmasked");
   const rows = page.rows.map((row) => ({
-    ...row,
-    customerEmail: unmasked || !row.customerEmail ? row.customerEmail : maskEmail(row.customerEmail),
+    ...eventRowView(user.role, row),
     occurredAt: row.occurredAt?.toISOString() ?? null,
     receivedAt: row.receivedAt.toISOString(),
   }));
