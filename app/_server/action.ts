@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { ACTION_ACCESS, type ActionName } from "@/lib/auth/access-table";
 import type { UserView } from "@/lib/auth/users";
-import { AppError, describeZodError } from "@/lib/http/app-error";
+import { asAppError, describeZodError, errorForLog } from "@/lib/http/app-error";
 import { clientIp } from "./auth";
 import { requirePermission } from "./session";
 
@@ -24,11 +24,12 @@ export async function runAction<Schema extends z.ZodType, T>(
     const parsed = schema.parse(input);
     return { ok: true, data: await run(parsed, { user, ip: clientIp(await headers()) }) };
   } catch (error) {
-    if (error instanceof AppError) return { ok: false, error: error.message, code: error.code };
+    const known = asAppError(error);
+    if (known) return { ok: false, error: known.message, code: known.code };
     if (error instanceof z.ZodError) {
       return { ok: false, error: describeZodError(error), code: "BAD_REQUEST" };
     }
-    console.error(`[action ${name}]`, error);
+    console.error(`[action ${name}]`, errorForLog(error));
     return { ok: false, error: "Something went wrong; the error was logged." };
   }
 }

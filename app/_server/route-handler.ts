@@ -1,14 +1,14 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
-import { AppError, describeZodError } from "@/lib/http/app-error";
+import { asAppError, describeZodError, errorForLog } from "@/lib/http/app-error";
 
 export function errorResponse(status: number, error: string, code?: string): NextResponse {
   return NextResponse.json(code ? { error, code } : { error }, { status });
 }
 
 /**
- * Wraps a route handler so every error has one JSON shape: AppError -> its status, ZodError -> 400,
- * anything else -> 500 with the details in the log only.
+ * Wraps a route handler so every error has one JSON shape: AppError (and the database errors
+ * asAppError knows) -> its status, ZodError -> 400, anything else -> 500, its class in the log only.
  */
 export function withErrors<Args extends unknown[]>(
   handler: (...args: Args) => Promise<Response>,
@@ -17,11 +17,12 @@ export function withErrors<Args extends unknown[]>(
     try {
       return await handler(...args);
     } catch (error) {
-      if (error instanceof AppError) return errorResponse(error.status, error.message, error.code);
+      const known = asAppError(error);
+      if (known) return errorResponse(known.status, known.message, known.code);
       if (error instanceof ZodError) {
         return errorResponse(400, describeZodError(error), "BAD_REQUEST");
       }
-      console.error("[http] unhandled error:", error);
+      console.error("[http] unhandled error:", errorForLog(error));
       return errorResponse(500, "internal error");
     }
   };

@@ -1,6 +1,7 @@
 import type { PgBoss } from "pg-boss";
 import { QUEUES, webhookJobSchema } from "../queue/queues";
 import { processEvent, type ProcessDeps, type ProcessOutcome } from "./process-event";
+import { errorForLog } from "../http/app-error";
 
 /**
  * Subscribes a worker to the webhooks queue: up to `WORKER_CONCURRENCY` events in flight. Jobs are
@@ -32,8 +33,8 @@ export async function consumeWebhooks(
             return { id: job.id, status: "completed" as const };
           } catch (error) {
             // Unexpected (database unreachable...): pg-boss retries the job; the row stays pending.
-            console.error(`[worker] job ${job.id} failed:`, error instanceof Error ? error.message : error);
-            return { id: job.id, status: "failed" as const, output: { message: String(error) } };
+            console.error(`[worker] job ${job.id} failed:`, errorForLog(error));
+            return { id: job.id, status: "failed" as const, output: { message: errorForLog(error).split("\n")[0] } };
           }
         }),
       ),

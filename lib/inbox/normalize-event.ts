@@ -1,4 +1,5 @@
 import type { Precision } from "../canonical/charge-event";
+import { isStorableText, storableText } from "../db/storable-text";
 import { rawBodyKey } from "../providers/signature";
 import type { NormalizedEvent, ParseContext, ProviderDriver } from "../providers/types";
 
@@ -26,19 +27,6 @@ export type Normalization =
 
 /** The event type of a signed body no driver rule could read. */
 export const UNPARSEABLE_TYPE = "unparseable";
-
-// A UTF-16 surrogate without its pair (String#isWellFormed is ES2024, past this project's lib).
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Text PostgreSQL can store: no NUL (text and jsonb refuse it) and no lone UTF-16 surrogate. */
-export function isStorableText(text: string): boolean {
-  return !text.includes("\u0000") && !LONE_SURROGATE.test(text);
-}
-
-/** `text` made storable: NULs spelled out, lone surrogates replaced by U+FFFD. */
-export function storableText(text: string): string {
-  return text.replaceAll("\u0000", "\\0").replace(new RegExp(LONE_SURROGATE.source, "g"), "\uFFFD");
-}
 
 /**
  * The value as jsonb text, or null when jsonb would refuse it (a NUL or a lone surrogate in any

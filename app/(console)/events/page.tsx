@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { filterFromParams, paramsFromFilter, type SearchParams } from "@/app/_server/event-filter-params";
+import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
@@ -19,15 +19,13 @@ const PAGE_SIZE = 50;
 export default async function EventsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/events"]);
   const params = await searchParams;
-  let parsed: ReturnType<typeof filterFromParams>;
-  try {
-    parsed = filterFromParams(params);
-  } catch (error) {
+  const parsed = parseFilterParams(params);
+  if (!parsed.ok) {
     return (
       <>
         <h1>Events</h1>
         <p className="banner bad" role="alert">
-          This link has an invalid filter: {error instanceof Error ? error.message : String(error)}. <Link href="/events">Clear filters</Link>
+          This link has an invalid filter: {parsed.message}. <Link href="/events">Clear filters</Link>
         </p>
       </>
     );

@@ -6,6 +6,7 @@ import { StatusBadge } from "@/app/_components/status-badge";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { searchPayments } from "@/lib/payments/search-payments";
+import { storableTextSchema } from "@/lib/http/input-schemas";
 import { maySearch, paymentView, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/views-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
@@ -15,8 +16,9 @@ export const dynamic = "force-dynamic";
 export default async function PaymentsPage({ searchParams }: { searchParams: Promise<{ q?: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments"]);
   const { q } = await searchParams;
-  const allowed = maySearch(user.role, { query: q });
-  const payments = allowed ? (await searchPayments(webRuntime().pool, q)).map((payment) => paymentView(user.role, payment)) : [];
+  const query = storableTextSchema.max(320).optional().safeParse(q);
+  const problem = !query.success ? "This search holds characters no record can contain." : maySearch(user.role, { query: q }) ? null : SEARCH_NEEDS_SUPPORT;
+  const payments = problem ? [] : (await searchPayments(webRuntime().pool, q)).map((payment) => paymentView(user.role, payment));
   return (
     <>
       <h1>Payments</h1>
@@ -29,9 +31,9 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
           Search
         </button>
       </form>
-      {!allowed ? (
+      {problem ? (
         <p className="banner bad" role="alert">
-          {SEARCH_NEEDS_SUPPORT}
+          {problem}
         </p>
       ) : payments.length === 0 ? (
         <p className="panel muted">{q ? "No payment matches." : "No payments yet."}</p>

@@ -14,6 +14,7 @@ import { getPayment } from "@/lib/payments/get-payment";
 import { attemptViews, eventView } from "@/lib/privacy/views-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayButton } from "./replay-button.client";
+import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Event" };
 export const dynamic = "force-dynamic";
@@ -26,8 +27,8 @@ function rawText(raw: Buffer): { text: string; encoding: "utf-8" | "base64" } {
 
 export default async function EventPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/events/[id]"]);
-  const id = Number((await params).id);
-  if (!Number.isInteger(id) || id <= 0) notFound();
+  const id = parseRowId((await params).id);
+  if (id === null) notFound();
   const { pool } = webRuntime();
   const stored = await getEvent(pool, id);
   if (!stored) notFound();

@@ -10,15 +10,16 @@ import { resourceTimeline } from "@/lib/inbox/get-event";
 import { getPaymentById } from "@/lib/payments/get-payment";
 import { paymentView } from "@/lib/privacy/views-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";
 
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
-  const id = Number((await params).id);
+  const id = parseRowId((await params).id);
   const { pool } = webRuntime();
-  const stored = Number.isSafeInteger(id) && id > 0 ? await getPaymentById(pool, id) : null;
+  const stored = id === null ? null : await getPaymentById(pool, id);
   if (!stored) notFound();
   const payment = paymentView(user.role, stored);
   const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
