@@ -161,6 +161,7 @@ export type AppConfig = {
   sweeper: { cron: string; staleMinutes: number; batchSize: number };
   refetch: { timeoutMs: number; ratePerSecond: number; breakerFailures: number; breakerCooldownSeconds: number };
   paymentsApiTokens: string[];
+  healthTokens: string[];
   authSecret: string | undefined;
   /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
   publicUrl: string | undefined;
