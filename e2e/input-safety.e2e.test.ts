@@ -108,10 +108,18 @@ describe("input safety", () => {
     expect(flight).toContain(email("viewer"));
     expect(flight).not.toMatch(/scrypt|passwordHash|password_hash/);
 
-    const reply = page.waitForResponse((response) => response.request().method() === "POST" && response.url().includes("/users"));
+    // The server action's reply, read on its way to the page.
+    const replies: string[] = [];
+    await page.route(`${server.url}/users`, async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      const response = await route.fetch();
+      replies.push(await response.text());
+      return route.fulfill({ response });
+    });
     await page.getByLabel("E-mail").fill("new.user@safety.test");
     await page.getByRole("button", { name: "Add user" }).click();
-    const body = await (await reply).text();
+    await page.getByText("Created new.user@safety.test").waitFor();
+    const body = replies.join("\n");
     expect(body).toContain("new.user@safety.test");
     expect(body).not.toMatch(/scrypt|passwordHash|password_hash/);
   });
@@ -153,9 +161,9 @@ describe("input safety", () => {
     expect(failed).not.toContain(SECRETS.card);
 
     await page.goto(`${server.url}/events?q=${encodeURIComponent(SECRETS.email)}`);
-    await expect.poll(() => page.locator("[role=alert]").textContent()).toContain("needs the support role");
+    await expect.poll(() => page.locator("p.banner[role=alert]").textContent()).toContain("needs the support role");
     await page.goto(`${server.url}/events?path=data.object.customer&value=${SECRETS.customerId}`);
-    await expect.poll(() => page.locator("[role=alert]").textContent()).toContain("needs the support role");
+    await expect.poll(() => page.locator("p.banner[role=alert]").textContent()).toContain("needs the support role");
   });
 
   it("[SUPPORT][PII]: support sees the event as stored", async () => {
