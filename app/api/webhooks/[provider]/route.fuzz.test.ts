@@ -6,7 +6,7 @@ import { seededRandom } from "@/e2e/simulator/history";
 import { PROVIDER_NAMES, type ProviderName } from "@/lib/config/provider-names";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/lib/testing/web-runtime-env";
 
 // Issue 8's promise, checked through the real route handler on a database of this file's own: a
@@ -146,10 +146,7 @@ afterAll(async () => {
   await app.close();
 });
 
-beforeEach(async () => {
-  await app.pool.query("TRUNCATE webhook_inbox, signature_failures CASCADE");
-  await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
-});
+beforeEach(() => clearInbox(app));
 
 async function send(delivery: Delivery): Promise<Response> {
   const request = new NextRequest(`http://localhost/api/webhooks/${delivery.provider}${delivery.query ? `?${delivery.query}` : ""}`, {
