@@ -82,7 +82,12 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     return { kind: "rejected", reason: verdict.reason };
   }
 
-  const normalized = normalizeEvent(driver, request.rawBody, { headers: request.headers, query, timeZone: providerConfig.timeZone });
+  const normalized = normalizeEvent(driver, request.rawBody, {
+    headers: request.headers,
+    query,
+    timeZone: providerConfig.timeZone,
+    vocabulary: deps.config.standardVocabulary,
+  });
   const event = normalized.columns;
   const status = normalized.ok ? "pending" : "failed";
 
