@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { ACTION_ACCESS, type ActionName } from "@/lib/auth/access-table";
 import type { UserView } from "@/lib/auth/users";
-import { AppError, describeZodError } from "@/lib/http/app-error";
+import { asAppError, describeZodError, errorForLog } from "@/lib/http/app-error";
 import { logger } from "@/lib/observability/logger";
 import { clientIp } from "./auth";
 import { requirePermission } from "./session";
@@ -25,11 +25,12 @@ export async function runAction<Schema extends z.ZodType, T>(
     const parsed = schema.parse(input);
     return { ok: true, data: await run(parsed, { user, ip: clientIp(await headers()) }) };
   } catch (error) {
-    if (error instanceof AppError) return { ok: false, error: error.message, code: error.code };
+    const known = asAppError(error);
+    if (known) return { ok: false, error: known.message, code: known.code };
     if (error instanceof z.ZodError) {
       return { ok: false, error: describeZodError(error), code: "BAD_REQUEST" };
     }
-    logger("action", { action: name }).error({ err: error }, "server action failed");
+    logger("action", { action: name }).error({ error: errorForLog(error) }, "server action failed");
     return { ok: false, error: "Something went wrong; the error was logged." };
   }
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { eventFilterSchema, type EventFilter } from "@/lib/inbox/event-filter";
-import { EVENT_SORTS, type EventSort } from "@/lib/inbox/list-events";
+import { describeZodError } from "@/lib/http/app-error";
+import { decodeCursor, EVENT_SORTS, type EventSort } from "@/lib/inbox/list-events";
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -11,7 +12,7 @@ const many = (value: string | string[] | undefined) => (value === undefined ? un
  * The explorer's URL is its state (shareable links): these are its parameters, parsed into the
  * event filter every list, preview and bulk replay uses.
  */
-export function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined } {
+function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined } {
   const filter = eventFilterSchema.parse({
     provider: one(params.provider),
     statuses: many(params.status),
@@ -25,7 +26,23 @@ export function filterFromParams(params: SearchParams): { filter: EventFilter; s
     jsonValue: one(params.value),
   });
   const sort = z.enum(EVENT_SORTS).catch("received_desc").parse(one(params.sort));
-  return { filter, sort, cursor: one(params.cursor) };
+  const cursor = one(params.cursor);
+  if (cursor !== undefined && !decodeCursor(cursor)) {
+    throw new z.ZodError([{ code: "custom", path: ["cursor"], message: "is not a page of this list (start from the first page)", input: cursor }]);
+  }
+  return { filter, sort, cursor };
+}
+
+export type ParsedFilterParams = ({ ok: true } & ReturnType<typeof filterFromParams>) | { ok: false; message: string };
+
+/** filterFromParams for pages: a link with a bad filter gets a message naming what is wrong. */
+export function parseFilterParams(params: SearchParams): ParsedFilterParams {
+  try {
+    return { ok: true, ...filterFromParams(params) };
+  } catch (error) {
+    if (error instanceof z.ZodError) return { ok: false, message: describeZodError(error) };
+    throw error;
+  }
 }
 
 /** The URL parameters of a filter (the inverse of filterFromParams), without pagination. */

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
-import { AppError, describeZodError } from "@/lib/http/app-error";
+import { asAppError, describeZodError, errorForLog } from "@/lib/http/app-error";
 import { logger } from "@/lib/observability/logger";
 
 export function errorResponse(status: number, error: string, code?: string): NextResponse {
@@ -8,8 +8,8 @@ export function errorResponse(status: number, error: string, code?: string): Nex
 }
 
 /**
- * Wraps a route handler so every error has one JSON shape: AppError -> its status, ZodError -> 400,
- * anything else -> 500 with the details in the log only.
+ * Wraps a route handler so every error has one JSON shape: AppError (and the database errors
+ * asAppError knows) -> its status, ZodError -> 400, anything else -> 500, its class in the log only.
  */
 export function withErrors<Args extends unknown[]>(
   handler: (...args: Args) => Promise<Response>,
@@ -18,11 +18,12 @@ export function withErrors<Args extends unknown[]>(
     try {
       return await handler(...args);
     } catch (error) {
-      if (error instanceof AppError) return errorResponse(error.status, error.message, error.code);
+      const known = asAppError(error);
+      if (known) return errorResponse(known.status, known.message, known.code);
       if (error instanceof ZodError) {
         return errorResponse(400, describeZodError(error), "BAD_REQUEST");
       }
-      logger("http").error({ err: error }, "unhandled error");
+      logger("http").error({ error: errorForLog(error) }, "unhandled error");
       return errorResponse(500, "internal error");
     }
   };

@@ -117,8 +117,11 @@ function appCredentials(): GatewayCredentials {
   return Object.fromEntries(PROVIDER_NAMES.map((name) => [name, providers[name].credentials])) as GatewayCredentials;
 }
 
+// The backlog is a health detail: read with the app's first HEALTH_TOKENS token.
 async function health(url: string): Promise<{ pending: number; failed?: number } | null> {
-  const response = await fetch(`${url}/api/health`).catch(() => null);
+  const token = appConfig().healthTokens[0];
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const response = await fetch(`${url}/api/health`, { headers }).catch(() => null);
   if (!response) return null;
   const body = (await response.json().catch(() => null)) as { inbox?: { pending: number; failed?: number } } | null;
   return body?.inbox ?? null;

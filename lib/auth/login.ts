@@ -2,6 +2,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
 import type { PrismaClient } from "../db/prisma";
+import { storableText } from "../db/storable-text";
 import { hashPassword, verifyPassword } from "./password";
 import type { UserView } from "./users";
 import { findActiveUser } from "./users";
@@ -32,7 +33,8 @@ export async function authenticate(
   deps: LoginDeps,
   input: { email: string; password: string; ip: string | null },
 ): Promise<LoginResult> {
-  const email = input.email.trim().toLowerCase().slice(0, 320);
+  // A NUL can't reach the database (it would refuse the query and next-auth would echo its text).
+  const email = storableText(input.email.trim().toLowerCase().slice(0, 320));
   const { maxFailures, windowMinutes } = deps.config.login;
   const failures = await recentFailures(deps.pool, email, input.ip, windowMinutes);
   if (failures.account >= maxFailures || failures.address >= maxFailures * 4) {

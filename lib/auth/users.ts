@@ -5,6 +5,7 @@ import { AppError } from "../http/app-error";
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./password";
 import { ROLES, type Role } from "./permissions";
 
+/** What of a user leaves lib/auth: never the password hash (or any column added later) by accident. */
 export type UserView = { id: number; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null };
 
 export const createUserSchema = z.object({
@@ -21,8 +22,14 @@ export const updateUserSchema = z.object({
   disabled: z.boolean().optional(),
 });
 
+// Field by field, not a spread of the row: a row carries password_hash.
 function view(user: { id: bigint; email: string; name: string | null; role: string; createdAt: Date; disabledAt: Date | null }): UserView {
-  return { ...user, id: Number(user.id), role: user.role as Role };
+  return { id: Number(user.id), email: user.email, name: user.name, role: user.role as Role, createdAt: user.createdAt, disabledAt: user.disabledAt };
+}
+
+/** Prisma's unique-constraint violation: a concurrent request inserted the same key first. */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
 }
 
 /** Creates a user; without a password, one is generated and returned (shown once, never stored). */
@@ -34,15 +41,21 @@ export async function createUser(
   const parsed = createUserSchema.parse(input);
   const password = parsed.password ?? generatePassword();
   const passwordHash = await hashPassword(password);
-  const existing = await prisma.user.findUnique({ where: { email: parsed.email } });
-  if (existing) throw new AppError("CONFLICT", `a user with e-mail ${parsed.email} already exists`);
-  const [user] = await prisma.$transaction([
-    prisma.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } }),
-    prisma.auditLog.create({
-      data: auditRow({ actor, action: "user_created", details: { email: parsed.email, role: parsed.role } }),
-    }),
-  ]);
-  return { user: view(user), password };
+  const conflict = new AppError("CONFLICT", `a user with e-mail ${parsed.email} already exists`);
+  if (await prisma.user.findUnique({ where: { email: parsed.email }, select: { id: true } })) throw conflict;
+  try {
+    const [user] = await prisma.$transaction([
+      prisma.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } }),
+      prisma.auditLog.create({
+        data: auditRow({ actor, action: "user_created", details: { email: parsed.email, role: parsed.role } }),
+      }),
+    ]);
+    return { user: view(user), password };
+  } catch (error) {
+    // Two creations of one e-mail at once both pass the check above; the unique index decides.
+    if (isUniqueViolation(error)) throw conflict;
+    throw error;
+  }
 }
 
 /** Changes a user's role or disables/enables them. The last active admin can't be demoted or disabled. */

@@ -2,10 +2,15 @@ import type { Precision } from "./charge-event";
 
 export type EventTime = { occurredAt: string; precision: Precision };
 
+/**
+ * Unix seconds as an event time. A time outside what both a JS Date and PostgreSQL's timestamptz
+ * hold (4713 BC .. 275760 AD) is a RangeError saying so, never an "Invalid time value" from deep inside.
+ */
 export function fromUnixSeconds(seconds: number): EventTime {
-  return { occurredAt: new Date(seconds * 1000).toISOString().replace(".000Z", "Z"), precision: "second" };
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < -4712) throw new RangeError(`event time out of range: ${String(seconds).slice(0, 30)} seconds since 1970`);
+  return { occurredAt: date.toISOString().replace(".000Z", "Z"), precision: "second" };
 }
-
 
 const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/;
 

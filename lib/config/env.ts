@@ -152,6 +152,7 @@ const baseSchema = z.object({
   REFETCH_BREAKER_FAILURES: positiveInt(5),
   REFETCH_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
   PAYMENTS_API_TOKENS: csv,
+  HEALTH_TOKENS: csv,
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   NEXTAUTH_URL: z.url().optional(),
   LOGIN_MAX_FAILURES: positiveInt(5),
@@ -198,6 +199,7 @@ export type AppConfig = {
   sweeper: { cron: string; staleMinutes: number; batchSize: number };
   refetch: { timeoutMs: number; ratePerSecond: number; breakerFailures: number; breakerCooldownSeconds: number };
   paymentsApiTokens: string[];
+  healthTokens: string[];
   authSecret: string | undefined;
   /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
   publicUrl: string | undefined;
@@ -277,6 +279,8 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
     },
     paymentsApiTokens: b.PAYMENTS_API_TOKENS,
+    /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
+    healthTokens: b.HEALTH_TOKENS,
     authSecret: b.AUTH_SECRET,
     publicUrl: b.NEXTAUTH_URL,
     login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES },

@@ -3,6 +3,7 @@ import { QUEUES, webhookJobSchema } from "../queue/queues";
 import { logger } from "../observability/logger";
 import { recordAttempt } from "../observability/metrics";
 import { processEvent, type ProcessDeps, type ProcessOutcome } from "./process-event";
+import { errorForLog } from "../http/app-error";
 
 /**
  * Subscribes a worker to the webhooks queue: up to `WORKER_CONCURRENCY` events in flight. Jobs are
@@ -42,8 +43,8 @@ export async function consumeWebhooks(
           } catch (error) {
             recordAttempt("error", (performance.now() - started) / 1000);
             // Unexpected (database unreachable...): pg-boss retries the job; the row stays pending.
-            log.error({ error: error instanceof Error ? error.message : String(error) }, "job failed; pg-boss retries it");
-            return { id: job.id, status: "failed" as const, output: { message: String(error) } };
+            log.error({ error: errorForLog(error) }, "job failed; pg-boss retries it");
+            return { id: job.id, status: "failed" as const, output: { message: errorForLog(error).split("\n")[0] } };
           }
         }),
       ),

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { PROVIDER_NAMES } from "../config/provider-names";
+import { dateParamSchema, storableTextSchema } from "../http/input-schemas";
 
 export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
 
-const optionalDate = z.coerce.date().optional();
+const optionalDate = dateParamSchema.optional();
 
 /**
  * Which inbox events an operation is about. The explorer lists by it, bulk replay previews and
@@ -13,24 +14,24 @@ const optionalDate = z.coerce.date().optional();
 export const eventFilterSchema = z.object({
   provider: z.enum(PROVIDER_NAMES).optional(),
   statuses: z.array(z.enum(INBOX_STATUSES)).optional(),
-  type: z.string().max(80).optional(),
+  type: storableTextSchema.max(80).optional(),
   receivedFrom: optionalDate,
   receivedTo: optionalDate,
   occurredFrom: optionalDate,
   occurredTo: optionalDate,
-  eventId: z.string().max(150).optional(),
-  resourceId: z.string().max(150).optional(),
+  eventId: storableTextSchema.max(150).optional(),
+  resourceId: storableTextSchema.max(150).optional(),
   /** A customer e-mail (contains "@") or a customer id. */
-  customer: z.string().max(320).optional(),
+  customer: storableTextSchema.max(320).optional(),
   /** What support has in hand: an e-mail, or an event, charge or customer id. */
-  search: z.string().trim().min(1).max(320).optional(),
+  search: storableTextSchema.trim().min(1).max(320).optional(),
   /** A dotted path into the payload (`data.object.metadata.order_id`) and the value it must hold. */
   jsonPath: z
     .string()
     .max(200)
     .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, "use a dotted path like data.object.id")
     .optional(),
-  jsonValue: z.string().max(500).optional(),
+  jsonValue: storableTextSchema.max(500).optional(),
   ids: z.array(z.number().int().positive()).max(10_000).optional(),
 });
 export type EventFilter = z.infer<typeof eventFilterSchema>;

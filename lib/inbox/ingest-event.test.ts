@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/lib/testing/web-runtime-env";
 import { asymmetricSignature, generateSigningKey, startJwksServer, type JwksServer } from "@/lib/testing/jwks-server";
 import { ingestEvent } from "./ingest-event";
@@ -66,10 +66,7 @@ afterAll(async () => {
   await app.close();
 });
 
-beforeEach(async () => {
-  await app.pool.query("TRUNCATE webhook_inbox, signature_failures CASCADE");
-  await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
-});
+beforeEach(() => clearInbox(app));
 
 describe("POST /api/webhooks/{provider}", () => {
   it("stores 50 concurrent deliveries of one event exactly once, with one job, answering 200 to all", async () => {

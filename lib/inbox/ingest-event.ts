@@ -3,9 +3,9 @@ import type { AppConfig } from "../config/env";
 import { withTransaction, type Pool } from "../db/pool";
 import { dispatchEvents } from "../queue/boss";
 import { findDriver } from "../providers/registry";
-import { rawBodyKey } from "../providers/signature";
-import { ParseError, type HeaderMap, type NormalizedEvent, type ProviderDriver } from "../providers/types";
 import { KeysUnavailableError } from "../http/jwks-cache";
+import type { HeaderMap, ProviderDriver } from "../providers/types";
+import { normalizeEvent } from "./normalize-event";
 import { recordSignatureFailure } from "./signature-failures";
 import { signatureOptions } from "./signature-keys";
 
@@ -45,31 +45,6 @@ export function keptQuery(driver: ProviderDriver, query: URLSearchParams): strin
     if (kept.has(name)) kept.set(name, REDACTED);
   }
   return kept.toString().slice(0, 2000);
-}
-
-/** A signed body that no driver rule could read: kept, keyed by its bytes, for a fixed driver to replay. */
-function unparseableEvent(raw: Buffer, error: ParseError): NormalizedEvent & { error: string } {
-  return {
-    eventId: rawBodyKey(raw),
-    eventIdDerived: true,
-    type: "unparseable",
-    resourceId: null,
-    occurredAt: null,
-    precision: null,
-    customerId: null,
-    customerEmail: null,
-    charge: null,
-    refetchRequired: false,
-    payload: null,
-    error: error.message,
-  };
-}
-
-// jsonb cannot hold \u0000; such a body is still stored (raw_body), just not searchable as JSON.
-function jsonbText(payload: unknown): string | null {
-  if (payload === null || payload === undefined) return null;
-  const text = JSON.stringify(payload);
-  return text.includes("\\u0000") ? null : text;
 }
 
 // The ingest insert. ON CONFLICT DO NOTHING on (provider, event_id) is what deduplicates: under any
@@ -118,19 +93,14 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     return { kind: "rejected", reason: verdict.reason };
   }
 
-  let event: NormalizedEvent & { error?: string };
-  try {
-    event = driver.parse(request.rawBody, {
-      headers: request.headers,
-      query,
-      timeZone: deps.config.providers[driver.name].timeZone,
-      vocabulary: deps.config.standardVocabulary,
-    });
-  } catch (error) {
-    if (!(error instanceof ParseError)) throw error;
-    event = unparseableEvent(request.rawBody, error);
-  }
-  const status = event.error === undefined ? "pending" : "failed";
+  const normalized = normalizeEvent(driver, request.rawBody, {
+    headers: request.headers,
+    query,
+    timeZone: providerConfig.timeZone,
+    vocabulary: deps.config.standardVocabulary,
+  });
+  const event = normalized.columns;
+  const status = normalized.ok ? "pending" : "failed";
 
   return withTransaction(deps.pool, async (client) => {
     const { rows } = await client.query<{ id: number }>(INSERT_EVENT, [
@@ -140,16 +110,15 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.type,
       event.resourceId,
       event.customerId,
-      // Stored lower-case so a search by e-mail is one index lookup.
-      event.customerEmail?.toLowerCase() ?? null,
-      jsonbText(event.payload),
+      event.customerEmail,
+      event.payload,
       request.rawBody,
       JSON.stringify(keptHeaders(driver, request.headers)),
       keptQuery(driver, query),
       event.occurredAt,
       event.precision,
       status,
-      event.error ?? null,
+      normalized.ok ? null : normalized.error,
     ]);
     const inserted = rows[0];
     if (!inserted) return { kind: "duplicate", duplicate: true } as const;

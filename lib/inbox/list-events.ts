@@ -23,7 +23,14 @@ export type EventListRow = {
 export type EventPage = { rows: EventListRow[]; nextCursor: string | null };
 
 // The keyset: the sort value as exact text (microseconds survive, a JS Date would not) and the id.
-const cursorSchema = z.object({ v: z.string().min(1).max(40), id: z.number().int().positive() });
+// A cursor comes back from the URL: anything else than what encodeCursor wrote is no cursor.
+const cursorSchema = z.object({
+  v: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
+    .refine((text) => !Number.isNaN(Date.parse(text))),
+  id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
 type Cursor = z.infer<typeof cursorSchema>;
 
 export function encodeCursor(cursor: Cursor): string {

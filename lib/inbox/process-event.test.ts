@@ -178,6 +178,54 @@ describe("processEvent", () => {
     expect(await payment(p.chargeId)).toMatchObject({ status: "paid", registered_by: "host" });
   });
 
+  describe("an event stored as unparseable that a fixed driver now reads (issue 7, point 8)", () => {
+    // The row an older driver left: the bytes and headers kept, keyed by its bytes, then replayed to pending.
+    async function storedAsUnparseable(p: PaymentFacts, description: string) {
+      const delivery = deliveryFor("stripe", p, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }, TEST_SECRETS.stripe);
+      const body = delivery.body.replace('"livemode":false', `"livemode":false,"description":${JSON.stringify(description)}`);
+      const { rows } = await app.pool.query(
+        `INSERT INTO webhook_inbox (provider, event_id, event_id_derived, event_type, raw_body, headers, status, attempts)
+         VALUES ('stripe', $1, true, 'unparseable', $2, $3::jsonb, 'pending', 0) RETURNING id`,
+        [`raw:${randomId("x")}`, Buffer.from(body), JSON.stringify(delivery.headers)],
+      );
+      return rows[0].id as number;
+    }
+
+    async function columns(id: number) {
+      const { rows } = await app.pool.query("SELECT event_type, resource_id, customer_email, payload FROM webhook_inbox WHERE id = $1", [id]);
+      return rows[0];
+    }
+
+    it("lower-cases the customer e-mail as ingest does, so e-mail search finds it", async () => {
+      const p = facts();
+      const id = await storedAsUnparseable(p, "plain");
+      expect(await processEvent(depsWith(), id)).toBe("processed");
+      expect(await columns(id)).toMatchObject({ event_type: "charge.succeeded", resource_id: p.chargeId, customer_email: "zoe@example.com" });
+    });
+
+    it("stores the payload only when jsonb accepts it, instead of failing every retry", async () => {
+      const p = facts();
+      const id = await storedAsUnparseable(p, "a\u0000b");
+      expect(await processEvent(depsWith(), id)).toBe("processed");
+      expect(await columns(id)).toMatchObject({ resource_id: p.chargeId, payload: null });
+      expect(await payment(p.chargeId)).toMatchObject({ status: "paid" });
+    });
+
+    it("retries under the payment's queue key, not the key it had before it was read", async () => {
+      const deps = { ...depsWith(), config: testConfig(app.env, { PAYMENT_SOURCE_STRIPE: "host", WORKER_RETRY_DELAYS_SECONDS: "30" }) };
+      const p = facts();
+      const id = await storedAsUnparseable(p, "plain");
+      expect(await processEvent(deps, id)).toBe("retry");
+      const { rows } = await app.pool.query(
+        "SELECT singleton_key FROM pgboss.job WHERE name = 'webhooks' AND (data->>'inboxId')::bigint = $1",
+        [id],
+      );
+      expect(rows).toEqual([{ singleton_key: `stripe:${p.chargeId}` }]);
+      // Committed with the attempt, so the sweeper re-dispatches it under the same key.
+      expect(await columns(id)).toMatchObject({ resource_id: p.chargeId, customer_email: "zoe@example.com" });
+    });
+  });
+
   it("fails an event after its last attempt, keeping the error", async () => {
     const config = testConfig(app.env, { PAYMENT_SOURCE_STANDARD: "host", WORKER_MAX_ATTEMPTS: "3" });
     const deps = { ...depsWith(), config };

@@ -7,8 +7,9 @@ import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/sta
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import type { ChargeSnapshot } from "../canonical/charge-event";
-import { ParseError, type NormalizedEvent, type ProviderDriver } from "../providers/types";
+import type { NormalizedEvent, ProviderDriver } from "../providers/types";
 import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
+import { normalizeEvent, UNPARSEABLE_TYPE, type NormalizedColumns } from "./normalize-event";
 import { retryDelaySeconds } from "./retry-schedule";
 import { recordSettled } from "../observability/metrics";
 
@@ -98,16 +99,20 @@ async function settle(
   recordSettled(started.provider, status, detail.reason ?? null);
 }
 
-/** A body stored as unparseable that a fixed driver now reads: its columns catch up with it. */
-async function refreshNormalizedColumns(tx: Queryable, started: StartedAttempt, event: NormalizedEvent): Promise<void> {
-  if (started.eventType !== "unparseable") return;
-  await tx.query(
+/**
+ * A body stored as unparseable that a fixed driver now reads: its columns catch up with it, written
+ * exactly as ingest writes them, and committed at once so the row (and the sweeper) see its payment.
+ */
+async function reviveColumns(deps: ProcessDeps, started: StartedAttempt, columns: NormalizedColumns): Promise<StartedAttempt> {
+  await deps.pool.query(
     `UPDATE webhook_inbox
-        SET event_type = $2, resource_id = $3, customer_id = $4, customer_email = $5, payload = $6::jsonb,
-            occurred_at = $7::timestamptz, occurred_at_precision = $8
-      WHERE id = $1`,
-    [started.id, event.type, event.resourceId, event.customerId, event.customerEmail, JSON.stringify(event.payload), event.occurredAt, event.precision],
+        SET event_type = $3, resource_id = $4, customer_id = $5, customer_email = $6, payload = $7::jsonb,
+            occurred_at = $8::timestamptz, occurred_at_precision = $9
+      WHERE id = $1 AND status = 'pending' AND attempts = $2`,
+    [started.id, started.attempts, columns.type, columns.resourceId, columns.customerId, columns.customerEmail, columns.payload, columns.occurredAt, columns.precision],
   );
+  // Its retries then queue behind the other events of its payment, not on a key of their own.
+  return { ...started, eventType: columns.type, resourceId: columns.resourceId };
 }
 
 function eventTime(event: NormalizedEvent): EventTime | null {
@@ -154,7 +159,7 @@ async function observe(deps: ProcessDeps, driver: ProviderDriver, event: Normali
  * as `failed`; an open circuit defers the event without spending an attempt.
  */
 export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<ProcessOutcome> {
-  const started = await startAttempt(deps, inboxId);
+  let started = await startAttempt(deps, inboxId);
   if (!started) return "skipped";
   const { maxAttempts } = deps.config.worker;
 
@@ -163,19 +168,16 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
   }
   const driver = findDriver(started.provider);
   if (!driver) return failNow(deps, started, `no driver for provider "${started.provider}"`);
-  let event: NormalizedEvent;
-  try {
-    event = driver.parse(started.rawBody, {
-      headers: started.headers,
-      query: new URLSearchParams(started.queryString ?? ""),
-      timeZone: deps.config.providers[driver.name].timeZone,
-      vocabulary: deps.config.standardVocabulary,
-    });
-  } catch (error) {
-    if (!(error instanceof ParseError)) throw error;
-    // Parsing is deterministic: retrying the same bytes cannot help. A fixed driver + replay can.
-    return failNow(deps, started, error.message);
-  }
+  const normalized = normalizeEvent(driver, started.rawBody, {
+    headers: started.headers,
+    query: new URLSearchParams(started.queryString ?? ""),
+    timeZone: deps.config.providers[driver.name].timeZone,
+    vocabulary: deps.config.standardVocabulary,
+  });
+  // Parsing is deterministic: retrying the same bytes cannot help. A fixed driver + replay can.
+  if (!normalized.ok) return failNow(deps, started, normalized.error);
+  const { event } = normalized;
+  if (started.eventType === UNPARSEABLE_TYPE) started = await reviveColumns(deps, started, normalized.columns);
 
   try {
     const interesting = event.charge !== null || event.refetchRequired;
@@ -186,7 +188,6 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
         await tx.query(FINISH_ATTEMPT, [started.attemptId, "abandoned", "superseded by a newer attempt"]);
         return "skipped";
       }
-      await refreshNormalizedColumns(tx, started, event);
       let result: ApplyResult;
       if (!interesting) result = { outcome: "ignored", reason: "uninteresting_type" };
       else if (!resourceId || !observation) result = { outcome: "ignored", reason: "no_resource" };

@@ -2,12 +2,38 @@ import type { z } from "zod";
 import type { ChargeStatus } from "../canonical/charge-event";
 import { normalizedEventSchema, ParseError, type NormalizedEvent } from "./types";
 
+/** Deeper than any gateway's payload; PostgreSQL's jsonb and JSON.stringify overflow long before 100k. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Does the JSON text nest arrays/objects deeper than `max`? A byte scan (brackets inside strings
+ * don't count), so a hostile body is refused before anything recursive touches it.
+ */
+export function jsonDepthExceeds(raw: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const byte = raw[i];
+    if (inString) {
+      if (byte === 0x5c) i++; // backslash: skip the escaped byte
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > max) return true;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** The body as JSON, or a ParseError naming what is wrong. */
 export function parseJson(raw: Buffer): unknown {
+  if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) throw new ParseError(`body nests deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(raw.toString("utf8"));
   } catch (error) {
-    throw new ParseError(`body is not valid JSON: ${(error as Error).message}`);
+    // V8's message quotes the body; the reason names only where it broke.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new ParseError(`body is not valid JSON${position === undefined ? "" : ` (at character ${position})`}`);
   }
 }
 

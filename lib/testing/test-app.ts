@@ -53,3 +53,9 @@ export async function createTestApp(label: string, env: Record<string, string> =
     },
   };
 }
+
+/** Empties the inbox, its signature failures and its jobs: between ingest tests. */
+export async function clearInbox(app: TestApp): Promise<void> {
+  await app.pool.query("TRUNCATE webhook_inbox, signature_failures CASCADE");
+  await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
+}

@@ -6,6 +6,7 @@ import { AUDIT_ACTIONS } from "@/lib/audit/record-audit";
 import { listAudit } from "@/lib/audit/list-audit";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";
@@ -14,7 +15,17 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   await requirePagePermission(PAGE_ACCESS["/audit"]);
   const params = await searchParams;
   const action = AUDIT_ACTIONS.find((known) => known === params.action);
-  const before = Number(params.before) || undefined;
+  const before = params.before === undefined ? undefined : parseRowId(params.before);
+  if (before === null) {
+    return (
+      <>
+        <h1>Audit log</h1>
+        <p className="banner bad" role="alert">
+          This link&apos;s page marker is not an audit entry id. <Link href="/audit">Newest entries</Link>
+        </p>
+      </>
+    );
+  }
   const page = await listAudit(webRuntime().prisma, { before, action, limit: 100 });
   const withAction = (extra: Record<string, string>) => new URLSearchParams({ ...(action ? { action } : {}), ...extra }).toString();
   return (

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { filterFromParams, paramsFromFilter, type SearchParams } from "@/app/_server/event-filter-params";
+import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
 import { listEvents } from "@/lib/inbox/list-events";
-import { maskEmail } from "@/lib/privacy/mask-pii";
+import { eventRowView, maySearch, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/views-for-role";
 import { PROVIDER_NAMES } from "@/lib/config/provider-names";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EventFilters } from "./event-filters.client";
@@ -19,28 +19,34 @@ const PAGE_SIZE = 50;
 export default async function EventsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/events"]);
   const params = await searchParams;
-  let parsed: ReturnType<typeof filterFromParams>;
-  try {
-    parsed = filterFromParams(params);
-  } catch (error) {
+  const parsed = parseFilterParams(params);
+  if (!parsed.ok) {
     return (
       <>
         <h1>Events</h1>
         <p className="banner bad" role="alert">
-          This link has an invalid filter: {error instanceof Error ? error.message : String(error)}. <Link href="/events">Clear filters</Link>
+          This link has an invalid filter: {parsed.message}. <Link href="/events">Clear filters</Link>
         </p>
       </>
     );
   }
   const { filter, sort, cursor } = parsed;
+  if (!maySearch(user.role, { query: filter.search, jsonPath: filter.jsonPath, jsonValue: filter.jsonValue, customer: filter.customer })) {
+    return (
+      <>
+        <h1>Events</h1>
+        <p className="banner bad" role="alert">
+          {SEARCH_NEEDS_SUPPORT} <Link href="/events">Clear the search</Link>
+        </p>
+      </>
+    );
+  }
   const started = performance.now();
   const page = await listEvents(webRuntime().pool, { filter, sort, cursor, limit: PAGE_SIZE });
   const serverMs = Math.round(performance.now() - started);
   const query = paramsFromFilter(filter, sort);
-  const unmasked = can(user.role, "payload.unmasked");
   const rows = page.rows.map((row) => ({
-    ...row,
-    customerEmail: unmasked || !row.customerEmail ? row.customerEmail : maskEmail(row.customerEmail),
+    ...eventRowView(user.role, row),
     occurredAt: row.occurredAt?.toISOString() ?? null,
     receivedAt: row.receivedAt.toISOString(),
   }));

@@ -5,9 +5,9 @@ import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { can } from "@/lib/auth/permissions";
 import { searchPayments } from "@/lib/payments/search-payments";
-import { maskEmail } from "@/lib/privacy/mask-pii";
+import { storableTextSchema } from "@/lib/http/input-schemas";
+import { maySearch, paymentView, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/views-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const metadata: Metadata = { title: "Payments" };
@@ -16,8 +16,9 @@ export const dynamic = "force-dynamic";
 export default async function PaymentsPage({ searchParams }: { searchParams: Promise<{ q?: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments"]);
   const { q } = await searchParams;
-  const payments = await searchPayments(webRuntime().pool, q);
-  const unmasked = can(user.role, "payload.unmasked");
+  const query = storableTextSchema.max(320).optional().safeParse(q);
+  const problem = !query.success ? "This search holds characters no record can contain." : maySearch(user.role, { query: q }) ? null : SEARCH_NEEDS_SUPPORT;
+  const payments = problem ? [] : (await searchPayments(webRuntime().pool, q)).map((payment) => paymentView(user.role, payment));
   return (
     <>
       <h1>Payments</h1>
@@ -30,7 +31,11 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
           Search
         </button>
       </form>
-      {payments.length === 0 ? (
+      {problem ? (
+        <p className="banner bad" role="alert">
+          {problem}
+        </p>
+      ) : payments.length === 0 ? (
         <p className="panel muted">{q ? "No payment matches." : "No payments yet."}</p>
       ) : (
         <table className="data" aria-label="Payments">
@@ -62,7 +67,7 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
                 <td className="num">
                   <Money amount={payment.amountRefunded} currency={payment.currency} />
                 </td>
-                <td>{payment.customerEmail ? (unmasked ? payment.customerEmail : maskEmail(payment.customerEmail)) : "—"}</td>
+                <td>{payment.customerEmail ?? "—"}</td>
                 <td className="num">{payment.events}</td>
                 <td>
                   <LocalTime value={payment.updatedAt} />

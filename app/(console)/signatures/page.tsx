@@ -6,6 +6,7 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/signature-failures";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { SignatureDebugger, type DebuggerPrefill } from "./signature-debugger.client";
+import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Signatures" };
 export const dynamic = "force-dynamic";
@@ -13,10 +14,10 @@ export const dynamic = "force-dynamic";
 export default async function SignaturesPage({ searchParams }: { searchParams: Promise<{ failure?: string }> }) {
   await requirePagePermission(PAGE_ACCESS["/signatures"]);
   const { pool } = webRuntime();
-  const failureId = Number((await searchParams).failure);
+  const failureId = parseRowId((await searchParams).failure);
   const [failures, failure] = await Promise.all([
     listSignatureFailures(pool, 50),
-    Number.isInteger(failureId) && failureId > 0 ? getSignatureFailure(pool, failureId) : Promise.resolve(null),
+    failureId === null ? Promise.resolve(null) : getSignatureFailure(pool, failureId),
   ]);
   const prefill: DebuggerPrefill | null = failure
     ? {

@@ -11,10 +11,11 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
 import { getEvent, listAttempts, resourceTimeline } from "@/lib/inbox/get-event";
 import { getPayment } from "@/lib/payments/get-payment";
-import { maskPii, maskText } from "@/lib/privacy/mask-pii";
+import { attemptViews, eventView } from "@/lib/privacy/views-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayButton } from "./replay-button.client";
 import { RestoreButton } from "./restore-button.client";
+import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Event" };
 export const dynamic = "force-dynamic";
@@ -27,22 +28,21 @@ function rawText(raw: Buffer): { text: string; encoding: "utf-8" | "base64" } {
 
 export default async function EventPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/events/[id]"]);
-  const id = Number((await params).id);
-  if (!Number.isInteger(id) || id <= 0) notFound();
+  const id = parseRowId((await params).id);
+  if (id === null) notFound();
   const { pool } = webRuntime();
-  const event = await getEvent(pool, id);
-  if (!event) notFound();
+  const stored = await getEvent(pool, id);
+  if (!stored) notFound();
+  const event = eventView(user.role, stored);
   const [attempts, timeline, payment] = await Promise.all([
-    listAttempts(pool, id),
+    listAttempts(pool, id).then((rows) => attemptViews(user.role, rows)),
     event.resourceId ? resourceTimeline(pool, event.provider, event.resourceId) : Promise.resolve([]),
     event.resourceId ? getPayment(pool, event.provider, event.resourceId) : Promise.resolve(null),
   ]);
-  const unmasked = can(user.role, "payload.unmasked");
   const mayReplay = can(user.role, "events.replay");
-  const payload = unmasked ? event.payload : maskPii(event.payload);
+  const { payload, headers } = event;
   const raw = event.rawBody ? rawText(event.rawBody) : null;
-  const headers = Object.fromEntries(Object.entries(event.headers).map(([name, value]) => [name, unmasked ? value : maskText(value)]));
-  const show = (value: string | null) => (value === null ? "—" : unmasked ? value : maskText(value));
+  const show = (value: string | null) => value ?? "—";
 
   return (
     <>
@@ -135,13 +135,13 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
       <section className="panel" aria-labelledby="payload">
         <div className="row">
           <h2 id="payload">Payload</h2>
-          {!unmasked ? <span className="badge pending">customer data masked</span> : null}
+          {event.masked ? <span className="badge pending">customer data masked</span> : null}
           <span className="spacer" />
           <CopyButton text={JSON.stringify(payload, null, 2)} label="Copy JSON" />
         </div>
         {payload === null ? <p className="muted">Not JSON: see the raw bytes.</p> : <JsonViewer value={payload} />}
         <h3>Raw bytes as received</h3>
-        {unmasked && event.rawBody && raw ? (
+        {raw && event.rawBody ? (
           <>
             <div className="row">
               <span className="muted">

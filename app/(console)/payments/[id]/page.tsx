@@ -6,23 +6,23 @@ import { StatusBadge } from "@/app/_components/status-badge";
 import { TimelineTable } from "@/app/_components/timeline-table";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { can } from "@/lib/auth/permissions";
 import { resourceTimeline } from "@/lib/inbox/get-event";
 import { getPaymentById } from "@/lib/payments/get-payment";
-import { maskEmail } from "@/lib/privacy/mask-pii";
+import { paymentView } from "@/lib/privacy/views-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";
 
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
-  const id = Number((await params).id);
+  const id = parseRowId((await params).id);
   const { pool } = webRuntime();
-  const payment = Number.isInteger(id) && id > 0 ? await getPaymentById(pool, id) : null;
-  if (!payment) notFound();
+  const stored = id === null ? null : await getPaymentById(pool, id);
+  if (!stored) notFound();
+  const payment = paymentView(user.role, stored);
   const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
-  const unmasked = can(user.role, "payload.unmasked");
   return (
     <>
       <div className="row">
@@ -43,8 +43,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           </dd>
           <dt>Customer</dt>
           <dd>
-            {payment.customerEmail ? (unmasked ? payment.customerEmail : maskEmail(payment.customerEmail)) : "—"}{" "}
-            {payment.customerId ? <span className="mono muted">{unmasked ? payment.customerId : "***"}</span> : null}
+            {payment.customerEmail ?? "—"} {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
           </dd>
           <dt>Created by</dt>
           <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>

@@ -5,14 +5,15 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getReplayRun } from "@/lib/inbox/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayProgress } from "./replay-progress.client";
+import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Replay" };
 export const dynamic = "force-dynamic";
 
 export default async function ReplayRunPage({ params }: { params: Promise<{ id: string }> }) {
   await requirePagePermission(PAGE_ACCESS["/replays/[id]"]);
-  const id = Number((await params).id);
-  const run = Number.isInteger(id) && id > 0 ? await getReplayRun(webRuntime().pool, id) : null;
+  const id = parseRowId((await params).id);
+  const run = id === null ? null : await getReplayRun(webRuntime().pool, id);
   if (!run) notFound();
   return (
     <>

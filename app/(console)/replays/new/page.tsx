@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { filterFromParams, paramsFromFilter, type SearchParams } from "@/app/_server/event-filter-params";
+import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { DEFAULT_REPLAY_STATUSES, previewReplay } from "@/lib/inbox/replay-events";
@@ -13,7 +13,18 @@ export const dynamic = "force-dynamic";
 
 export default async function BulkReplayPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await requirePagePermission(PAGE_ACCESS["/replays/new"]);
-  const { filter } = filterFromParams(await searchParams);
+  const parsed = parseFilterParams(await searchParams);
+  if (!parsed.ok) {
+    return (
+      <>
+        <h1>Bulk replay</h1>
+        <p className="banner bad" role="alert">
+          This link has an invalid filter: {parsed.message}. <Link href="/events">Back to the explorer</Link>
+        </p>
+      </>
+    );
+  }
+  const { filter } = parsed;
   const { pool, config } = webRuntime();
   const preview = await previewReplay(pool, filter);
   const statuses = filter.statuses?.length ? filter.statuses.filter((status) => status !== "pending") : DEFAULT_REPLAY_STATUSES;

@@ -4,13 +4,14 @@ import { requirePermission } from "@/app/_server/session";
 import { ROUTE_ACCESS } from "@/lib/auth/access-table";
 import { getReplayRun } from "@/lib/inbox/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { rowIdSchema } from "@/lib/http/input-schemas";
 
 export const dynamic = "force-dynamic";
 
 /** A bulk replay's progress, polled by the replay page. */
 export const GET = withErrors(async (_request: NextRequest, context: RouteContext<"/api/replays/[id]">) => {
   await requirePermission(ROUTE_ACCESS["GET /api/replays/[id]"]);
-  const id = Number((await context.params).id);
-  const run = Number.isInteger(id) && id > 0 ? await getReplayRun(webRuntime().pool, id) : null;
+  const id = rowIdSchema.parse((await context.params).id);
+  const run = await getReplayRun(webRuntime().pool, id);
   return run ? NextResponse.json(run) : errorResponse(404, "replay run not found", "NOT_FOUND");
 });

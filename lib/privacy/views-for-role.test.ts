@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import type { EventDetail } from "../inbox/get-event";
+import { MASKED } from "./mask-pii";
+import { attemptViews, errorCategory, eventRowView, eventView, maySearch, paymentView } from "./views-for-role";
+
+// The one place rows become what a role may see (issue 8, finding 4).
+
+const stored: EventDetail = {
+  id: 7,
+  provider: "stripe",
+  eventId: "evt_1",
+  eventIdDerived: false,
+  eventType: "charge.succeeded",
+  resourceId: "ch_1",
+  customerId: "cus_secret",
+  customerEmail: "joão.silva@exemplo.com.br",
+  payload: { id: "evt_1", data: { object: { id: "ch_1", amount: 100, description: "CPF 123.456.789-09" } } },
+  rawBody: Buffer.from('{"id":"evt_1","description":"CPF 123.456.789-09"}'),
+  headers: { "stripe-signature": "t=1,v1=abc", "content-type": "application/json", "x-customer": "ana@example.com" },
+  queryString: "email=ana@example.com",
+  occurredAt: new Date(0),
+  occurredAtPrecision: "second",
+  receivedAt: new Date(0),
+  status: "failed",
+  ignoredReason: null,
+  attempts: 1,
+  nextAttemptAt: null,
+  lastError: 'body is not valid JSON: Unexpected token, "{"card":"4111111111111111"..." is not valid JSON',
+  processedAt: null,
+  archivedAt: null,
+};
+
+describe("eventView", () => {
+  it("gives a viewer the allow-listed view: masked e-mail, no customer id, no bytes, an error category", () => {
+    const view = eventView("viewer", stored);
+    expect(view).toMatchObject({
+      masked: true,
+      eventId: "evt_1",
+      resourceId: "ch_1",
+      customerEmail: "j***@e***",
+      customerId: MASKED,
+      rawBody: null,
+      queryString: MASKED,
+      lastError: "the body could not be read",
+      headers: { "stripe-signature": MASKED, "content-type": "application/json", "x-customer": MASKED },
+      payload: { id: "evt_1", data: { object: { id: "ch_1", amount: 100, description: MASKED } } },
+    });
+    expect(JSON.stringify(view)).not.toMatch(/silva|cus_secret|123\.456|4111|ana@/);
+  });
+
+  it("gives support and up the event as stored", () => {
+    for (const role of ["support", "finance", "admin"] as const) {
+      expect(eventView(role, stored)).toEqual({ ...stored, masked: false });
+    }
+  });
+
+  it("masks attempt errors, explorer rows and payments for a viewer only", () => {
+    const attempts = [{ attempt: 1, startedAt: new Date(0), finishedAt: null, durationMs: 3, outcome: "retry", error: "HTTP 503 from gateway: {\"email\":\"a@b.co\"}", worker: "w" }];
+    expect(attemptViews("viewer", attempts)[0]!.error).toBe("the gateway could not be reached or refused");
+    expect(attemptViews("support", attempts)).toBe(attempts);
+    expect(eventRowView("viewer", { customerEmail: "Ana@x.io", lastError: "payment ch_1 is not registered yet" })).toEqual({
+      customerEmail: "A***@x***",
+      lastError: "the payment is not registered yet",
+    });
+    expect(paymentView("viewer", { customerEmail: null, customerId: "cus_1" })).toEqual({ customerEmail: null, customerId: MASKED });
+    expect(paymentView("finance", { customerEmail: "a@b.co", customerId: "cus_1" })).toEqual({ customerEmail: "a@b.co", customerId: "cus_1" });
+  });
+});
+
+describe("errorCategory", () => {
+  it.each([
+    ["RangeError: event time out of range: 9000000000000000 seconds since 1970", "the body could not be read"],
+    ["body nests deeper than 64 levels", "the body could not be read"],
+    ["not a Stripe event: id Invalid input", "the body could not be read"],
+    ["circuit for stripe is open until ...", "the gateway could not be reached or refused"],
+    ["gave up after 10 attempts (workers stopped during earlier attempts)", "processing was interrupted"],
+    ["something nobody foresaw with ana@example.com in it", "processing error"],
+  ])("%s -> %s", (error, category) => {
+    expect(errorCategory(error)).toBe(category);
+  });
+});
+
+describe("maySearch", () => {
+  it("keeps full-value and payload searches for support and up", () => {
+    expect(maySearch("viewer", {})).toBe(true);
+    expect(maySearch("viewer", { query: "ana@example.com" })).toBe(false);
+    expect(maySearch("viewer", { query: "cus_123" })).toBe(false);
+    expect(maySearch("viewer", { customer: "cus_123" })).toBe(false);
+    expect(maySearch("viewer", { jsonPath: "data.object.customer", jsonValue: "cus_1" })).toBe(false);
+    expect(maySearch("support", { query: "ana@example.com", jsonPath: "a", jsonValue: "b" })).toBe(true);
+  });
+});

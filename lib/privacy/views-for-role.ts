@@ -1,0 +1,75 @@
+import { can, type Role } from "../auth/permissions";
+import type { AttemptRow, EventDetail } from "../inbox/get-event";
+import type { EventListRow } from "../inbox/list-events";
+import type { PaymentView } from "../payments/get-payment";
+import { MASKED, maskEmail, maskPayload } from "./mask-pii";
+
+// The one place that turns stored rows into what a role may see. Roles with `payload.unmasked` get
+// the data as stored; a viewer gets the allow-listed view (lib/privacy/mask-pii.ts): masked e-mail,
+// no customer id, no raw bytes, and errors only as a category (their text may quote the body).
+
+/** Headers whose values say nothing about a customer. */
+const SAFE_HEADERS = new Set(["content-type", "user-agent", "webhook-id", "webhook-timestamp", "x-request-id"]);
+
+const ERROR_CATEGORIES: [RegExp, string][] = [
+  [/not valid JSON|not an? .* event|notification|nests deeper|normalized event invalid|out of range|NUL character|surrogate|is not ISO|not a date|data\.object|is not a/i, "the body could not be read"],
+  [/not registered/i, "the payment is not registered yet"],
+  [/circuit|refetch|gateway|timed? ?out|HTTP \d{3}|fetch|ECONN|status \d{3}/i, "the gateway could not be reached or refused"],
+  [/gave up|attempts|worker stopped|superseded/i, "processing was interrupted"],
+];
+
+/** A stored error as a viewer may see it: its category, never its text. */
+export function errorCategory(error: string | null): string | null {
+  if (error === null) return null;
+  return ERROR_CATEGORIES.find(([pattern]) => pattern.test(error))?.[1] ?? "processing error";
+}
+
+const maskedEmail = (email: string | null) => (email === null ? null : maskEmail(email));
+const maskedValue = (value: string | null) => (value === null ? null : MASKED);
+
+export type EventView = Omit<EventDetail, "rawBody"> & { rawBody: Buffer | null; masked: boolean };
+
+/** One event as `role` may see it; rawBody is null when the role may not see the bytes. */
+export function eventView(role: Role, event: EventDetail): EventView {
+  if (can(role, "payload.unmasked")) return { ...event, masked: false };
+  return {
+    ...event,
+    masked: true,
+    customerEmail: maskedEmail(event.customerEmail),
+    customerId: maskedValue(event.customerId),
+    payload: event.payload === null ? null : maskPayload(event.payload),
+    rawBody: null,
+    headers: Object.fromEntries(Object.entries(event.headers).map(([name, value]) => [name, SAFE_HEADERS.has(name) ? value : MASKED])),
+    queryString: maskedValue(event.queryString),
+    lastError: errorCategory(event.lastError),
+  };
+}
+
+export function attemptViews(role: Role, attempts: AttemptRow[]): AttemptRow[] {
+  if (can(role, "payload.unmasked")) return attempts;
+  return attempts.map((attempt) => ({ ...attempt, error: errorCategory(attempt.error) }));
+}
+
+/** A row of the events explorer as `role` may see it. */
+export function eventRowView<Row extends Pick<EventListRow, "customerEmail" | "lastError">>(role: Role, row: Row): Row {
+  if (can(role, "payload.unmasked")) return row;
+  return { ...row, customerEmail: maskedEmail(row.customerEmail), lastError: errorCategory(row.lastError) };
+}
+
+/** A payment as `role` may see it. */
+export function paymentView<Payment extends Pick<PaymentView, "customerEmail" | "customerId">>(role: Role, payment: Payment): Payment {
+  if (can(role, "payload.unmasked")) return payment;
+  return { ...payment, customerEmail: maskedEmail(payment.customerEmail), customerId: maskedValue(payment.customerId) };
+}
+
+export const SEARCH_NEEDS_SUPPORT =
+  "Searching by customer e-mail or id, or by a payload value, needs the support role: a search that finds something would confirm a masked value.";
+
+/**
+ * May `role` run this search? Full-value queries (e-mail, customer id, free search) and payload
+ * path searches would let a viewer confirm a value the page masks.
+ */
+export function maySearch(role: Role, search: { query?: string; jsonPath?: string; jsonValue?: string; customer?: string }): boolean {
+  if (can(role, "payload.unmasked")) return true;
+  return !search.query && !search.jsonPath && search.jsonValue === undefined && !search.customer;
+}
