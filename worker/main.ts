@@ -4,7 +4,7 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
-import { executeReplayRun } from "@/lib/inbox/replay-runs";
+import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay-runs";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
@@ -12,16 +12,20 @@ import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
 // run against one database: pg-boss hands each job to one of them, the singleton policy keeps one
 // job per payment active at a time, and the row locks in processEvent make that a guarantee.
+// A lost database connection is not fatal: pools and pg-boss report it ('error' handlers below and
+// in createPool), pg-boss keeps polling, and a job whose handler failed meanwhile is retried.
 loadEnvFiles();
 const config = appConfig();
 const url = requireDatabaseUrl(config);
 const workerId = `${hostname()}:${process.pid}`;
-const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker");
+const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker", config.databaseTimeouts);
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => console.error("[worker] queue error:", error.message));
 const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId };
 
-await boss.start();
+// A database that is still starting (or restarting) gets ~30 s before the process gives up and the
+// launcher (or systemd) restarts it.
+await boss.start({ attempts: 6 });
 
 // The webhooks queue has its own concurrency: nothing else this process does can take its slots.
 await consumeWebhooks(boss, deps);
@@ -36,8 +40,13 @@ await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5
 await boss.work(QUEUES.replays, { localConcurrency: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
   await executeReplayRun(deps, replayJobSchema.parse(job!.data).runId);
 });
+await boss.work(QUEUES.replaysAbandoned, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async ([job]) => {
+  await failAbandonedReplayRun(pool, replayJobSchema.parse(job!.data).runId);
+});
 
 console.log(`[worker] ${workerId} consuming "${QUEUES.webhooks}" with concurrency ${config.worker.concurrency}`);
+// Under the launcher: tells it this start succeeded (a crash from now on is not a crash loop).
+process.send?.({ type: "ready" });
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -45,10 +54,20 @@ async function shutdown(signal: string) {
   stopping = true;
   console.log(`[worker] ${signal}: finishing in-flight jobs`);
   // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
-  // job to expire and be retried; its inbox row is still pending, so nothing is lost.
+  // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
   await boss.stop({ graceful: true, timeout: 30_000 });
   await pool.end();
-  process.exit(0);
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+function stopOn(signal: NodeJS.Signals) {
+  process.on(signal, () => {
+    shutdown(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`[worker] ${signal}: stopping failed:`, error instanceof Error ? error.message : error);
+        process.exit(1);
+      },
+    );
+  });
+}
+stopOn("SIGTERM");
+stopOn("SIGINT");

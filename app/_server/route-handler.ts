@@ -1,6 +1,10 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
+import { isDatabaseUnavailable } from "@/lib/db/pool";
 import { AppError, describeZodError } from "@/lib/http/app-error";
+
+/** Seconds a client is asked to wait before retrying while the database is unreachable. */
+const RETRY_AFTER_SECONDS = 5;
 
 export function errorResponse(status: number, error: string, code?: string): NextResponse {
   return NextResponse.json(code ? { error, code } : { error }, { status });
@@ -8,6 +12,7 @@ export function errorResponse(status: number, error: string, code?: string): Nex
 
 /**
  * Wraps a route handler so every error has one JSON shape: AppError -> its status, ZodError -> 400,
+ * database unreachable -> 503 with Retry-After (a gateway resends; nothing was acknowledged),
  * anything else -> 500 with the details in the log only.
  */
 export function withErrors<Args extends unknown[]>(
@@ -20,6 +25,12 @@ export function withErrors<Args extends unknown[]>(
       if (error instanceof AppError) return errorResponse(error.status, error.message, error.code);
       if (error instanceof ZodError) {
         return errorResponse(400, describeZodError(error), "BAD_REQUEST");
+      }
+      if (isDatabaseUnavailable(error)) {
+        console.error("[http] database unavailable:", error instanceof Error ? error.message : error);
+        const response = errorResponse(503, "database unavailable, retry later", "DATABASE_UNAVAILABLE");
+        response.headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+        return response;
       }
       console.error("[http] unhandled error:", error);
       return errorResponse(500, "internal error");

@@ -98,6 +98,8 @@ const baseSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_MAX: positiveInt(10),
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
   PORT: positiveInt(3000),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
@@ -112,7 +114,7 @@ const baseSchema = z.object({
       message: "must be comma-separated whole seconds",
     }),
   WORKER_JOB_EXPIRE_SECONDS: positiveInt(120),
-  QUEUE_MONITOR_SECONDS: positiveInt(60),
+  QUEUE_MONITOR_SECONDS: positiveInt(5),
   SWEEPER_CRON: z.string().default("* * * * *"),
   SWEEPER_STALE_MINUTES: positiveInt(5),
   SWEEPER_BATCH_SIZE: positiveInt(1000),
@@ -143,6 +145,8 @@ export type ProviderConfig = {
 export type AppConfig = {
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
+  databaseTimeouts: { connectMs: number; statementMs: number };
   port: number;
   bodyLimitBytes: number;
   toleranceSeconds: number;
@@ -154,7 +158,7 @@ export type AppConfig = {
     retryDelaysSeconds: number[];
     /** A job running longer than this is presumed dead (worker killed) and retried. */
     jobExpireSeconds: number;
-    /** How often the worker checks for expired jobs and refreshes queue stats. */
+    /** How often the worker fails jobs whose worker died (stale heartbeat) or expired, and refreshes queue stats. */
     queueMonitorSeconds: number;
   };
   sweeper: { cron: string; staleMinutes: number; batchSize: number };
@@ -197,6 +201,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   return {
     databaseUrl: b.DATABASE_URL,
     databasePoolMax: b.DATABASE_POOL_MAX,
+    databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
     port: b.PORT,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,

@@ -8,6 +8,8 @@ export const QUEUES = {
   sweeper: "sweeper",
   /** Bulk replays started from the console (one job per replay run). */
   replays: "replays",
+  /** Dead letters of `replays`: runs whose job ran out of retries (their worker kept dying). */
+  replaysAbandoned: "replays-abandoned",
 } as const;
 
 export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });

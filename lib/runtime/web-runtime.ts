@@ -15,12 +15,13 @@ export type WebRuntime = {
 function createWebRuntime(): WebRuntime {
   const config = appConfig();
   const url = requireDatabaseUrl(config);
-  const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web");
+  const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web", config.databaseTimeouts);
   let started: Promise<PgBoss> | undefined;
   const boss = () => {
     started ??= (async () => {
-      const producer = createProducer(url);
-      producer.on("error", (error) => console.error("[queue]", error));
+      const producer = createProducer(url, config.databaseTimeouts.connectMs);
+      // Its pool's lost connections land here; pg-boss reconnects on the next statement.
+      producer.on("error", (error) => console.error("[queue]", error.message));
       return producer.start();
     })().catch((error: unknown) => {
       started = undefined;
