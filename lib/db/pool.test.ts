@@ -15,9 +15,11 @@ describe("a connection lost while checked out", () => {
     try {
       const lost = withClient(pool, async (client) => {
         const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-        // Terminated while idle in our hands: pg emits 'error' on the client with no query to fail.
+        // Terminated while idle in our hands: pg emits 'error' on the client with no query to fail
+        // (fatal to the process without a listener), then 'end'.
+        const ended = new Promise((done) => client.once("end", done));
         await app.pool.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
-        await new Promise((done) => client.once("error", done));
+        await ended;
         await client.query("SELECT 1");
       });
       await expect(lost).rejects.toSatisfy(isDatabaseUnavailable);
