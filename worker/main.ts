@@ -48,26 +48,26 @@ console.log(`[worker] ${workerId} consuming "${QUEUES.webhooks}" with concurrenc
 // Under the launcher: tells it this start succeeded (a crash from now on is not a crash loop).
 process.send?.({ type: "ready" });
 
-let stopping = false;
 async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
   console.log(`[worker] ${signal}: finishing in-flight jobs`);
   // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
   // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
   await boss.stop({ graceful: true, timeout: 30_000 });
   await pool.end();
 }
-function stopOn(signal: NodeJS.Signals) {
-  process.on(signal, () => {
-    shutdown(signal).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`[worker] ${signal}: stopping failed:`, error instanceof Error ? error.message : error);
-        process.exit(1);
-      },
-    );
-  });
+let stopping = false;
+function stopFor(reason: string) {
+  if (stopping) return;
+  stopping = true;
+  shutdown(reason).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(`[worker] ${reason}: stopping failed:`, error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
 }
-stopOn("SIGTERM");
-stopOn("SIGINT");
+process.on("SIGTERM", () => stopFor("SIGTERM"));
+process.on("SIGINT", () => stopFor("SIGINT"));
+// Started by the launcher: its end (even a kill -9) closes the channel; don't linger as an orphan.
+if (process.send) process.on("disconnect", () => stopFor("launcher gone"));
