@@ -4,6 +4,7 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
+import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/reclaim-dead-worker-jobs";
 import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay-runs";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
@@ -18,7 +19,8 @@ loadEnvFiles();
 const config = appConfig();
 const url = requireDatabaseUrl(config);
 const workerId = `${hostname()}:${process.pid}`;
-const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker", config.databaseTimeouts);
+// +3: the sweeper and replays, and the connection holding this worker's liveness lock.
+const pool = createPool(url, config.worker.concurrency + 3, "webhook-inbox:worker", config.databaseTimeouts);
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => console.error("[worker] queue error:", error.message));
 const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId };
@@ -26,6 +28,20 @@ const deps = { pool, boss, config, gateways: createGatewayClients(config), worke
 // A database that is still starting (or restarting) gets ~30 s before the process gives up and the
 // launcher (or systemd) restarts it.
 await boss.start({ attempts: 6 });
+
+// Alive while this lock is held; the jobs of workers whose lock is gone are failed back to retry at
+// once (and then every few seconds), so a killed worker's jobs don't wait for their heartbeat.
+const liveness = await holdWorkerLiveness(pool, workerId, (line) => console.error(line));
+async function reclaim() {
+  const result = await reclaimDeadWorkerJobs(deps);
+  if (result.abandoned > 0) {
+    console.log(`[worker] ${result.abandoned} attempt(s) of dead workers abandoned, ${result.jobsFailed} job(s) sent back to retry`);
+  }
+}
+await reclaim().catch((error: unknown) => console.error("[worker] reclaim failed:", error instanceof Error ? error.message : error));
+const reclaimTimer = setInterval(() => {
+  reclaim().catch((error: unknown) => console.error("[worker] reclaim failed:", error instanceof Error ? error.message : error));
+}, config.worker.reclaimSeconds * 1000);
 
 // The webhooks queue has its own concurrency: nothing else this process does can take its slots.
 await consumeWebhooks(boss, deps);
@@ -52,7 +68,9 @@ async function shutdown(signal: string) {
   console.log(`[worker] ${signal}: finishing in-flight jobs`);
   // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
   // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
+  clearInterval(reclaimTimer);
   await boss.stop({ graceful: true, timeout: 30_000 });
+  liveness.stop();
   await pool.end();
 }
 let stopping = false;

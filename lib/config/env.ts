@@ -115,6 +115,7 @@ const baseSchema = z.object({
     }),
   WORKER_JOB_EXPIRE_SECONDS: positiveInt(120),
   QUEUE_MONITOR_SECONDS: positiveInt(5),
+  WORKER_RECLAIM_SECONDS: positiveInt(2),
   SWEEPER_CRON: z.string().default("* * * * *"),
   SWEEPER_STALE_MINUTES: positiveInt(5),
   SWEEPER_BATCH_SIZE: positiveInt(1000),
@@ -160,6 +161,8 @@ export type AppConfig = {
     jobExpireSeconds: number;
     /** How often the worker fails jobs whose worker died (stale heartbeat) or expired, and refreshes queue stats. */
     queueMonitorSeconds: number;
+    /** How often a worker looks for attempts of dead workers (liveness lock gone) and frees their jobs. */
+    reclaimSeconds: number;
   };
   sweeper: { cron: string; staleMinutes: number; batchSize: number };
   refetch: { timeoutMs: number; ratePerSecond: number; breakerFailures: number; breakerCooldownSeconds: number };
@@ -212,6 +215,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       retryDelaysSeconds: b.WORKER_RETRY_DELAYS_SECONDS,
       jobExpireSeconds: b.WORKER_JOB_EXPIRE_SECONDS,
       queueMonitorSeconds: b.QUEUE_MONITOR_SECONDS,
+      reclaimSeconds: b.WORKER_RECLAIM_SECONDS,
     },
     sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
     refetch: {
