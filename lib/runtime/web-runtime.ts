@@ -18,12 +18,7 @@ function createWebRuntime(): WebRuntime {
   const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web", config.databaseTimeouts);
   let started: Promise<PgBoss> | undefined;
   const boss = () => {
-    started ??= (async () => {
-      const producer = createProducer(url, config.databaseTimeouts.connectMs);
-      // Its pool's lost connections land here; pg-boss reconnects on the next statement.
-      producer.on("error", (error) => console.error("[queue]", error.message));
-      return producer.start();
-    })().catch((error: unknown) => {
+    started ??= createProducer(url, config.databaseTimeouts.connectMs).start().catch((error: unknown) => {
       started = undefined;
       throw error;
     });
