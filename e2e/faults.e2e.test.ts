@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, withClient, type Pool } from "@/lib/db/pool";
+import { HEARTBEAT_SECONDS } from "@/lib/queue/boss";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { isRunning, startLauncher, type LauncherProcess } from "./harness/launcher-process";
@@ -247,13 +248,25 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
         `payments ${truth.matched}/${truth.payments} true`,
     );
 
+    const { rows: slowest } = await pool.query(
+      `SELECT w.event_id, extract(epoch FROM w.processed_at - w.received_at)::int AS seconds,
+              json_agg(json_build_object('attempt', a.attempt, 'outcome', a.outcome, 'worker', a.worker,
+                'after', extract(epoch FROM a.started_at - w.received_at)::int) ORDER BY a.attempt) AS attempts
+         FROM webhook_inbox w LEFT JOIN processing_attempts a ON a.inbox_id = w.id
+        WHERE w.event_id = ANY($1) GROUP BY w.id ORDER BY w.processed_at - w.received_at DESC LIMIT 2`,
+      [[...traffic.acknowledged]],
+    );
+    console.log("[faults] slowest events:", JSON.stringify(slowest));
+
     // Ingest never noticed: every delivery answered 2xx on its first try.
     expect(report).toMatchObject({ failed: 0, retries: 0 });
     expect([...traffic.answers.keys()]).toEqual([200]);
     expect(settled).toMatchObject({ stored: traffic.acknowledged.size, doubleSettled: 0, doubleApplied: 0 });
     expect(Math.max(...afterRestartSeconds)).toBeLessThan(RECOVERY_AFTER_RESTART_SECONDS);
-    // Events that arrived while no worker ran waited for one; none waited longer than that plus the bound.
-    expect(settled.slowestSeconds).toBeLessThan(Math.max(...downSeconds) + RECOVERY_AFTER_RESTART_SECONDS);
+    // Events that arrived while no worker ran waited for one. A job a worker had fetched but not
+    // started when it died has no attempt to reclaim: its heartbeat (10 s) frees it, at the next
+    // monitor pass (5 s, and at each worker's start-up).
+    expect(settled.slowestSeconds).toBeLessThan(Math.max(...downSeconds) + HEARTBEAT_SECONDS + 5 + RECOVERY_AFTER_RESTART_SECONDS);
     expect(recovered.every((row) => row.attempts === 2)).toBe(true);
     expect(hostagePayments.every((row) => row.status === "paid")).toBe(true);
     expect(truth.mismatches).toEqual([]);

@@ -27,6 +27,10 @@ const deps = { pool, boss, config, gateways: createGatewayClients(config), worke
 // A database that is still starting (or restarting) gets ~30 s before the process gives up and the
 // launcher (or systemd) restarts it.
 await boss.start({ attempts: 6 });
+// One monitor pass now rather than after the first interval: jobs a dead worker had fetched but not
+// started (no attempt to reclaim) are failed back as soon as their heartbeat is stale, even if
+// workers keep dying before their first scheduled pass.
+await boss.supervise();
 
 // Alive while this lock is held; the jobs of workers whose lock is gone are failed back to retry at
 // once (and then every few seconds), so a killed worker's jobs don't wait for their heartbeat.
