@@ -19,6 +19,17 @@ export default tseslint.config(
       "no-console": "off",
     },
   },
+  // No fire-and-forget: a promise nobody awaits or catches becomes an unhandled rejection that ends
+  // the process (a database blip during a replay stopped the worker). `void p` doesn't count as
+  // handling it. Needs type information, so only on the TypeScript sources.
+  {
+    files: ["**/*.ts", "**/*.tsx"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": ["error", { ignoreVoid: false }],
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false, attributes: false } }],
+    },
+  },
   {
     files: ["lib/**/*.ts"],
     ignores: ["lib/**/*.test.ts", "lib/testing/**"],

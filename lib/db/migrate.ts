@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { connectClient } from "./pool";
 import { installQueues } from "../queue/boss";
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
@@ -52,8 +52,7 @@ export type MigrateResult = { applied: string[]; alreadyApplied: string[] };
  */
 export async function applyMigrations(connectionString: string, dir: string = MIGRATIONS_DIR): Promise<MigrateResult> {
   const migrations = await readMigrations(dir);
-  const client = new pg.Client({ connectionString, application_name: "webhook-inbox:migrate" });
-  await client.connect();
+  const client = await connectClient({ connectionString, application_name: "webhook-inbox:migrate" });
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
     await client.query(CREATE_LEDGER);

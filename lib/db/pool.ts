@@ -9,25 +9,108 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
-export function createPool(connectionString: string, max = 10, applicationName = "webhook-inbox"): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
-  // An idle client losing its connection (database restart) must not crash the process.
+/** How long a connection attempt (or a wait for a free pooled client) and a statement may take. */
+export type DatabaseTimeouts = { connectMs: number; statementMs: number };
+
+// Without bounds, a request made while the database is unreachable waits as long as the TCP stack
+// does (minutes); with them it fails fast, and the caller answers 503 or retries.
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000 };
+
+export function createPool(
+  connectionString: string,
+  max = 10,
+  applicationName = "webhook-inbox",
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: applicationName,
+    connectionTimeoutMillis: timeouts.connectMs,
+    // Server side, so a slow statement stops using the database; client side (a little later), so a
+    // statement on a connection that silently died still ends.
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + 5_000,
+    keepAlive: true,
+  });
+  // An idle client losing its connection (database restart) must not crash the process: the pool
+  // drops it and opens a new connection on the next checkout.
   pool.on("error", (error) => logger("db").warn({ pool: applicationName, error: error.message }, "idle client error"));
   return pool;
 }
 
-/** Runs `work` in a transaction on one client; rolls back on any throw. */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * A single connection (migrations, admin statements). Its 'error' event (the server went away) is
+ * heard here: the statement in flight rejects with the same error, so the caller still sees it.
+ */
+export async function connectClient(config: pg.ClientConfig): Promise<pg.Client> {
+  const client = new pg.Client(config);
+  client.on("error", (error) => logger("db").warn({ error: error.message }, "connection lost"));
+  await client.connect();
+  return client;
+}
+
+/**
+ * Checks a client out for `work`. While checked out a client has no pool listener, and a connection
+ * that dies then emits 'error' (fatal when unheard): this listener keeps the process up, and a
+ * client that errored is released with its error so the pool discards it instead of reusing it.
+ */
+export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on("error", onError);
   try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
+    return await work(client);
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    broken ??= error instanceof Error && isDatabaseUnavailable(error) ? error : undefined;
     throw error;
   } finally {
-    client.release();
+    client.removeListener("error", onError);
+    client.release(broken);
   }
+}
+
+/** Runs `work` in a transaction on one client; rolls back on any throw. */
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, async (client) => {
+    await client.query("BEGIN");
+    try {
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+// SQLSTATE classes and codes that mean "the database is not there right now", not "this statement
+// is wrong": connection exceptions (08), shutdown and startup (57P01-57P03), too many connections,
+// a statement cancelled by statement_timeout (an overloaded or stalled server).
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "57014"]);
+const UNAVAILABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
+const UNAVAILABLE_MESSAGES = [
+  "Connection terminated",
+  "timeout exceeded when trying to connect",
+  "Query read timeout",
+  "Client has encountered a connection error",
+  "Connection is closed",
+  "the database system is",
+];
+
+/** Whether an error says the database is unreachable, restarting or stalled (retry later), by code or message. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (code.startsWith("08") || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) {
+      return true;
+    }
+    if (UNAVAILABLE_MESSAGES.some((text) => current instanceof Error && current.message.includes(text))) return true;
+    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+  }
+  return false;
 }

@@ -1,6 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
-import { withTransaction, type Pool } from "../db/pool";
+import { withTransaction, type Pool, type PoolClient } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { eventFilterSql, type EventFilter, type InboxStatus } from "./event-filter";
@@ -47,14 +47,22 @@ export async function previewReplay(pool: Pool, filter: EventFilter): Promise<Re
 export async function replayEvents(
   deps: ReplayDeps,
   filter: EventFilter,
-  options: { actor: string; ip?: string | null; dryRun?: boolean; onProgress?: (replayed: number) => void },
+  options: {
+    actor: string;
+    ip?: string | null;
+    dryRun?: boolean;
+    /** Resumes an interrupted replay: events up to this id were done, `replayed` of them. */
+    resume?: { afterId: number; replayed: number };
+    /** Runs inside each batch's transaction, so recorded progress commits with the batch it counts. */
+    onBatch?: (tx: PoolClient, progress: { replayed: number; lastId: number }) => Promise<void>;
+  },
 ): Promise<ReplayResult> {
   const scoped = replayable(filter);
   if (options.dryRun) return { ...(await previewReplay(deps.pool, scoped)), dryRun: true };
 
   const byProvider: Record<string, number> = {};
-  let total = 0;
-  let afterId = 0;
+  let total = options.resume?.replayed ?? 0;
+  let afterId = options.resume?.afterId ?? 0;
   for (;;) {
     const batch = await withTransaction(deps.pool, async (tx) => {
       const { where, params } = eventFilterSql(scoped, 2);
@@ -82,11 +90,11 @@ export async function replayEvents(
         [rows.map((row) => row.id)],
       );
       await dispatchEvents(deps.boss, tx, rows, { expireInSeconds: deps.config.worker.jobExpireSeconds });
+      await options.onBatch?.(tx, { replayed: total + rows.length, lastId: rows[rows.length - 1]!.id });
       return rows;
     });
     for (const row of batch) byProvider[row.provider] = (byProvider[row.provider] ?? 0) + 1;
     total += batch.length;
-    options.onProgress?.(total);
     if (batch.length < BATCH_SIZE) break;
     afterId = batch[batch.length - 1]!.id;
   }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
-import { confirmationRequired, executeReplayRun, getReplayRun, startReplayRun } from "./replay-runs";
+import { confirmationRequired, executeReplayRun, failAbandonedReplayRun, getReplayRun, startReplayRun } from "./replay-runs";
 
 let app: TestApp;
 
@@ -47,5 +47,31 @@ describe("bulk replay runs", () => {
     // Running it again does nothing: the run is no longer queued.
     await executeReplayRun({ pool: app.pool, boss: app.boss, config: app.config }, run.id);
     expect((await app.pool.query("SELECT count(*)::int AS n FROM audit_log")).rows[0].n).toBe(1);
+  });
+
+  it("resumes a run its worker left running after the last committed batch, and records it done", async () => {
+    const ids = (await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE provider = 'standard' ORDER BY id")).rows.map((row) => row.id);
+    // The first worker replayed the first event (its batch committed with the cursor), then died.
+    await app.pool.query("UPDATE webhook_inbox SET status = 'pending' WHERE id = $1", [ids[0]]);
+    const { rows } = await app.pool.query<{ id: number }>(
+      `INSERT INTO replay_runs (actor, filter, expected, replayed, resume_after_id, status)
+       VALUES ('ops', '{"provider":"standard"}', 2, 1, $1, 'running') RETURNING id`,
+      [ids[0]],
+    );
+    await executeReplayRun({ pool: app.pool, boss: app.boss, config: app.config }, rows[0]!.id);
+    expect(await getReplayRun(app.pool, rows[0]!.id)).toMatchObject({ status: "done", replayed: 2, error: null });
+    const { rows: statuses } = await app.pool.query("SELECT status FROM webhook_inbox WHERE provider = 'standard'");
+    expect(statuses).toEqual([{ status: "pending" }, { status: "pending" }]);
+  });
+
+  it("ends a run whose job ran out of retries failed, with the last error and how far it got", async () => {
+    const { rows } = await app.pool.query<{ id: number }>(
+      `INSERT INTO replay_runs (actor, filter, expected, replayed, status, error)
+       VALUES ('ops', '{}', 10, 4, 'running', 'Connection terminated unexpectedly') RETURNING id`,
+    );
+    await failAbandonedReplayRun(app.pool, rows[0]!.id);
+    const run = await getReplayRun(app.pool, rows[0]!.id);
+    expect(run).toMatchObject({ status: "failed", error: "Connection terminated unexpectedly (4 of 10 events replayed before it gave up)" });
+    expect(run!.finishedAt).toBeInstanceOf(Date);
   });
 });

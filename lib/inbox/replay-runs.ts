@@ -59,10 +59,18 @@ export async function getReplayRun(db: Queryable, id: number): Promise<ReplayRun
   return rows[0] ?? null;
 }
 
-/** The worker's side: replays the run's filter in batches, recording progress as it goes. */
+type ClaimedRun = Pick<ReplayRun, "actor" | "filter" | "replayed"> & { resumeAfterId: number };
+
+/**
+ * The worker's side: replays the run's filter in batches, recording progress with each batch. A run
+ * left `running` by a worker that died resumes after its last committed batch. An error is recorded
+ * on the run and rethrown: pg-boss retries the job, and once its retries are spent the dead letter
+ * job ends the run `failed` (failAbandonedReplayRun).
+ */
 export async function executeReplayRun(deps: ReplayDeps, id: number): Promise<void> {
-  const { rows } = await deps.pool.query<Pick<ReplayRun, "actor" | "filter">>(
-    "UPDATE replay_runs SET status = 'running' WHERE id = $1 AND status = 'queued' RETURNING actor, filter",
+  const { rows } = await deps.pool.query<ClaimedRun>(
+    `UPDATE replay_runs SET status = 'running' WHERE id = $1 AND status IN ('queued', 'running')
+     RETURNING actor, filter, replayed, resume_after_id AS "resumeAfterId"`,
     [id],
   );
   const run = rows[0];
@@ -70,15 +78,30 @@ export async function executeReplayRun(deps: ReplayDeps, id: number): Promise<vo
   try {
     const result = await replayEvents(deps, eventFilterSchema.parse(run.filter), {
       actor: run.actor,
-      onProgress: (replayed) =>
-        void deps.pool.query("UPDATE replay_runs SET replayed = GREATEST(replayed, $2) WHERE id = $1", [id, replayed]),
+      resume: { afterId: run.resumeAfterId, replayed: run.replayed },
+      onBatch: async (tx, progress) => {
+        await tx.query("UPDATE replay_runs SET replayed = $2, resume_after_id = $3 WHERE id = $1", [id, progress.replayed, progress.lastId]);
+      },
     });
-    await deps.pool.query("UPDATE replay_runs SET status = 'done', replayed = $2, finished_at = now() WHERE id = $1", [id, result.total]);
-  } catch (error) {
-    await deps.pool.query("UPDATE replay_runs SET status = 'failed', error = $2, finished_at = now() WHERE id = $1", [
+    await deps.pool.query("UPDATE replay_runs SET status = 'done', replayed = $2, error = NULL, finished_at = now() WHERE id = $1", [
       id,
-      error instanceof Error ? error.message : String(error),
+      result.total,
     ]);
+  } catch (error) {
+    await deps.pool
+      .query("UPDATE replay_runs SET error = $2 WHERE id = $1", [id, error instanceof Error ? error.message : String(error)])
+      .catch(() => undefined);
     throw error;
   }
+}
+
+/** A run whose job ran out of retries (its worker kept dying or failing): ends `failed`, with why. */
+export async function failAbandonedReplayRun(db: Queryable, id: number): Promise<void> {
+  await db.query(
+    `UPDATE replay_runs
+        SET status = 'failed', finished_at = now(),
+            error = COALESCE(error, 'the worker stopped during this replay') || ' (' || replayed || ' of ' || expected || ' events replayed before it gave up)'
+      WHERE id = $1 AND status IN ('queued', 'running')`,
+    [id],
+  );
 }

@@ -17,7 +17,7 @@ afterAll(async () => app.close());
 describe("checkHealth", () => {
   it("is healthy with the database and the queue reachable, and reports the backlog", async () => {
     const report = await checkHealth(app.pool, async () => app.boss);
-    expect(report).toMatchObject({ healthy: true, database: { ok: true }, queue: { ok: true, ready: expect.any(Number) } });
+    expect(report).toMatchObject({ healthy: true, status: "ok", database: { ok: true }, queue: { ok: true, ready: expect.any(Number) } });
     expect(report.inbox).toMatchObject({ pending: 1, failed: 1 });
     expect(report.inbox!.oldestPendingSeconds).toBeGreaterThanOrEqual(89);
   });
@@ -28,11 +28,29 @@ describe("checkHealth", () => {
       const report = await checkHealth(unreachable, async () => {
         throw new Error("queue connection refused");
       });
-      expect(report.healthy).toBe(false);
+      expect(report).toMatchObject({ healthy: false, status: "degraded" });
       expect(report.database).toMatchObject({ ok: false, error: expect.stringMatching(/no_such_database/) });
       expect(report.queue).toEqual({ ok: false, error: "queue connection refused" });
     } finally {
       await unreachable.end();
+    }
+  });
+
+  it("answers degraded within its bound when the database stalls, and ok again once it answers", async () => {
+    // A stalled database, for real: another session holds the inbox table exclusively.
+    const holder = await app.pool.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE webhook_inbox IN ACCESS EXCLUSIVE MODE");
+      const started = Date.now();
+      const stalled = await checkHealth(app.pool, async () => app.boss, 500);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(stalled).toMatchObject({ healthy: false, status: "degraded", database: { ok: false, error: expect.stringMatching(/within 500 ms/) } });
+      await holder.query("ROLLBACK");
+      expect(await checkHealth(app.pool, async () => app.boss, 500)).toMatchObject({ healthy: true, status: "ok" });
+    } finally {
+      await holder.query("ROLLBACK").catch(() => undefined);
+      holder.release();
     }
   });
 });

@@ -1,6 +1,6 @@
 import { PgBoss } from "pg-boss";
 import type { ConstructorOptions, Db as IDatabase, JobInsert, Queue } from "pg-boss";
-import type { Queryable } from "../db/pool";
+import { DEFAULT_DATABASE_TIMEOUTS, type Queryable } from "../db/pool";
 import { logger } from "../observability/logger";
 import { QUEUES, serializationKey, type WebhookJob } from "./queues";
 
@@ -8,75 +8,119 @@ export type { PgBoss };
 
 export const BOSS_SCHEMA = "pgboss";
 
+/**
+ * A running job's worker refreshes its heartbeat every half of this; a job whose heartbeat is older
+ * is presumed to belong to a dead worker (kill -9, OOM, lost host) and is failed back to retry by
+ * the next monitor pass of any worker. pg-boss's minimum. Unlike `expireInSeconds`, it does not cut
+ * short a live handler that is merely slow (a refetch behind a rate limiter, a lock wait).
+ */
+export const HEARTBEAT_SECONDS = 10;
+
 // The webhooks queue gets its own table (partition) and its own worker concurrency: a bulkhead,
 // so a flood on another queue can't slow event processing. pg-boss retries cover infrastructure
-// failures only (a crashed or expired handler); business retries with the 10s..15m schedule are
-// scheduled by lib/inbox/process-event.ts, which owns the attempt count.
+// failures only (a crashed worker, an unreachable database); business retries with the 10s..15m
+// schedule are scheduled by lib/inbox/process-event.ts, which owns the attempt count. Infrastructure
+// retries start at 1 s and stay short (at most 30 s apart), so a job a killed worker held is back
+// within seconds; a row whose job still runs out of retries is re-dispatched by the sweeper.
 const QUEUE_DEFINITIONS: Queue[] = [
   {
     name: QUEUES.webhooks,
     policy: "singleton",
     partition: true,
-    retryLimit: 5,
-    retryDelay: 2,
+    retryLimit: 10,
+    retryDelay: 1,
     retryBackoff: true,
-    retryDelayMax: 300,
+    retryDelayMax: 30,
     expireInSeconds: 120,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
     deleteAfterSeconds: 24 * 3600,
   },
   { name: QUEUES.sweeper, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
-  { name: QUEUES.replays, policy: "standard", retryLimit: 0, expireInSeconds: 3600, deleteAfterSeconds: 7 * 24 * 3600 },
+  // A replay run interrupted by a dead worker resumes from its last committed batch (retries); when
+  // the retries are spent, its dead letter job marks the run failed with the reason.
+  {
+    name: QUEUES.replays,
+    policy: "standard",
+    retryLimit: 3,
+    retryDelay: 1,
+    retryBackoff: true,
+    expireInSeconds: 3600,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    deleteAfterSeconds: 7 * 24 * 3600,
+    deadLetter: QUEUES.replaysAbandoned,
+  },
   // A first run over a large backlog takes a while; the next scheduled run resumes where it stopped.
   { name: QUEUES.retention, policy: "exclusive", retryLimit: 0, expireInSeconds: 6 * 3600, deleteAfterSeconds: 7 * 24 * 3600 },
   { name: QUEUES.alerts, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
 ];
 
-function baseOptions(connectionString: string): ConstructorOptions {
-  return { connectionString, schema: BOSS_SCHEMA, max: 4, application_name: "webhook-inbox:queue" };
+// A dead letter queue must exist before the queue that names it.
+const DEAD_LETTER_QUEUES: Queue[] = [
+  { name: QUEUES.replaysAbandoned, policy: "standard", retryLimit: 3, expireInSeconds: 300, deleteAfterSeconds: 7 * 24 * 3600 },
+];
+
+function baseOptions(connectionString: string, connectMs = DEFAULT_DATABASE_TIMEOUTS.connectMs): ConstructorOptions {
+  return {
+    connectionString,
+    schema: BOSS_SCHEMA,
+    max: 4,
+    application_name: "webhook-inbox:queue",
+    connectionTimeoutMillis: connectMs,
+  };
+}
+
+/**
+ * pg-boss reports a lost connection, a failed poll or maintenance pass as an 'error' event, and an
+ * EventEmitter with no 'error' listener throws it at the process. Every instance gets one here; it
+ * goes on polling and reconnecting by itself.
+ */
+function reportingErrors(boss: PgBoss, label: string): PgBoss {
+  boss.on("error", (error) => logger("queue").error({ boss: label, error: error.message }, "queue error"));
+  return boss;
 }
 
 /** A pg-boss instance that only sends jobs (the web process): no maintenance, no schema changes. */
-export function createProducer(connectionString: string): PgBoss {
-  return new PgBoss({
-    ...baseOptions(connectionString),
+export function createProducer(connectionString: string, connectMs?: number): PgBoss {
+  return reportingErrors(new PgBoss({
+    ...baseOptions(connectionString, connectMs),
     supervise: false,
     schedule: false,
     migrate: false,
     createSchema: false,
     registerInstance: false,
-  });
+  }), "producer");
 }
 
 /**
  * A pg-boss instance that works queues, runs maintenance and schedules (the worker process).
- * `monitorSeconds` is how often it fails expired jobs (those of a killed worker) back to retry.
+ * `monitorSeconds` is how often it fails jobs with a stale heartbeat (those of a killed worker) or
+ * past their expiry back to retry: a dead worker's jobs run again within HEARTBEAT_SECONDS +
+ * monitorSeconds + the first retry delay.
  */
-export function createWorkerBoss(connectionString: string, monitorSeconds = 60): PgBoss {
-  return new PgBoss({
+export function createWorkerBoss(connectionString: string, monitorSeconds = 5): PgBoss {
+  return reportingErrors(new PgBoss({
     ...baseOptions(connectionString),
     migrate: false,
     createSchema: false,
     instanceName: "worker",
     monitorIntervalSeconds: monitorSeconds,
     superviseIntervalSeconds: monitorSeconds,
-  });
+  }), "worker");
 }
 
 /** Creates the pg-boss schema and our queues; part of `npm run db:migrate`. Idempotent. */
 export async function installQueues(connectionString: string): Promise<void> {
-  const boss = new PgBoss({
+  const boss = reportingErrors(new PgBoss({
     ...baseOptions(connectionString),
     supervise: false,
     schedule: false,
     registerInstance: false,
-  });
-  boss.on("error", (error) => logger("queue").error({ err: error }, "queue install error"));
+  }), "install");
   await boss.start();
   try {
-    for (const { name, policy, partition, ...options } of QUEUE_DEFINITIONS) {
+    for (const { name, policy, partition, ...options } of [...DEAD_LETTER_QUEUES, ...QUEUE_DEFINITIONS]) {
       await boss.createQueue(name, { policy, partition, ...options });
-      const { retryDelayMax: _max, ...updatable } = options;
-      await boss.updateQueue(name, updatable);
+      await boss.updateQueue(name, options);
     }
   } finally {
     await boss.stop({ graceful: false });

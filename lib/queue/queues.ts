@@ -12,6 +12,8 @@ export const QUEUES = {
   retention: "retention",
   /** Scheduled: evaluate alert conditions and deliver alerts. */
   alerts: "alerts",
+  /** Dead letters of `replays`: runs whose job ran out of retries (their worker kept dying). */
+  replaysAbandoned: "replays-abandoned",
 } as const;
 
 export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });

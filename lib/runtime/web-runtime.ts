@@ -2,7 +2,7 @@ import type { PgBoss } from "pg-boss";
 import { appConfig, requireDatabaseUrl, type AppConfig } from "../config/env";
 import { createPool, type Pool } from "../db/pool";
 import { createPrisma, type PrismaClient } from "../db/prisma";
-import { configureLogger, logger } from "../observability/logger";
+import { configureLogger } from "../observability/logger";
 import { createProducer } from "../queue/boss";
 
 export type WebRuntime = {
@@ -17,14 +17,10 @@ function createWebRuntime(): WebRuntime {
   const config = appConfig();
   configureLogger({ level: config.logLevel, format: config.logFormat });
   const url = requireDatabaseUrl(config);
-  const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web");
+  const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web", config.databaseTimeouts);
   let started: Promise<PgBoss> | undefined;
   const boss = () => {
-    started ??= (async () => {
-      const producer = createProducer(url);
-      producer.on("error", (error) => logger("queue").error({ err: error }, "queue error"));
-      return producer.start();
-    })().catch((error: unknown) => {
+    started ??= createProducer(url, config.databaseTimeouts.connectMs).start().catch((error: unknown) => {
       started = undefined;
       throw error;
     });

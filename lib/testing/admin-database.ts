@@ -1,4 +1,4 @@
-import pg from "pg";
+import { connectClient } from "../db/pool";
 import { testAdminDatabaseUrl } from "../config/env";
 
 /** The URL of database `name` on the server tests and benchmarks use (TEST_DATABASE_URL). */
@@ -10,8 +10,7 @@ export function databaseUrl(name: string): string {
 
 /** Runs one statement as the admin (CREATE/DROP DATABASE). */
 export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: testAdminDatabaseUrl() });
-  await client.connect();
+  const client = await connectClient({ connectionString: testAdminDatabaseUrl() });
   try {
     await client.query(sql);
   } finally {

@@ -35,7 +35,6 @@ export async function createTestApp(label: string, env: Record<string, string> =
   const config = loadConfig(fullEnv);
   const pool = createPool(db.url, 20, `test:${label}`);
   const boss = createProducer(db.url);
-  boss.on("error", (error) => console.error("[test queue]", error));
   await boss.start();
   const prisma = createPrisma(pool);
   return {

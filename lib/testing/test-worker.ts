@@ -11,7 +11,6 @@ export type TestWorker = { outcomes: ProcessOutcome[]; stop: () => Promise<void>
 export async function startTestWorker(url: string, config: AppConfig, name = "test-worker"): Promise<TestWorker> {
   const pool = createPool(url, config.worker.concurrency + 2, name);
   const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
-  boss.on("error", (error) => console.error(`[${name}]`, error.message));
   await boss.start();
   const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId: name };
   const outcomes: ProcessOutcome[] = [];
