@@ -125,6 +125,7 @@ const baseSchema = z.object({
   NEXTAUTH_URL: z.url().optional(),
   LOGIN_MAX_FAILURES: positiveInt(5),
   LOGIN_WINDOW_MINUTES: positiveInt(15),
+  LOGIN_BACKOFF_SECONDS: positiveInt(30),
   DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
@@ -163,7 +164,12 @@ export type AppConfig = {
   authSecret: string | undefined;
   /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
   publicUrl: string | undefined;
-  login: { maxFailures: number; windowMinutes: number };
+  /**
+   * maxFailures wrong passwords from one address, then that address waits backoffSeconds, doubling
+   * per further failure, capped at windowMinutes; an address failing maxFailures x 4 times on any
+   * accounts within windowMinutes is refused.
+   */
+  login: { maxFailures: number; windowMinutes: number; backoffSeconds: number };
   demoAdminEmail: string;
   logLevel: "debug" | "info" | "warn" | "error";
   /** Bulk replays larger than this need the count typed as confirmation. */
@@ -218,7 +224,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     paymentsApiTokens: b.PAYMENTS_API_TOKENS,
     authSecret: b.AUTH_SECRET,
     publicUrl: b.NEXTAUTH_URL,
-    login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES },
+    login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
     demoAdminEmail: b.DEMO_ADMIN_EMAIL,
     logLevel: b.LOG_LEVEL,
     replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
