@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isProxyEntry } from "../http/client-address";
 import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
 
 // The only module that reads process.env. Everything else receives an AppConfig.
@@ -126,6 +127,7 @@ const baseSchema = z.object({
   LOGIN_MAX_FAILURES: positiveInt(5),
   LOGIN_WINDOW_MINUTES: positiveInt(15),
   LOGIN_BACKOFF_SECONDS: positiveInt(30),
+  TRUSTED_PROXIES: csv.refine((entries) => entries.every(isProxyEntry), "must be comma-separated IP addresses or CIDR ranges"),
   DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
@@ -170,6 +172,8 @@ export type AppConfig = {
    * accounts within windowMinutes is refused.
    */
   login: { maxFailures: number; windowMinutes: number; backoffSeconds: number };
+  /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
+  trustedProxies: string[];
   demoAdminEmail: string;
   logLevel: "debug" | "info" | "warn" | "error";
   /** Bulk replays larger than this need the count typed as confirmation. */
@@ -225,6 +229,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     authSecret: b.AUTH_SECRET,
     publicUrl: b.NEXTAUTH_URL,
     login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
+    trustedProxies: b.TRUSTED_PROXIES,
     demoAdminEmail: b.DEMO_ADMIN_EMAIL,
     logLevel: b.LOG_LEVEL,
     replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
