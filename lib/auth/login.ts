@@ -65,7 +65,7 @@ export async function authenticate(
   decoyHash ??= hashPassword("decoy password, never valid");
   const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
   const active = user && valid ? await findActiveUser(deps.prisma, Number(user.id)) : null;
-  if (!active) {
+  if (!active || !user) {
     const reason = !user ? "unknown_email" : !valid ? "wrong_password" : "disabled";
     await recordAudit(deps.pool, { actor: email, action: "login_failed", ip: input.ip, details: { reason } });
     return { ok: false, reason: "invalid" };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isProxyEntry } from "../http/client-address";
+import { variablesWithDevelopmentValues } from "./development-values";
 import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
 
 // The only module that reads process.env. Everything else receives an AppConfig.
@@ -94,11 +95,14 @@ function providerSchema(name: ProviderName) {
 }
 
 const baseSchema = z.object({
+  // Set by Next (`next start` production, `next dev` development), vitest (test) and our launcher.
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_MAX: positiveInt(10),
+  DATA_DIR: z.string().default(".data"),
   PORT: positiveInt(3000),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
@@ -144,8 +148,11 @@ export type ProviderConfig = {
 };
 
 export type AppConfig = {
+  nodeEnv: "development" | "production" | "test";
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Where the launcher keeps the embedded database and generated production secrets. */
+  dataDir: string;
   port: number;
   bodyLimitBytes: number;
   toleranceSeconds: number;
@@ -197,6 +204,12 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     ...(base.success ? [] : base.error.issues),
     ...providerResults.flatMap(([, result]) => (result.success ? [] : result.error.issues)),
   ].map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
+  // The development values are public: production refuses them rather than run with them.
+  if (env.NODE_ENV === "production") {
+    for (const name of variablesWithDevelopmentValues(env)) {
+      problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
+    }
+  }
   if (!base.success || problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   }
@@ -205,8 +218,10 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     providerResults.map(([name, result]) => [name, result.data as ProviderConfig]),
   ) as Record<ProviderName, ProviderConfig>;
   return {
+    nodeEnv: b.NODE_ENV,
     databaseUrl: b.DATABASE_URL,
     databasePoolMax: b.DATABASE_POOL_MAX,
+    dataDir: b.DATA_DIR,
     port: b.PORT,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,

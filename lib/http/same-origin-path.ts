@@ -13,7 +13,6 @@ const BASE = "http://same-origin.invalid";
 export function sameOriginPath(value: unknown, ownOrigin?: string): string {
   if (typeof value !== "string" || value.length === 0 || value.length > 2000) return FALLBACK;
   // Backslashes and control characters have no business in a path; browsers read "\" as "/".
-  // eslint-disable-next-line no-control-regex
   if (/[\\\u0000-\u001f\u007f]/.test(value)) return FALLBACK;
   let candidate = value;
   if (ownOrigin && !value.startsWith("/")) {
