@@ -100,7 +100,7 @@ async function printUsersNotice(url: string, config: AppConfig, embedded: boolea
   const pool = createPool(url, 1, "webhook-inbox:launcher");
   const prisma = createPrisma(pool);
   try {
-    await announceUsers(prisma, mode, config, embedded);
+    await announceUsers(prisma, mode as LaunchMode, config, embedded);
   } finally {
     await prisma.$disconnect();
     await pool.end();
@@ -108,7 +108,7 @@ async function printUsersNotice(url: string, config: AppConfig, embedded: boolea
 }
 
 async function main() {
-  let config = prepareEnvironment(mode);
+  let config = prepareEnvironment(mode as LaunchMode);
   const embeddedDatabase = !config.databaseUrl;
   if (embeddedDatabase) {
     const embedded = await startDatabaseProcess(resolve(config.dataDir, "postgres"));
