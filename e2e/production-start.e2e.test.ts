@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
@@ -13,7 +13,10 @@ import { signedDelivery } from "./simulator/gateway-events";
 // launcher starts the embedded database, generates its secrets into the data directory, creates no
 // demo admin, and none of .env.example's development values opens anything.
 
-const dataDir = join(mkdtempSync(join(tmpdir(), "inbox-production-")), "data");
+const parent = mkdtempSync(join(tmpdir(), "inbox-production-"));
+// As root the embedded PostgreSQL runs as `postgres`, which must reach the data directory.
+chmodSync(parent, 0o755);
+const dataDir = join(parent, "data");
 let port: number;
 let launcher: { child: ChildProcess; output: string[] } | undefined;
 
@@ -39,7 +42,10 @@ async function stopLauncher() {
   await exited;
 }
 
-afterAll(stopLauncher);
+afterAll(async () => {
+  await stopLauncher();
+  rmSync(parent, { recursive: true, force: true });
+});
 
 describe("npm start in production with no configuration", () => {
   it("[PROD][SECRETS]: generates secrets into the data directory, creates no demo admin, and no development value works", async () => {

@@ -30,7 +30,9 @@ export type ProductionSecrets = {
  */
 export function ensureProductionSecrets(dataDir: string, env: Record<string, string | undefined>): ProductionSecrets {
   const file = join(dataDir, SECRETS_FILE);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // The directory keeps default permissions: as root, the embedded PostgreSQL runs as `postgres` and
+  // must reach its cluster inside it. The file is what is private.
+  mkdirSync(dataDir, { recursive: true });
   const stored: Record<string, string> = existsSync(file) ? { ...parseEnv(readFileSync(file, "utf8")) } as Record<string, string> : {};
   const values: Record<string, string> = {};
   const generated: string[] = [];
