@@ -77,7 +77,8 @@ describe("security", () => {
     page.on("request", (request) => {
       if (new URL(request.url()).host !== new URL(plain.url).host) foreignRequests.push(request.url());
     });
-    for (const hostile of ["//evil.example/steal", "/\\evil.example/steal", "https://evil.example/steal", "/%2F%2Fevil.example", "/\t/evil.example"]) {
+    // The full table of hostile inputs is lib/http/same-origin-path.test.ts; here, the browser's side.
+    for (const hostile of ["//evil.example/steal", "/\\evil.example/steal", "https://evil.example/steal"]) {
       await page.context().clearCookies();
       await page.goto(`${plain.url}/login?callbackUrl=${encodeURIComponent(hostile)}`);
       await submitLogin(page, SUPPORT);
