@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isProxyEntry } from "../http/client-address";
 import { variablesWithDevelopmentValues } from "./development-values";
 import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
+import { senderVocabularySchema, type SenderVocabulary } from "./sender-vocabulary";
 
 // The only module that reads process.env. Everything else receives an AppConfig.
 
@@ -186,6 +187,8 @@ export type AppConfig = {
   /** Bulk replays larger than this need the count typed as confirmation. */
   replayConfirmThreshold: number;
   providers: Record<ProviderName, ProviderConfig>;
+  /** The Standard Webhooks sender's own status words, event types and field paths. */
+  standardVocabulary: SenderVocabulary;
 };
 
 export class ConfigError extends Error {
@@ -200,8 +203,10 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   const env = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const base = baseSchema.safeParse(env);
   const providerResults = PROVIDER_NAMES.map((name) => [name, providerSchema(name).safeParse(env)] as const);
+  const vocabulary = senderVocabularySchema.safeParse(env);
   const problems = [
     ...(base.success ? [] : base.error.issues),
+    ...(vocabulary.success ? [] : vocabulary.error.issues),
     ...providerResults.flatMap(([, result]) => (result.success ? [] : result.error.issues)),
   ].map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
   // The development values are public: production refuses them rather than run with them.
@@ -210,7 +215,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
     }
   }
-  if (!base.success || problems.length > 0) {
+  if (!base.success || !vocabulary.success || problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   }
   const b = base.data;
@@ -249,6 +254,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     logLevel: b.LOG_LEVEL,
     replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
     providers,
+    standardVocabulary: vocabulary.data,
   };
 }
 
