@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "@/lib/auth/password";
+import { createUser } from "@/lib/auth/users";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
 // The operator CLI as operators run it: a process, against a database given by DATABASE_URL.
@@ -59,7 +60,7 @@ describe("npm run cli", () => {
   });
 
   it("user:reset-password prints a new password once, ends sessions and audits it", async () => {
-    cli("user:create", "--email", "lost@example.com", "--role", "admin", "--password", "the first long password");
+    await createUser(app.prisma, { email: "lost@example.com", role: "admin", password: "the first long password" }, "test");
     const before = (await app.pool.query("SELECT password_hash, session_version FROM users WHERE email = 'lost@example.com'")).rows[0];
     const result = cli("user:reset-password", "--email", "LOST@example.com");
     expect(result.code).toBe(0);
