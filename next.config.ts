@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { STATIC_SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // Database and queue drivers stay as Node packages instead of being bundled into every route.
@@ -7,6 +8,8 @@ const nextConfig: NextConfig = {
   typedRoutes: false,
   // forbidden() renders app/forbidden.tsx with a 403 status.
   experimental: { authInterrupts: true },
+  // Pages also get a nonce-based CSP (and HSTS over https) from proxy.ts.
+  headers: async () => [{ source: "/:path*", headers: [...STATIC_SECURITY_HEADERS] }],
 };
 
 export default nextConfig;

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "@/lib/auth/password";
+import { createUser } from "@/lib/auth/users";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
 // The operator CLI as operators run it: a process, against a database given by DATABASE_URL.
@@ -78,5 +80,21 @@ describe("npm run cli", () => {
     const bad = cli("restore", "--provider", "stripe", "--from", "yesterday");
     expect(bad.code).toBe(1);
     expect(bad.out).toContain("restore needs --id N, or --provider P --from YYYY-MM-DD --to YYYY-MM-DD");
+  });
+
+  it("user:reset-password prints a new password once, ends sessions and audits it", async () => {
+    await createUser(app.prisma, { email: "lost@example.com", role: "admin", password: "the first long password" }, "test");
+    const before = (await app.pool.query("SELECT password_hash, session_version FROM users WHERE email = 'lost@example.com'")).rows[0];
+    const result = cli("user:reset-password", "--email", "LOST@example.com");
+    expect(result.code).toBe(0);
+    const password = /new password for lost@example.com: (\S{24})\n/.exec(result.out)?.[1];
+    expect(password).toBeDefined();
+    const after = (await app.pool.query("SELECT password_hash, session_version FROM users WHERE email = 'lost@example.com'")).rows[0];
+    expect(after.session_version).toBe(before.session_version + 1);
+    expect(await verifyPassword(password!, after.password_hash)).toBe(true);
+    expect(await verifyPassword("the first long password", after.password_hash)).toBe(false);
+    const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'password_reset'");
+    expect(audit).toEqual([{ actor: expect.stringMatching(/^cli:/), details: { email: "lost@example.com" } }]);
+    expect(cli("user:reset-password", "--email", "nobody@example.com")).toMatchObject({ code: 1, out: expect.stringContaining("no user") });
   });
 });

@@ -7,8 +7,8 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { describeZodError } from "@/lib/http/app-error";
-import { createUser, type CreateUserInput } from "@/lib/auth/users";
-import { createPrisma } from "@/lib/db/prisma";
+import { createUser, resetPassword, type CreateUserInput } from "@/lib/auth/users";
+import { createPrisma, type PrismaClient } from "@/lib/db/prisma";
 import { eventFilterSchema } from "@/lib/inbox/event-filter";
 import { replayEvents } from "@/lib/inbox/replay-events";
 import { runRetention } from "@/lib/inbox/archive-settled-events";
@@ -37,7 +37,9 @@ const USAGE = `usage: npm run cli -- <command> [options]
   user:create             add a console user
       --email E --role R    R: viewer, support, finance or admin
       --name N              optional display name
-      --password P          optional (12+ characters); without it one is generated and printed once`;
+      --password P          optional (12+ characters); without it one is generated and printed once
+  user:reset-password     give a user a new generated password (printed once) and end their sessions
+      --email E`;
 
 type CliDeps = { config: AppConfig; pool: Pool; boss: PgBoss };
 
@@ -86,6 +88,19 @@ function restoreSelector(values: { id?: string[]; provider?: string; from?: stri
   return { provider: values.provider, from: new Date(`${values.from}T00:00:00Z`), to };
 }
 
+async function withPrisma(work: (prisma: PrismaClient) => Promise<void>): Promise<void> {
+  const pool = createPool(requireDatabaseUrl(appConfig()), 1, "webhook-inbox:cli");
+  const prisma = createPrisma(pool);
+  try {
+    await work(prisma);
+  } finally {
+    await prisma.$disconnect();
+    await pool.end();
+  }
+}
+
+const cliActor = () => `cli:${userInfo().username}`;
+
 async function main(argv: string[]): Promise<number> {
   loadEnvFiles();
   const [command, ...rest] = argv;
@@ -115,9 +130,8 @@ async function main(argv: string[]): Promise<number> {
         receivedTo: values.until,
         type: values.type,
       });
-      const actor = `cli:${userInfo().username}`;
       const result = await withQueue((dependencies) =>
-        replayEvents(dependencies, filter, { actor, dryRun: values["dry-run"] }),
+        replayEvents(dependencies, filter, { actor: cliActor(), dryRun: values["dry-run"] }),
       );
       const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
       console.log(`${result.dryRun ? "would replay" : "replayed"} ${result.total} event(s)${perProvider ? ` (${perProvider})` : ""}`);
@@ -162,16 +176,19 @@ async function main(argv: string[]): Promise<number> {
         args: rest,
         options: { email: { type: "string" }, role: { type: "string" }, name: { type: "string" }, password: { type: "string" } },
       });
-      const pool = createPool(requireDatabaseUrl(appConfig()), 1, "webhook-inbox:cli");
-      const prisma = createPrisma(pool);
-      try {
-        const actor = `cli:${userInfo().username}`;
-        const { user, password } = await createUser(prisma, { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password }, actor);
+      await withPrisma(async (prisma) => {
+        const { user, password } = await createUser(prisma, { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password }, cliActor());
         console.log(`created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password}`}`);
-      } finally {
-        await prisma.$disconnect();
-        await pool.end();
-      }
+      });
+      return 0;
+    }
+    case "user:reset-password": {
+      const { values } = parseArgs({ args: rest, options: { email: { type: "string" } } });
+      await withPrisma(async (prisma) => {
+        const { user, password } = await resetPassword(prisma, values.email ?? "", cliActor());
+        console.log(`new password for ${user.email}: ${password}`);
+        console.log("(shown once; their sessions have been signed out)");
+      });
       return 0;
     }
     default:

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { appConfig, childEnv, setEnv } from "@/lib/config/env";
-import { loadEnvFiles } from "@/lib/config/env-files";
-import { ensureDemoAdmin } from "@/lib/auth/users";
+import { resolve } from "node:path";
+import { appConfig, childEnv, setEnv, type AppConfig } from "@/lib/config/env";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
+import { announceUsers, prepareEnvironment, type LaunchMode } from "./launch-environment";
 
 // `npm run dev` / `npm start`: one command for the whole app. Without DATABASE_URL it starts the
 // embedded PostgreSQL (data under .data/), applies migrations, then runs the web server and the
@@ -53,8 +53,8 @@ function shutdownNow(exitCode: number) {
 }
 
 /** Starts the embedded database in its own process group (see worker/embedded-database.ts). */
-function startDatabaseProcess(): Promise<EmbeddedInfo> {
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/embedded-database.ts"], {
+function startDatabaseProcess(dataDir: string): Promise<EmbeddedInfo> {
+  const child = spawn(process.execPath, ["--import", "tsx", "worker/embedded-database.ts", dataDir], {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     detached: true,
   });
@@ -68,18 +68,12 @@ function startDatabaseProcess(): Promise<EmbeddedInfo> {
 process.on("SIGINT", () => shutdownNow(0));
 process.on("SIGTERM", () => shutdownNow(0));
 
-/** On a database without users, creates the demo admin and prints its password, this once. */
-async function printDemoAdmin(url: string, email: string) {
+/** Creates the demo admin (dev) or says how to add the first user (start). */
+async function printUsersNotice(url: string, config: AppConfig, embedded: boolean) {
   const pool = createPool(url, 1, "webhook-inbox:launcher");
   const prisma = createPrisma(pool);
   try {
-    const admin = await ensureDemoAdmin(prisma, email);
-    if (admin) {
-      console.log("[launcher] ──────────────────────────────────────────────────────────────");
-      console.log(`[launcher] Demo admin created. Sign in as ${admin.email} with password: ${admin.password}`);
-      console.log("[launcher] (shown once; create more users with `npm run cli -- user:create`)");
-      console.log("[launcher] ──────────────────────────────────────────────────────────────");
-    }
+    await announceUsers(prisma, mode as LaunchMode, config, embedded);
   } finally {
     await prisma.$disconnect();
     await pool.end();
@@ -87,13 +81,10 @@ async function printDemoAdmin(url: string, email: string) {
 }
 
 async function main() {
-  const loaded = loadEnvFiles();
-  if (loaded.includes(".env.example")) {
-    console.log("[launcher] no DATABASE_URL: local trial mode, development secrets from .env.example");
-  }
-  let config = appConfig();
-  if (!config.databaseUrl) {
-    const embedded = await startDatabaseProcess();
+  let config = prepareEnvironment(mode as LaunchMode);
+  const embeddedDatabase = !config.databaseUrl;
+  if (embeddedDatabase) {
+    const embedded = await startDatabaseProcess(resolve(config.dataDir, "postgres"));
     setEnv("DATABASE_URL", embedded.url);
     config = appConfig();
     console.log(`[launcher] embedded PostgreSQL on 127.0.0.1:${embedded.port} (data in ${embedded.dataDir})`);
@@ -103,7 +94,7 @@ async function main() {
   console.log(
     `[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`,
   );
-  await printDemoAdmin(url, config.demoAdminEmail);
+  await printUsersNotice(url, config, embeddedDatabase);
   if (shuttingDown) return;
 
   const env = childEnv({
@@ -112,9 +103,10 @@ async function main() {
     NEXTAUTH_URL: config.publicUrl ?? `http://localhost:${config.port}`,
     LOG_FORMAT: config.logFormat ?? (mode === "dev" ? "pretty" : "json"),
   });
-  const nextArgs = mode === "dev" ? ["dev", "-p", String(config.port)] : ["start", "-p", String(config.port)];
+  // Production serves through our own server, which hands Next the client's socket address.
+  const webArgs = mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : ["--import", "tsx", "worker/web-server.ts"];
   // Separate bulkheads: each is restarted on its own if it dies; neither stops the other.
-  run("web", [nextBin, ...nextArgs], env);
+  run("web", webArgs, env);
   run("worker", ["--import", "tsx", "worker/main.ts"], env, true);
   console.log(`[launcher] web on http://localhost:${config.port} · worker started · Ctrl-C stops both`);
 }

@@ -7,14 +7,17 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 import { authOptions } from "./auth";
 
 /**
- * The signed-in user, read from the database on every request: a role change or a disabled account
- * takes effect at once, not when the session token expires.
+ * The signed-in user, read from the database on every request: sign-out, a password reset, a role
+ * change or a disabled account take effect at once (the token's session version no longer matches),
+ * not when the token expires.
  */
 export async function currentUser(): Promise<UserView | null> {
   const session = await getServerSession(authOptions());
   const id = Number(session?.user?.id);
-  if (!Number.isInteger(id) || id <= 0) return null;
-  return findActiveUser(webRuntime().prisma, id);
+  const version = session?.user?.sessionVersion;
+  // A token without a version predates session versions: treat it as signed out.
+  if (!Number.isInteger(id) || id <= 0 || typeof version !== "number") return null;
+  return findActiveUser(webRuntime().prisma, id, version);
 }
 
 /** For pages: signed out -> /login; signed in without the permission -> the 403 page. */

@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { appConfig } from "@/lib/config/env";
+import { sameOriginPath } from "@/lib/http/same-origin-path";
 import { LoginForm } from "./login-form.client";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -8,7 +10,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   return (
     <main className="login panel">
       <h1>Webhook Inbox</h1>
-      <LoginForm initialError={error ?? null} callbackUrl={callbackUrl?.startsWith("/") ? callbackUrl : "/"} />
+      <LoginForm initialError={error ?? null} callbackUrl={sameOriginPath(callbackUrl, appConfig().publicUrl)} />
     </main>
   );
 }

@@ -16,7 +16,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "15" },
   },
 });
-loadEnvFiles();
+loadEnvFiles({ developmentDefaults: true });
 const secret = appConfig().providers.stripe.secrets[0];
 if (!secret) throw new Error("WEBHOOK_SECRET_STRIPE is not set");
 

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { freePort } from "@/lib/db/embedded";
 
-// Starts the built app (`next start`) and a real worker process against a test database, the way
-// `npm start` does, on a free port.
+// Starts the built app (our web server around Next, as `npm start` runs it) and a real worker process
+// against a test database, the way `npm start` does, on a free port.
 
 export type AppServer = { url: string; stop: () => Promise<void>; logs: string[] };
 
@@ -34,11 +33,10 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
   if (!existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first (npm test does)");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), NEXTAUTH_URL: url, NODE_ENV: "production" };
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), NEXTAUTH_URL: url, ...env, NODE_ENV: "production" };
   const logs: string[] = [];
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const children = [
-    spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+    spawn(process.execPath, ["--import", "tsx", "worker/web-server.ts", "--hostname", "127.0.0.1"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
     spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
   ];
   for (const child of children) {

@@ -242,7 +242,7 @@ async function serve(options: Options): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  loadEnvFiles();
+  loadEnvFiles({ developmentDefaults: true });
   const options = parse(argv);
   if (options.command === "run") return run(options);
   if (options.command === "serve") return serve(options);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { authenticate } from "./login";
 import { hashPassword, verifyPassword } from "./password";
-import { createUser, ensureDemoAdmin, updateUser } from "./users";
+import { createUser, currentSessionVersion, endSessions, ensureDemoAdmin, findActiveUser, resetPassword, updateUser } from "./users";
 
 let app: TestApp;
 const PASSWORD = "a long enough password";
@@ -55,18 +55,80 @@ describe("authenticate", () => {
     expect(reasons).toEqual(["wrong_password", "unknown_email", "disabled"]);
   });
 
-  it("locks an account after repeated failures, even for the right password, and per IP across accounts", async () => {
+  // Failures are dated by the database clock: "time passes" moves them back, no sleeping.
+  const age = (seconds: number) => app.pool.query("UPDATE audit_log SET at = at - make_interval(secs => $1)", [seconds]);
+
+  it("backs off one account from one address, doubling, while the owner elsewhere still signs in", async () => {
+    await createUser(app.prisma, { email: "admin@example.com", role: "admin", password: PASSWORD }, "test");
+    for (let i = 0; i < 3; i++) expect((await login("admin@example.com", "guess", "10.6.6.6")).ok).toBe(false);
+    // The attacker's address waits, even with the right password...
+    expect(await login("admin@example.com", PASSWORD, "10.6.6.6")).toEqual({ ok: false, reason: "rate_limited" });
+    // ...but the admin, from their own address, is not locked out.
+    expect((await login("admin@example.com", PASSWORD, "10.0.0.1")).ok).toBe(true);
+    // 3 free failures, then 30 s; the next failure doubles it to 60 s.
+    await age(31);
+    expect(await login("admin@example.com", "guess", "10.6.6.6")).toEqual({ ok: false, reason: "invalid" });
+    await age(31);
+    expect(await login("admin@example.com", PASSWORD, "10.6.6.6")).toEqual({ ok: false, reason: "rate_limited" });
+    await age(30);
+    expect((await login("admin@example.com", PASSWORD, "10.6.6.6")).ok).toBe(true);
+    // A success from that address clears its count.
+    expect(await login("admin@example.com", "guess", "10.6.6.6")).toEqual({ ok: false, reason: "invalid" });
+    expect((await login("admin@example.com", PASSWORD, "10.6.6.6")).ok).toBe(true);
+  });
+
+  it("caps the backoff at the window and forgets failures after a day", async () => {
     await createUser(app.prisma, { email: "cy@example.com", role: "finance", password: PASSWORD }, "test");
-    for (let i = 0; i < 3; i++) expect((await login("cy@example.com", "guess")).ok).toBe(false);
+    for (let i = 0; i < 10; i++) await login("cy@example.com", "guess");
+    await app.pool.query("DELETE FROM audit_log WHERE details->>'reason' = 'rate_limited'");
     expect(await login("cy@example.com", PASSWORD)).toEqual({ ok: false, reason: "rate_limited" });
-    // Another IP can't sign in to the locked account either, but other accounts are unaffected...
-    expect(await login("cy@example.com", PASSWORD, "10.9.9.9")).toEqual({ ok: false, reason: "rate_limited" });
+    await age(15 * 60 + 1);
+    expect((await login("cy@example.com", PASSWORD)).ok).toBe(true);
+    await app.pool.query("TRUNCATE audit_log");
+    for (let i = 0; i < 4; i++) await login("cy@example.com", "guess");
+    await age(24 * 3600 + 1);
+    expect((await login("cy@example.com", PASSWORD)).ok).toBe(true);
+  });
+
+  it("refuses an address that fails on many accounts (4 x the per-account limit)", async () => {
     await createUser(app.prisma, { email: "di@example.com", role: "viewer", password: PASSWORD }, "test");
-    expect((await login("di@example.com", PASSWORD, "10.9.9.9")).ok).toBe(true);
-    // ...until one IP has failed on many accounts (4 x the per-account limit).
     for (let i = 0; i < 12; i++) await login(`spray${i}@example.com`, "guess", "10.6.6.6");
     expect(await login("di@example.com", PASSWORD, "10.6.6.6")).toEqual({ ok: false, reason: "rate_limited" });
     expect((await login("di@example.com", PASSWORD, "10.7.7.7")).ok).toBe(true);
+  });
+});
+
+describe("sessions and password resets", () => {
+  it("bumps the session version on reset, role change and disable, not on a no-op update", async () => {
+    const { user } = await createUser(app.prisma, { email: "ed@example.com", role: "support", password: PASSWORD }, "test");
+    await createUser(app.prisma, { email: "root@example.com", role: "admin", password: PASSWORD }, "test");
+    const signedIn = await login("ed@example.com", PASSWORD);
+    if (!signedIn.ok) throw new Error("sign-in failed");
+    expect(await findActiveUser(app.prisma, user.id, signedIn.sessionVersion)).toMatchObject({ email: "ed@example.com" });
+    await updateUser(app.prisma, { id: user.id, role: "support" }, "root@example.com");
+    expect(await currentSessionVersion(app.prisma, user.id)).toBe(signedIn.sessionVersion);
+    await updateUser(app.prisma, { id: user.id, role: "finance" }, "root@example.com");
+    expect(await findActiveUser(app.prisma, user.id, signedIn.sessionVersion)).toBeNull();
+    await updateUser(app.prisma, { id: user.id, disabled: true }, "root@example.com");
+    expect(await currentSessionVersion(app.prisma, user.id)).toBe(signedIn.sessionVersion + 2);
+    await endSessions(app.prisma, user.id);
+    expect(await currentSessionVersion(app.prisma, user.id)).toBe(signedIn.sessionVersion + 3);
+  });
+
+  it("resets a password: the new one works once handed over, the old one and old sessions don't, audited", async () => {
+    await createUser(app.prisma, { email: "fay@example.com", role: "admin", password: PASSWORD }, "test");
+    const before = await login("fay@example.com", PASSWORD);
+    if (!before.ok) throw new Error("sign-in failed");
+    const { password } = await resetPassword(app.prisma, " FAY@example.com", "cli:ops");
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(await findActiveUser(app.prisma, before.user.id, before.sessionVersion)).toBeNull();
+    expect(await login("fay@example.com", PASSWORD)).toEqual({ ok: false, reason: "invalid" });
+    expect((await login("fay@example.com", password)).ok).toBe(true);
+    const audit = (await auditActions()).filter((row) => row.action === "password_reset");
+    expect(audit).toEqual([{ actor: "cli:ops", action: "password_reset", ip: null, reason: null }]);
+    const details = await app.pool.query("SELECT details FROM audit_log WHERE action = 'password_reset'");
+    expect(details.rows[0].details).toEqual({ email: "fay@example.com" });
+    await expect(resetPassword(app.prisma, "ghost@example.com", "cli:ops")).rejects.toThrow(/no user/);
   });
 });
 

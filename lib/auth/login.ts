@@ -8,26 +8,50 @@ import type { UserView } from "./users";
 import { findActiveUser } from "./users";
 
 export type LoginDeps = { prisma: PrismaClient; pool: Pool; config: AppConfig };
-export type LoginResult = { ok: true; user: UserView } | { ok: false; reason: "invalid" | "rate_limited" };
+export type LoginResult =
+  | { ok: true; user: UserView; sessionVersion: number }
+  | { ok: false; reason: "invalid" | "rate_limited" };
 
 // Compared against when the e-mail is unknown, so both paths cost one scrypt.
 let decoyHash: Promise<string> | undefined;
 
-/** Failed logins in the window, for this account and for this IP. */
-async function recentFailures(pool: Pool, email: string, ip: string | null, windowMinutes: number) {
-  const { rows } = await pool.query<{ account: number; address: number }>(
-    `SELECT count(*) FILTER (WHERE actor = $1)::int AS account,
-            count(*) FILTER (WHERE $2::text IS NOT NULL AND ip = $2)::int AS address
-       FROM audit_log
-      WHERE action = 'login_failed' AND at > now() - make_interval(mins => $3)`,
-    [email, ip, windowMinutes],
+// Failures of one account from one address count until it signs in there, or for a day.
+const PAIR_MEMORY_HOURS = 24;
+
+/**
+ * Is this account locked for this address? After `maxFailures` wrong passwords from one address the
+ * account must wait there, doubling with each further failure (backoffSeconds, x2, x4..., capped at the
+ * window). Only that address waits: someone guessing from elsewhere can't lock the owner out. And is
+ * the address itself spraying (many failures over any accounts in the window)?
+ */
+async function loginBlocked(pool: Pool, email: string, ip: string | null, login: AppConfig["login"]): Promise<boolean> {
+  const { rows } = await pool.query<{ pair: number; locked_until: Date | null; now: Date; address: number }>(
+    `WITH since AS (
+       SELECT GREATEST(now() - make_interval(hours => $4::int),
+                       COALESCE((SELECT max(at) FROM audit_log
+                                  WHERE actor = $1 AND action = 'login' AND ip IS NOT DISTINCT FROM $2), '-infinity')) AS at
+     ), pair AS (
+       SELECT count(*)::int AS n, max(a.at) AS last
+         FROM audit_log a, since
+        WHERE a.actor = $1 AND a.action = 'login_failed' AND a.ip IS NOT DISTINCT FROM $2 AND a.at > since.at
+          AND a.details->>'reason' IS DISTINCT FROM 'rate_limited'
+     )
+     SELECT pair.n AS pair,
+            CASE WHEN pair.n >= $5::int THEN pair.last + make_interval(secs => LEAST($6::int * power(2, pair.n - $5::int), $3::int * 60)) END AS locked_until,
+            now() AS now,
+            (SELECT count(*)::int FROM audit_log
+              WHERE action = 'login_failed' AND $2::text IS NOT NULL AND ip = $2 AND at > now() - make_interval(mins => $3::int)) AS address
+       FROM pair`,
+    [email, ip, login.windowMinutes, PAIR_MEMORY_HOURS, login.maxFailures, login.backoffSeconds],
   );
-  return rows[0]!;
+  const row = rows[0]!;
+  const pairLocked = row.locked_until !== null && row.locked_until > row.now;
+  return pairLocked || row.address >= login.maxFailures * 4;
 }
 
 /**
- * Checks credentials, rate-limited per account and per IP (an IP gets a few accounts' worth of
- * tries), and writes every outcome to the audit log.
+ * Checks credentials, with backoff per account and address and a cap per address (see loginBlocked),
+ * and writes every outcome to the audit log.
  */
 export async function authenticate(
   deps: LoginDeps,
@@ -35,9 +59,7 @@ export async function authenticate(
 ): Promise<LoginResult> {
   // A NUL can't reach the database (it would refuse the query and next-auth would echo its text).
   const email = storableText(input.email.trim().toLowerCase().slice(0, 320));
-  const { maxFailures, windowMinutes } = deps.config.login;
-  const failures = await recentFailures(deps.pool, email, input.ip, windowMinutes);
-  if (failures.account >= maxFailures || failures.address >= maxFailures * 4) {
+  if (await loginBlocked(deps.pool, email, input.ip, deps.config.login)) {
     await recordAudit(deps.pool, { actor: email, action: "login_failed", ip: input.ip, details: { reason: "rate_limited" } });
     return { ok: false, reason: "rate_limited" };
   }
@@ -45,11 +67,11 @@ export async function authenticate(
   decoyHash ??= hashPassword("decoy password, never valid");
   const valid = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
   const active = user && valid ? await findActiveUser(deps.prisma, Number(user.id)) : null;
-  if (!active) {
+  if (!active || !user) {
     const reason = !user ? "unknown_email" : !valid ? "wrong_password" : "disabled";
     await recordAudit(deps.pool, { actor: email, action: "login_failed", ip: input.ip, details: { reason } });
     return { ok: false, reason: "invalid" };
   }
   await recordAudit(deps.pool, { actor: email, action: "login", ip: input.ip });
-  return { ok: true, user: active };
+  return { ok: true, user: active, sessionVersion: user.sessionVersion };
 }

@@ -69,11 +69,14 @@ export async function updateUser(prisma: PrismaClient, input: z.input<typeof upd
       const admins = await tx.user.count({ where: { role: "admin", disabledAt: null } });
       if (admins <= 1) throw new AppError("CONFLICT", "this is the last active admin: add another admin first");
     }
+    const changesAccess = (role !== undefined && role !== user.role) || (disabled !== undefined && disabled !== !!user.disabledAt);
     const updated = await tx.user.update({
       where: { id: user.id },
       data: {
         ...(role ? { role } : {}),
         ...(disabled === undefined ? {} : { disabledAt: disabled ? (user.disabledAt ?? new Date()) : null }),
+        // Sessions signed in under the old role (or before the account was disabled) end now.
+        ...(changesAccess ? { sessionVersion: { increment: 1 } } : {}),
       },
     });
     await tx.auditLog.create({
@@ -88,10 +91,47 @@ export async function listUsers(prisma: PrismaClient): Promise<UserView[]> {
   return users.map(view);
 }
 
-/** The signed-in user as the database has them now (a disabled or deleted user is no one). */
-export async function findActiveUser(prisma: PrismaClient, id: number): Promise<UserView | null> {
+/**
+ * The signed-in user as the database has them now (a disabled or deleted user is no one). With a
+ * session version, a session issued before the last sign-out, password reset or access change is no
+ * one either.
+ */
+export async function findActiveUser(prisma: PrismaClient, id: number, sessionVersion?: number): Promise<UserView | null> {
   const user = await prisma.user.findUnique({ where: { id: BigInt(id) } });
-  return user && !user.disabledAt ? view(user) : null;
+  if (!user || user.disabledAt) return null;
+  if (sessionVersion !== undefined && user.sessionVersion !== sessionVersion) return null;
+  return view(user);
+}
+
+/** The version a new session of this user carries. */
+export async function currentSessionVersion(prisma: PrismaClient, id: number): Promise<number | null> {
+  const user = await prisma.user.findUnique({ where: { id: BigInt(id) }, select: { sessionVersion: true } });
+  return user?.sessionVersion ?? null;
+}
+
+/** Ends every session of a user (sign-out ends them on every device). */
+export async function endSessions(prisma: PrismaClient, id: number): Promise<void> {
+  await prisma.user.updateMany({ where: { id: BigInt(id) }, data: { sessionVersion: { increment: 1 } } });
+}
+
+/**
+ * Gives a user a new generated password (returned once, to hand over), ends their sessions and
+ * audits it: the way back in for someone who lost a one-time password.
+ */
+export async function resetPassword(prisma: PrismaClient, email: string, actor: string): Promise<{ user: UserView; password: string }> {
+  const address = z.email().max(320).parse(email.trim()).toLowerCase();
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  return prisma.$transaction(async (tx) => {
+    const found = await tx.user.findUnique({ where: { email: address } });
+    if (!found) throw new AppError("NOT_FOUND", `no user with e-mail ${address}`);
+    const user = await tx.user.update({
+      where: { id: found.id },
+      data: { passwordHash, sessionVersion: { increment: 1 } },
+    });
+    await tx.auditLog.create({ data: auditRow({ actor, action: "password_reset", details: { email: address } }) });
+    return { user: view(user), password };
+  });
 }
 
 /** On a database with no users, creates the demo admin and returns its one-time credentials. */

@@ -5,12 +5,12 @@ import { resetConfig } from "./env";
 // file access by a computed path in a route's import graph makes Next trace the whole project.
 
 /**
- * Loads `.env` into process.env for variables not already set. When the database is embedded (no
- * DATABASE_URL anywhere) the app is a local trial, so `.env.example`'s development secrets fill what
- * is still missing; a deployment with its own DATABASE_URL never picks up example secrets.
+ * Loads `.env` into process.env for variables not already set. With `developmentDefaults` (only
+ * `npm run dev` and the developer tools that talk to it: simulator, benchmarks) and no DATABASE_URL,
+ * `.env.example`'s development values fill what is still missing. Production never reads it.
  * Returns the files that were loaded.
  */
-export function loadEnvFiles(cwd: string = process.cwd()): string[] {
+export function loadEnvFiles(options: { developmentDefaults?: boolean } = {}, cwd: string = process.cwd()): string[] {
   const loaded: string[] = [];
   const load = (file: string) => {
     const path = `${cwd}/${file}`;
@@ -19,7 +19,7 @@ export function loadEnvFiles(cwd: string = process.cwd()): string[] {
     loaded.push(file);
   };
   load(".env");
-  if (!process.env.DATABASE_URL) load(".env.example");
+  if (options.developmentDefaults && !process.env.DATABASE_URL) load(".env.example");
   resetConfig();
   return loaded;
 }

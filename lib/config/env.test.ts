@@ -48,4 +48,29 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PAGARME_SIGNATURES: "rs256,md5" })).toThrow(/PAGARME_SIGNATURES/);
     expect(loadConfig({ ZOOP_MARKETPLACE_ID: "mp_1", ZOOP_API_KEY: "zpk" }).providers.zoop.credentials).toEqual({ apiKey: "zpk", marketplaceId: "mp_1" });
   });
+
+  it("refuses, in production only, any variable holding one of .env.example's development secrets", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const text = await readFile(new URL("../../.env.example", import.meta.url), "utf8");
+    // Every secret the example file ships is on the refused list.
+    const secrets = text
+      .split("\n")
+      .map((line) => /^(AUTH_SECRET|PAYMENTS_API_TOKENS|WEBHOOK_SECRET_\w+|\w+_TOKENS?)=(.+)$/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => [match[1]!, match[2]!] as const);
+    expect(secrets.length).toBeGreaterThanOrEqual(4);
+    for (const [name, value] of secrets) {
+      expect(() => loadConfig({ NODE_ENV: "production", [name]: value }), name).toThrow(new RegExp(`${name}: holds a development value`));
+      expect(() => loadConfig({ NODE_ENV: "development", [name]: value })).not.toThrow();
+    }
+    // Also as one of several (a rotation list) and under any name.
+    expect(() => loadConfig({ NODE_ENV: "production", PAYMENTS_API_TOKENS: "real-token,dev-payments-token" })).toThrow(/PAYMENTS_API_TOKENS/);
+    expect(() => loadConfig({ NODE_ENV: "production", WEBHOOK_SECRET_STANDARD: "whsec_dev_stripe_change_me" })).toThrow(/WEBHOOK_SECRET_STANDARD/);
+    expect(loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a-real-secret-0123456789abcdef-0123456789" }).nodeEnv).toBe("production");
+  });
+
+  it("validates TRUSTED_PROXIES", () => {
+    expect(loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1" }).trustedProxies).toEqual(["10.0.0.0/8", "127.0.0.1"]);
+    expect(() => loadConfig({ TRUSTED_PROXIES: "10.0.0.0/40" })).toThrow(/TRUSTED_PROXIES/);
+  });
 });

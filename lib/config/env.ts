@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { isProxyEntry } from "../http/client-address";
+import { variablesWithDevelopmentValues } from "./development-values";
 import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
 import { senderVocabularySchema, type SenderVocabulary } from "./sender-vocabulary";
 
@@ -124,6 +126,8 @@ export type PagarmeSignatureScheme = (typeof PAGARME_SIGNATURE_SCHEMES)[number];
 const DEFAULT_PAGARME_JWKS_URL = "https://hubapi.pagar.me/.well-known/jwks.json";
 
 const baseSchema = z.object({
+  // Set by Next (`next start` production, `next dev` development), vitest (test) and our launcher.
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
@@ -131,6 +135,7 @@ const baseSchema = z.object({
   DATABASE_POOL_MAX: positiveInt(10),
   DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
   DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
+  DATA_DIR: z.string().default(".data"),
   PORT: positiveInt(3000),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
@@ -160,6 +165,8 @@ const baseSchema = z.object({
   NEXTAUTH_URL: z.url().optional(),
   LOGIN_MAX_FAILURES: positiveInt(5),
   LOGIN_WINDOW_MINUTES: positiveInt(15),
+  LOGIN_BACKOFF_SECONDS: positiveInt(30),
+  TRUSTED_PROXIES: csv.refine((entries) => entries.every(isProxyEntry), "must be comma-separated IP addresses or CIDR ranges"),
   DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
@@ -183,10 +190,13 @@ export type ProviderConfig = {
 };
 
 export type AppConfig = {
+  nodeEnv: "development" | "production" | "test";
   databaseUrl: string | undefined;
   databasePoolMax: number;
   /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
   databaseTimeouts: { connectMs: number; statementMs: number };
+  /** Where the launcher keeps the embedded database and generated production secrets. */
+  dataDir: string;
   port: number;
   bodyLimitBytes: number;
   toleranceSeconds: number;
@@ -210,7 +220,14 @@ export type AppConfig = {
   authSecret: string | undefined;
   /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
   publicUrl: string | undefined;
-  login: { maxFailures: number; windowMinutes: number };
+  /**
+   * maxFailures wrong passwords from one address, then that address waits backoffSeconds, doubling
+   * per further failure, capped at windowMinutes; an address failing maxFailures x 4 times on any
+   * accounts within windowMinutes is refused.
+   */
+  login: { maxFailures: number; windowMinutes: number; backoffSeconds: number };
+  /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
+  trustedProxies: string[];
   demoAdminEmail: string;
   logLevel: "debug" | "info" | "warn" | "error";
   /** Bulk replays larger than this need the count typed as confirmation. */
@@ -253,6 +270,12 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     ...(vocabulary.success ? [] : vocabulary.error.issues),
     ...providerResults.flatMap(([, result]) => (result.success ? [] : result.error.issues)),
   ].map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
+  // The development values are public: production refuses them rather than run with them.
+  if (env.NODE_ENV === "production") {
+    for (const name of variablesWithDevelopmentValues(env)) {
+      problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
+    }
+  }
   if (!base.success || !vocabulary.success || problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   }
@@ -265,9 +288,11 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   const pagarmeSignatures: PagarmeSignatureScheme[] = b.PAGARME_SIGNATURES.length > 0 ? b.PAGARME_SIGNATURES : ["rs256"];
   providers.pagarme.enabled ||= b.PAGARME_SIGNATURES.length > 0;
   return {
+    nodeEnv: b.NODE_ENV,
     databaseUrl: b.DATABASE_URL,
     databasePoolMax: b.DATABASE_POOL_MAX,
     databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
+    dataDir: b.DATA_DIR,
     port: b.PORT,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
@@ -292,7 +317,8 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     healthTokens: b.HEALTH_TOKENS,
     authSecret: b.AUTH_SECRET,
     publicUrl: b.NEXTAUTH_URL,
-    login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES },
+    login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
+    trustedProxies: b.TRUSTED_PROXIES,
     demoAdminEmail: b.DEMO_ADMIN_EMAIL,
     logLevel: b.LOG_LEVEL,
     replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,

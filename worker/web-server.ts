@@ -1,0 +1,44 @@
+import { createServer } from "node:http";
+import next from "next";
+import { appConfig } from "@/lib/config/env";
+import { PEER_ADDRESS_HEADER, trustPeerAddressHeader } from "@/lib/http/client-address";
+
+// The production web server (`npm start` runs it; `next start` would do the same minus this): Next's
+// handlers can't see the socket, so every request gets the peer address in a header we overwrite,
+// which lib/http/client-address reads together with TRUSTED_PROXIES. Args: [--hostname H].
+
+const config = appConfig();
+const hostnameIndex = process.argv.indexOf("--hostname");
+const hostname = hostnameIndex > 0 ? process.argv[hostnameIndex + 1] : undefined;
+
+trustPeerAddressHeader();
+const app = next({ dev: false, hostname, port: config.port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((request, response) => {
+  request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
+  handle(request, response).catch((error: unknown) => {
+    console.error("[web] request failed:", error instanceof Error ? error.name : "error");
+    if (!response.headersSent) response.statusCode = 500;
+    response.end();
+  });
+});
+server.listen(config.port, hostname, () => {
+  console.log(`[web] listening on ${hostname ?? "all interfaces"}:${config.port}`);
+});
+
+let stopping = false;
+function stop() {
+  if (stopping) return;
+  stopping = true;
+  server.close(() => {
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+  server.closeIdleConnections();
+}
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
