@@ -99,6 +99,7 @@ const baseSchema = z.object({
     .optional(),
   DATABASE_POOL_MAX: positiveInt(10),
   PORT: positiveInt(3000),
+  INGEST_PORT: positiveInt(3001),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
@@ -144,6 +145,8 @@ export type AppConfig = {
   databaseUrl: string | undefined;
   databasePoolMax: number;
   port: number;
+  /** Port of `npm run ingest`, the dedicated webhook server. */
+  ingestPort: number;
   bodyLimitBytes: number;
   toleranceSeconds: number;
   signatureFailuresMax: number;
@@ -198,6 +201,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     databaseUrl: b.DATABASE_URL,
     databasePoolMax: b.DATABASE_POOL_MAX,
     port: b.PORT,
+    ingestPort: b.INGEST_PORT,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
     signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,

@@ -1,7 +1,7 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
-import { withTransaction, type Pool } from "../db/pool";
-import { dispatchEvents } from "../queue/boss";
+import type { Pool } from "../db/pool";
+import { webhookJobInsertCte } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import { rawBodyKey } from "../providers/signature";
 import { ParseError, type HeaderMap, type NormalizedEvent, type ProviderDriver } from "../providers/types";
@@ -69,18 +69,19 @@ function jsonbText(payload: unknown): string | null {
 }
 
 // The ingest insert. ON CONFLICT DO NOTHING on (provider, event_id) is what deduplicates: under any
-// concurrency exactly one insert returns a row, and only that one enqueues a job.
+// concurrency exactly one insert returns a row, and only that row gets a job. Row and job are one
+// statement (pg-boss's own job insert as a second CTE): atomic without BEGIN/COMMIT, one round trip.
 const INSERT_EVENT = `
   INSERT INTO webhook_inbox (
     provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
     payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error
-  ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::timestamptz, $13, $14, $15)
+  ) VALUES ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13::timestamptz, $14, $15, $16)
   ON CONFLICT (provider, event_id) DO NOTHING
-  RETURNING id`;
+  RETURNING id, status`;
 
 /**
  * Verifies, normalizes and stores one delivery, and enqueues its processing job in the same
- * transaction: a committed row always has its job, a rolled-back one has neither.
+ * statement: a committed row always has its job, a failed statement leaves neither.
  */
 export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Promise<IngestOutcome> {
   const driver = findDriver(request.provider);
@@ -116,8 +117,17 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   }
   const status = event.error === undefined ? "pending" : "failed";
 
-  return withTransaction(deps.pool, async (client) => {
-    const { rows } = await client.query<{ id: number }>(INSERT_EVENT, [
+  const job = await webhookJobInsertCte(
+    deps.boss,
+    { id: 0, provider: driver.name, resourceId: event.resourceId, eventId: event.eventId },
+    { expireInSeconds: deps.config.worker.jobExpireSeconds },
+    "inserted",
+    "r.status = 'pending'",
+  );
+  const { rows } = await deps.pool.query<{ id: number }>(
+    `WITH inserted AS (${INSERT_EVENT}), job AS (${job.sql}) SELECT id FROM inserted`,
+    [
+      job.template,
       driver.name,
       event.eventId,
       event.eventIdDerived,
@@ -134,14 +144,9 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.precision,
       status,
       event.error ?? null,
-    ]);
-    const inserted = rows[0];
-    if (!inserted) return { kind: "duplicate", duplicate: true } as const;
-    if (status === "pending") {
-      await dispatchEvents(deps.boss, client, [
-        { id: inserted.id, provider: driver.name, resourceId: event.resourceId, eventId: event.eventId },
-      ], { expireInSeconds: deps.config.worker.jobExpireSeconds });
-    }
-    return { kind: "stored", inboxId: inserted.id, duplicate: false, status } as const;
-  });
+    ],
+  );
+  const inserted = rows[0];
+  if (!inserted) return { kind: "duplicate", duplicate: true };
+  return { kind: "stored", inboxId: inserted.id, duplicate: false, status };
 }

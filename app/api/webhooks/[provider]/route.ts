@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { ingestEvent } from "@/lib/inbox/ingest-event";
+import { ingestReply, unknownProvider } from "@/lib/inbox/ingest-reply";
 import { BodyTooLargeError, headerMap, readBodyWithLimit } from "@/lib/http/read-body";
 import { findDriver } from "@/lib/providers/registry";
 import { webRuntime } from "@/lib/runtime/web-runtime";
@@ -10,7 +11,7 @@ export const dynamic = "force-dynamic";
 /** A gateway delivers one webhook: verify, store once, enqueue, answer at once. */
 export const POST = withErrors(async (request: NextRequest, context: RouteContext<"/api/webhooks/[provider]">) => {
   const { provider } = await context.params;
-  if (!findDriver(provider)) return errorResponse(404, `unknown provider "${provider}"`, "NOT_FOUND");
+  if (!findDriver(provider)) return NextResponse.json(unknownProvider(provider), { status: 404 });
   const runtime = webRuntime();
 
   let rawBody: Buffer;
@@ -25,19 +26,6 @@ export const POST = withErrors(async (request: NextRequest, context: RouteContex
     { pool: runtime.pool, boss: await runtime.boss(), config: runtime.config },
     { provider, rawBody, headers: headerMap(request.headers), query: request.nextUrl.searchParams },
   );
-  switch (outcome.kind) {
-    case "stored":
-    case "duplicate":
-      return NextResponse.json({ received: true, duplicate: outcome.duplicate });
-    case "rejected":
-      return errorResponse(401, `invalid signature: ${outcome.reason}`, "INVALID_SIGNATURE");
-    case "not_configured":
-      console.error(
-        `[ingest] refusing ${outcome.provider} webhooks: no secret configured ` +
-          `(set WEBHOOK_SECRET_${outcome.provider.toUpperCase()}); unsigned events are never accepted`,
-      );
-      return errorResponse(503, `provider "${outcome.provider}" is not configured`, "NOT_CONFIGURED");
-    case "unknown_provider":
-      return errorResponse(404, `unknown provider "${provider}"`, "NOT_FOUND");
-  }
+  const reply = ingestReply(outcome, provider);
+  return NextResponse.json(reply.body, { status: reply.status });
 });
