@@ -4,6 +4,7 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients } from "@/lib/inbox/gateway-clients";
 import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
+import { compactHourlyCounts } from "@/lib/inbox/inbox-stats";
 import { executeReplayRun } from "@/lib/inbox/replay-runs";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
@@ -30,6 +31,7 @@ await boss.schedule(QUEUES.sweeper, config.sweeper.cron, null, { tz: "UTC" });
 await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
   const result = await sweepPending(deps);
   if (result.dispatched > 0) console.log(`[sweeper] re-dispatched ${result.dispatched} stale pending event(s)`);
+  await compactHourlyCounts(pool);
 });
 
 // Bulk replays from the console, one at a time per worker.

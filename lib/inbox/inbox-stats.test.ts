@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
-import { backlogSummary, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
+import { backlogSummary, compactHourlyCounts, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
 
 let app: TestApp;
 let seq = 0;
@@ -106,6 +106,21 @@ describe("the hourly rollup the overview reads", () => {
     const { rollup, truth } = await rollupAndTruth();
     expect(rollup).toEqual(truth);
     expect(truth.find((row) => row.provider === "pagarme" && row.status === "pending")?.n).toBe(8);
+  });
+
+  it("compacts old hours into one row per hour, provider and status, keeping every count", async () => {
+    // Rows written from several connections land in several slots.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => add("asaas", i % 3 === 0 ? "failed" : "processed", 5 * 60 + i)));
+    const before = await rollupAndTruth();
+    const statsBefore = await providerStats(app.pool);
+    expect(await compactHourlyCounts(app.pool)).toBeGreaterThan(0);
+    const after = await rollupAndTruth();
+    expect(after.rollup).toEqual(before.truth);
+    const { rows } = await app.pool.query(
+      `SELECT count(*)::int AS n FROM inbox_hourly_counts WHERE hour < date_trunc('hour', now(), 'UTC') - interval '2 hours' AND (slot <> 0 OR n = 0)`,
+    );
+    expect(rows[0].n).toBe(0);
+    expect(await providerStats(app.pool)).toEqual(statsBefore);
   });
 
   it("is emptied with the inbox by TRUNCATE", async () => {
