@@ -17,7 +17,10 @@ loadEnvFiles();
 const config = appConfig();
 const url = requireDatabaseUrl(config);
 const workerId = `${hostname()}:${process.pid}`;
-const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker");
+// Processing commits don't wait for the WAL flush: pg-boss completes each job afterwards with a
+// flushing commit, which makes everything the handler committed durable too; a database crash
+// before that leaves the job to retry and the event pending (docs/decisions.md).
+const pool = createPool(url, config.worker.concurrency + 2, "webhook-inbox:worker", { synchronousCommit: false });
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => console.error("[worker] queue error:", error.message));
 const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId };

@@ -8,8 +8,22 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
-export function createPool(connectionString: string, max = 10, applicationName = "webhook-inbox"): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
+export type PoolOptions = {
+  /**
+   * false: commits don't wait for the WAL flush (synchronous_commit=off). Only for work that is
+   * re-derived if a database crash loses its last few milliseconds (see the worker, docs/decisions.md);
+   * never for ingest, whose 2xx promises durability.
+   */
+  synchronousCommit?: boolean;
+};
+
+export function createPool(connectionString: string, max = 10, applicationName = "webhook-inbox", options: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: applicationName,
+    ...(options.synchronousCommit === false ? { options: "-c synchronous_commit=off" } : {}),
+  });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on("error", (error) => console.error("[db] idle client error:", error.message));
   return pool;
