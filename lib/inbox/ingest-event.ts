@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
@@ -79,6 +80,19 @@ const INSERT_EVENT = `
   ON CONFLICT (provider, event_id) DO NOTHING
   RETURNING id, status`;
 
+const statementNames = new Map<string, string>();
+
+// A prepared statement's name must always mean the same text on a connection; the text is constant
+// in practice, and a new one (another pg-boss statement) simply gets a new name.
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `ingest-event-${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 /**
  * Verifies, normalizes and stores one delivery, and enqueues its processing job in the same
  * statement: a committed row always has its job, a failed statement leaves neither.
@@ -124,9 +138,12 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     "inserted",
     "r.status = 'pending'",
   );
-  const { rows } = await deps.pool.query<{ id: number }>(
-    `WITH inserted AS (${INSERT_EVENT}), job AS (${job.sql}) SELECT id FROM inserted`,
-    [
+  const text = `WITH inserted AS (${INSERT_EVENT}), job AS (${job.sql}) SELECT id FROM inserted`;
+  const { rows } = await deps.pool.query<{ id: number }>({
+    // Prepared once per connection: the planner's work is not redone for every delivery.
+    name: statementName(text),
+    text,
+    values: [
       job.template,
       driver.name,
       event.eventId,
@@ -145,7 +162,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       status,
       event.error ?? null,
     ],
-  );
+  });
   const inserted = rows[0];
   if (!inserted) return { kind: "duplicate", duplicate: true };
   return { kind: "stored", inboxId: inserted.id, duplicate: false, status };
