@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
-import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool } from "@/lib/db/pool";
 import { ingestEvent } from "@/lib/inbox/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
-import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
 import { generateHistories } from "../simulator/history";
+import { freshBenchDatabase } from "./bench-database";
 import { processRssMb } from "./group-rss";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]`: how fast
@@ -37,10 +36,7 @@ async function pendingCount(pool: ReturnType<typeof createPool>): Promise<number
 
 async function benchmark(workers: number, rollup = true): Promise<number> {
   const name = `webhook_inbox_bench_${process.pid}_${workers}`;
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = databaseUrl(name);
-  await migrateDatabase(url);
+  const { url, drop } = await freshBenchDatabase(name);
   const env = {
     DATABASE_URL: url,
     WEBHOOK_SECRET_STRIPE: secrets.stripe,
@@ -107,7 +103,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)))));
     await boss.stop({ graceful: false });
     await pool.end();
-    await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await drop();
   }
 }
 

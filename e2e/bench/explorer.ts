@@ -1,11 +1,10 @@
 import { parseArgs } from "node:util";
-import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { backlogSummary, hourlyVolume, providerStats } from "@/lib/inbox/inbox-stats";
 import { countEvents } from "@/lib/inbox/count-events";
 import { listEvents } from "@/lib/inbox/list-events";
 import { previewReplay } from "@/lib/inbox/replay-events";
-import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
+import { freshBenchDatabase } from "./bench-database";
 
 // `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep]`: the console's server time at
 // scale. Fills a fresh database (on TEST_DATABASE_URL's server) with N events spread over a week in
@@ -87,10 +86,7 @@ async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
 }
 
 const name = `webhook_inbox_bench_explorer_${process.pid}`;
-await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-await adminQuery(`CREATE DATABASE ${name}`);
-const url = databaseUrl(name);
-await migrateDatabase(url);
+const { url, drop } = await freshBenchDatabase(name);
 const pool = createPool(url, 4, "bench-explorer");
 try {
   await fill(pool);
@@ -125,5 +121,5 @@ try {
   await time("overview: backlog summary", () => backlogSummary(pool));
 } finally {
   await pool.end();
-  if (!values.keep) await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  if (!values.keep) await drop();
 }

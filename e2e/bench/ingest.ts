@@ -3,11 +3,10 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
-import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool } from "@/lib/db/pool";
-import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 import { startAppServer, stopChild } from "../harness/app-server";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
+import { freshBenchDatabase } from "./bench-database";
 import { groupRssMb } from "./group-rss";
 
 // `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
@@ -82,10 +81,7 @@ if (!existsSync(".next/BUILD_ID")) {
 }
 
 const name = `webhook_inbox_bench_ingest_${process.pid}`;
-await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-await adminQuery(`CREATE DATABASE ${name}`);
-const url = databaseUrl(name);
-await migrateDatabase(url);
+const { url, drop } = await freshBenchDatabase(name);
 const env = {
   DATABASE_URL: url,
   WEBHOOK_SECRET_STRIPE: secret,
@@ -137,5 +133,5 @@ try {
 } finally {
   await Promise.all([app.stop(), stopChild(bare), stopChild(ingest)]);
   await pool.end();
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await drop();
 }
