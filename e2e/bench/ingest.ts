@@ -1,9 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
-import { createPool } from "@/lib/db/pool";
+import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
 import { freshBenchDatabase } from "./bench-database";
@@ -75,6 +77,36 @@ function startScript(script: string, env: Record<string, string>): ChildProcess 
   return spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "ignore", "inherit"] });
 }
 
+/**
+ * PostgreSQL's own rate for the insert every target does (an inbox row and its job in one
+ * statement, synchronous commit), measured by pgbench on the same database, worker running.
+ */
+async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, duration: number): Promise<string> {
+  const { rows } = await db.query<{ table_name: string }>(
+    "SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'",
+  );
+  // Base64, so no ":name" in the JSON reads as a pgbench variable.
+  const body = Buffer.from(signedEvent().body).toString("base64");
+  const script = join(mkdtempSync(join(tmpdir(), "bench-ingest-")), "insert.sql");
+  writeFileSync(
+    script,
+    `\\set n random(1, 2000000000)
+WITH ins AS (
+  INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_email, payload, raw_body, headers, occurred_at, occurred_at_precision)
+  VALUES ('stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, 'charge.succeeded', 'ch_pgbench_' || :n::text, 'bench@example.com',
+          convert_from(decode('${body}', 'base64'), 'UTF8')::jsonb, decode('${body}', 'base64'), '{}', now(), 'second')
+  ON CONFLICT (provider, event_id) DO NOTHING RETURNING id
+)
+INSERT INTO pgboss.${rows[0]!.table_name} (name, data, singleton_key, policy, retry_limit, expire_seconds)
+SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_' || :n::text, 'singleton', 5, 120 FROM ins;
+`,
+  );
+  const result = spawnSync("pgbench", ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
+    encoding: "utf8",
+  });
+  return /tps = ([\d.]+)/.exec(result.stdout)?.[1]?.replace(/\..*/, "") ?? `pgbench failed: ${result.stderr.trim().slice(0, 200)}`;
+}
+
 if (!existsSync(".next/BUILD_ID")) {
   console.log("no production build: running npm run build");
   if (spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status !== 0) throw new Error("npm run build failed");
@@ -117,6 +149,7 @@ try {
     results.push(soak);
   }
   results.push(fixed);
+  const ceiling = await databaseCeiling(pool, url, connections, seconds);
 
   console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
@@ -127,6 +160,7 @@ try {
       ` · route / bare = ${(route.rps / bareResult.rps).toFixed(2)}x` +
       ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)`,
   );
+  console.log(`database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ${ceiling} tx/s`);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);
   console.log(`resident memory now: web ${groupRssMb(app.pids.web)} MB, worker ${groupRssMb(app.pids.worker)} MB, ingest ${groupRssMb(ingest.pid!)} MB`);
