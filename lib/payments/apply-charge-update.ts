@@ -121,7 +121,7 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
         : null,
   };
   const observed: PaymentState = { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded };
-  const decision = decide(current, { state: observed, at: update.at });
+  const decision = decide(current, { state: observed, at: update.at, summary: snapshot.summary });
   if (decision.action === "ignore") {
     // The same state seen again, later, still tells us it held at that later time: anything older
     // that arrives afterwards is stale. (A dispute won before its "opened" arrives: the late
