@@ -42,8 +42,9 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     WEBHOOK_SECRET_STRIPE: secrets.stripe,
     WEBHOOK_SECRET_STANDARD: secrets.standard,
     WORKER_CONCURRENCY: values.concurrency,
-    // Stripe disputes would refetch from a gateway this benchmark doesn't run.
+    // Events configured to refetch (Stripe disputes, Standard refunds) would need a gateway this benchmark does not run.
     REFETCH_STRIPE: "none",
+    REFETCH_STANDARD: "none",
     SWEEPER_STALE_MINUTES: "60",
   };
   const config = loadConfig(env);
