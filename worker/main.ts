@@ -12,6 +12,7 @@ import { sendAlert } from "@/lib/alerts/send-alert";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { renderMetrics } from "@/lib/observability/render-metrics";
 import { serveMetrics } from "@/lib/observability/serve-metrics";
+import { compactHourlyCounts } from "@/lib/inbox/inbox-stats";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
@@ -28,7 +29,10 @@ const log = logger("worker");
 const url = requireDatabaseUrl(config);
 const workerId = `${hostname()}:${process.pid}`;
 // +3: the sweeper and replays, and the connection holding this worker's liveness lock.
-const pool = createPool(url, config.worker.concurrency + 3, "webhook-inbox:worker", config.databaseTimeouts);
+// Processing commits don't wait for the WAL flush: pg-boss completes each job afterwards with a
+// flushing commit, which makes everything the handler committed durable too; a database crash
+// before that leaves the job to retry and the event pending (docs/decisions.md).
+const pool = createPool(url, config.worker.concurrency + 3, "webhook-inbox:worker", config.databaseTimeouts, { synchronousCommit: false });
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 boss.on("error", (error) => log.error({ error: error.message }, "queue error"));
 // An opening circuit alerts at once (rate-limited); the scheduled check covers what the database shows.
@@ -114,6 +118,7 @@ await boss.schedule(QUEUES.sweeper, config.sweeper.cron, null, { tz: "UTC" });
 await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
   const result = await sweepPending(deps);
   if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
+  await compactHourlyCounts(pool);
 });
 
 // Bulk replays from the console, one at a time per worker.

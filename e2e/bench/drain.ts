@@ -1,18 +1,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
-import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool } from "@/lib/db/pool";
 import { ingestEvent } from "@/lib/inbox/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
-import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
 import { generateHistories } from "../simulator/history";
+import { freshBenchDatabase } from "./bench-database";
+import { processRssMb } from "./group-rss";
 
-// `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C]`: how fast worker
-// processes drain a backlog. For each worker count: a fresh database (on TEST_DATABASE_URL's
+// `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]`: how fast
+// worker processes drain a backlog. For each worker count: a fresh database (on TEST_DATABASE_URL's
 // server), N events ingested with no worker running, then that many `npm run worker` processes
-// started and timed until nothing is pending. Prints events/s.
+// started and timed until nothing is pending. Prints events/s, the attempts' p50/p95 duration and
+// the workers' resident memory at the end. --rollup-cost drains the same backlog a second time
+// with the overview rollup's settle trigger off, and prints the ratio: what the rollup costs.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     events: { type: "string", default: "100000" },
     workers: { type: "string", default: "1,2" },
     concurrency: { type: "string", default: "8" },
+    "rollup-cost": { type: "boolean", default: false },
   },
 });
 const targetEvents = Number(values.events);
@@ -31,19 +34,17 @@ async function pendingCount(pool: ReturnType<typeof createPool>): Promise<number
   return rows[0]!.n;
 }
 
-async function benchmark(workers: number): Promise<void> {
+async function benchmark(workers: number, rollup = true): Promise<number> {
   const name = `webhook_inbox_bench_${process.pid}_${workers}`;
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = databaseUrl(name);
-  await migrateDatabase(url);
+  const { url, drop } = await freshBenchDatabase(name);
   const env = {
     DATABASE_URL: url,
     WEBHOOK_SECRET_STRIPE: secrets.stripe,
     WEBHOOK_SECRET_STANDARD: secrets.standard,
     WORKER_CONCURRENCY: values.concurrency,
-    // Stripe disputes would refetch from a gateway this benchmark doesn't run.
+    // Events configured to refetch (Stripe disputes, Standard refunds) would need a gateway this benchmark does not run.
     REFETCH_STRIPE: "none",
+    REFETCH_STANDARD: "none",
     SWEEPER_STALE_MINUTES: "60",
   };
   const config = loadConfig(env);
@@ -71,6 +72,7 @@ async function benchmark(workers: number): Promise<void> {
       `backlog: ${backlog} events ingested in ${(ingest.ms / 1000).toFixed(1)}s (${(backlog / (ingest.ms / 1000)).toFixed(0)}/s, in-process, no HTTP)`,
     );
 
+    if (!rollup) await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER inbox_hourly_counts_update");
     const started = Date.now();
     for (let i = 0; i < workers; i++) {
       const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
@@ -85,18 +87,31 @@ async function benchmark(workers: number): Promise<void> {
       left = await pendingCount(pool);
     }
     const seconds = (Date.now() - started) / 1000;
+    const rss = children.map((child) => processRssMb(child.pid!));
     const { rows } = await pool.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
-    console.log(
-      `drain with ${workers} worker(s) x concurrency ${values.concurrency}: ${backlog} events in ${seconds.toFixed(1)}s = ` +
-        `${(backlog / seconds).toFixed(0)} events/s (start-up included) · ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`,
+    const { rows: durations } = await pool.query<{ p50: number; p95: number }>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
+         FROM processing_attempts`,
     );
+    console.log(
+      `drain with ${workers} worker(s) x concurrency ${values.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
+        `${seconds.toFixed(1)}s = ${(backlog / seconds).toFixed(0)} events/s (start-up included) · attempt p50 ${durations[0]!.p50} ms, ` +
+        `p95 ${durations[0]!.p95} ms · worker RSS ${rss.join(", ")} MB · ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`,
+    );
+    return backlog / seconds;
   } finally {
     for (const child of children) child.kill("SIGTERM");
     await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)))));
     await boss.stop({ graceful: false });
     await pool.end();
-    await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await drop();
   }
 }
 
-for (const workers of workerCounts) await benchmark(workers);
+for (const workers of workerCounts) {
+  const withRollup = await benchmark(workers);
+  if (values["rollup-cost"]) {
+    const without = await benchmark(workers, false);
+    console.log(`rollup cost on drain: ${withRollup.toFixed(0)} vs ${without.toFixed(0)} events/s without it = ${(withRollup / without).toFixed(2)}x`);
+  }
+}

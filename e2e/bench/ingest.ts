@@ -1,61 +1,171 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { appConfig } from "@/lib/config/env";
-import { loadEnvFiles } from "@/lib/config/env-files";
+import { freePort } from "@/lib/db/embedded";
+import { createPool, type Pool } from "@/lib/db/pool";
+import { startAppServer, stopChild } from "../harness/app-server";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
+import { freshBenchDatabase } from "./bench-database";
+import { groupRssMb } from "./group-rss";
 
-// `npm run bench:ingest -- [--url U] [--connections N] [--seconds S]`: ingest throughput of a
-// running app (npm start), measured with autocannon. Two runs: every request a new signed Stripe
-// event (insert + enqueue), then one event sent over and over (the duplicate path).
+// `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
+// Ingest throughput side by side, in ONE run, same generator (autocannon, in this process), same
+// concurrency, same database server (TEST_DATABASE_URL's), a fresh database, the app's worker
+// draining throughout:
+//   bare     e2e/bench/bare-ingest-server.ts: node:http + pg, the same signed insert, nothing else
+//   trivial  the app's Next.js server answering POST /api/webhooks/unknown (404 at once): its ceiling
+//   route    the app's POST /api/webhooks/stripe (`npm start`'s web server)
+//   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest-event.ts)
+// then the route at a fixed --rate for its latency, an optional soak at that rate, and each
+// process's resident memory. Builds the app first when there is no .next build.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
-    url: { type: "string", default: "http://localhost:3000" },
     connections: { type: "string", default: "32" },
     seconds: { type: "string", default: "15" },
+    rate: { type: "string", default: "500" },
+    "soak-seconds": { type: "string", default: "0" },
   },
 });
-loadEnvFiles({ developmentDefaults: true });
-const secret = appConfig().providers.stripe.secrets[0];
-if (!secret) throw new Error("WEBHOOK_SECRET_STRIPE is not set");
+const connections = Number(values.connections);
+const seconds = Number(values.seconds);
+const rate = Number(values.rate);
+const secret = "whsec_bench_ingest";
 
 function signedEvent() {
-  const payment: PaymentFacts = {
-    chargeId: randomId("ch"),
-    amount: 1999,
-    currency: "usd",
-    customerId: "cus_bench",
-    customerEmail: "bench@example.com",
-  };
-  return deliveryFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret!);
+  const payment: PaymentFacts = { chargeId: randomId("ch"), amount: 1999, currency: "usd", customerId: "cus_bench", customerEmail: "bench@example.com" };
+  return deliveryFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
 }
 
-async function run(title: string, next: () => { body: string; headers: Record<string, string> }) {
+type Result = { name: string; rps: number; p50: number; p99: number; bad: number; total: number };
+
+async function load(name: string, base: string, path: string, options: { seconds: number; rate?: number }): Promise<Result> {
   const result = await autocannon({
-    url: values.url,
-    connections: Number(values.connections),
-    duration: Number(values.seconds),
+    url: base,
+    connections,
+    duration: options.seconds,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     requests: [
       {
         method: "POST",
-        path: "/api/webhooks/stripe",
+        path,
         setupRequest: (request) => {
-          const delivery = next();
+          const delivery = signedEvent();
           return { ...request, body: delivery.body, headers: delivery.headers };
         },
       },
     ],
   });
-  const non2xx = result.non2xx + result.errors + result.timeouts;
-  console.log(
-    `${title}: ${result.requests.average.toFixed(0)} req/s (total ${result.requests.total}), ` +
-      `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ` +
-      `non-2xx/errors ${non2xx}`,
-  );
+  const expected404 = path.endsWith("/unknown");
+  const bad = result.errors + result.timeouts + (expected404 ? result["2xx"] : result.non2xx);
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad, total: result.requests.total };
 }
 
-console.log(`ingest benchmark against ${values.url}: ${values.connections} connections, ${values.seconds}s per run`);
-await run("new events      ", signedEvent);
-const duplicate = signedEvent();
-await run("duplicate events", () => duplicate);
+async function waitListening(base: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await fetch(`${base}/api/webhooks/unknown`, { method: "POST", body: "{}" }).then(() => true, () => false))) {
+    if (Date.now() > deadline) throw new Error(`${base} did not start`);
+    await new Promise((done) => setTimeout(done, 250));
+  }
+}
+
+function startScript(script: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+/**
+ * PostgreSQL's own rate for the insert every target does (an inbox row and its job in one
+ * statement, synchronous commit), measured by pgbench on the same database, worker running.
+ */
+async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, duration: number): Promise<string> {
+  const { rows } = await db.query<{ table_name: string }>(
+    "SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'",
+  );
+  // Base64, so no ":name" in the JSON reads as a pgbench variable.
+  const body = Buffer.from(signedEvent().body).toString("base64");
+  const script = join(mkdtempSync(join(tmpdir(), "bench-ingest-")), "insert.sql");
+  writeFileSync(
+    script,
+    `\\set n random(1, 2000000000)
+WITH ins AS (
+  INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_email, payload, raw_body, headers, occurred_at, occurred_at_precision)
+  VALUES ('stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, 'charge.succeeded', 'ch_pgbench_' || :n::text, 'bench@example.com',
+          convert_from(decode('${body}', 'base64'), 'UTF8')::jsonb, decode('${body}', 'base64'), '{}', now(), 'second')
+  ON CONFLICT (provider, event_id) DO NOTHING RETURNING id
+)
+INSERT INTO pgboss.${rows[0]!.table_name} (name, data, singleton_key, policy, retry_limit, expire_seconds)
+SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_' || :n::text, 'singleton', 5, 120 FROM ins;
+`,
+  );
+  const result = spawnSync("pgbench", ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
+    encoding: "utf8",
+  });
+  return /tps = ([\d.]+)/.exec(result.stdout)?.[1]?.replace(/\..*/, "") ?? `pgbench failed: ${result.stderr.trim().slice(0, 200)}`;
+}
+
+if (!existsSync(".next/BUILD_ID")) {
+  console.log("no production build: running npm run build");
+  if (spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status !== 0) throw new Error("npm run build failed");
+}
+
+const name = `webhook_inbox_bench_ingest_${process.pid}`;
+const { url, drop } = await freshBenchDatabase(name);
+const env = {
+  DATABASE_URL: url,
+  WEBHOOK_SECRET_STRIPE: secret,
+  AUTH_SECRET: "bench-auth-secret-0123456789abcdef0123456789",
+  SWEEPER_STALE_MINUTES: "60",
+};
+const app = await startAppServer(env);
+const barePort = await freePort();
+const ingestPort = await freePort();
+const bare = startScript("e2e/bench/bare-ingest-server.ts", { ...env, PORT: String(barePort) });
+const ingest = startScript("worker/ingest.ts", { ...env, INGEST_PORT: String(ingestPort) });
+const bareUrl = `http://127.0.0.1:${barePort}`;
+const ingestUrl = `http://127.0.0.1:${ingestPort}`;
+const pool = createPool(url, 2, "bench");
+try {
+  await Promise.all([waitListening(bareUrl), waitListening(ingestUrl)]);
+  console.log(`ingest benchmark: ${connections} connections, ${seconds}s per target (after a 3s warm-up each), worker draining throughout`);
+  const targets: [string, string, string][] = [
+    ["bare node:http + pg (reference)", bareUrl, "/api/webhooks/stripe"],
+    ["Next.js trivial route (404)", app.url, "/api/webhooks/unknown"],
+    ["Next.js POST /api/webhooks/stripe", app.url, "/api/webhooks/stripe"],
+    ["npm run ingest (lean server)", ingestUrl, "/api/webhooks/stripe"],
+  ];
+  const results: Result[] = [];
+  for (const [title, base, path] of targets) {
+    await load(title, base, path, { seconds: 3 });
+    results.push(await load(title, base, path, { seconds }));
+  }
+  const fixed = await load(`Next.js route at ${rate} req/s`, app.url, "/api/webhooks/stripe", { seconds, rate });
+  const soakSeconds = Number(values["soak-seconds"]);
+  if (soakSeconds > 0) {
+    const soak = await load(`soak: Next.js route at ${rate} req/s for ${soakSeconds}s`, app.url, "/api/webhooks/stripe", { seconds: soakSeconds, rate });
+    results.push(soak);
+  }
+  results.push(fixed);
+  const ceiling = await databaseCeiling(pool, url, connections, seconds);
+
+  console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
+  for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
+  const [bareResult, trivial, route, lean] = results as [Result, Result, Result, Result];
+  console.log(
+    `\nratios: route / trivial route = ${(route.rps / trivial.rps).toFixed(2)}x (goal >= 0.85)` +
+      ` · ingest / bare = ${(lean.rps / bareResult.rps).toFixed(2)}x (goal >= 0.7)` +
+      ` · route / bare = ${(route.rps / bareResult.rps).toFixed(2)}x` +
+      ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)`,
+  );
+  console.log(`database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ${ceiling} tx/s`);
+  const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
+  console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);
+  console.log(`resident memory now: web ${groupRssMb(app.pids.web)} MB, worker ${groupRssMb(app.pids.worker)} MB, ingest ${groupRssMb(ingest.pid!)} MB`);
+} finally {
+  await Promise.all([app.stop(), stopChild(bare), stopChild(ingest)]);
+  await pool.end();
+  await drop();
+}

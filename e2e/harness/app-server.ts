@@ -5,9 +5,15 @@ import { freePort } from "@/lib/db/embedded";
 // Starts the built app (our web server around Next, as `npm start` runs it) and a real worker process
 // against a test database, the way `npm start` does, on a free port.
 
-export type AppServer = { url: string; stop: () => Promise<void>; logs: string[] };
+export type AppServer = {
+  url: string;
+  stop: () => Promise<void>;
+  logs: string[];
+  /** Process-group leaders (each child leads its own group): for a benchmark's memory readings. */
+  pids: { web: number; worker: number };
+};
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     const timer = setTimeout(() => {
@@ -53,5 +59,5 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
     }
     await new Promise((done) => setTimeout(done, 250));
   }
-  return { url, logs, stop: async () => void (await Promise.all(children.map(stopChild))) };
+  return { url, logs, pids: { web: children[0]!.pid!, worker: children[1]!.pid! }, stop: async () => void (await Promise.all(children.map(stopChild))) };
 }

@@ -137,6 +137,7 @@ const baseSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
   DATA_DIR: z.string().default(".data"),
   PORT: positiveInt(3000),
+  INGEST_PORT: positiveInt(3001),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
@@ -198,6 +199,8 @@ export type AppConfig = {
   /** Where the launcher keeps the embedded database and generated production secrets. */
   dataDir: string;
   port: number;
+  /** Port of `npm run ingest`, the dedicated webhook server. */
+  ingestPort: number;
   bodyLimitBytes: number;
   toleranceSeconds: number;
   signatureFailuresMax: number;
@@ -294,6 +297,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
     dataDir: b.DATA_DIR,
     port: b.PORT,
+    ingestPort: b.INGEST_PORT,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
     signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { freePort } from "./embedded";
-import { createPool, isDatabaseUnavailable, withClient, withTransaction } from "./pool";
+import { createPool, DEFAULT_DATABASE_TIMEOUTS, isDatabaseUnavailable, withClient, withTransaction } from "./pool";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -46,5 +46,18 @@ describe("isDatabaseUnavailable", () => {
 
     const wrong = await app.pool.query("SELECT * FROM no_such_table").catch((error: unknown) => error);
     expect(isDatabaseUnavailable(wrong)).toBe(false);
+  });
+});
+
+describe("createPool", () => {
+  it("commits with the WAL flush by default, and without it only when asked (the worker)", async () => {
+    const durable = createPool(app.db.url, 1, "test:durable");
+    const relaxed = createPool(app.db.url, 1, "test:relaxed", DEFAULT_DATABASE_TIMEOUTS, { synchronousCommit: false });
+    try {
+      expect((await durable.query("SHOW synchronous_commit")).rows[0].synchronous_commit).toBe("on");
+      expect((await relaxed.query("SHOW synchronous_commit")).rows[0].synchronous_commit).toBe("off");
+    } finally {
+      await Promise.all([durable.end(), relaxed.end()]);
+    }
   });
 });

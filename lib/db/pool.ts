@@ -16,11 +16,21 @@ export type DatabaseTimeouts = { connectMs: number; statementMs: number };
 // does (minutes); with them it fails fast, and the caller answers 503 or retries.
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000 };
 
+export type PoolOptions = {
+  /**
+   * false: commits don't wait for the WAL flush (synchronous_commit=off). Only for work that is
+   * re-derived if a database crash loses its last few milliseconds (see the worker, docs/decisions.md);
+   * never for ingest, whose 2xx promises durability.
+   */
+  synchronousCommit?: boolean;
+};
+
 export function createPool(
   connectionString: string,
   max = 10,
   applicationName = "webhook-inbox",
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  options: PoolOptions = {},
 ): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
@@ -32,6 +42,7 @@ export function createPool(
     statement_timeout: timeouts.statementMs,
     query_timeout: timeouts.statementMs + 5_000,
     keepAlive: true,
+    ...(options.synchronousCommit === false ? { options: "-c synchronous_commit=off" } : {}),
   });
   // An idle client losing its connection (database restart) must not crash the process: the pool
   // drops it and opens a new connection on the next checkout.

@@ -70,6 +70,9 @@ describe("Prisma client on the migrated schema", () => {
     expect(await prisma.user.findUniqueOrThrow({ where: { email: "u@example.com" } })).toMatchObject({ id: user.id, role: "viewer" });
 
     await prisma.inboxEvent.update({ where: { id: event.id }, data: { status: "processed", processedAt: new Date() } });
+    const counts = await prisma.inboxHourlyCount.findMany({ where: { provider: "stripe" } });
+    const byStatus = (status: string) => counts.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0n);
+    expect([byStatus("pending"), byStatus("processed")]).toEqual([0n, 1n]);
     await expect(
       prisma.inboxEvent.create({ data: { provider: "stripe", eventId: "evt_prisma", eventType: "x", rawBody: Buffer.from("") } }),
     ).rejects.toThrow();

@@ -6,27 +6,39 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
- * Reads a request (or response) body into memory, refusing more than `limit` bytes: a declared
- * Content-Length over the limit is refused before reading, and a stream that grows past it is cancelled mid-way.
+ * Reads a body into memory, refusing more than `limit` bytes: a declared Content-Length over the
+ * limit is refused before reading, and a stream that grows past it is cancelled mid-way. Takes any
+ * byte stream: a web Request's body or node's IncomingMessage (the lean ingest server).
  */
-export async function readBodyWithLimit(request: Pick<Request, "headers" | "body">, limit: number): Promise<Buffer> {
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
+export async function readStreamWithLimit(
+  declaredLength: string | null | undefined,
+  stream: AsyncIterable<Uint8Array> | null,
+  limit: number,
+): Promise<Buffer> {
+  const declared = Number(declaredLength ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
-  if (!request.body) return Buffer.alloc(0);
-  const reader = request.body.getReader();
+  if (!stream) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLargeError(limit);
-    }
-    chunks.push(value);
+  // Leaving the loop early (the throw) cancels the stream.
+  for await (const chunk of stream) {
+    total += chunk.byteLength;
+    if (total > limit) throw new BodyTooLargeError(limit);
+    chunks.push(chunk);
+  }
+  // One chunk (the usual webhook) is used as is, not copied.
+  if (chunks.length === 1) {
+    const only = chunks[0]!;
+    return Buffer.isBuffer(only) ? only : Buffer.from(only.buffer, only.byteOffset, only.byteLength);
   }
   return Buffer.concat(chunks, total);
+}
+
+/** A web Request's (or Response's) body, at most `limit` bytes (see readStreamWithLimit). */
+export function readBodyWithLimit(request: Pick<Request, "headers" | "body">, limit: number): Promise<Buffer> {
+  // Node's web streams are async iterable; the DOM typings just don't say so.
+  const body = request.body as AsyncIterable<Uint8Array> | null;
+  return readStreamWithLimit(request.headers.get("content-length"), body, limit);
 }
 
 /** Request headers as a plain object with lower-case names (what drivers read). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
-import { backlogSummary, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
+import { backlogSummary, compactHourlyCounts, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
 
 let app: TestApp;
 let seq = 0;
@@ -74,5 +74,63 @@ describe("overview statistics", () => {
     expect(backlog.pending).toBe(2);
     expect(backlog.failed).toBe(2);
     expect(backlog.oldestPendingSeconds).toBeGreaterThanOrEqual(125 * 60 - 5);
+  });
+});
+
+describe("the hourly rollup the overview reads", () => {
+  // The rollup summed over slots, next to the same counts taken from the inbox itself.
+  async function rollupAndTruth() {
+    const rollup = await app.pool.query(
+      `SELECT hour, provider, status, sum(n)::int AS n FROM inbox_hourly_counts GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`,
+    );
+    const truth = await app.pool.query(
+      `SELECT date_trunc('hour', received_at, 'UTC') AS hour, provider, status, count(*)::int AS n
+         FROM webhook_inbox GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    );
+    return { rollup: rollup.rows, truth: truth.rows };
+  }
+
+  it("follows inserts, settles, replays, moves and deletes, from many connections at once", async () => {
+    await add("pagarme", "pending", 90, 40);
+    const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE provider = 'pagarme' ORDER BY id");
+    // Concurrent single-row settles, as workers do them, on 20 pooled connections.
+    await Promise.all(
+      rows.map(({ id }, i) =>
+        app.pool.query("UPDATE webhook_inbox SET status = $2 WHERE id = $1", [id, i % 4 === 0 ? "ignored" : "processed"]),
+      ),
+    );
+    await app.pool.query("UPDATE webhook_inbox SET status = 'pending' WHERE provider = 'pagarme' AND status = 'ignored'");
+    await app.pool.query("UPDATE webhook_inbox SET attempts = attempts + 1 WHERE provider = 'pagarme'");
+    await app.pool.query("UPDATE webhook_inbox SET received_at = received_at - interval '3 hours' WHERE id = $1", [rows[1]!.id]);
+    await app.pool.query("DELETE FROM webhook_inbox WHERE id = ANY($1)", [rows.slice(30).map((row) => row.id)]);
+    const { rollup, truth } = await rollupAndTruth();
+    expect(rollup).toEqual(truth);
+    expect(truth.find((row) => row.provider === "pagarme" && row.status === "pending")?.n).toBe(8);
+  });
+
+  it("compacts old hours into one row per hour, provider and status, keeping every count", async () => {
+    // Rows written from several connections land in several slots.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => add("asaas", i % 3 === 0 ? "failed" : "processed", 5 * 60 + i)));
+    const before = await rollupAndTruth();
+    const statsBefore = await providerStats(app.pool);
+    expect(await compactHourlyCounts(app.pool)).toBeGreaterThan(0);
+    const after = await rollupAndTruth();
+    expect(after.rollup).toEqual(before.truth);
+    const { rows } = await app.pool.query(
+      `SELECT count(*)::int AS n FROM inbox_hourly_counts WHERE hour < date_trunc('hour', now(), 'UTC') - interval '2 hours' AND (slot <> 0 OR n = 0)`,
+    );
+    expect(rows[0].n).toBe(0);
+    expect(await providerStats(app.pool)).toEqual(statsBefore);
+  });
+
+  it("is emptied with the inbox by TRUNCATE", async () => {
+    const db = await createTestApp("stats_truncate");
+    try {
+      await db.pool.query(`INSERT INTO webhook_inbox (provider, event_id, event_type, raw_body) VALUES ('stripe', 'e1', 'x', '\\x00')`);
+      await db.pool.query("TRUNCATE webhook_inbox CASCADE");
+      expect((await db.pool.query("SELECT count(*)::int AS n FROM inbox_hourly_counts")).rows[0].n).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -34,22 +34,22 @@ function ratio(part: number, total: number): number {
   return total === 0 ? 0 : part / total;
 }
 
-// One pass over the week (an index-only scan of received_at INCLUDE provider, status), counting
-// every window and status with FILTER.
+// Windows are whole UTC hours of the rollup (inbox_hourly_counts, kept by triggers): "hour" is the
+// current hour and the one before, "day" and "week" reach back 24 hours and 7 days to the hour.
+const windowStart = (span: string) => `date_trunc('hour', now() - interval '${span}', 'UTC')`;
 const columns = [
   ...Object.entries(STAT_WINDOWS).flatMap(([name, span]) =>
-    INBOX_STATUSES.map(
-      (status) => `count(*) FILTER (WHERE received_at >= now() - interval '${span}' AND status = '${status}')::int AS "${name}_${status}"`,
-    ),
+    INBOX_STATUSES.map((status) => `COALESCE(sum(n) FILTER (WHERE hour >= ${windowStart(span)} AND status = '${status}'), 0)::int AS "${name}_${status}"`),
   ),
-  `count(*) FILTER (WHERE received_at < now() - interval '1 hour')::int AS "base_total"`,
-  `count(*) FILTER (WHERE received_at < now() - interval '1 hour' AND status = 'ignored')::int AS "base_ignored"`,
+  `COALESCE(sum(n) FILTER (WHERE hour < ${windowStart(STAT_WINDOWS.hour)}), 0)::int AS "base_total"`,
+  `COALESCE(sum(n) FILTER (WHERE hour < ${windowStart(STAT_WINDOWS.hour)} AND status = 'ignored'), 0)::int AS "base_ignored"`,
 ];
 const PROVIDER_STATS = `
   SELECT provider, ${columns.join(",\n         ")}
-    FROM webhook_inbox
-   WHERE received_at >= now() - interval '7 days'
+    FROM inbox_hourly_counts
+   WHERE hour >= ${windowStart(STAT_WINDOWS.week)}
    GROUP BY provider
+  HAVING sum(n) > 0
    ORDER BY provider`;
 
 /** Per provider: counts by status and the ignored and failed ratios over the last hour, day and week. */
@@ -80,13 +80,12 @@ export async function hourlyVolume(db: Queryable, hours = 24, provider?: string)
   const { rows } = await db.query<HourlyVolume>(
     `SELECT h.hour,
             ${INBOX_STATUSES.map((status) => `COALESCE(sum(c.n) FILTER (WHERE c.status = '${status}'), 0)::int AS "${status}"`).join(", ")}
-       FROM generate_series(date_trunc('hour', now()) - make_interval(hours => $1 - 1), date_trunc('hour', now()), interval '1 hour') AS h(hour)
+       FROM generate_series(date_trunc('hour', now(), 'UTC') - make_interval(hours => $1 - 1), date_trunc('hour', now(), 'UTC'), interval '1 hour') AS h(hour)
        LEFT JOIN (
-         SELECT date_trunc('hour', received_at) AS hour, status, count(*) AS n
-           FROM webhook_inbox
-          WHERE received_at >= date_trunc('hour', now()) - make_interval(hours => $1 - 1)
+         SELECT hour, status, n
+           FROM inbox_hourly_counts
+          WHERE hour >= date_trunc('hour', now(), 'UTC') - make_interval(hours => $1 - 1)
             AND ($2::text IS NULL OR provider = $2)
-          GROUP BY 1, 2
        ) c ON c.hour = h.hour
       GROUP BY h.hour
       ORDER BY h.hour`,
@@ -106,4 +105,22 @@ export async function backlogSummary(db: Queryable): Promise<BacklogSummary> {
   );
   const row = rows[0]!;
   return { ...row, oldestPendingSeconds: row.oldestPendingSeconds === null ? null : Math.round(row.oldestPendingSeconds) };
+}
+
+/**
+ * Folds the per-connection slots of hours older than the last two into slot 0 and drops zero rows,
+ * so the rollup stays about hours x providers x statuses rows. Run by the worker's sweeper.
+ */
+export async function compactHourlyCounts(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(
+    `WITH moved AS (
+       DELETE FROM inbox_hourly_counts
+        WHERE hour < date_trunc('hour', now(), 'UTC') - interval '2 hours' AND (slot <> 0 OR n = 0)
+       RETURNING hour, provider, status, n
+     )
+     INSERT INTO inbox_hourly_counts AS c (hour, provider, status, slot, n)
+     SELECT hour, provider, status, 0, sum(n) FROM moved GROUP BY 1, 2, 3 HAVING sum(n) <> 0
+     ON CONFLICT (hour, provider, status, slot) DO UPDATE SET n = c.n + excluded.n`,
+  );
+  return rowCount ?? 0;
 }

@@ -7,6 +7,7 @@ import { signStripe } from "@/lib/providers/stripe";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/lib/testing/web-runtime-env";
 import { asymmetricSignature, generateSigningKey, startJwksServer, type JwksServer } from "@/lib/testing/jwks-server";
+import { dispatchEvents } from "@/lib/queue/boss";
 import { ingestEvent } from "./ingest-event";
 
 // The ingest path end to end through the real route handler, on a database of this file's own.
@@ -186,6 +187,25 @@ describe("POST /api/webhooks/{provider}", () => {
     expect(rows[0].last_error).toMatch(/not a Stripe event/);
     expect(rows[0].raw_body.toString()).toBe(body);
     expect(await webhookJobs()).toBe(0);
+  });
+
+  it("creates the very job pg-boss's own insert creates for that event (queue defaults, singleton key, expiry)", async () => {
+    const delivery = stripeDelivery("evt_same_job");
+    expect((await post("stripe", delivery.body, delivery.headers)).status).toBe(200);
+    const { rows: stored } = await app.pool.query("SELECT id, provider, resource_id, event_id FROM webhook_inbox");
+    const event = stored[0]!;
+    await dispatchEvents(app.boss, app.pool, [{ id: event.id, provider: event.provider, resourceId: event.resource_id, eventId: "evt_other" }], {
+      expireInSeconds: app.config.worker.jobExpireSeconds,
+    });
+    // Everything but what differs per insert by design: the id and the insert time (start_after and
+    // keep_until follow it); `data` and `singleton_key` must be equal.
+    const { rows: jobs } = await app.pool.query(
+      `SELECT to_jsonb(j) - 'id' - 'created_on' - 'start_after' - 'keep_until' AS job
+         FROM pgboss.job j WHERE name = 'webhooks' ORDER BY created_on`,
+    );
+    expect(jobs).toHaveLength(2);
+    expect(jobs[0].job).toEqual(jobs[1].job);
+    expect(jobs[0].job).toMatchObject({ data: { inboxId: event.id }, singleton_key: "stripe:ch_ingest_1", policy: "singleton" });
   });
 
   it("is atomic: when the enqueue fails after the insert, neither the row nor a job remains", async () => {

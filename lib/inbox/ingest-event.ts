@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
-import { withTransaction, type Pool } from "../db/pool";
-import { dispatchEvents } from "../queue/boss";
+import type { Pool } from "../db/pool";
+import { webhookJobInsertCte } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import { KeysUnavailableError } from "../http/jwks-cache";
 import type { HeaderMap, ProviderDriver } from "../providers/types";
@@ -48,18 +49,32 @@ export function keptQuery(driver: ProviderDriver, query: URLSearchParams): strin
 }
 
 // The ingest insert. ON CONFLICT DO NOTHING on (provider, event_id) is what deduplicates: under any
-// concurrency exactly one insert returns a row, and only that one enqueues a job.
+// concurrency exactly one insert returns a row, and only that row gets a job. Row and job are one
+// statement (pg-boss's own job insert as a second CTE): atomic without BEGIN/COMMIT, one round trip.
 const INSERT_EVENT = `
   INSERT INTO webhook_inbox (
     provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
     payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error
-  ) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::timestamptz, $13, $14, $15)
+  ) VALUES ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13::timestamptz, $14, $15, $16)
   ON CONFLICT (provider, event_id) DO NOTHING
-  RETURNING id`;
+  RETURNING id, status`;
+
+const statementNames = new Map<string, string>();
+
+// A prepared statement's name must always mean the same text on a connection; the text is constant
+// in practice, and a new one (another pg-boss statement) simply gets a new name.
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `ingest-event-${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
 
 /**
  * Verifies, normalizes and stores one delivery, and enqueues its processing job in the same
- * transaction: a committed row always has its job, a rolled-back one has neither.
+ * statement: a committed row always has its job, a failed statement leaves neither.
  */
 export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Promise<IngestOutcome> {
   const driver = findDriver(request.provider);
@@ -102,8 +117,20 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   const event = normalized.columns;
   const status = normalized.ok ? "pending" : "failed";
 
-  return withTransaction(deps.pool, async (client) => {
-    const { rows } = await client.query<{ id: number }>(INSERT_EVENT, [
+  const job = await webhookJobInsertCte(
+    deps.boss,
+    { id: 0, provider: driver.name, resourceId: event.resourceId, eventId: event.eventId },
+    { expireInSeconds: deps.config.worker.jobExpireSeconds },
+    "inserted",
+    "r.status = 'pending'",
+  );
+  const text = `WITH inserted AS (${INSERT_EVENT}), job AS (${job.sql}) SELECT id FROM inserted`;
+  const { rows } = await deps.pool.query<{ id: number }>({
+    // Prepared once per connection: the planner's work is not redone for every delivery.
+    name: statementName(text),
+    text,
+    values: [
+      job.template,
       driver.name,
       event.eventId,
       event.eventIdDerived,
@@ -119,14 +146,9 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.precision,
       status,
       normalized.ok ? null : normalized.error,
-    ]);
-    const inserted = rows[0];
-    if (!inserted) return { kind: "duplicate", duplicate: true } as const;
-    if (status === "pending") {
-      await dispatchEvents(deps.boss, client, [
-        { id: inserted.id, provider: driver.name, resourceId: event.resourceId, eventId: event.eventId },
-      ], { expireInSeconds: deps.config.worker.jobExpireSeconds });
-    }
-    return { kind: "stored", inboxId: inserted.id, duplicate: false, status } as const;
+    ],
   });
+  const inserted = rows[0];
+  if (!inserted) return { kind: "duplicate", duplicate: true };
+  return { kind: "stored", inboxId: inserted.id, duplicate: false, status };
 }

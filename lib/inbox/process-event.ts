@@ -83,19 +83,25 @@ async function startAttempt(deps: ProcessDeps, inboxId: number): Promise<Started
   };
 }
 
+// The event's final status and its attempt's outcome, in one statement.
+const SETTLE = `
+  WITH settled AS (
+    UPDATE webhook_inbox
+       SET status = $2, ignored_reason = $3, last_error = $4, processed_at = now(), next_attempt_at = NULL
+     WHERE id = $1
+  )
+  UPDATE processing_attempts
+     SET outcome = $2, error = COALESCE($4, $3), finished_at = clock_timestamp(),
+         duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
+   WHERE id = $5`;
+
 async function settle(
   tx: Queryable,
   started: StartedAttempt,
   status: "processed" | "ignored" | "failed",
   detail: { reason?: IgnoredReason; error?: string } = {},
 ): Promise<void> {
-  await tx.query(
-    `UPDATE webhook_inbox
-        SET status = $2, ignored_reason = $3, last_error = $4, processed_at = now(), next_attempt_at = NULL
-      WHERE id = $1`,
-    [started.id, status, detail.reason ?? null, detail.error ?? null],
-  );
-  await tx.query(FINISH_ATTEMPT, [started.attemptId, status, detail.error ?? detail.reason ?? null]);
+  await tx.query(SETTLE, [started.id, status, detail.reason ?? null, detail.error ?? null, started.attemptId]);
   recordSettled(started.provider, status, detail.reason ?? null);
 }
 

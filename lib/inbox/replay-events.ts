@@ -3,6 +3,7 @@ import type { AppConfig } from "../config/env";
 import { withTransaction, type Pool, type PoolClient } from "../db/pool";
 import { recordAudit } from "../audit/record-audit";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
+import { countEvents, type EventCount } from "./count-events";
 import { eventFilterSql, type EventFilter, type InboxStatus } from "./event-filter";
 import { restoreArchivedRows } from "./restore-archived-events";
 
@@ -12,7 +13,7 @@ export type ReplayDeps = { pool: Pool; boss: PgBoss; config: AppConfig };
 export const REPLAYABLE_STATUSES = ["failed", "ignored", "processed"] as const satisfies readonly InboxStatus[];
 export const DEFAULT_REPLAY_STATUSES: InboxStatus[] = ["failed", "ignored"];
 
-export type ReplayPreview = { total: number; byProvider: Record<string, number> };
+export type ReplayPreview = EventCount;
 export type ReplayResult = ReplayPreview & { dryRun: boolean };
 
 const BATCH_SIZE = 1000;
@@ -23,19 +24,14 @@ function replayable(filter: EventFilter): EventFilter {
   return { ...filter, statuses: wanted.filter((status) => status !== "pending") };
 }
 
-/** How many events a replay with this filter would touch, per provider. */
+/** Above this many events a preview by a filter the rollup can't answer says "at least". */
+export const REPLAY_PREVIEW_CAP = 100_000;
+
+/** How many events a replay with this filter would touch, per provider (see countEvents). */
 export async function previewReplay(pool: Pool, filter: EventFilter): Promise<ReplayPreview> {
   const scoped = replayable(filter);
-  if (scoped.statuses!.length === 0) return { total: 0, byProvider: {} };
-  const { where, params } = eventFilterSql(scoped);
-  const { rows } = await pool.query<{ provider: string; n: number }>(
-    `SELECT provider, count(*)::int AS n FROM webhook_inbox WHERE ${where} GROUP BY provider ORDER BY provider`,
-    params,
-  );
-  return {
-    total: rows.reduce((sum, row) => sum + row.n, 0),
-    byProvider: Object.fromEntries(rows.map((row) => [row.provider, row.n])),
-  };
+  if (scoped.statuses!.length === 0) return { total: 0, byProvider: {}, atLeast: false };
+  return countEvents(pool, scoped, REPLAY_PREVIEW_CAP);
 }
 
 /**
@@ -104,5 +100,5 @@ export async function replayEvents(
     ip: options.ip,
     details: { filter: scoped, count: total, byProvider },
   });
-  return { total, byProvider, dryRun: false };
+  return { total, byProvider, atLeast: false, dryRun: false };
 }

@@ -30,6 +30,7 @@ type PaymentRow = {
   amount_refunded: number;
   last_micros: string | null;
   last_gateway_event_precision: EventTime["precision"] | null;
+  applied: boolean;
 };
 
 export function microsToIso(micros: bigint): string {
@@ -41,9 +42,12 @@ export function microsToIso(micros: bigint): string {
 // The payment row, locked until the transaction ends: every event of one payment waits here for the
 // one before it, whichever worker runs it. The time is read as exact microseconds (a JS Date would
 // round it to milliseconds).
+// It also says whether this event's effect is already in the ledger (a replay): an effect is always
+// recorded against its own payment, so no payment row means no effect yet. One round trip for both.
 const LOCK_PAYMENT = `
   SELECT id, status, amount_refunded, last_gateway_event_precision,
-         (extract(epoch FROM last_gateway_event_at) * 1000000)::bigint::text AS last_micros
+         (extract(epoch FROM last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
+         EXISTS (SELECT 1 FROM payment_transitions WHERE inbox_id = $3) AS applied
     FROM payments
    WHERE provider = $1 AND gateway_charge_id = $2
    FOR UPDATE`;
@@ -78,14 +82,12 @@ const RECORD_TRANSITION = `
  * effect in the ledger (unique per inbox event, so an effect can never be applied twice).
  */
 export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Promise<ApplyResult> {
-  const applied = await tx.query("SELECT 1 FROM payment_transitions WHERE inbox_id = $1", [update.inboxId]);
-  if (applied.rowCount) return { outcome: "processed", alreadyApplied: true };
-
   const snapshot = { ...update.snapshot, customerEmail: update.snapshot.customerEmail?.toLowerCase() };
   const atIso = update.at ? microsToIso(update.at.micros) : null;
   const atPrecision = update.at?.precision ?? null;
 
-  let row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId])).rows[0];
+  let row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId, update.inboxId])).rows[0];
+  if (row?.applied) return { outcome: "processed", alreadyApplied: true };
   if (!row) {
     if (!update.createIfMissing) throw new UnknownPaymentError(update.provider, update.chargeId);
     const state: PaymentState = { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? 0 };
@@ -107,7 +109,7 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
       return { outcome: "processed" };
     }
     // Another transaction created it between our read and insert: decide against its row.
-    row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId])).rows[0]!;
+    row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId, update.inboxId])).rows[0]!;
   }
 
   const current: CurrentPayment = {

@@ -4,6 +4,7 @@ import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_s
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
+import { countEvents } from "@/lib/inbox/count-events";
 import { listEvents } from "@/lib/inbox/list-events";
 import { eventRowView, maySearch, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/views-for-role";
 import { PROVIDER_NAMES } from "@/lib/config/provider-names";
@@ -15,6 +16,8 @@ export const metadata: Metadata = { title: "Events" };
 export const dynamic = "force-dynamic";
 
 const PAGE_SIZE = 50;
+// Counting stops here (unless the rollup answers exactly): the page never scans the whole inbox.
+const COUNT_CAP = 10_000;
 
 export default async function EventsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/events"]);
@@ -42,7 +45,10 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
     );
   }
   const started = performance.now();
-  const page = await listEvents(webRuntime().pool, { filter, sort, cursor, limit: PAGE_SIZE });
+  const [page, matching] = await Promise.all([
+    listEvents(webRuntime().pool, { filter, sort, cursor, limit: PAGE_SIZE }),
+    countEvents(webRuntime().pool, filter, COUNT_CAP),
+  ]);
   const serverMs = Math.round(performance.now() - started);
   const query = paramsFromFilter(filter, sort);
   const rows = page.rows.map((row) => ({
@@ -76,7 +82,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         ) : null}
         <span className="spacer" />
         <span className="muted" data-testid="server-time">
-          {rows.length} shown · query {serverMs} ms
+          {rows.length} shown of {matching.atLeast ? `more than ${matching.total}` : matching.total} · query {serverMs} ms
         </span>
       </div>
     </>

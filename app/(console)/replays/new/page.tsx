@@ -45,7 +45,7 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
           <dd>{conditions.length ? conditions.map(([name, value]) => `${name}=${value}`).join(" · ") : "all events"}</dd>
           <dt>Events</dt>
           <dd>
-            <strong data-testid="replay-preview-count">{preview.total}</strong>
+            <strong data-testid="replay-preview-count">{preview.atLeast ? `more than ${preview.total}` : preview.total}</strong>
           </dd>
           <dt>Providers</dt>
           <dd data-testid="replay-preview-providers">

@@ -1,0 +1,68 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { createServer } from "node:http";
+import pg from "pg";
+
+// The bench's reference: the least a server can do for the same signed delivery. node:http + pg, no
+// framework, no drivers: check the Stripe signature (HMAC-SHA256, tolerance), read the JSON, and in
+// one statement insert the same inbox row (ON CONFLICT dedupe) and a webhooks job for the app's
+// worker. Started by `npm run bench:ingest` with DATABASE_URL, PORT and WEBHOOK_SECRET_STRIPE.
+
+const secret = process.env.WEBHOOK_SECRET_STRIPE!;
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const { rows } = await pool.query<{ table_name: string }>("SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'");
+const jobTable = `pgboss.${rows[0]!.table_name}`;
+
+const INSERT = `
+  WITH ins AS (
+    INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_id, customer_email, payload, raw_body,
+                               headers, occurred_at, occurred_at_precision)
+    VALUES ('stripe', $1, $2, $3, $4, $5, $6::jsonb, $7, $8::jsonb, to_timestamp($9), 'second')
+    ON CONFLICT (provider, event_id) DO NOTHING
+    RETURNING id
+  ), job AS (
+    INSERT INTO ${jobTable} (name, data, singleton_key, policy, retry_limit, retry_delay, retry_backoff, expire_seconds)
+    SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || $3, 'singleton', 5, 2, true, 120 FROM ins
+    ON CONFLICT DO NOTHING
+  )
+  SELECT id FROM ins`;
+
+function verified(body: Buffer, header: string | undefined): boolean {
+  const parts = new Map((header ?? "").split(",").map((part) => part.split("=", 2) as [string, string]));
+  const timestamp = Number(parts.get("t"));
+  const given = Buffer.from(parts.get("v1") ?? "", "hex");
+  if (!Number.isFinite(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > 300) return false;
+  const expected = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest();
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function reply(response: import("node:http").ServerResponse, status: number, body: string) {
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  response.end(body);
+}
+
+createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on("data", (chunk: Buffer) => chunks.push(chunk));
+  request.on("end", () => {
+    const body = Buffer.concat(chunks);
+    if (!verified(body, request.headers["stripe-signature"] as string | undefined)) return reply(response, 401, '{"error":"invalid signature"}');
+    const event = JSON.parse(body.toString("utf8"));
+    const charge = event.data.object;
+    pool
+      .query<{ id: number }>(INSERT, [
+        event.id,
+        event.type,
+        charge.id,
+        charge.customer ?? null,
+        charge.billing_details?.email?.toLowerCase() ?? null,
+        body.toString("utf8"),
+        body,
+        JSON.stringify({ "stripe-signature": request.headers["stripe-signature"] }),
+        event.created,
+      ])
+      .then(
+        (result) => reply(response, 200, `{"received":true,"duplicate":${result.rowCount === 0}}`),
+        (error: Error) => reply(response, 500, JSON.stringify({ error: error.message })),
+      );
+  });
+}).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("[bare] listening"));

@@ -1,0 +1,29 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+function rssKb(pid: string | number): number {
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return rss ? Number(rss[1]) : 0;
+}
+
+/** Resident memory (MB) of one process. Linux only. */
+export function processRssMb(pid: number): number {
+  return Math.round(rssKb(pid) / 1024);
+}
+
+/** Resident memory (MB) of every process in process group `pgid` (a child spawned detached leads one). Linux only. */
+export function groupRssMb(pgid: number): number {
+  let kb = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the parenthesised command: state ppid pgrp ...
+      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (pgrp !== pgid) continue;
+      kb += rssKb(entry);
+    } catch {
+      // the process ended while we read it
+    }
+  }
+  return Math.round(kb / 1024);
+}
