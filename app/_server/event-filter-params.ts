@@ -11,7 +11,7 @@ const many = (value: string | string[] | undefined) => (value === undefined ? un
  * The explorer's URL is its state (shareable links): these are its parameters, parsed into the
  * event filter every list, preview and bulk replay uses.
  */
-export function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined } {
+export function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined; before: string | undefined } {
   const filter = eventFilterSchema.parse({
     provider: one(params.provider),
     statuses: many(params.status),
@@ -23,9 +23,10 @@ export function filterFromParams(params: SearchParams): { filter: EventFilter; s
     search: one(params.q),
     jsonPath: one(params.path),
     jsonValue: one(params.value),
+    replayRun: one(params.run),
   });
   const sort = z.enum(EVENT_SORTS).catch("received_desc").parse(one(params.sort));
-  return { filter, sort, cursor: one(params.cursor) };
+  return { filter, sort, cursor: one(params.cursor), before: one(params.before) };
 }
 
 /** The URL parameters of a filter (the inverse of filterFromParams), without pagination. */
@@ -44,6 +45,32 @@ export function paramsFromFilter(filter: EventFilter, sort?: EventSort): URLSear
   set("q", filter.search);
   set("path", filter.jsonPath);
   set("value", filter.jsonValue);
+  if (filter.replayRun) params.set("run", String(filter.replayRun));
   if (sort && sort !== "received_desc") params.set("sort", sort);
   return params;
+}
+
+// The filter's field names as the URL spells them, for messages about a bad link.
+const URL_NAMES: Record<string, string> = {
+  statuses: "status",
+  receivedFrom: "from",
+  receivedTo: "to",
+  search: "q",
+  jsonPath: "path",
+  jsonValue: "value",
+  replayRun: "run",
+};
+
+/** A bad filter link in words ("status: use one of pending, processed, …"), never raw validation JSON. */
+export function describeFilterError(error: unknown): string {
+  if (!(error instanceof z.ZodError)) return "the filter could not be read";
+  return error.issues
+    .map((issue) => {
+      const field = String(issue.path[0] ?? "filter");
+      const name = URL_NAMES[field] ?? field;
+      if (issue.code === "invalid_value") return `${name}: use one of ${issue.values.map(String).join(", ")}`;
+      if (issue.code === "invalid_type" && issue.expected === "date") return `${name}: not a date (use e.g. 2026-12-01T09:00:00Z)`;
+      return `${name}: ${issue.message}`;
+    })
+    .join("; ");
 }

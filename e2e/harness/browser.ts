@@ -21,12 +21,12 @@ export function chromiumPath(): string {
 }
 
 /** A fresh browser profile (one per user role, so sessions don't mix). */
-export async function openBrowser(): Promise<BrowserContext> {
+export async function openBrowser(viewport = { width: 1360, height: 900 }): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "webhook-inbox-e2e-")), {
     executablePath: chromiumPath(),
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: { width: 1360, height: 900 },
+    viewport,
     timezoneId: "America/Sao_Paulo",
   });
 }

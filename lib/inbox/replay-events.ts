@@ -17,7 +17,7 @@ export type ReplayResult = ReplayPreview & { dryRun: boolean };
 const BATCH_SIZE = 1000;
 
 /** The filter restricted to replayable statuses (failed and ignored unless asked otherwise). */
-function replayable(filter: EventFilter): EventFilter {
+export function replayable(filter: EventFilter): EventFilter {
   const wanted = filter.statuses?.length ? filter.statuses : DEFAULT_REPLAY_STATUSES;
   return { ...filter, statuses: wanted.filter((status) => status !== "pending") };
 }
@@ -46,7 +46,7 @@ export async function previewReplay(pool: Pool, filter: EventFilter): Promise<Re
 export async function replayEvents(
   deps: ReplayDeps,
   filter: EventFilter,
-  options: { actor: string; ip?: string | null; dryRun?: boolean; onProgress?: (replayed: number) => void },
+  options: { actor: string; ip?: string | null; dryRun?: boolean; runId?: number; onProgress?: (replayed: number) => void },
 ): Promise<ReplayResult> {
   const scoped = replayable(filter);
   if (options.dryRun) return { ...(await previewReplay(deps.pool, scoped)), dryRun: true };
@@ -67,6 +67,12 @@ export async function replayEvents(
         [afterId, BATCH_SIZE, ...params],
       );
       if (rows.length === 0) return rows;
+      // The history row keeps who and from which status; the UPDATE then resets the retry budget.
+      await tx.query(
+        `INSERT INTO event_replays (inbox_id, run_id, actor, previous_status)
+         SELECT id, $2, $3, status FROM webhook_inbox WHERE id = ANY($1::bigint[])`,
+        [rows.map((row) => row.id), options.runId ?? null, options.actor],
+      );
       await tx.query(
         `UPDATE webhook_inbox
             SET status = 'pending', attempts = 0, last_error = NULL, ignored_reason = NULL,
@@ -87,7 +93,7 @@ export async function replayEvents(
     actor: options.actor,
     action: "replay",
     ip: options.ip,
-    details: { filter: scoped, count: total, byProvider },
+    details: { filter: scoped, count: total, byProvider, ...(options.runId ? { runId: options.runId } : {}) },
   });
   return { total, byProvider, dryRun: false };
 }

@@ -70,6 +70,7 @@ export async function executeReplayRun(deps: ReplayDeps, id: number): Promise<vo
   try {
     const result = await replayEvents(deps, eventFilterSchema.parse(run.filter), {
       actor: run.actor,
+      runId: id,
       onProgress: (replayed) =>
         void deps.pool.query("UPDATE replay_runs SET replayed = GREATEST(replayed, $2) WHERE id = $1", [id, replayed]),
     });

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { AUDIT_ACTIONS } from "@/lib/audit/record-audit";
 import { listAudit } from "@/lib/audit/list-audit";
@@ -49,7 +49,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             {page.rows.map((row) => (
               <tr key={row.id}>
                 <td>
-                  <LocalTime value={row.at} />
+                  <DisplayTime value={row.at} />
                 </td>
                 <td>{row.actor}</td>
                 <td>{row.action}</td>

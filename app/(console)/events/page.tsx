@@ -1,12 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { filterFromParams, paramsFromFilter, type SearchParams } from "@/app/_server/event-filter-params";
+import { describeFilterError, filterFromParams, paramsFromFilter, type SearchParams } from "@/app/_server/event-filter-params";
+import { displayZone } from "@/app/_server/display-zone";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
+import { countEvents } from "@/lib/inbox/count-events";
+import { explainOutcomes } from "@/lib/inbox/explain-outcome";
 import { listEvents } from "@/lib/inbox/list-events";
-import { maskEmail } from "@/lib/privacy/mask-pii";
-import { PROVIDER_NAMES } from "@/lib/config/provider-names";
+import { paymentEmails } from "@/lib/payments/customer-summary";
+import { customerView } from "@/lib/privacy/customer-view";
+import { configuredProviders } from "@/lib/config/configured-providers";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EventFilters } from "./event-filters.client";
 import { EventsTable } from "./events-table.client";
@@ -26,26 +30,42 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
     return (
       <>
         <h1>Events</h1>
-        <p className="banner bad" role="alert">
-          This link has an invalid filter: {error instanceof Error ? error.message : String(error)}. <Link href="/events">Clear filters</Link>
-        </p>
+        <div className="banner bad" role="alert">
+          <p className="sentence">This link&apos;s filter can&apos;t be used: {describeFilterError(error)}.</p>
+          <p className="sentence">
+            <Link href="/events">Show all events</Link>
+          </p>
+        </div>
       </>
     );
   }
-  const { filter, sort, cursor } = parsed;
+  const { filter, sort, cursor, before } = parsed;
+  const { pool, config } = webRuntime();
   const started = performance.now();
-  const page = await listEvents(webRuntime().pool, { filter, sort, cursor, limit: PAGE_SIZE });
+  const [page, total] = await Promise.all([listEvents(pool, { filter, sort, cursor, before, limit: PAGE_SIZE }), countEvents(pool, filter)]);
   const serverMs = Math.round(performance.now() - started);
+  const zone = await displayZone();
+  const [explanations, knownEmails] = await Promise.all([
+    explainOutcomes(pool, page.rows.filter((row) => row.status === "ignored" || row.status === "failed").map((row) => row.id), zone),
+    paymentEmails(pool, page.rows.flatMap((row) => (!row.customerEmail && row.resourceId ? [{ provider: row.provider, chargeId: row.resourceId }] : []))),
+  ]);
   const query = paramsFromFilter(filter, sort);
   const unmasked = can(user.role, "payload.unmasked");
-  const rows = page.rows.map((row) => ({
+  const rows = page.rows.map(({ customerEmail, ...row }) => ({
     ...row,
-    customerEmail: unmasked || !row.customerEmail ? row.customerEmail : maskEmail(row.customerEmail),
+    ...customerView(customerEmail ?? knownEmails.get(`${row.provider}/${row.resourceId}`) ?? null, unmasked),
+    explanation: explanations.get(row.id) ?? null,
     occurredAt: row.occurredAt?.toISOString() ?? null,
     receivedAt: row.receivedAt.toISOString(),
   }));
-  const nextQuery = new URLSearchParams(query);
-  if (page.nextCursor) nextQuery.set("cursor", page.nextCursor);
+  const pageNumber = Math.max(1, Number(params.page) || 1);
+  const link = (key: "cursor" | "before", value: string, number: number) => {
+    const next = new URLSearchParams(query);
+    next.set(key, value);
+    next.set("page", String(number));
+    return `/events?${next.toString()}`;
+  };
+  const pages = Math.max(1, Math.ceil(total.count / PAGE_SIZE));
   return (
     <>
       <div className="row">
@@ -58,21 +78,33 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         ) : null}
       </div>
       <div className="panel">
-        <EventFilters providers={[...PROVIDER_NAMES]} initial={Object.fromEntries(query)} />
+        <EventFilters providers={[...new Set([...configuredProviders(config), ...(filter.provider ? [filter.provider] : [])])]} initial={Object.fromEntries(query)} />
       </div>
-      <EventsTable rows={rows} sort={sort} baseQuery={query.toString()} />
-      <div className="pager">
-        {cursor ? <Link href={`/events?${query.toString()}`}>« First page</Link> : null}
-        {page.nextCursor ? (
-          <Link href={`/events?${nextQuery.toString()}`} rel="next">
-            Next page »
+      <EventsTable rows={rows} sort={sort} baseQuery={query.toString()} now={new Date().toISOString()} />
+      <nav className="pager" aria-label="Pages">
+        {page.prevCursor ? (
+          <Link href={link("before", page.prevCursor, pageNumber - 1)} rel="prev">
+            « Previous
           </Link>
-        ) : null}
+        ) : (
+          <span aria-disabled="true">« Previous</span>
+        )}
+        <span data-testid="events-total">
+          Page {Math.min(pageNumber, pages)} of {total.capped ? "many" : pages} · {total.count.toLocaleString("en-US")}
+          {total.capped ? "+" : ""} event{total.count === 1 ? "" : "s"}
+        </span>
+        {page.nextCursor ? (
+          <Link href={link("cursor", page.nextCursor, pageNumber + 1)} rel="next">
+            Next »
+          </Link>
+        ) : (
+          <span aria-disabled="true">Next »</span>
+        )}
         <span className="spacer" />
         <span className="muted" data-testid="server-time">
           {rows.length} shown · query {serverMs} ms
         </span>
-      </div>
+      </nav>
     </>
   );
 }

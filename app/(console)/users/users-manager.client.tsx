@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
 import { createUser, updateUser } from "./actions";
 
@@ -101,7 +101,7 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
                 </select>
               </td>
               <td>
-                <LocalTime value={user.createdAt} withSeconds={false} />
+                <DisplayTime value={user.createdAt} withSeconds={false} />
               </td>
               <td>
                 {user.disabledAt ? <span className="badge failed">disabled</span> : <span className="badge processed">active</span>}{" "}

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { TimelineTable } from "@/app/_components/timeline-table";
@@ -9,7 +9,8 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
 import { resourceTimeline } from "@/lib/inbox/get-event";
 import { getPaymentById } from "@/lib/payments/get-payment";
-import { maskEmail } from "@/lib/privacy/mask-pii";
+import { customerView } from "@/lib/privacy/customer-view";
+import { CustomerLink } from "@/app/_components/customer-link";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const metadata: Metadata = { title: "Payment" };
@@ -43,18 +44,18 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           </dd>
           <dt>Customer</dt>
           <dd>
-            {payment.customerEmail ? (unmasked ? payment.customerEmail : maskEmail(payment.customerEmail)) : "—"}{" "}
+            <CustomerLink {...customerView(payment.customerEmail, unmasked)} />{" "}
             {payment.customerId ? <span className="mono muted">{unmasked ? payment.customerId : "***"}</span> : null}
           </dd>
           <dt>Created by</dt>
           <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>
           <dt>Last gateway event</dt>
           <dd>
-            <LocalTime value={payment.lastGatewayEventAt} />
+            <DisplayTime value={payment.lastGatewayEventAt} />
           </dd>
           <dt>Updated</dt>
           <dd>
-            <LocalTime value={payment.updatedAt} />
+            <DisplayTime value={payment.updatedAt} />
           </dd>
         </dl>
       </section>
