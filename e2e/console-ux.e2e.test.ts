@@ -106,6 +106,7 @@ describe("console UX", () => {
         await page.goto(`${server.url}${path}`);
         await page.locator("h1").first().waitFor();
         await screenshot(page, `ux-${name}-${width}`);
+        if (width === 390) await screenshot(page, `ux-${name}-${width}-first-screen`, false);
         overflow[`${name}@${width}`] = await horizontalOverflow(page);
       }
       if (width === 390) {
@@ -249,11 +250,11 @@ describe("console UX", () => {
     const page = await browserAs(FINANCE);
     await page.goto(`${server.url}/replays/new?provider=standard&status=failed`);
     const effects = page.getByTestId("replay-effects").locator("tbody tr");
-    const preview = Object.fromEntries(
+    const preview: Record<string, { to: string | null; text: string | null | undefined }> = Object.fromEntries(
       await effects.evaluateAll((rows) => rows.map((row) => [row.getAttribute("data-charge"), { to: row.getAttribute("data-to"), text: row.querySelector("td[data-label=Effect]")?.textContent }])),
     );
     expect(preview).toEqual({
-      ch_host_0: { to: "refunded", text: "pending → refunded" },
+      ch_host_0: { to: "refunded", text: "pending → refunded (refunded 0 → 5000)" },
       ch_host_1: { to: "paid", text: "pending → paid" },
     });
     await screenshot(page, "ux-replay-preview-1440");

@@ -1,6 +1,5 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useSyncExternalStore } from "react";
 import { DEFAULT_DISPLAY_ZONE, DISPLAY_ZONE_COOKIE } from "@/lib/time/format-time";
 
@@ -8,7 +7,6 @@ const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /** Chooses the zone the console writes times in: UTC (default) or the browser's own, kept in a cookie. */
 export function ZonePicker({ zone }: { zone: string }) {
-  const router = useRouter();
   // The browser's zone is only known in the browser: the server renders the list without it.
   const local = useSyncExternalStore(
     () => () => undefined,
@@ -23,7 +21,8 @@ export function ZonePicker({ zone }: { zone: string }) {
         value={zone}
         onChange={(event) => {
           document.cookie = `${DISPLAY_ZONE_COOKIE}=${event.target.value}; path=/; max-age=31536000; samesite=lax`;
-          router.refresh();
+          // A full reload: every time on the page, client-rendered ones included, is written again.
+          window.location.reload();
         }}
       >
         {choices.map((choice) => (

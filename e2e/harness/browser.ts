@@ -42,7 +42,7 @@ export async function signIn(context: BrowserContext, baseUrl: string, email: st
   return page;
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, animations: "disabled", caret: "initial" });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage, animations: "disabled", caret: "initial" });
 }

@@ -98,6 +98,8 @@ const baseSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_MAX: positiveInt(10),
+  /** The embedded PostgreSQL's port (local trial only); unset: 54329, or any free port if taken. */
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   PORT: positiveInt(3000),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
@@ -142,6 +144,7 @@ export type ProviderConfig = {
 
 export type AppConfig = {
   databaseUrl: string | undefined;
+  embeddedPostgresPort: number | undefined;
   databasePoolMax: number;
   port: number;
   bodyLimitBytes: number;
@@ -196,6 +199,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   ) as Record<ProviderName, ProviderConfig>;
   return {
     databaseUrl: b.DATABASE_URL,
+    embeddedPostgresPort: b.EMBEDDED_POSTGRES_PORT,
     databasePoolMax: b.DATABASE_POOL_MAX,
     port: b.PORT,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,

@@ -21,6 +21,8 @@ export type OutcomeFacts = {
   prior: PriorChange | null;
 };
 
+const words = (status: string) => status.replaceAll("_", " ");
+
 const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id);
 
 function by(prior: PriorChange, zone: string): string {
@@ -30,11 +32,11 @@ function by(prior: PriorChange, zone: string): string {
 
 function ignoredSentence(facts: OutcomeFacts, zone: string): string {
   const { prior, observed } = facts;
-  const was = prior ? `the payment was already ${prior.status.replaceAll("_", " ")} ${by(prior, zone)}` : "the payment had moved on";
+  const was = prior ? `the payment was already ${words(prior.status)} ${by(prior, zone)}` : "the payment had moved on";
   switch (facts.ignoredReason) {
     case "invalid_transition":
       return observed && prior
-        ? `Ignored: ${was}; ${prior.status} → ${observed} is not allowed.`
+        ? `Ignored: ${was}; ${words(prior.status)} → ${words(observed)} is not allowed.`
         : `Ignored: ${was}; this event's status can't follow it.`;
     case "stale":
       return `Ignored: older than the last change applied (${was}); events apply in the gateway's order.`;
