@@ -51,7 +51,23 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
     >
       <label>
         Search (e-mail, event, charge or customer id)
-        <input name="q" type="search" defaultValue={initial.q} size={32} data-search-box aria-keyshortcuts="/" placeholder="Press / to search" />
+        <input
+          name="q"
+          type="search"
+          defaultValue={initial.q}
+          size={32}
+          data-search-box
+          aria-keyshortcuts="/ ArrowDown"
+          placeholder="Press / to search, ↓ for results"
+          onKeyDown={(event) => {
+            // ↓ goes from the search box straight to the first result row.
+            if (event.key !== "ArrowDown") return;
+            const first = document.querySelector<HTMLElement>("table[aria-label=Events] tbody tr[tabindex]");
+            if (!first) return;
+            event.preventDefault();
+            first.focus();
+          }}
+        />
       </label>
       <label>
         Provider
