@@ -138,7 +138,7 @@ describe("console UX", () => {
     await page.goto(`${server.url}/events?status=ignored`);
     const title = await page.locator(`tr[data-event-id="${ignored.rows[0]!.id}"] td[data-col=status] .badge`).getAttribute("title");
     expect(title).toMatch(/^Ignored: .+\.$/);
-    expect(title).not.toContain("_");
+    expect(title).not.toMatch(/partially_refunded|charged_back|invalid_transition|duplicate_in_meaning|uninteresting_type/);
   });
 
   it("[SUPPORT][CLOCK]: a time reads the same after a full load and after in-app navigation, in the chosen zone", async () => {

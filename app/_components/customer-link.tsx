@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Breakable } from "./breakable";
 import type { CustomerView } from "@/lib/privacy/customer-view";
 
 /**
@@ -8,5 +9,9 @@ import type { CustomerView } from "@/lib/privacy/customer-view";
 export function CustomerLink({ customerShown, customerRef }: CustomerView) {
   if (!customerShown) return <span className="muted">—</span>;
   if (!customerRef) return <span>{customerShown}</span>;
-  return <Link href={`/customers/${encodeURIComponent(customerRef)}`}>{customerShown}</Link>;
+  return (
+    <Link href={`/customers/${encodeURIComponent(customerRef)}`}>
+      <Breakable text={customerShown} />
+    </Link>
+  );
 }

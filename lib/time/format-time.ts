@@ -1,3 +1,5 @@
+import { fromLocalTime } from "../canonical/event-time";
+
 // How the console writes a time: in one explicit zone, with the zone named, the same on the server
 // and in the browser (composed from parts, so no locale default or ICU wording leaks in).
 
@@ -79,12 +81,7 @@ export function toZonedInput(instant: Date, zone: string): string {
 
 /** A `datetime-local` value read on `zone`'s wall clock, as an instant (null when unreadable). */
 export function fromZonedInput(value: string, zone: string): Date | null {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
-  if (!match) return null;
-  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0)) as number[];
-  const wallAsUtc = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!);
-  // The offset at the guess, then at the corrected instant (they differ only across a DST change).
-  let instant = wallAsUtc - zonedParts(new Date(wallAsUtc), zone).offsetMinutes * 60_000;
-  instant = wallAsUtc - zonedParts(new Date(instant), zone).offsetMinutes * 60_000;
-  return new Date(instant);
+  const withSeconds = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00` : value;
+  const time = fromLocalTime(withSeconds, zone);
+  return time ? new Date(time.occurredAt) : null;
 }

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { KeyboardEvent } from "react";
 import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type SortingState } from "@tanstack/react-table";
+import { Breakable } from "@/app/_components/breakable";
 import { CustomerLink } from "@/app/_components/customer-link";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { ShortId } from "@/app/_components/short-id.client";
@@ -39,7 +40,7 @@ function columnsFor(now: string) {
         <>
           <span className="muted">{info.row.original.provider}</span>{" "}
           <Link href={`/events/${info.row.original.id}`} tabIndex={-1}>
-            {info.getValue()}
+            <Breakable text={info.getValue()} />
           </Link>
         </>
       ),
