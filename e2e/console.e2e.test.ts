@@ -8,7 +8,7 @@ import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
-import { startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import { deliveryFor, type PaymentFacts } from "./simulator/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
@@ -48,7 +48,7 @@ beforeAll(async () => {
     WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
     WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
     AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
-    STRIPE_API_URL: gateway.url,
+    ...fakeGatewayEnv(gateway.url),
     WORKER_MAX_ATTEMPTS: "1",
     WORKER_CONCURRENCY: "4",
     REPLAY_CONFIRM_THRESHOLD: "2",

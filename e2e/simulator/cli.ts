@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { checkFinalStates, deliverAll, httpSender, planDeliveries, type PaymentReading } from "./deliver";
-import { startFakeGateway } from "./fake-gateway";
+import { FAKE_GATEWAY_KEYS, startFakeGateway } from "./fake-gateway";
 import type { SimulatedProvider } from "./gateway-events";
 import { deliveryFor } from "./gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
@@ -97,6 +97,12 @@ function secretsFromEnv(): Record<SimulatedProvider, string> {
   return { stripe: first("stripe"), standard: first("standard") };
 }
 
+/** The keys the fake gateway checks: the app's own (same environment), else the fake gateway's defaults. */
+function gatewayKeys() {
+  const { providers } = appConfig();
+  return { stripe: providers.stripe.apiKey ?? FAKE_GATEWAY_KEYS.stripe, standard: providers.standard.apiKey ?? FAKE_GATEWAY_KEYS.standard };
+}
+
 async function health(url: string): Promise<{ pending: number } | null> {
   const response = await fetch(`${url}/api/health`).catch(() => null);
   if (!response) return null;
@@ -146,8 +152,8 @@ async function run(options: Options): Promise<number> {
   const secrets = secretsFromEnv();
   const histories = generateHistories(options.seed, options.payments, options.providers);
   const unknown = unknownDisputes(options.seed, options.unknown);
-  const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort) : null;
-  if (gateway) console.log(`fake gateway API on ${gateway.url}`);
+  const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort, gatewayKeys()) : null;
+  if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate: STRIPE_API_KEY, STANDARD_API_KEY)`);
   try {
     const plan = [
       ...planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed }),
@@ -156,7 +162,7 @@ async function run(options: Options): Promise<number> {
         chargeId: history.payment.chargeId,
       })),
     ];
-    const events = histories.reduce((sum, history) => sum + history.steps.length, 0);
+    const events = new Set(plan.map((delivery) => delivery.eventId)).size;
     console.log(
       `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} deliveries ` +
         `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
@@ -206,7 +212,7 @@ async function run(options: Options): Promise<number> {
 
 async function serve(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
-  const gateway = await startFakeGateway(histories, options.gatewayPort || 4010);
+  const gateway = await startFakeGateway(histories, options.gatewayPort || 4010, gatewayKeys());
   console.log(`fake gateway API for seed ${options.seed} (${histories.length} payments) on ${gateway.url}; Ctrl-C stops it`);
   await new Promise<void>((done) => process.once("SIGINT", done));
   await gateway.close();

@@ -1,4 +1,4 @@
-import { deliveryFor, signedDelivery, type Delivery } from "./gateway-events";
+import { deliveriesFor, signedDelivery, type Delivery } from "./gateway-events";
 import { seededRandom, type PaymentHistory } from "./history";
 
 // Turning histories into deliveries the way a real gateway would: every step once, some of them
@@ -18,12 +18,14 @@ export type PlannedDelivery = Delivery & { chargeId: string };
 export function planDeliveries(histories: PaymentHistory[], options: DeliveryPlanOptions): PlannedDelivery[] {
   const random = seededRandom(options.seed);
   const perPayment = histories.map((history) =>
-    history.steps.flatMap((step) => {
+    history.steps.flatMap((step, index) => {
       const secret = options.secrets[history.provider]!;
-      const first = deliveryFor(history.provider, history.payment, step, secret);
-      const copies: PlannedDelivery[] = [{ ...first, chargeId: history.payment.chargeId }];
-      while (random() < options.duplicateRate) copies.push({ ...first, chargeId: history.payment.chargeId });
-      return copies;
+      const refundedBefore = history.steps[index - 1]?.amountRefunded ?? 0;
+      return deliveriesFor(history.provider, history.payment, step, secret, refundedBefore).flatMap((first) => {
+        const copies: PlannedDelivery[] = [{ ...first, chargeId: history.payment.chargeId }];
+        while (random() < options.duplicateRate) copies.push({ ...first, chargeId: history.payment.chargeId });
+        return copies;
+      });
     }),
   );
   if (options.shuffle === "none") return perPayment.flat();

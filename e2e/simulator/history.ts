@@ -34,8 +34,17 @@ function scenario(random: () => number): Kind[] {
   if (roll < 0.6) return ["succeeded", "refund"];
   if (roll < 0.78) return ["succeeded", ...Array<Kind>(1 + Math.floor(random() * 3)).fill("refund")];
   if (roll < 0.86) return ["succeeded", "dispute_opened", "dispute_won"];
-  if (roll < 0.94) return ["succeeded", "dispute_opened", "dispute_lost"];
-  return ["succeeded", "dispute_opened"];
+  if (roll < 0.92) return ["succeeded", "dispute_opened", "dispute_lost"];
+  if (roll < 0.96) return ["succeeded", "dispute_opened"];
+  // A charge can be disputed again after a first dispute was won.
+  return ["succeeded", "dispute_opened", "dispute_won", "dispute_opened", "dispute_lost"];
+}
+
+/** How the merchant integrated (see PaymentFacts.integration): mostly the classic way. */
+function integration(random: () => number, provider: SimulatedProvider): PaymentFacts["integration"] {
+  const roll = random();
+  if (provider === "stripe") return roll < 0.2 ? "intents" : roll < 0.4 ? "charges_and_intents" : undefined;
+  return roll < 0.3 ? "dodo" : undefined;
 }
 
 /** The state a payment is in after a step (the simulator's own truth, independent of the app). */
@@ -89,6 +98,8 @@ export function generateHistory(
     customerId: `cus_${index % 97}`,
     customerEmail: `customer${index % 97}@example.com`,
   };
+  const how = integration(random, provider);
+  if (how) payment.integration = how;
   const kinds = scenario(random);
   const refunds = kinds.filter((kind) => kind === "refund").length;
   const steps: HistoryStep[] = [];

@@ -32,5 +32,23 @@ export const chargeSnapshotSchema = z.object({
   currency: z.string().length(3).optional(),
   customerId: z.string().max(150).optional(),
   customerEmail: z.string().max(320).optional(),
+  /**
+   * The state comes from an object that summarizes the charge without seeing its disputes (a Stripe
+   * PaymentIntent): it moves a payment forward but never reinstates a disputed one.
+   */
+  summary: z.boolean().optional(),
 });
 export type ChargeSnapshot = z.infer<typeof chargeSnapshotSchema>;
+
+/** Where one dispute of a charge stands: still open, lost (the money went back), or closed otherwise. */
+export type DisputeOutcome = "open" | "lost" | "closed";
+
+/**
+ * A charge's state once all its disputes are counted (a charge can have several over time): any lost
+ * one makes it charged back, else any open one disputed; won or closed ones leave its own state.
+ */
+export function withDisputes(status: ChargeStatus, outcomes: readonly DisputeOutcome[]): ChargeStatus {
+  if (outcomes.includes("lost")) return "charged_back";
+  if (outcomes.includes("open")) return "disputed";
+  return status;
+}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
+import { senderVocabularySchema, type SenderVocabulary } from "./sender-vocabulary";
 
 // The only module that reads process.env. Everything else receives an AppConfig.
 
@@ -172,6 +173,8 @@ export type AppConfig = {
   /** Bulk replays larger than this need the count typed as confirmation. */
   replayConfirmThreshold: number;
   providers: Record<ProviderName, ProviderConfig>;
+  /** The Standard Webhooks sender's own status words, event types and field paths. */
+  standardVocabulary: SenderVocabulary;
 };
 
 export class ConfigError extends Error {
@@ -186,11 +189,13 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   const env = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const base = baseSchema.safeParse(env);
   const providerResults = PROVIDER_NAMES.map((name) => [name, providerSchema(name).safeParse(env)] as const);
+  const vocabulary = senderVocabularySchema.safeParse(env);
   const problems = [
     ...(base.success ? [] : base.error.issues),
+    ...(vocabulary.success ? [] : vocabulary.error.issues),
     ...providerResults.flatMap(([, result]) => (result.success ? [] : result.error.issues)),
   ].map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
-  if (!base.success || problems.length > 0) {
+  if (!base.success || !vocabulary.success || problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   }
   const b = base.data;
@@ -227,6 +232,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     logLevel: b.LOG_LEVEL,
     replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
     providers,
+    standardVocabulary: vocabulary.data,
   };
 }
 

@@ -109,7 +109,12 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
 
   let event: NormalizedEvent & { error?: string };
   try {
-    event = driver.parse(request.rawBody, { headers: request.headers, query, timeZone: deps.config.providers[driver.name].timeZone });
+    event = driver.parse(request.rawBody, {
+      headers: request.headers,
+      query,
+      timeZone: deps.config.providers[driver.name].timeZone,
+      vocabulary: deps.config.standardVocabulary,
+    });
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;
     event = unparseableEvent(request.rawBody, error);

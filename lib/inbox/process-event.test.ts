@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deliveryFor, randomId, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/e2e/simulator/gateway-events";
-import { startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { registerPayment } from "@/lib/payments/register-payment";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
@@ -19,7 +19,7 @@ let gateway: FakeGateway;
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
-  app = await createTestApp("process", { STRIPE_API_URL: gateway.url, STANDARD_API_URL: gateway.url });
+  app = await createTestApp("process", fakeGatewayEnv(gateway.url));
 });
 afterAll(async () => {
   await app.close();

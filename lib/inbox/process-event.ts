@@ -133,11 +133,13 @@ async function observe(deps: ProcessDeps, driver: ProviderDriver, event: Normali
   if (own) return own;
   const client = deps.gateways(driver.name);
   if (!driver.refetch || !client) {
-    throw new Error(`refetch is configured for ${driver.name} ${event.type}, but ${driver.name} has no API to fetch from`);
+    throw new Error(
+      `refetch is configured for ${driver.name} ${event.type}, but ${driver.name} has no API to fetch from (set ${driver.name.toUpperCase()}_API_URL)`,
+    );
   }
   // The fetch starts before any lock is taken; its start time is when the state was true.
   const fetchedAt = BigInt(Date.now()) * 1000n;
-  const snapshot = await driver.refetch(event.resourceId, client.fetchJson);
+  const snapshot = await driver.refetch(event.resourceId, client.fetchJson, deps.config.standardVocabulary);
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }
 
@@ -163,6 +165,7 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
       headers: started.headers,
       query: new URLSearchParams(started.queryString ?? ""),
       timeZone: deps.config.providers[driver.name].timeZone,
+      vocabulary: deps.config.standardVocabulary,
     });
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkFinalStates, deliverAll, planDeliveries } from "@/e2e/simulator/deliver";
-import { startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { generateHistories } from "@/e2e/simulator/history";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
@@ -21,7 +21,10 @@ let workers: TestWorker[];
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
-  app = await createTestApp("property", { STRIPE_API_URL: gateway.url, WORKER_CONCURRENCY: "4" });
+  app = await createTestApp("property", {
+    ...fakeGatewayEnv(gateway.url),
+    WORKER_CONCURRENCY: "4",
+  });
   const config = testConfig(app.env);
   workers = [await startTestWorker(app.db.url, config, "worker-a"), await startTestWorker(app.db.url, config, "worker-b")];
 });

@@ -28,7 +28,7 @@ export type ChargeUpdate = {
  */
 export function decideChargeUpdate(current: CurrentPayment | null, snapshot: ChargeSnapshot, at: EventTime | null): Decision {
   if (!current) return { action: "create", state: initialState(snapshot) };
-  return decide(current, { state: { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded }, at });
+  return decide(current, { state: { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded }, at, summary: snapshot.summary });
 }
 
 /** A payment created from its first observation. */

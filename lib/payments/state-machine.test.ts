@@ -17,6 +17,7 @@ describe("canTransitionTo (reachable, not adjacent)", () => {
     ["partially_refunded", "paid", false],
     ["refunded", "disputed", false],
     ["disputed", "refunded", false],
+    ["disputed", "partially_refunded", true],
     ["refunded", "paid", false],
     ["refunded", "partially_refunded", false],
     ["paid", "pending", false],
@@ -95,6 +96,15 @@ describe("decide", () => {
       action: "ignore",
       reason: "invalid_transition",
     });
+  });
+
+  it("never lets a summary (a PaymentIntent) reinstate a disputed payment, though a charge may", () => {
+    const disputedAt10 = { status: "disputed" as const, amountRefunded: 0, lastEventAt: t("2024-01-01T00:00:10Z") };
+    const paidAt10Again = { state: { status: "paid" as const, amountRefunded: 0 }, at: t("2024-01-01T00:00:10Z") };
+    expect(decide(disputedAt10, { ...paidAt10Again, summary: true })).toEqual({ action: "ignore", reason: "charge_is_authority" });
+    expect(decide(disputedAt10, paidAt10Again).action).toBe("apply");
+    const pending = { status: "pending" as const, amountRefunded: 0, lastEventAt: t("2024-01-01T00:00:10Z") };
+    expect(decide(pending, { ...paidAt10Again, summary: true }).action).toBe("apply");
   });
 
   it("calls a repeat of the current state a duplicate in meaning", () => {

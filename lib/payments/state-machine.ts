@@ -24,11 +24,17 @@ const EDGES: Record<PaymentStatus, readonly PaymentStatus[]> = {
 };
 
 /**
- * A won dispute puts a disputed payment back to paid. It is a direct edge only, never part of a
- * longer path: otherwise `paid` would be reachable from every refund state through a dispute, and
- * a late `charge.succeeded` would undo refunds.
+ * A won dispute puts a disputed payment back where it was: paid, or partially refunded when part of
+ * it had gone back before the dispute. Direct edges only, never part of a longer path: otherwise
+ * `paid` would be reachable from every refund state through a dispute, and a late
+ * `charge.succeeded` would undo refunds.
  */
-const REINSTATEMENTS: Partial<Record<PaymentStatus, PaymentStatus>> = { disputed: "paid" };
+const REINSTATEMENTS: Partial<Record<PaymentStatus, readonly PaymentStatus[]>> = { disputed: ["paid", "partially_refunded"] };
+
+/** Is `from -> to` a reinstatement (a dispute ending in the merchant's favour)? */
+export function isReinstatement(from: PaymentStatus, to: PaymentStatus): boolean {
+  return REINSTATEMENTS[from]?.includes(to) ?? false;
+}
 
 function reachableFrom(from: PaymentStatus): ReadonlySet<PaymentStatus> {
   const seen = new Set<PaymentStatus>();
@@ -39,8 +45,7 @@ function reachableFrom(from: PaymentStatus): ReadonlySet<PaymentStatus> {
     seen.add(next);
     queue.push(...EDGES[next]);
   }
-  const reinstated = REINSTATEMENTS[from];
-  if (reinstated) seen.add(reinstated);
+  for (const reinstated of REINSTATEMENTS[from] ?? []) seen.add(reinstated);
   return seen;
 }
 
@@ -109,6 +114,7 @@ export const IGNORED_REASONS = [
   "uninteresting_type",
   "no_resource",
   "already_applied",
+  "charge_is_authority",
 ] as const;
 export type IgnoredReason = (typeof IGNORED_REASONS)[number];
 
@@ -118,13 +124,16 @@ export type Decision =
   | { action: "ignore"; reason: IgnoredReason };
 
 export type CurrentPayment = PaymentState & { lastEventAt: EventTime | null };
-export type Observation = { state: PaymentState; at: EventTime | null };
+/** `summary`: the state comes from an object that does not see disputes (see ChargeSnapshot.summary). */
+export type Observation = { state: PaymentState; at: EventTime | null; summary?: boolean };
 
 /**
  * What to do with one observation of a payment (an event, or a refetched state):
  * 1. unknown payment -> create it in the observed state;
  * 2. older than the last applied observation -> stale;
  * 3. nothing would change -> duplicate in meaning;
+ *    a summary (a Stripe PaymentIntent) that would reinstate a disputed payment -> the charge is the
+ *    authority: the summary can't see the dispute;
  * 4. otherwise apply it only if the state machine allows it (ties at coarse precision included:
  *    there the graph decides which of two same-second events is the later one).
  */
@@ -134,6 +143,9 @@ export function decide(current: CurrentPayment | null, observed: Observation): D
     return { action: "ignore", reason: "stale" };
   }
   if (sameState(current, observed.state)) return { action: "ignore", reason: "duplicate_in_meaning" };
+  if (observed.summary && isReinstatement(current.status, observed.state.status)) {
+    return { action: "ignore", reason: "charge_is_authority" };
+  }
   if (!isForward(current, observed.state)) return { action: "ignore", reason: "invalid_transition" };
   return { action: "apply", state: observed.state };
 }

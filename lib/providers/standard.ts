@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
 import { fromIso, fromUnixSeconds } from "../canonical/event-time";
-import { parseJson, toNormalizedEvent } from "./parse-helpers";
-import { CHARGE_STATUSES, type ChargeSnapshot, type ChargeStatus } from "../canonical/charge-event";
+import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
+import { CHARGE_STATUSES, withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
+import { EMPTY_VOCABULARY, type SenderVocabulary, type VocabularyField } from "../config/sender-vocabulary";
 import { ParseError, type ProviderDriver } from "./types";
 
 // Standard Webhooks (https://www.standardwebhooks.com; Svix and others). Key rule: the `webhook-id`
@@ -11,59 +12,214 @@ import { ParseError, type ProviderDriver } from "./types";
 // is a space-separated list of `v1,<base64 HMAC-SHA256>` over "{id}.{timestamp}.{raw body}", keyed
 // by the base64-decoded part of `whsec_...`. Svix's `svix-*` header names are accepted too.
 //
-// The spec leaves event types to the sender. Payment senders map to this inbox with these types:
-//   payment.pending · payment.authorized · payment.succeeded (or payment.paid) · payment.failed ·
-//   payment.canceled · payment.refunded (partial when amount_refunded < amount) ·
-//   payment.partially_refunded · payment.disputed · payment.dispute.won · payment.dispute.lost
-//   (or payment.charged_back)
-// and `data` = { payment_id (or id), amount, amount_refunded, currency, customer: { id, email } }.
-// The same shape is what refetch expects from `GET {STANDARD_API_URL}/payments/{id}`.
+// The spec leaves event types and payloads to the sender. The driver reads a payment event in the
+// common vocabularies (ours, and real senders' such as Dodo Payments: `payment.succeeded` with
+// `data.status: "succeeded"`, `total_amount`, `customer.customer_id`), and a deployment adds its
+// sender's words with STANDARD_STATUS_MAP, STANDARD_TYPE_MAP and STANDARD_FIELD_MAP (README).
+// - The state: the event type (STANDARD_TYPE_MAP, then the known types below); for payment events
+//   (`payment.*`, `charge.*`, `transaction.*`) of another type, `data.status` (STANDARD_STATUS_MAP,
+//   then the known words). A payment event that still can't be mapped fails, naming the variables.
+// - `refund.*` events carry the refund, not the payment: their payment's state (how much went back
+//   in all) is refetched. `dispute.*` events carry the dispute: its outcome is the state.
+// - Refetch: `GET {STANDARD_API_URL}/payments/{id}` (Dodo Payments' own path), read the same way,
+//   with the `refunds[]` and `disputes[]` a payment lists counted.
+// Other events (subscriptions...) are kept and ignored.
 
-const TYPE_STATUS: Record<string, ChargeStatus> = {
+const KNOWN_TYPES: Record<string, ChargeStatus> = {
   "payment.pending": "pending",
+  "payment.processing": "pending",
   "payment.authorized": "authorized",
   "payment.succeeded": "paid",
   "payment.paid": "paid",
   "payment.failed": "failed",
   "payment.canceled": "canceled",
+  "payment.cancelled": "canceled",
   "payment.refunded": "refunded",
   "payment.partially_refunded": "partially_refunded",
   "payment.disputed": "disputed",
   "payment.dispute.won": "paid",
   "payment.dispute.lost": "charged_back",
   "payment.charged_back": "charged_back",
+  "refund.succeeded": "refunded",
+  "dispute.opened": "disputed",
+  "dispute.challenged": "disputed",
+  "dispute.won": "paid",
+  "dispute.cancelled": "paid",
+  "dispute.lost": "charged_back",
+  "dispute.accepted": "charged_back",
 };
 
-const paymentDataSchema = z.looseObject({
-  payment_id: z.string().min(1).optional(),
-  id: z.string().min(1).optional(),
-  status: z.enum(CHARGE_STATUSES).optional(),
-  amount: z.number().int().nonnegative().optional(),
-  amount_refunded: z.number().int().nonnegative().optional(),
-  currency: z.string().length(3).optional(),
-  customer: z.object({ id: z.string().optional(), email: z.string().optional() }).optional(),
-});
-type PaymentData = z.infer<typeof paymentDataSchema>;
+const KNOWN_STATUS_WORDS: Record<string, ChargeStatus> = {
+  pending: "pending",
+  processing: "pending",
+  requires_action: "pending",
+  requires_capture: "authorized",
+  authorized: "authorized",
+  authorised: "authorized",
+  succeeded: "paid",
+  success: "paid",
+  successful: "paid",
+  paid: "paid",
+  captured: "paid",
+  completed: "paid",
+  failed: "failed",
+  declined: "failed",
+  canceled: "canceled",
+  cancelled: "canceled",
+  voided: "canceled",
+  expired: "canceled",
+  refunded: "refunded",
+  partially_refunded: "partially_refunded",
+  disputed: "disputed",
+  dispute_opened: "disputed",
+  chargeback: "charged_back",
+  charged_back: "charged_back",
+  chargedback: "charged_back",
+  dispute_lost: "charged_back",
+};
+
+// Where the facts usually sit in `data`; STANDARD_FIELD_MAP replaces the places of one fact.
+const USUAL_FIELDS: Record<VocabularyField, readonly string[]> = {
+  id: ["payment_id", "id"],
+  status: ["status"],
+  amount: ["amount", "total_amount"],
+  amountRefunded: ["amount_refunded"],
+  currency: ["currency"],
+  customerId: ["customer.id", "customer.customer_id", "customer_id"],
+  customerEmail: ["customer.email", "customer_email"],
+};
+
+// A payment's listed disputes (Dodo's `dispute_status`, or a plain `status`).
+const LOST_DISPUTE = new Set(["lost", "dispute_lost", "accepted", "dispute_accepted"]);
+const CLOSED_DISPUTE = new Set(["won", "dispute_won", "cancelled", "dispute_cancelled", "canceled", "expired", "dispute_expired"]);
+
+const PAYMENT_NOUNS = new Set(["payment", "payments", "charge", "transaction"]);
+const listSchema = z.array(z.record(z.string(), z.unknown()));
+const dataSchema = z.record(z.string(), z.unknown());
 
 const bodySchema = z.object({
   type: z.string().min(1),
   timestamp: z.string().optional(),
-  data: paymentDataSchema,
+  data: dataSchema,
 });
 
-function snapshotOf(data: PaymentData, status: ChargeStatus): ChargeSnapshot {
-  const refunded =
-    status === "refunded" && data.amount !== undefined && (data.amount_refunded ?? data.amount) < data.amount
-      ? "partially_refunded"
-      : status;
-  return {
-    status: refunded,
-    amount: data.amount,
-    amountRefunded: data.amount_refunded,
-    currency: data.currency?.toLowerCase(),
-    customerId: data.customer?.id,
-    customerEmail: data.customer?.email,
-  };
+function valueAt(data: Record<string, unknown>, path: string): unknown {
+  let value: unknown = data;
+  for (const key of path.split(".")) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** A word from the payload, fit to quote in an error message (no free text, bounded). */
+function quoted(value: unknown): string {
+  return typeof value === "string" && /^[\w.-]{1,40}$/.test(value) ? `"${value}"` : "(not a plain word)";
+}
+
+/** Reads a payment's facts from `data`, in the sender's vocabulary. */
+class PaymentReader {
+  constructor(
+    private readonly data: Record<string, unknown>,
+    private readonly vocabulary: SenderVocabulary,
+  ) {}
+
+  /** The first place of `field` that holds a value. */
+  private raw(field: VocabularyField): unknown {
+    const configured = this.vocabulary.fields[field];
+    for (const path of configured ? [configured] : USUAL_FIELDS[field]) {
+      const value = valueAt(this.data, path);
+      if (value !== undefined && value !== null) return value;
+    }
+    return undefined;
+  }
+
+  text(field: VocabularyField): string | undefined {
+    const value = this.raw(field);
+    if (value === undefined) return undefined;
+    if (typeof value === "string" && value.length > 0) return value;
+    if (typeof value === "number") return String(value);
+    throw new ParseError(`data: ${field} is not text; point STANDARD_FIELD_MAP=${field}=<path> at it`);
+  }
+
+  minorUnits(field: "amount" | "amountRefunded"): number | undefined {
+    const value = this.raw(field);
+    if (value === undefined) return undefined;
+    if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
+    throw new ParseError(`data: ${field} is not a whole amount in minor units; point STANDARD_FIELD_MAP=${field}=<path> at one`);
+  }
+
+  statusWord(): { word: unknown; status: ChargeStatus | undefined } {
+    const word = this.raw("status");
+    if (typeof word !== "string") return { word, status: undefined };
+    const key = word.toLowerCase();
+    return { word, status: this.vocabulary.statuses[key] ?? KNOWN_STATUS_WORDS[key] };
+  }
+
+  /** Refunded in all: the field, else the sum of the succeeded refunds the payment lists. */
+  private refunded(): number | undefined {
+    const field = this.minorUnits("amountRefunded");
+    if (field !== undefined) return field;
+    const refunds = listSchema.safeParse(this.data.refunds);
+    if (!refunds.success) return undefined;
+    return refunds.data
+      .filter((refund) => refund.status === undefined || refund.status === "succeeded")
+      .reduce((sum, refund) => sum + (typeof refund.amount === "number" ? refund.amount : 0), 0);
+  }
+
+  private disputes(): DisputeOutcome[] {
+    const disputes = listSchema.safeParse(this.data.disputes);
+    if (!disputes.success) return [];
+    return disputes.data.map((dispute) => {
+      const status = String(dispute.dispute_status ?? dispute.status ?? "").toLowerCase();
+      return LOST_DISPUTE.has(status) ? "lost" : CLOSED_DISPUTE.has(status) ? "closed" : "open";
+    });
+  }
+
+  /** The payment's state: what its event type or status says, with its refunds and disputes counted. */
+  snapshot(status: ChargeStatus): ChargeSnapshot {
+    const amount = this.minorUnits("amount");
+    const amountRefunded = this.refunded();
+    const refundedStatus = status === "refunded" || (status === "paid" && amountRefunded) ? refundStatus(amount, amountRefunded ?? amount) : status;
+    return {
+      status: withDisputes(refundedStatus, this.disputes()),
+      amount,
+      amountRefunded,
+      currency: this.text("currency")?.toLowerCase(),
+      customerId: this.text("customerId"),
+      customerEmail: this.text("customerEmail"),
+    };
+  }
+}
+
+function unmappable(type: string, word: unknown): ParseError {
+  const said =
+    word === undefined
+      ? "it has no data.status (STANDARD_FIELD_MAP=status=<path> says where it is)"
+      : `data.status ${quoted(word)} is not a known word (map it: STANDARD_STATUS_MAP=<word>=<status>)`;
+  return new ParseError(
+    `${type}: can't tell the payment's state: ${said}; or map the event type: STANDARD_TYPE_MAP=${type}=<status>. Statuses: ${CHARGE_STATUSES.join(", ")}`,
+  );
+}
+
+type Reading = { resourceId: string | null; charge: ChargeSnapshot | null; refetchRequired: boolean; customerId?: string; customerEmail?: string };
+
+/** What one event says about its payment, in the canonical vocabulary. */
+function readEvent(type: string, data: Record<string, unknown>, vocabulary: SenderVocabulary): Reading {
+  const reader = new PaymentReader(data, vocabulary);
+  const noun = type.split(".")[0]!.toLowerCase();
+  const typed = vocabulary.types[type] ?? KNOWN_TYPES[type];
+  const resourceId = reader.text("id") ?? null;
+  // A refund or a dispute object: only its payment id and what its type says are the payment's.
+  if (noun === "refund" || noun === "dispute") {
+    return { resourceId, charge: typed ? { status: typed } : null, refetchRequired: typed !== undefined && noun === "refund" };
+  }
+  const customer = { customerId: reader.text("customerId"), customerEmail: reader.text("customerEmail") };
+  if (typed) return { resourceId, charge: reader.snapshot(typed), refetchRequired: false, ...customer };
+  if (!PAYMENT_NOUNS.has(noun)) return { resourceId, charge: null, refetchRequired: false, ...customer };
+  const { word, status } = reader.statusWord();
+  if (!status) throw unmappable(type, word);
+  return { resourceId, charge: reader.snapshot(status), refetchRequired: false, ...customer };
 }
 
 function header(headers: Record<string, string>, name: "id" | "timestamp" | "signature"): string | undefined {
@@ -117,7 +273,7 @@ export const standardDriver: ProviderDriver = {
     return { ok: false, reason: "no v1 signature matches any configured secret" };
   },
 
-  parse(raw, { headers }) {
+  parse(raw, { headers, vocabulary = EMPTY_VOCABULARY }) {
     const json = parseJson(raw);
     const result = bodySchema.safeParse(json);
     if (!result.success) {
@@ -129,23 +285,26 @@ export const standardDriver: ProviderDriver = {
     if (!id) throw new ParseError("missing webhook-id header");
     const time = timestamp !== undefined ? fromIso(timestamp) : fromUnixSeconds(Number(header(headers, "timestamp")));
     if (!time) throw new ParseError(`timestamp "${timestamp}" is not ISO-8601 with a zone`);
-    const status = TYPE_STATUS[type];
+    const reading = readEvent(type, data, vocabulary);
     return toNormalizedEvent({
       eventId: id,
       eventIdDerived: false,
       type,
-      resourceId: data.payment_id ?? data.id ?? null,
+      resourceId: reading.resourceId,
       ...time,
-      customerId: data.customer?.id ?? null,
-      customerEmail: data.customer?.email ?? null,
-      charge: status ? snapshotOf(data, status) : null,
+      customerId: reading.customerId ?? null,
+      customerEmail: reading.customerEmail ?? null,
+      charge: reading.charge,
+      refetchRequired: reading.refetchRequired,
       payload: json,
     });
   },
 
-  async refetch(paymentId, fetchJson) {
-    const result = paymentDataSchema.safeParse(await fetchJson(`/payments/${encodeURIComponent(paymentId)}`));
-    if (!result.success || !result.data.status) throw new ParseError("refetched payment has no status");
-    return snapshotOf(result.data, result.data.status);
+  async refetch(paymentId, fetchJson, vocabulary = EMPTY_VOCABULARY) {
+    const data = parseWith(dataSchema, await fetchJson(`/payments/${encodeURIComponent(paymentId)}`), "refetched payment");
+    const reader = new PaymentReader(data, vocabulary);
+    const { word, status } = reader.statusWord();
+    if (!status) throw unmappable("refetched payment", word);
+    return reader.snapshot(status);
   },
 };

@@ -1,14 +1,16 @@
 import { z } from "zod";
 import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
 import { fromUnixSeconds } from "../canonical/event-time";
-import { parseJson, toNormalizedEvent } from "./parse-helpers";
-import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import type { ProviderDriver, VerifyResult } from "./types";
+import { parseJson, parseWith, toNormalizedEvent } from "./parse-helpers";
+import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
+import type { GatewayFetch, ProviderDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
 
 // Stripe. Key rule: the event `id` (evt_...), stable across resends. Time rule: `created`, Unix
 // seconds (precision "second"). Signature: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=...]`,
-// HMAC-SHA256 over "{t}.{raw body}" keyed by the whsec_ string as is. Resource: the charge.
+// HMAC-SHA256 over "{t}.{raw body}" keyed by the whsec_ string as is. Resource: the charge (a
+// PaymentIntent's `latest_charge`). Refetch: `GET /v1/charges/{id}`, then, for a disputed charge,
+// `GET /v1/disputes?charge={id}`: the charge's state counts every dispute it ever had.
 
 const eventSchema = z.object({
   id: z.string().min(1),
@@ -17,7 +19,15 @@ const eventSchema = z.object({
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 
-const disputeSchema = z.object({ id: z.string(), charge: z.string(), status: z.string() });
+const idOf = z.union([z.string(), z.object({ id: z.string() })]).transform((value) => (typeof value === "string" ? value : value.id));
+
+const disputeSchema = z.object({ id: z.string(), charge: idOf, status: z.string() });
+
+// `GET /v1/disputes?charge=ch_...`: the documented way to read a charge's disputes (a charge has
+// `disputed: boolean` and may have several disputes over time; the old `dispute` field is gone).
+const disputeListSchema = z.object({ data: z.array(disputeSchema), has_more: z.boolean() });
+
+const customerOfSchema = z.union([z.string(), z.object({ id: z.string() }), z.null()]).optional();
 
 const chargeSchema = z.object({
   id: z.string().min(1),
@@ -27,22 +37,39 @@ const chargeSchema = z.object({
   status: z.enum(["succeeded", "pending", "failed"]),
   captured: z.boolean().optional(),
   refunded: z.boolean().optional(),
-  customer: z.union([z.string(), z.object({ id: z.string() }), z.null()]).optional(),
+  disputed: z.boolean().optional(),
+  customer: customerOfSchema,
   receipt_email: z.string().nullable().optional(),
   billing_details: z.object({ email: z.string().nullable().optional() }).nullable().optional(),
-  // Present on refetch with ?expand[]=dispute.
-  dispute: z.union([z.string(), disputeSchema, z.null()]).optional(),
 });
 type StripeCharge = z.infer<typeof chargeSchema>;
 
-const OPEN_DISPUTE = new Set(["warning_needs_response", "warning_under_review", "needs_response", "under_review"]);
+const paymentIntentSchema = z.object({
+  id: z.string().min(1),
+  amount: z.number().int().nonnegative(),
+  amount_received: z.number().int().nonnegative().default(0),
+  currency: z.string().length(3),
+  status: z.string(),
+  // A charge id, or the charge itself when expanded; null before the first payment attempt.
+  latest_charge: z.union([z.string(), chargeSchema.pick({ id: true, billing_details: true }), z.null()]).optional(),
+  customer: customerOfSchema,
+  receipt_email: z.string().nullable().optional(),
+});
+type StripePaymentIntent = z.infer<typeof paymentIntentSchema>;
 
-function customerOf(charge: StripeCharge) {
-  const customer = charge.customer;
-  return {
-    customerId: typeof customer === "string" ? customer : (customer?.id ?? undefined),
-    customerEmail: charge.billing_details?.email ?? charge.receipt_email ?? undefined,
-  };
+// Dispute statuses (stripe SDK 23 `Dispute.Status`): open until won, lost, warning_closed or prevented.
+const CLOSED_DISPUTE = new Set(["won", "warning_closed", "prevented"]);
+
+function disputeOutcome(status: string): DisputeOutcome {
+  if (status === "lost") return "lost";
+  // A status we don't know yet counts as open: shown as disputed rather than hidden as paid.
+  return CLOSED_DISPUTE.has(status) ? "closed" : "open";
+}
+
+const DISPUTE_EVENT_STATUS: Record<DisputeOutcome, ChargeStatus> = { open: "disputed", lost: "charged_back", closed: "paid" };
+
+function customerIdOf(customer: StripeCharge["customer"]): string | undefined {
+  return typeof customer === "string" ? customer : (customer?.id ?? undefined);
 }
 
 function refundStatus(charge: StripeCharge): ChargeStatus | null {
@@ -50,18 +77,18 @@ function refundStatus(charge: StripeCharge): ChargeStatus | null {
   return charge.amount_refunded < charge.amount ? "partially_refunded" : "refunded";
 }
 
-/** The charge's current state, as a refetch sees it (dispute expanded). */
-export function chargeToSnapshot(charge: StripeCharge): ChargeSnapshot {
-  const dispute = typeof charge.dispute === "object" ? charge.dispute : null;
-  let status: ChargeStatus;
-  if (dispute?.status === "lost") status = "charged_back";
-  else if (dispute && OPEN_DISPUTE.has(dispute.status)) status = "disputed";
-  else if (charge.status === "pending") status = "pending";
-  else if (charge.status === "failed") status = "failed";
+/** The charge's own state, before its disputes are counted. */
+function ownStatus(charge: StripeCharge): ChargeStatus {
+  if (charge.status === "pending") return "pending";
+  if (charge.status === "failed") return "failed";
   // An authorization released without capture shows as uncaptured and refunded.
-  else if (charge.captured === false) status = charge.refunded ? "canceled" : "authorized";
-  else status = refundStatus(charge) ?? "paid";
-  return snapshot(charge, status);
+  if (charge.captured === false) return charge.refunded ? "canceled" : "authorized";
+  return refundStatus(charge) ?? "paid";
+}
+
+/** The charge's current state, as a refetch sees it: the charge and the outcomes of all its disputes. */
+export function chargeToSnapshot(charge: StripeCharge, disputes: readonly DisputeOutcome[] = []): ChargeSnapshot {
+  return snapshot(charge, withDisputes(ownStatus(charge), disputes));
 }
 
 function snapshot(charge: StripeCharge, status: ChargeStatus): ChargeSnapshot {
@@ -70,7 +97,8 @@ function snapshot(charge: StripeCharge, status: ChargeStatus): ChargeSnapshot {
     amount: charge.amount,
     amountRefunded: charge.amount_refunded,
     currency: charge.currency.toLowerCase(),
-    ...customerOf(charge),
+    customerId: customerIdOf(charge.customer),
+    customerEmail: charge.billing_details?.email ?? charge.receipt_email ?? undefined,
   };
 }
 
@@ -80,8 +108,46 @@ function parseCharge(object: unknown, type: string): StripeCharge {
   return result.data;
 }
 
+/**
+ * What a PaymentIntent says about its latest charge: its own status and amounts (a partial capture
+ * shows, as on the charge, as the uncaptured rest refunded). Marked a summary: it can't see disputes.
+ */
+function intentSnapshot(type: string, intent: StripePaymentIntent): ChargeSnapshot {
+  let status: ChargeStatus;
+  if (type === "payment_intent.payment_failed") status = "failed";
+  else if (type === "payment_intent.canceled" || intent.status === "canceled") status = "canceled";
+  else if (intent.status === "succeeded") status = "paid";
+  else if (intent.status === "requires_capture") status = "authorized";
+  // After a failed attempt the intent asks for a new payment method; its latest charge failed.
+  else if (intent.status === "requires_payment_method" && intent.latest_charge) status = "failed";
+  else status = "pending";
+  const uncaptured = status === "paid" && intent.amount_received > 0 ? intent.amount - intent.amount_received : 0;
+  const charge = typeof intent.latest_charge === "object" ? intent.latest_charge : null;
+  return {
+    status: uncaptured > 0 ? "partially_refunded" : status,
+    amount: intent.amount,
+    ...(uncaptured > 0 ? { amountRefunded: uncaptured } : {}),
+    currency: intent.currency.toLowerCase(),
+    customerId: customerIdOf(intent.customer),
+    customerEmail: charge?.billing_details?.email ?? intent.receipt_email ?? undefined,
+    summary: true,
+  };
+}
+
 /** The charge state an event type reports (DESIGN.md's Stripe mapping); null for the rest. */
 function chargeFromEvent(type: string, object: Record<string, unknown>): ChargeSnapshot | null {
+  if (type.startsWith("charge.dispute.")) {
+    const dispute = disputeSchema.safeParse(object);
+    if (!dispute.success) throw new ParseError(`${type}: data.object is not a dispute`);
+    // Every charge.dispute.* event (created, updated, closed, funds_withdrawn, funds_reinstated)
+    // carries its dispute: its status says what that one dispute did to the charge.
+    return { status: DISPUTE_EVENT_STATUS[disputeOutcome(dispute.data.status)] };
+  }
+  if (type.startsWith("payment_intent.")) {
+    const intent = paymentIntentSchema.safeParse(object);
+    if (!intent.success) throw new ParseError(`${type}: data.object is not a payment intent (${intent.error.issues[0]?.message})`);
+    return intentSnapshot(type, intent.data);
+  }
   switch (type) {
     case "charge.pending":
       return snapshot(parseCharge(object, type), "pending");
@@ -99,25 +165,32 @@ function chargeFromEvent(type: string, object: Record<string, unknown>): ChargeS
       const charge = parseCharge(object, type);
       return snapshot(charge, refundStatus(charge) ?? "refunded");
     }
-    case "charge.dispute.created":
-      return { status: "disputed" };
-    case "charge.dispute.closed": {
-      const dispute = disputeSchema.safeParse(object);
-      if (!dispute.success) throw new ParseError(`${type}: data.object is not a dispute`);
-      if (dispute.data.status === "lost") return { status: "charged_back" };
-      if (dispute.data.status === "won" || dispute.data.status === "warning_closed") return { status: "paid" };
-      return null;
-    }
     default:
       return null;
   }
 }
 
 function resourceOf(object: Record<string, unknown>): string | null {
-  // Refunds and disputes point at their charge; charges are the resource themselves.
-  if (typeof object.charge === "string") return object.charge;
+  // A PaymentIntent's payment is its latest charge (none before the first attempt); refunds and
+  // disputes point at their charge (an id, or the charge expanded); a charge is the resource itself.
+  const pointer = idOf.safeParse(object.object === "payment_intent" ? object.latest_charge : object.charge);
+  if (pointer.success) return pointer.data;
   if (object.object === "charge" && typeof object.id === "string") return object.id;
   return null;
+}
+
+/** The outcomes of every dispute on a charge, read page by page (bounded: a charge has a handful). */
+async function disputeOutcomes(chargeId: string, fetchJson: GatewayFetch): Promise<DisputeOutcome[]> {
+  const outcomes: DisputeOutcome[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < 10; page++) {
+    const query = `charge=${encodeURIComponent(chargeId)}&limit=100${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`;
+    const list = parseWith(disputeListSchema, await fetchJson(`/v1/disputes?${query}`), "refetch: not a list of disputes");
+    outcomes.push(...list.data.filter((dispute) => dispute.charge === chargeId).map((dispute) => disputeOutcome(dispute.status)));
+    after = list.has_more ? list.data.at(-1)?.id : undefined;
+    if (!after) return outcomes;
+  }
+  throw new ParseError(`refetch: more than 1000 disputes listed for charge ${chargeId}`);
 }
 
 export function parseSignatureHeader(header: string): { timestamp: number | null; signatures: string[] } {
@@ -178,8 +251,10 @@ export const stripeDriver: ProviderDriver = {
   },
 
   async refetch(chargeId, fetchJson) {
-    const body = await fetchJson(`/v1/charges/${encodeURIComponent(chargeId)}?expand[]=dispute`);
-    return chargeToSnapshot(parseCharge(body, "refetch"));
+    const charge = parseCharge(await fetchJson(`/v1/charges/${encodeURIComponent(chargeId)}`), "refetch");
+    // `disputed` stays true once any dispute was opened; absent (an old API version), look anyway.
+    const disputes = charge.disputed === false ? [] : await disputeOutcomes(chargeId, fetchJson);
+    return chargeToSnapshot(charge, disputes);
   },
 };
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ProviderName } from "../config/provider-names";
+import type { SenderVocabulary } from "../config/sender-vocabulary";
 import { PRECISIONS, chargeSnapshotSchema, type ChargeSnapshot } from "../canonical/charge-event";
 
 /** A webhook after its driver parsed it; validated before it is stored. */
@@ -32,7 +33,13 @@ export type VerifyContext = { secrets: string[]; nowSeconds: number; toleranceSe
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
-export type ParseContext = { headers: HeaderMap; query: URLSearchParams; timeZone: string };
+export type ParseContext = {
+  headers: HeaderMap;
+  query: URLSearchParams;
+  timeZone: string;
+  /** The sender's own words, where a deployment mapped them (Standard Webhooks senders). */
+  vocabulary?: SenderVocabulary;
+};
 
 export class ParseError extends Error {
   override name = "ParseError";
@@ -53,5 +60,5 @@ export interface ProviderDriver {
   /** Throws ParseError when the body is not a well-formed event of this gateway. */
   parse(raw: Buffer, context: ParseContext): NormalizedEvent;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
-  refetch?(resourceId: string, fetchJson: GatewayFetch): Promise<ChargeSnapshot>;
+  refetch?(resourceId: string, fetchJson: GatewayFetch, vocabulary?: SenderVocabulary): Promise<ChargeSnapshot>;
 }
