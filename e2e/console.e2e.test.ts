@@ -124,10 +124,10 @@ describe("operations console", () => {
     await page.waitForURL(/q=/);
     const rows = page.locator("table[aria-label=Events] tbody tr");
     await expect.poll(() => rows.count()).toBe(expected);
-    for (const text of await rows.locator("td:nth-child(7)").allTextContents()) expect(text).toBe(customer);
+    for (const text of await rows.locator("td[data-col=customerShown]").allTextContents()) expect(text).toBe(customer);
     await screenshot(page, "explorer");
 
-    await rows.first().locator("td:nth-child(4) a").click();
+    await rows.first().locator("td[data-col=eventType] a").click();
     await page.getByRole("heading", { name: "Payload" }).waitFor();
     await expect.poll(() => page.getByTestId("raw-body").textContent()).toContain(customer);
     expect(await page.locator(".json-tree").textContent()).toContain(customer);
@@ -141,7 +141,7 @@ describe("operations console", () => {
     gateway.add([target]); // the cause is fixed: the gateway now knows the charge
     const page = await browserFor("finance");
     await page.goto(`${server.url}/events?status=failed`);
-    await page.locator(`tr[data-event-id="${id}"] td:nth-child(4) a`).click();
+    await page.locator(`tr[data-event-id="${id}"] td[data-col=eventType] a`).click();
     await page.getByText("failed", { exact: false }).first().waitFor();
     await page.getByRole("button", { name: "Replay" }).click();
     await expect

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { ZodError } from "zod";
 import type { PgBoss } from "pg-boss";
 import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env";
-import { loadEnvFiles } from "@/lib/config/env-files";
+import { EMBEDDED_URL_FILE, loadEnvFiles, useRunningEmbeddedDatabase } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { describeZodError } from "@/lib/http/app-error";
@@ -103,6 +103,8 @@ const cliActor = () => `cli:${userInfo().username}`;
 
 async function main(argv: string[]): Promise<number> {
   loadEnvFiles();
+  const embedded = useRunningEmbeddedDatabase();
+  if (embedded) console.error(`using the embedded database of the running \`npm run dev\` (${EMBEDDED_URL_FILE})`);
   const [command, ...rest] = argv;
   switch (command) {
     case "migrate": {

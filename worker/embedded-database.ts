@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import { appConfig } from "@/lib/config/env";
+import { loadEnvFiles, removeEmbeddedUrl, writeEmbeddedUrl } from "@/lib/config/env-files";
 import { startEmbeddedPostgres } from "@/lib/db/embedded";
 
 // Runs the embedded PostgreSQL in a process of its own, started by the launcher in its own process
@@ -7,12 +9,24 @@ import { startEmbeddedPostgres } from "@/lib/db/embedded";
 // Run directly (`tsx worker/embedded-database.ts [dataDir]`, as .ci/run does when no server answers)
 // it prints the URL and runs until stopped.
 
-const database = await startEmbeddedPostgres(process.argv[2] ? resolve(process.argv[2]) : undefined);
+loadEnvFiles();
+const dataDir = process.argv[2] ? resolve(process.argv[2]) : undefined;
+let database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+try {
+  database = await startEmbeddedPostgres(dataDir, undefined, appConfig().embeddedPostgresPort);
+} catch (error) {
+  console.error(`[embedded PostgreSQL] ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+// Started by the launcher (the local trial's database): leave the URL for `npm run cli`.
+const launched = process.send !== undefined;
+if (launched) writeEmbeddedUrl(database.url);
 
 let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
+  if (launched) removeEmbeddedUrl();
   database.stop().then(
     () => process.exit(0),
     (error: unknown) => {

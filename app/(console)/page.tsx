@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { displayZone } from "@/app/_server/display-zone";
 import { requirePagePermission } from "@/app/_server/session";
 import { VolumeChart } from "@/app/_components/volume-chart";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
@@ -76,6 +77,7 @@ export default async function OverviewPage() {
       {stats.length === 0 ? (
         <p className="panel muted">No events in the last 7 days. Gateways deliver to /api/webhooks/&#123;provider&#125;.</p>
       ) : (
+        <div className="table-scroll">
         <table className="data">
           <caption className="sr-only">Events per provider by window</caption>
           <thead>
@@ -109,7 +111,9 @@ export default async function OverviewPage() {
                     <td className="num">{counts.pending}</td>
                     <td className="num" data-ratio="ignored">
                       {percent(counts.ignoredRatio)}
-                      {window === "hour" ? <span className="muted"> (week {percent(row.baselineIgnoredRatio)})</span> : null}
+                      {window === "hour" && row.windows.week.total > counts.total ? (
+                        <span className="muted"> (rest of week {percent(row.baselineIgnoredRatio)})</span>
+                      ) : null}
                     </td>
                     <td className="num" data-ratio="failed">
                       {percent(counts.failedRatio)}
@@ -120,10 +124,11 @@ export default async function OverviewPage() {
             )}
           </tbody>
         </table>
+        </div>
       )}
 
       <div className="panel" style={{ marginTop: 16 }}>
-        <VolumeChart data={volume} title="Last 24 hours (UTC)" />
+        <VolumeChart data={volume} title="Last 24 hours" zone={await displayZone()} />
       </div>
     </>
   );

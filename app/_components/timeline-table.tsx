@@ -1,12 +1,12 @@
 import Link from "next/link";
 import type { TimelineEntry } from "@/lib/inbox/get-event";
-import { LocalTime } from "./local-time.client";
+import { DisplayTime } from "./display-time.client";
 import { StatusBadge } from "./status-badge";
 
 /** A payment's events in the gateway's order, with what each applied or why it was ignored. */
 export function TimelineTable({ entries, currentId }: { entries: TimelineEntry[]; currentId?: number }) {
   return (
-    <table className="data">
+    <table className="data stack">
       <thead>
         <tr>
           <th>Occurred</th>
@@ -23,19 +23,19 @@ export function TimelineTable({ entries, currentId }: { entries: TimelineEntry[]
             aria-current={entry.id === currentId ? "true" : undefined}
             style={entry.id === currentId ? { fontWeight: 600 } : undefined}
           >
-            <td>
-              <LocalTime value={entry.occurredAt} />
+            <td data-label="Occurred">
+              <DisplayTime value={entry.occurredAt} />
             </td>
-            <td>
-              <LocalTime value={entry.receivedAt} />
+            <td data-label="Received">
+              <DisplayTime value={entry.receivedAt} />
             </td>
-            <td>
+            <td data-label="Type">
               <Link href={`/events/${entry.id}`}>{entry.eventType}</Link>
             </td>
-            <td>
+            <td data-label="Outcome">
               <StatusBadge status={entry.status} reason={entry.ignoredReason} />
             </td>
-            <td>
+            <td data-label="Effect">
               {entry.applied ? (
                 <span>
                   {entry.applied.fromStatus ?? "new"} → <strong>{entry.applied.toStatus}</strong>

@@ -1,4 +1,5 @@
 import type { HourlyVolume } from "@/lib/inbox/inbox-stats";
+import { formatTime, zonedParts, zoneLabel } from "@/lib/time/format-time";
 
 const SERIES = [
   { key: "processed", color: "#15803d", label: "processed" },
@@ -7,16 +8,30 @@ const SERIES = [
   { key: "failed", color: "#dc2626", label: "failed" },
 ] as const;
 
-/** Events per hour, stacked by status, as an SVG (rendered on the server, with a table for screen readers). */
-export function VolumeChart({ data, title }: { data: HourlyVolume[]; title: string }) {
+/** A round axis maximum at or above `max` (1, 2, 5 x 10^n), so the gridlines read as plain numbers. */
+function niceCeiling(max: number): number {
+  const magnitude = 10 ** Math.floor(Math.log10(Math.max(max, 1)));
+  return [1, 2, 5, 10].map((step) => step * magnitude).find((value) => value >= max) ?? 10 * magnitude;
+}
+
+/**
+ * Events per hour, stacked by status, as an SVG (rendered on the server, with a table for screen
+ * readers). Hours are labelled in the console's display zone, like every table.
+ */
+export function VolumeChart({ data, title, zone }: { data: HourlyVolume[]; title: string; zone: string }) {
   const width = 720;
-  const height = 160;
-  const barWidth = width / Math.max(data.length, 1);
-  const max = Math.max(1, ...data.map((hour) => SERIES.reduce((sum, series) => sum + hour[series.key], 0)));
+  const height = 150;
+  const gutter = 36;
+  const barWidth = (width - gutter) / Math.max(data.length, 1);
+  const top = niceCeiling(Math.max(1, ...data.map((hour) => SERIES.reduce((sum, series) => sum + hour[series.key], 0))));
+  const hourLabel = (hour: Date) => zonedParts(hour, zone).time.slice(0, 5);
+  const zoneName = zoneLabel(zonedParts(data.at(-1)?.hour ?? new Date(0), zone).offsetMinutes);
   return (
     <figure className="chart" style={{ margin: 0 }}>
       <figcaption className="row">
-        <strong>{title}</strong>
+        <strong>
+          {title} ({zoneName})
+        </strong>
         <span className="spacer" />
         <span className="legend">
           {SERIES.map((series) => (
@@ -26,49 +41,61 @@ export function VolumeChart({ data, title }: { data: HourlyVolume[]; title: stri
           ))}
         </span>
       </figcaption>
-      <svg viewBox={`0 0 ${width} ${height + 16}`} role="img" aria-label={`${title}: events per hour by status`}>
+      <svg viewBox={`0 0 ${width} ${height + 18}`} role="img" aria-label={`${title}: events per hour by status, up to ${top} per hour`}>
+        {[0, top / 2, top].map((tick) => {
+          const y = height - (tick / top) * (height - 4);
+          return (
+            <g key={tick}>
+              <line x1={gutter} x2={width} y1={y} y2={y} stroke="#d3d8df" strokeDasharray={tick === 0 ? undefined : "3 3"} />
+              <text className="axis" x={gutter - 4} y={y + 3} textAnchor="end">
+                {Number.isInteger(tick) ? tick : tick.toFixed(1)}
+              </text>
+            </g>
+          );
+        })}
         {data.map((hour, index) => {
           let y = height;
+          const x = gutter + index * barWidth;
           return (
             <g key={hour.hour.toISOString()}>
-              <title>
-                {`${hour.hour.toISOString().slice(11, 16)} UTC: ${SERIES.map((series) => `${hour[series.key]} ${series.label}`).join(", ")}`}
-              </title>
+              <title>{`${formatTime(hour.hour, zone, { seconds: false })}: ${SERIES.map((series) => `${hour[series.key]} ${series.label}`).join(", ")}`}</title>
               {SERIES.map((series) => {
-                const h = (hour[series.key] / max) * (height - 4);
+                const h = (hour[series.key] / top) * (height - 4);
                 y -= h;
-                return <rect key={series.key} x={index * barWidth + 1} y={y} width={barWidth - 2} height={h} fill={series.color} />;
+                return <rect key={series.key} x={x + 1} y={y} width={barWidth - 2} height={h} fill={series.color} />;
               })}
               {index % 3 === 0 ? (
-                <text x={index * barWidth + 2} y={height + 12} fontSize="10" fill="#4d5562">
-                  {hour.hour.toISOString().slice(11, 16)}
+                <text className="axis" x={x + 2} y={height + 14}>
+                  {hourLabel(hour.hour)}
                 </text>
               ) : null}
             </g>
           );
         })}
       </svg>
-      <table className="sr-only">
-        <caption>{title}</caption>
-        <thead>
-          <tr>
-            <th>Hour (UTC)</th>
-            {SERIES.map((series) => (
-              <th key={series.key}>{series.label}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {data.map((hour) => (
-            <tr key={hour.hour.toISOString()}>
-              <td>{hour.hour.toISOString()}</td>
+      <div className="sr-only">
+        <table>
+          <caption>{title}</caption>
+          <thead>
+            <tr>
+              <th>Hour ({zoneName})</th>
               {SERIES.map((series) => (
-                <td key={series.key}>{hour[series.key]}</td>
+                <th key={series.key}>{series.label}</th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {data.map((hour) => (
+              <tr key={hour.hour.toISOString()}>
+                <td>{formatTime(hour.hour, zone, { seconds: false })}</td>
+                {SERIES.map((series) => (
+                  <td key={series.key}>{hour[series.key]}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { eventFilterSchema, type EventFilter } from "@/lib/inbox/event-filter";
-import { describeZodError } from "@/lib/http/app-error";
 import { decodeCursor, EVENT_SORTS, type EventSort } from "@/lib/inbox/list-events";
 
 export type SearchParams = Record<string, string | string[] | undefined>;
@@ -12,7 +11,7 @@ const many = (value: string | string[] | undefined) => (value === undefined ? un
  * The explorer's URL is its state (shareable links): these are its parameters, parsed into the
  * event filter every list, preview and bulk replay uses.
  */
-function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined } {
+function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined; before: string | undefined } {
   const filter = eventFilterSchema.parse({
     provider: one(params.provider),
     statuses: many(params.status),
@@ -24,13 +23,17 @@ function filterFromParams(params: SearchParams): { filter: EventFilter; sort: Ev
     search: one(params.q),
     jsonPath: one(params.path),
     jsonValue: one(params.value),
+    replayRun: one(params.run),
   });
   const sort = z.enum(EVENT_SORTS).catch("received_desc").parse(one(params.sort));
   const cursor = one(params.cursor);
-  if (cursor !== undefined && !decodeCursor(cursor)) {
-    throw new z.ZodError([{ code: "custom", path: ["cursor"], message: "is not a page of this list (start from the first page)", input: cursor }]);
+  const before = one(params.before);
+  for (const [name, value] of [["cursor", cursor], ["before", before]] as const) {
+    if (value !== undefined && !decodeCursor(value)) {
+      throw new z.ZodError([{ code: "custom", path: [name], message: "is not a page of this list (start from the first page)", input: value }]);
+    }
   }
-  return { filter, sort, cursor };
+  return { filter, sort, cursor, before };
 }
 
 export type ParsedFilterParams = ({ ok: true } & ReturnType<typeof filterFromParams>) | { ok: false; message: string };
@@ -40,7 +43,7 @@ export function parseFilterParams(params: SearchParams): ParsedFilterParams {
   try {
     return { ok: true, ...filterFromParams(params) };
   } catch (error) {
-    if (error instanceof z.ZodError) return { ok: false, message: describeZodError(error) };
+    if (error instanceof z.ZodError) return { ok: false, message: describeFilterError(error) };
     throw error;
   }
 }
@@ -61,6 +64,32 @@ export function paramsFromFilter(filter: EventFilter, sort?: EventSort): URLSear
   set("q", filter.search);
   set("path", filter.jsonPath);
   set("value", filter.jsonValue);
+  if (filter.replayRun) params.set("run", String(filter.replayRun));
   if (sort && sort !== "received_desc") params.set("sort", sort);
   return params;
+}
+
+// The filter's field names as the URL spells them, for messages about a bad link.
+const URL_NAMES: Record<string, string> = {
+  statuses: "status",
+  receivedFrom: "from",
+  receivedTo: "to",
+  search: "q",
+  jsonPath: "path",
+  jsonValue: "value",
+  replayRun: "run",
+};
+
+/** A bad filter link in words ("status: use one of pending, processed, …"), never raw validation JSON. */
+function describeFilterError(error: unknown): string {
+  if (!(error instanceof z.ZodError)) return "the filter could not be read";
+  return error.issues
+    .map((issue) => {
+      const field = String(issue.path[0] ?? "filter");
+      const name = URL_NAMES[field] ?? field;
+      if (issue.code === "invalid_value") return `${name}: use one of ${issue.values.map(String).join(", ")}`;
+      if (issue.code === "invalid_type" && issue.expected === "date") return `${name}: not a date (use e.g. 2026-12-01T09:00:00Z)`;
+      return `${name}: ${issue.message}`;
+    })
+    .join("; ");
 }

@@ -3,7 +3,11 @@ import { createPool, type Pool } from "@/lib/db/pool";
 import { backlogSummary, hourlyVolume, providerStats } from "@/lib/inbox/inbox-stats";
 import { countEvents } from "@/lib/inbox/count-events";
 import { listEvents } from "@/lib/inbox/list-events";
-import { previewReplay } from "@/lib/inbox/replay-events";
+import { previewReplayEffects } from "@/lib/inbox/preview-replay-effects";
+import { previewReplay, replayable } from "@/lib/inbox/replay-events";
+import { loadConfig } from "@/lib/config/env";
+import { customerSummary } from "@/lib/payments/customer-summary";
+import { searchPayments } from "@/lib/payments/search-payments";
 import { freshBenchDatabase } from "./bench-database";
 
 // `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep]`: the console's server time at
@@ -70,6 +74,35 @@ async function fill(pool: Pool) {
   console.log(`\rfilled ${total} events in ${((Date.now() - started) / 1000).toFixed(0)}s (insert + index + vacuum analyze)`);
 }
 
+/** One payment per charge of the filled events (total / 3), for the customer-centred queries. */
+async function fillPayments(pool: Pool) {
+  const started = Date.now();
+  await pool.query(
+    `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, registered_by, updated_at)
+     SELECT (ARRAY['stripe','standard','pagarme','asaas'])[1 + (c * 3) % 4], 'ch_' || c,
+            (ARRAY['paid','refunded','partially_refunded','pending'])[1 + c % 4], 1000 + c % 9000, 0, 'usd',
+            'cus_' || ((c * 3) % 50000), 'customer' || ((c * 3) % 50000) || '@example.com', 'gateway',
+            now() - make_interval(secs => c % 604800)
+       FROM generate_series(0, $1::int / 3) AS c`,
+    [total],
+  );
+  await pool.query("VACUUM ANALYZE payments");
+  console.log(`filled ${Math.floor(total / 3) + 1} payments in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+}
+
+/** The console's customer-centred queries (issue 12): search, customer page, pager totals, replay dry run. */
+async function timeCustomerQueries(pool: Pool) {
+  const config = loadConfig({ DATABASE_URL: url });
+  await time("customer search: e-mail prefix (customer4242@ex)", () => searchPayments(pool, "customer4242@ex"));
+  await time("customer search: part of an e-mail (omer4242@)", () => searchPayments(pool, "omer4242@"));
+  await time("customer search: customer id", () => searchPayments(pool, "cus_4242"));
+  await time("customer search: charge id", () => searchPayments(pool, `ch_${Math.floor(total / 6)}`));
+  await time("payments list: newest page with total", () => searchPayments(pool, undefined));
+  await time("customer page: payments and totals", () => customerSummary(pool, "customer4242@example.com"));
+  await time("customer page: events", () => listEvents(pool, { filter: { customer: "customer4242@example.com" }, limit: 50 }));
+  await time("bulk replay dry run: provider=stripe ignored+failed", () => previewReplayEffects(pool, config, replayable({ provider: "stripe" })), 3);
+}
+
 async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
   const samples: number[] = [];
   for (let i = 0; i < repeat; i++) {
@@ -119,6 +152,8 @@ try {
   await time("overview: per-provider stats (hour/day/week)", () => providerStats(pool));
   await time("overview: hourly volume, 24h", () => hourlyVolume(pool, 24));
   await time("overview: backlog summary", () => backlogSummary(pool));
+  await fillPayments(pool);
+  await timeCustomerQueries(pool);
 } finally {
   await pool.end();
   if (!values.keep) await drop();

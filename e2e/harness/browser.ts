@@ -21,12 +21,12 @@ export function chromiumPath(): string {
 }
 
 /** A fresh browser profile (one per user role, so sessions don't mix). */
-export async function openBrowser(): Promise<BrowserContext> {
+export async function openBrowser(viewport = { width: 1360, height: 900 }): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "webhook-inbox-e2e-")), {
     executablePath: chromiumPath(),
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport: { width: 1360, height: 900 },
+    viewport,
     timezoneId: "America/Sao_Paulo",
   });
 }
@@ -42,7 +42,7 @@ export async function signIn(context: BrowserContext, baseUrl: string, email: st
   return page;
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, animations: "disabled", caret: "initial" });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage, animations: "disabled", caret: "initial" });
 }

@@ -12,6 +12,7 @@ export const PAGE_ACCESS = {
   "/replays/[id]": "events.replay",
   "/payments": "events.read",
   "/payments/[id]": "events.read",
+  "/customers/[reference]": "payload.unmasked",
   "/signatures": "signatures.debug",
   "/users": "users.manage",
   "/audit": "audit.read",

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resetConfig } from "./env";
 
 // Kept apart from env.ts: the web bundle never reads env files (Next loads .env itself), and
@@ -22,4 +22,31 @@ export function loadEnvFiles(options: { developmentDefaults?: boolean } = {}, cw
   if (options.developmentDefaults && !process.env.DATABASE_URL) load(".env.example");
   resetConfig();
   return loaded;
+}
+
+/** Where the running embedded database leaves its URL, so `npm run cli` finds it while `npm run dev` runs. */
+export const EMBEDDED_URL_FILE = ".data/embedded-database-url";
+
+export function writeEmbeddedUrl(url: string, cwd: string = process.cwd()): void {
+  mkdirSync(`${cwd}/.data`, { recursive: true });
+  writeFileSync(`${cwd}/${EMBEDDED_URL_FILE}`, `${url}\n`, { mode: 0o600 });
+}
+
+export function removeEmbeddedUrl(cwd: string = process.cwd()): void {
+  rmSync(`${cwd}/${EMBEDDED_URL_FILE}`, { force: true });
+}
+
+/**
+ * For the CLI: without DATABASE_URL, use the embedded database a running `npm run dev` started.
+ * Returns the URL it picked up, if any.
+ */
+export function useRunningEmbeddedDatabase(cwd: string = process.cwd()): string | null {
+  if (process.env.DATABASE_URL) return null;
+  const path = `${cwd}/${EMBEDDED_URL_FILE}`;
+  if (!existsSync(path)) return null;
+  const url = readFileSync(path, "utf8").trim();
+  if (!/^postgres(ql)?:\/\//.test(url)) return null;
+  process.env.DATABASE_URL = url;
+  resetConfig();
+  return url;
 }

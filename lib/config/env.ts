@@ -136,6 +136,8 @@ const baseSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
   DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
   DATA_DIR: z.string().default(".data"),
+  /** The embedded PostgreSQL's port (local trial only); unset: 54329, or any free port if taken. */
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   PORT: positiveInt(3000),
   INGEST_PORT: positiveInt(3001),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
@@ -193,6 +195,7 @@ export type ProviderConfig = {
 export type AppConfig = {
   nodeEnv: "development" | "production" | "test";
   databaseUrl: string | undefined;
+  embeddedPostgresPort: number | undefined;
   databasePoolMax: number;
   /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
   databaseTimeouts: { connectMs: number; statementMs: number };
@@ -293,6 +296,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
   return {
     nodeEnv: b.NODE_ENV,
     databaseUrl: b.DATABASE_URL,
+    embeddedPostgresPort: b.EMBEDDED_POSTGRES_PORT,
     databasePoolMax: b.DATABASE_POOL_MAX,
     databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
     dataDir: b.DATA_DIR,

@@ -34,6 +34,31 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The port to listen on: the one asked for (refused with a clear message when taken), else the default or any free one. */
+export async function embeddedPort(requested: number | undefined): Promise<number> {
+  if (requested !== undefined) {
+    if (await portIsFree(requested)) return requested;
+    throw new Error(
+      `EMBEDDED_POSTGRES_PORT=${requested} is already in use by another program: choose a free port, or unset it to use ${EMBEDDED_DEFAULT_PORT} (or any free port)`,
+    );
+  }
+  return (await portIsFree(EMBEDDED_DEFAULT_PORT)) ? EMBEDDED_DEFAULT_PORT : freePort();
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must reach the binaries and the data
+ * directory: a clone under /root (mode 700) fails with `spawn initdb EACCES`. Says so in one line.
+ */
+export function explainStartFailure(error: unknown, dataDir: string): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (process.getuid?.() === 0 && /EACCES|permission denied/i.test(message)) {
+    return new Error(
+      `the embedded PostgreSQL runs as the "postgres" user when started as root, and that user can't reach ${dataDir} or node_modules (${message}): move the project out of a private directory such as /root (e.g. to /srv), run as a normal user, or set DATABASE_URL`,
+    );
+  }
+  return error instanceof Error ? error : new Error(message);
+}
+
 /**
  * Starts (initialising on first use) a real PostgreSQL cluster under `dataDir` and makes sure the
  * app database exists. The second start reuses the data.
@@ -41,13 +66,18 @@ export async function freePort(): Promise<number> {
 export async function startEmbeddedPostgres(
   dataDir: string = resolve(".data/postgres"),
   log: (line: string) => void = () => undefined,
+  requestedPort?: number,
 ): Promise<EmbeddedDatabase> {
-  const port = (await portIsFree(EMBEDDED_DEFAULT_PORT)) ? EMBEDDED_DEFAULT_PORT : await freePort();
+  const port = await embeddedPort(requestedPort);
   mkdirSync(dataDir, { recursive: true });
   const cluster = embeddedCluster(dataDir, port, log);
   const firstStart = !existsSync(`${dataDir}/PG_VERSION`);
-  if (firstStart) await cluster.initialise();
-  await cluster.start();
+  try {
+    if (firstStart) await cluster.initialise();
+    await cluster.start();
+  } catch (error) {
+    throw explainStartFailure(error, dataDir);
+  }
 
   const admin = await connectClient({ connectionString: urlFor(port, "postgres") });
   try {

@@ -69,6 +69,10 @@ describe("Prisma client on the migrated schema", () => {
     expect(await prisma.auditLog.findUniqueOrThrow({ where: { id: audit.id } })).toMatchObject({ details: { count: 1 } });
     expect(await prisma.user.findUniqueOrThrow({ where: { email: "u@example.com" } })).toMatchObject({ id: user.id, role: "viewer" });
 
+    const run = await prisma.replayRun.create({ data: { actor: "ops@example.com", filter: { statuses: ["failed"] }, expected: 1 } });
+    const replay = await prisma.eventReplay.create({ data: { inboxId: event.id, runId: run.id, actor: "ops@example.com", previousStatus: "failed" } });
+    expect(await prisma.eventReplay.findUniqueOrThrow({ where: { id: replay.id } })).toMatchObject({ runId: run.id, previousStatus: "failed" });
+
     await prisma.inboxEvent.update({ where: { id: event.id }, data: { status: "processed", processedAt: new Date() } });
     const counts = await prisma.inboxHourlyCount.findMany({ where: { provider: "stripe" } });
     const byStatus = (status: string) => counts.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0n);

@@ -33,6 +33,8 @@ export const eventFilterSchema = z.object({
     .optional(),
   jsonValue: storableTextSchema.max(500).optional(),
   ids: z.array(z.number().int().positive()).max(10_000).optional(),
+  /** The events a bulk replay run put back to pending. */
+  replayRun: z.coerce.number().int().positive().optional(),
 });
 export type EventFilter = z.infer<typeof eventFilterSchema>;
 
@@ -96,5 +98,6 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
     conditions.push(`(${alternatives.join(" OR ")})`);
   }
   if (filter.ids?.length) conditions.push(`id = ANY(${param(filter.ids)}::bigint[])`);
+  if (filter.replayRun) conditions.push(`id IN (SELECT inbox_id FROM event_replays WHERE run_id = ${param(filter.replayRun)})`);
   return { where: conditions.length ? conditions.join(" AND ") : "true", params };
 }

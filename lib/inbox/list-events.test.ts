@@ -64,6 +64,21 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 
 describe("listEvents", () => {
+  it("pages back with `before` to exactly the page it came from, and knows where the ends are", async () => {
+    for (const sort of ["received_desc", "occurred_asc"] as EventSort[]) {
+      const first = await listEvents(app.pool, { filter: {}, sort, limit: 7 });
+      expect(first.prevCursor).toBeNull();
+      const second = await listEvents(app.pool, { filter: {}, sort, cursor: first.nextCursor!, limit: 7 });
+      const third = await listEvents(app.pool, { filter: {}, sort, cursor: second.nextCursor!, limit: 7 });
+      const backToSecond = await listEvents(app.pool, { filter: {}, sort, before: third.prevCursor!, limit: 7 });
+      expect(backToSecond.rows.map((row) => row.id)).toEqual(second.rows.map((row) => row.id));
+      const backToFirst = await listEvents(app.pool, { filter: {}, sort, before: backToSecond.prevCursor!, limit: 7 });
+      expect(backToFirst.rows.map((row) => row.id)).toEqual(first.rows.map((row) => row.id));
+      expect(backToFirst.prevCursor).toBeNull();
+      expect(backToFirst.nextCursor).not.toBeNull();
+    }
+  });
+
   it.each<EventSort>(["received_desc", "received_asc", "occurred_desc", "occurred_asc"])(
     "pages through every row exactly once, in order (%s)",
     async (sort) => {

@@ -20,7 +20,8 @@ export type EventListRow = {
   lastError: string | null;
 };
 
-export type EventPage = { rows: EventListRow[]; nextCursor: string | null };
+/** A page and the keysets of its neighbours (null where there is none). */
+export type EventPage = { rows: EventListRow[]; nextCursor: string | null; prevCursor: string | null };
 
 // The keyset: the sort value as exact text (microseconds survive, a JS Date would not) and the id.
 // A cursor comes back from the URL: anything else than what encodeCursor wrote is no cursor.
@@ -55,18 +56,22 @@ const SORT_EXPRESSION: Record<"received" | "occurred", string> = {
 /**
  * One page of the events explorer: filtered and sorted on the server, keyset-paginated on
  * (sort value, id). Rows arriving while someone pages don't shift later pages: a page starts
- * strictly after the last row of the one before.
+ * strictly after the last row of the one before (`cursor`), or ends strictly before the first row
+ * of the one after (`before`, for "previous page").
  */
 export async function listEvents(
   db: Queryable,
-  input: { filter: EventFilter; sort?: EventSort; cursor?: string; limit?: number },
+  input: { filter: EventFilter; sort?: EventSort; cursor?: string; before?: string; limit?: number },
 ): Promise<EventPage> {
   const sort = input.sort ?? "received_desc";
-  const [key, direction] = sort.split("_") as ["received" | "occurred", "desc" | "asc"];
+  const [key, sortDirection] = sort.split("_") as ["received" | "occurred", "desc" | "asc"];
+  const backwards = !input.cursor && decodeCursor(input.before) !== null;
+  // Paging backwards reads the same index the other way, then turns the page around.
+  const direction = backwards ? (sortDirection === "desc" ? "asc" : "desc") : sortDirection;
   const expression = SORT_EXPRESSION[key];
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
   const { where, params } = eventFilterSql(input.filter);
-  const cursor = decodeCursor(input.cursor);
+  const cursor = decodeCursor(backwards ? input.before : input.cursor);
   const conditions = [where];
   if (cursor) {
     params.push(cursor.v, cursor.id);
@@ -85,10 +90,14 @@ export async function listEvents(
       LIMIT $${params.length}`,
     params,
   );
-  const page = rows.slice(0, limit);
+  const more = rows.length > limit;
+  const page = backwards ? rows.slice(0, limit).reverse() : rows.slice(0, limit);
+  const first = page[0];
   const last = page.at(-1);
+  const keyOf = (row: { sortValue: string; id: number } | undefined) => (row ? encodeCursor({ v: row.sortValue, id: row.id }) : null);
   return {
     rows: page.map(({ sortValue: _sortValue, ...row }) => row),
-    nextCursor: rows.length > limit && last ? encodeCursor({ v: last.sortValue, id: last.id }) : null,
+    nextCursor: backwards || more ? keyOf(last) : null,
+    prevCursor: (backwards ? more : cursor !== null) ? keyOf(first) : null,
   };
 }

@@ -7,6 +7,7 @@ import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/sta
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import type { ChargeSnapshot } from "../canonical/charge-event";
+import type { ProviderName } from "../config/provider-names";
 import type { NormalizedEvent, ProviderDriver } from "../providers/types";
 import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
 import { normalizeEvent, UNPARSEABLE_TYPE, type NormalizedColumns } from "./normalize-event";
@@ -50,8 +51,9 @@ const START_ATTEMPT = `
            error = 'the worker stopped during this attempt'
      WHERE inbox_id = $1 AND outcome = 'running' AND EXISTS (SELECT 1 FROM bumped)
   ), attempt AS (
+    -- Numbered across replays (a replay resets the retry budget, not the event's history).
     INSERT INTO processing_attempts (inbox_id, attempt, worker)
-    SELECT id, attempts, $2 FROM bumped
+    SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = $1), 0) + 1, $2 FROM bumped
     RETURNING id
   )
   SELECT bumped.*, attempt.id AS attempt_id FROM bumped, attempt`;
@@ -121,7 +123,7 @@ async function reviveColumns(deps: ProcessDeps, started: StartedAttempt, columns
   return { ...started, eventType: columns.type, resourceId: columns.resourceId };
 }
 
-function eventTime(event: NormalizedEvent): EventTime | null {
+export function eventTime(event: NormalizedEvent): EventTime | null {
   return event.occurredAt && event.precision ? { micros: isoToMicros(event.occurredAt), precision: event.precision } : null;
 }
 
@@ -131,14 +133,24 @@ export class MissingCredentialError extends Error {
   readonly retryAt = new Date(Date.now() + CREDENTIAL_RECHECK_SECONDS * 1000);
 }
 
-type Observation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" };
+export type Observation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" };
+
+/**
+ * The observation an event's own body gives, or null when the worker fetches the charge from the
+ * gateway instead (the body is only a notice, or refetch is configured for this type).
+ */
+export function ownObservation(config: AppConfig, provider: ProviderName, event: NormalizedEvent): Observation | null {
+  if (event.charge && !event.refetchRequired && !matchesEventType(config.providers[provider].refetchTypes, event.type)) {
+    return { snapshot: event.charge, at: eventTime(event), source: "event" };
+  }
+  return null;
+}
 
 /** The state to apply: the event's own, or, where configured, the gateway's current one. */
 async function observe(deps: ProcessDeps, driver: ProviderDriver, event: NormalizedEvent & { resourceId: string }): Promise<Observation> {
+  const own = ownObservation(deps.config, driver.name, event);
+  if (own) return own;
   const providerConfig = deps.config.providers[driver.name];
-  if (event.charge && !event.refetchRequired && !matchesEventType(providerConfig.refetchTypes, event.type)) {
-    return { snapshot: event.charge, at: eventTime(event), source: "event" };
-  }
   const client = deps.gateways(driver.name);
   if (!driver.refetch || !client) {
     throw new Error(

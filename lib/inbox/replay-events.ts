@@ -19,7 +19,7 @@ export type ReplayResult = ReplayPreview & { dryRun: boolean };
 const BATCH_SIZE = 1000;
 
 /** The filter restricted to replayable statuses (failed and ignored unless asked otherwise). */
-function replayable(filter: EventFilter): EventFilter {
+export function replayable(filter: EventFilter): EventFilter {
   const wanted = filter.statuses?.length ? filter.statuses : DEFAULT_REPLAY_STATUSES;
   return { ...filter, statuses: wanted.filter((status) => status !== "pending") };
 }
@@ -47,6 +47,8 @@ export async function replayEvents(
     actor: string;
     ip?: string | null;
     dryRun?: boolean;
+    /** The bulk run this replay belongs to, recorded in each event's replay history. */
+    runId?: number;
     /** Resumes an interrupted replay: events up to this id were done, `replayed` of them. */
     resume?: { afterId: number; replayed: number };
     /** Runs inside each batch's transaction, so recorded progress commits with the batch it counts. */
@@ -78,6 +80,12 @@ export async function replayEvents(
         deps.config.retention.archiveDir,
         rows.filter((row): row is typeof row & { archive_file: string } => row.archive_file !== null),
       );
+      // The history row keeps who and from which status; the UPDATE then resets the retry budget.
+      await tx.query(
+        `INSERT INTO event_replays (inbox_id, run_id, actor, previous_status)
+         SELECT id, $2, $3, status FROM webhook_inbox WHERE id = ANY($1::bigint[])`,
+        [rows.map((row) => row.id), options.runId ?? null, options.actor],
+      );
       await tx.query(
         `UPDATE webhook_inbox
             SET status = 'pending', attempts = 0, last_error = NULL, ignored_reason = NULL,
@@ -98,7 +106,7 @@ export async function replayEvents(
     actor: options.actor,
     action: "replay",
     ip: options.ip,
-    details: { filter: scoped, count: total, byProvider },
+    details: { filter: scoped, count: total, byProvider, ...(options.runId ? { runId: options.runId } : {}) },
   });
   return { total, byProvider, atLeast: false, dryRun: false };
 }

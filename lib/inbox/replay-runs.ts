@@ -78,6 +78,7 @@ export async function executeReplayRun(deps: ReplayDeps, id: number): Promise<vo
   try {
     const result = await replayEvents(deps, eventFilterSchema.parse(run.filter), {
       actor: run.actor,
+      runId: id,
       resume: { afterId: run.resumeAfterId, replayed: run.replayed },
       onBatch: async (tx, progress) => {
         await tx.query("UPDATE replay_runs SET replayed = $2, resume_after_id = $3 WHERE id = $1", [id, progress.replayed, progress.lastId]);

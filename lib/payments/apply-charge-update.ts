@@ -1,6 +1,6 @@
 import type { Queryable } from "../db/pool";
 import type { ChargeSnapshot } from "../canonical/charge-event";
-import { decide, type CurrentPayment, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
+import { decide, type CurrentPayment, type Decision, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
 
 /** The payment must be registered by the host application first; the event waits and retries. */
 export class UnknownPaymentError extends Error {
@@ -21,6 +21,20 @@ export type ChargeUpdate = {
   /** Gateway-sourced payments are created from their first event; host-sourced ones must exist. */
   createIfMissing: boolean;
 };
+
+/**
+ * What one observation does to a payment (null: not known yet), decided without touching the
+ * database: the worker applies this decision, and the replay preview shows it as a dry run.
+ */
+export function decideChargeUpdate(current: CurrentPayment | null, snapshot: ChargeSnapshot, at: EventTime | null): Decision {
+  if (!current) return { action: "create", state: initialState(snapshot) };
+  return decide(current, { state: { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded }, at, summary: snapshot.summary });
+}
+
+/** A payment created from its first observation. */
+function initialState(snapshot: ChargeSnapshot): PaymentState {
+  return { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? 0 };
+}
 
 export type ApplyResult = { outcome: "processed"; alreadyApplied?: boolean } | { outcome: "ignored"; reason: IgnoredReason };
 
@@ -90,7 +104,7 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
   if (row?.applied) return { outcome: "processed", alreadyApplied: true };
   if (!row) {
     if (!update.createIfMissing) throw new UnknownPaymentError(update.provider, update.chargeId);
-    const state: PaymentState = { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? 0 };
+    const state = initialState(snapshot);
     const created = await tx.query<{ id: number }>(CREATE_PAYMENT, [
       update.provider,
       update.chargeId,
@@ -120,8 +134,7 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
         ? { micros: BigInt(row.last_micros), precision: row.last_gateway_event_precision }
         : null,
   };
-  const observed: PaymentState = { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded };
-  const decision = decide(current, { state: observed, at: update.at, summary: snapshot.summary });
+  const decision = decideChargeUpdate(current, snapshot, update.at);
   if (decision.action === "ignore") {
     // The same state seen again, later, still tells us it held at that later time: anything older
     // that arrives afterwards is stale. (A dispute won before its "opened" arrives: the late

@@ -66,3 +66,24 @@ describe("signature debugger, Standard Webhooks", () => {
     expect(standard(signature, options).verdict).toBe(verdict);
   });
 });
+
+describe("signature debugger, a secret pasted with whitespace", () => {
+  const withSpace = `${SECRET} \n`;
+
+  it("stripe: calls it whitespace around the secret, not a different secret", () => {
+    const header = `t=${NOW},v1=${hmac("sha256", SECRET, `${NOW}.${PAYLOAD}`, "hex")}`;
+    const diagnosis = diagnoseSignature({ provider: "stripe", payload: PAYLOAD, secret: withSpace, signatureHeader: header }, NOW, 300);
+    expect(diagnosis.verdict).toBe("secret");
+    expect(diagnosis.message).toContain("leading or trailing whitespace");
+  });
+
+  it("standard: the key is base64-decoded, which skips the whitespace: the signature is valid", () => {
+    const header = `v1,${hmac("sha256", Buffer.from(SECRET.slice(6), "base64"), `msg_1.${NOW}.${PAYLOAD}`, "base64")}`;
+    const diagnosis = diagnoseSignature(
+      { provider: "standard", payload: PAYLOAD, secret: withSpace, signatureHeader: header, webhookId: "msg_1", webhookTimestamp: String(NOW) },
+      NOW,
+      300,
+    );
+    expect(diagnosis.verdict).toBe("valid");
+  });
+});

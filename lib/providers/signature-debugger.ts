@@ -63,6 +63,24 @@ function reencodedPayloads(correct: Hypothesis, signedPrefix: string, payload: s
   }));
 }
 
+/**
+ * A secret pasted with spaces or a newline around it is the same secret, not a different one: if
+ * the trimmed secret reproduces the signature, say so. (Standard Webhooks keys are base64-decoded,
+ * which skips whitespace, so only Stripe's text keys need this.)
+ */
+function whitespaceHypothesis(correct: Hypothesis, secret: string): Hypothesis[] {
+  const trimmed = secret.trim();
+  if (trimmed === secret || trimmed === "") return [];
+  return [
+    {
+      ...correct,
+      key: trimmed,
+      verdict: "secret",
+      message: "The secret entered has leading or trailing whitespace (a space or newline from copying it); without it, the signature matches. Remove the whitespace where the secret is configured.",
+    },
+  ];
+}
+
 /** The first mistake that reproduces the signature, or the verdict that none does. */
 function conclude(signatures: string[], hypotheses: Hypothesis[], noneMatches: string): Diagnosis {
   const match = firstMatch(signatures, hypotheses);
@@ -99,6 +117,7 @@ function diagnoseStripe(input: Extract<DebugInput, { provider: "stripe" }>, nowS
   }
   const decoded = secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : null;
   const hypotheses: Hypothesis[] = [
+    ...whitespaceHypothesis(correct, secret),
     { ...correct, encoding: "base64", verdict: "encoding", message: "The signature is base64; Stripe's v1 is the lowercase hex digest." },
     { ...correct, algorithm: "sha1", verdict: "algorithm", message: "The signature is HMAC-SHA1; Stripe uses HMAC-SHA256." },
     { ...correct, algorithm: "sha512", verdict: "algorithm", message: "The signature is HMAC-SHA512; Stripe uses HMAC-SHA256." },

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { listAlerts } from "@/lib/alerts/list-alerts";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
@@ -37,7 +37,7 @@ export default async function AlertsPage() {
             {alerts.map((alert) => (
               <tr key={alert.id}>
                 <td>
-                  <LocalTime value={alert.at} />
+                  <DisplayTime value={alert.at} />
                 </td>
                 <td>{alert.kind}</td>
                 <td>{alert.provider}</td>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { AUDIT_ACTIONS } from "@/lib/audit/record-audit";
 import { listAudit } from "@/lib/audit/list-audit";
@@ -10,6 +10,36 @@ import { parseRowId } from "@/lib/http/input-schemas";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";
+
+const plain = (value: unknown): string =>
+  value === null || value === undefined ? "—" : typeof value === "object" ? JSON.stringify(value) : String(value);
+
+/** An audit row's details as labelled lines (a replay's filter as conditions, its run as a link). */
+function AuditDetails({ details }: { details: unknown }) {
+  if (!details || typeof details !== "object") return <span className="muted">{plain(details)}</span>;
+  const entries = Object.entries(details as Record<string, unknown>);
+  if (entries.length === 0) return <span className="muted">—</span>;
+  return (
+    <dl className="kv">
+      {entries.map(([key, value]) => (
+        <div key={key} style={{ display: "contents" }}>
+          <dt>{key}</dt>
+          <dd>
+            {key === "runId" && typeof value === "number" ? (
+              <Link href={`/replays/${value}`}>bulk run #{value}</Link>
+            ) : value && typeof value === "object" && !Array.isArray(value) ? (
+              Object.entries(value as Record<string, unknown>)
+                .map(([name, inner]) => `${name}: ${plain(inner)}`)
+                .join(" · ") || "—"
+            ) : (
+              plain(value)
+            )}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<{ before?: string; action?: string }> }) {
   await requirePagePermission(PAGE_ACCESS["/audit"]);
@@ -60,13 +90,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             {page.rows.map((row) => (
               <tr key={row.id}>
                 <td>
-                  <LocalTime value={row.at} />
+                  <DisplayTime value={row.at} />
                 </td>
                 <td>{row.actor}</td>
                 <td>{row.action}</td>
                 <td className="mono">{row.ip ?? ""}</td>
-                <td className="mono truncate" title={JSON.stringify(row.details)}>
-                  {JSON.stringify(row.details)}
+                <td>
+                  <AuditDetails details={row.details} />
                 </td>
               </tr>
             ))}

@@ -1,30 +1,27 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useDisplayZone } from "@/app/_components/display-time.client";
+import { fromZonedInput, toZonedInput, zoneLabel, zonedParts } from "@/lib/time/format-time";
 
-const STATUSES = ["pending", "processed", "ignored", "failed"] as const;
+const STATUS_CHOICES = ["pending", "processed", "ignored", "failed", "failed,ignored"];
 
-/** An ISO time from the URL as a value for <input type="datetime-local">, in the viewer's zone. */
-function toLocalInput(iso: string | undefined): string {
-  if (!iso) return "";
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
-  return local.toISOString().slice(0, 16);
-}
+const RECEIVED_PRESETS: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000 };
 
-/** A datetime-local value (viewer's zone) as UTC ISO for the URL. */
-function fromLocalInput(value: FormDataEntryValue | null): string | undefined {
-  if (!value || typeof value !== "string") return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-/** The explorer's filters; applying them rewrites the URL, which is the explorer's whole state. */
+/**
+ * The explorer's filters; applying them rewrites the URL, which is the explorer's whole state. The
+ * usual ones (search, provider, status, received window) come first; the rest fold under "More
+ * filters" so the keyboard reaches the results in a few tabs. Times are read in the display zone.
+ */
 export function EventFilters({ providers, initial }: { providers: string[]; initial: Record<string, string> }) {
   const router = useRouter();
-  const [statuses, setStatuses] = useState<string[]>(initial.status?.split(",") ?? []);
+  const zone = useDisplayZone();
+  const statusChoices = initial.status && !STATUS_CHOICES.includes(initial.status) ? [...STATUS_CHOICES, initial.status] : STATUS_CHOICES;
+  const toInput = (iso: string | undefined) => {
+    const date = iso ? new Date(iso) : null;
+    return date && !Number.isNaN(date.getTime()) ? toZonedInput(date, zone) : "";
+  };
+  const moreOpen = Boolean(initial.type || initial.from || initial.to || initial.occurredFrom || initial.occurredTo || initial.path);
   return (
     <form
       className="filters"
@@ -33,17 +30,20 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
       onSubmit={(event) => {
         event.preventDefault();
         const form = new FormData(event.currentTarget);
+        const text = (name: string) => String(form.get(name) ?? "").trim();
+        const time = (name: string) => fromZonedInput(text(name), zone)?.toISOString();
         const params = new URLSearchParams();
         const set = (name: string, value: string | undefined) => value && params.set(name, value);
-        set("q", String(form.get("q") ?? "").trim());
-        set("provider", String(form.get("provider") ?? ""));
-        if (statuses.length) params.set("status", statuses.join(","));
-        set("type", String(form.get("type") ?? "").trim());
-        set("from", fromLocalInput(form.get("from")));
-        set("to", fromLocalInput(form.get("to")));
-        set("occurredFrom", fromLocalInput(form.get("occurredFrom")));
-        set("occurredTo", fromLocalInput(form.get("occurredTo")));
-        set("path", String(form.get("path") ?? "").trim());
+        set("q", text("q"));
+        set("provider", text("provider"));
+        set("status", text("status"));
+        set("type", text("type"));
+        const preset = RECEIVED_PRESETS[text("window")];
+        set("from", preset ? new Date(Date.now() - preset).toISOString() : time("from"));
+        set("to", preset ? undefined : time("to"));
+        set("occurredFrom", time("occurredFrom"));
+        set("occurredTo", time("occurredTo"));
+        set("path", text("path"));
         set("value", String(form.get("value") ?? ""));
         if (initial.sort) params.set("sort", initial.sort);
         router.push(`/events?${params.toString()}`);
@@ -51,7 +51,23 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
     >
       <label>
         Search (e-mail, event, charge or customer id)
-        <input name="q" type="search" defaultValue={initial.q} size={32} />
+        <input
+          name="q"
+          type="search"
+          defaultValue={initial.q}
+          size={32}
+          data-search-box
+          aria-keyshortcuts="/ ArrowDown"
+          placeholder="Press / to search, ↓ for results"
+          onKeyDown={(event) => {
+            // ↓ goes from the search box straight to the first result row.
+            if (event.key !== "ArrowDown") return;
+            const first = document.querySelector<HTMLElement>("table[aria-label=Events] tbody tr[tabindex]");
+            if (!first) return;
+            event.preventDefault();
+            first.focus();
+          }}
+        />
       </label>
       <label>
         Provider
@@ -62,54 +78,25 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
           ))}
         </select>
       </label>
-      <fieldset style={{ border: "none", padding: 0, margin: 0 }}>
-        <legend className="muted" style={{ fontSize: 12 }}>
-          Status
-        </legend>
-        <div className="row">
-          {STATUSES.map((status) => (
-            <label key={status} style={{ flexDirection: "row", alignItems: "center", gap: 4, color: "inherit" }}>
-              <input
-                type="checkbox"
-                name="status"
-                value={status}
-                checked={statuses.includes(status)}
-                onChange={(event) =>
-                  setStatuses((current) => (event.target.checked ? [...current, status] : current.filter((item) => item !== status)))
-                }
-              />
-              {status}
-            </label>
+      <label>
+        Status
+        <select name="status" defaultValue={initial.status ?? ""}>
+          <option value="">any</option>
+          {statusChoices.map((choice) => (
+            <option key={choice} value={choice}>
+              {choice.replaceAll(",", " or ")}
+            </option>
           ))}
-        </div>
-      </fieldset>
-      <label>
-        Type
-        <input name="type" defaultValue={initial.type} size={22} placeholder="charge.refunded" />
+        </select>
       </label>
       <label>
-        Received from
-        <input name="from" type="datetime-local" defaultValue={toLocalInput(initial.from)} />
-      </label>
-      <label>
-        Received to
-        <input name="to" type="datetime-local" defaultValue={toLocalInput(initial.to)} />
-      </label>
-      <label>
-        Occurred from
-        <input name="occurredFrom" type="datetime-local" defaultValue={toLocalInput(initial.occurredFrom)} />
-      </label>
-      <label>
-        Occurred to
-        <input name="occurredTo" type="datetime-local" defaultValue={toLocalInput(initial.occurredTo)} />
-      </label>
-      <label>
-        Payload path
-        <input name="path" defaultValue={initial.path} placeholder="data.object.metadata.order_id" size={26} />
-      </label>
-      <label>
-        equals
-        <input name="value" defaultValue={initial.value} size={14} />
+        Received
+        <select name="window" defaultValue="">
+          <option value="">{initial.from || initial.to ? "as set below" : "any time"}</option>
+          <option value="1h">last hour</option>
+          <option value="24h">last 24 hours</option>
+          <option value="7d">last 7 days</option>
+        </select>
       </label>
       <button className="primary" type="submit">
         Apply
@@ -117,6 +104,39 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
       <button type="button" onClick={() => router.push("/events")}>
         Clear
       </button>
+      <details className="more-filters" open={moreOpen}>
+        <summary>More filters (type, exact times, payload)</summary>
+        <div className="filters-more">
+          <label>
+            Type
+            <input name="type" defaultValue={initial.type} size={22} placeholder="charge.refunded" />
+          </label>
+          <label>
+            Received from ({zoneLabel(zonedParts(new Date(), zone).offsetMinutes)})
+            <input name="from" type="datetime-local" defaultValue={toInput(initial.from)} />
+          </label>
+          <label>
+            Received to
+            <input name="to" type="datetime-local" defaultValue={toInput(initial.to)} />
+          </label>
+          <label>
+            Occurred from
+            <input name="occurredFrom" type="datetime-local" defaultValue={toInput(initial.occurredFrom)} />
+          </label>
+          <label>
+            Occurred to
+            <input name="occurredTo" type="datetime-local" defaultValue={toInput(initial.occurredTo)} />
+          </label>
+          <label>
+            Payload path
+            <input name="path" defaultValue={initial.path} placeholder="data.object.metadata.order_id" size={26} />
+          </label>
+          <label>
+            equals
+            <input name="value" defaultValue={initial.value} size={14} />
+          </label>
+        </div>
+      </details>
     </form>
   );
 }

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/signature-failures";
@@ -55,7 +55,7 @@ export default async function SignaturesPage({ searchParams }: { searchParams: P
             {failures.map((row) => (
               <tr key={row.id}>
                 <td>
-                  <LocalTime value={row.receivedAt} />
+                  <DisplayTime value={row.receivedAt} />
                 </td>
                 <td>{row.provider}</td>
                 <td>{row.reason}</td>

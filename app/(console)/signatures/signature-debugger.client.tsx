@@ -15,6 +15,15 @@ export type DebuggerPrefill = {
 
 type Diagnosis = { verdict: string; ok: boolean; message: string };
 
+const VERDICT_WORDS: Record<string, string> = {
+  header: "header problem",
+  secret: "secret problem",
+  encoding: "encoding problem",
+  algorithm: "wrong algorithm",
+  payload: "payload changed",
+  timestamp: "timestamp problem",
+};
+
 export function SignatureDebugger({ prefill }: { prefill: DebuggerPrefill | null }) {
   const [provider, setProvider] = useState<"stripe" | "standard">(prefill?.provider ?? "stripe");
   const [result, setResult] = useState<Diagnosis | null>(null);
@@ -98,7 +107,8 @@ export function SignatureDebugger({ prefill }: { prefill: DebuggerPrefill | null
       ) : null}
       {result ? (
         <div role="status" className={`banner ${result.ok ? "ok" : "bad"}`} data-testid="diagnosis">
-          <StatusBadge status={result.ok ? "valid" : "invalid"} /> <strong>{result.verdict}</strong>: {result.message}
+          <StatusBadge status={result.ok ? "valid" : "invalid"} /> {result.ok ? null : <strong>{VERDICT_WORDS[result.verdict]}: </strong>}
+          {result.message}
         </div>
       ) : null}
     </form>

@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { CopyButton } from "@/app/_components/copy-button.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
 import { createUser, updateUser } from "./actions";
 
@@ -11,12 +12,12 @@ type User = { id: number; email: string; name: string | null; role: string; crea
 export function UsersManager({ users, roles, me }: { users: User[]; roles: string[]; me: string }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
-  const [message, setMessage] = useState<{ kind: "ok" | "bad"; text: string } | null>(null);
+  const [message, setMessage] = useState<{ kind: "ok" | "bad"; text: string; password?: string } | null>(null);
   /** Runs an action, shows its outcome (`describe` words a success), refreshes the list. */
-  function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string) {
+  function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string, password?: (data: T) => string | undefined) {
     startTransition(async () => {
       const result = await work();
-      setMessage(result.ok ? { kind: "ok", text: describe(result.data) } : { kind: "bad", text: result.error });
+      setMessage(result.ok ? { kind: "ok", text: describe(result.data), password: password?.(result.data) } : { kind: "bad", text: result.error });
       router.refresh();
     });
   }
@@ -37,7 +38,8 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
           event.currentTarget.reset();
           run(
             () => createUser(input),
-            (data) => (data.password ? `Created ${data.user.email}. Password (shown once): ${data.password}` : `Created ${data.user.email}.`),
+            (data) => (data.password ? `Created ${data.user.email}. Password (shown once):` : `Created ${data.user.email}.`),
+            (data) => data.password ?? undefined,
           );
         }}
       >
@@ -68,6 +70,12 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
       {message ? (
         <p role="status" className={`banner ${message.kind}`}>
           {message.text}
+          {message.password ? (
+            <>
+              {" "}
+              <code data-testid="generated-password">{message.password}</code> <CopyButton text={message.password} label="Copy password" />
+            </>
+          ) : null}
         </p>
       ) : null}
       <table className="data" aria-label="Users">
@@ -93,7 +101,12 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
                   id={`role-${user.id}`}
                   value={user.role}
                   disabled={pending}
-                  onChange={(event) => run(() => updateUser({ id: user.id, role: event.target.value }), () => `Role of ${user.email} changed.`)}
+                  onChange={(event) => {
+                    const role = event.target.value;
+                    // A role grants or removes access at once: ask before changing it.
+                    if (!window.confirm(`Change ${user.email} from ${user.role} to ${role}? It takes effect on their next request.`)) return;
+                    run(() => updateUser({ id: user.id, role }), () => `Role of ${user.email} changed from ${user.role} to ${role}.`);
+                  }}
                 >
                   {roles.map((role) => (
                     <option key={role}>{role}</option>
@@ -101,7 +114,7 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
                 </select>
               </td>
               <td>
-                <LocalTime value={user.createdAt} withSeconds={false} />
+                <DisplayTime value={user.createdAt} withSeconds={false} />
               </td>
               <td>
                 {user.disabledAt ? <span className="badge failed">disabled</span> : <span className="badge processed">active</span>}{" "}

@@ -3,13 +3,18 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CopyButton } from "@/app/_components/copy-button.client";
 import { JsonViewer } from "@/app/_components/json-viewer";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { TimelineTable } from "@/app/_components/timeline-table";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
+import { CustomerLink } from "@/app/_components/customer-link";
+import { displayZone } from "@/app/_server/display-zone";
+import { explainOutcomes } from "@/lib/inbox/explain-outcome";
 import { getEvent, listAttempts, resourceTimeline } from "@/lib/inbox/get-event";
+import { replayHistory } from "@/lib/inbox/replay-history";
+import { customerView } from "@/lib/privacy/customer-view";
 import { getPayment } from "@/lib/payments/get-payment";
 import { attemptViews, eventView } from "@/lib/privacy/views-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
@@ -34,11 +39,18 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
   const stored = await getEvent(pool, id);
   if (!stored) notFound();
   const event = eventView(user.role, stored);
-  const [attempts, timeline, payment] = await Promise.all([
+  const zone = await displayZone();
+  const [attempts, timeline, payment, replays, explanations] = await Promise.all([
     listAttempts(pool, id).then((rows) => attemptViews(user.role, rows)),
     event.resourceId ? resourceTimeline(pool, event.provider, event.resourceId) : Promise.resolve([]),
     event.resourceId ? getPayment(pool, event.provider, event.resourceId) : Promise.resolve(null),
+    replayHistory(pool, id),
+    explainOutcomes(pool, [id], zone),
   ]);
+  const unmasked = can(user.role, "payload.unmasked");
+  // A failure's sentence quotes its error, which a masked role sees only as a category.
+  const explanation = unmasked || event.status === "ignored" ? explanations.get(id) : undefined;
+  const now = new Date().toISOString();
   const mayReplay = can(user.role, "events.replay");
   const { payload, headers } = event;
   const raw = event.rawBody ? rawText(event.rawBody) : null;
@@ -50,13 +62,22 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         <h1>
           {event.provider} · {event.eventType}
         </h1>
-        <StatusBadge status={event.status} reason={event.ignoredReason} />
+        <StatusBadge status={event.status} reason={event.ignoredReason} explanation={explanation} />
         <span className="spacer" />
         {mayReplay ? <ReplayButton id={event.id} status={event.status} /> : null}
       </div>
-      {event.lastError ? (
-        <div className={`banner ${event.status === "failed" ? "bad" : "warn"}`} role="status">
-          <strong>Last error:</strong> <span className="mono">{event.lastError}</span>
+      {explanation ? (
+        <div className={`banner ${event.status === "failed" ? "bad" : "warn"}`} role="status" data-testid="outcome-sentence">
+          <p className="sentence">{explanation}</p>
+          {event.lastError ? (
+            <p className="sentence">
+              <span className="muted">Error as recorded:</span> <span className="mono">{show(event.lastError)}</span>
+            </p>
+          ) : null}
+        </div>
+      ) : event.lastError ? (
+        <div className="banner warn" role="status">
+          <strong>Last error (retrying):</strong> <span className="mono">{show(event.lastError)}</span>
         </div>
       ) : null}
       <div className="grid-2">
@@ -67,7 +88,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
             <dd>{event.id}</dd>
             <dt>Event id</dt>
             <dd className="mono">
-              {event.eventId} {event.eventIdDerived ? <span className="muted">(derived key)</span> : null}
+              {event.eventId} <CopyButton text={event.eventId} ariaLabel="Copy event id" /> {event.eventIdDerived ? <span className="muted">(derived key)</span> : null}
             </dd>
             <dt>Charge</dt>
             <dd className="mono">
@@ -75,27 +96,28 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
             </dd>
             <dt>Customer</dt>
             <dd>
-              {show(event.customerEmail)} {event.customerId ? <span className="mono muted">{show(event.customerId)}</span> : null}
+              <CustomerLink {...customerView(stored.customerEmail ?? payment?.customerEmail ?? null, unmasked)} />{" "}
+              {event.customerId ? <span className="mono muted">{show(event.customerId)}</span> : null}
             </dd>
             <dt>Occurred</dt>
             <dd>
-              <LocalTime value={event.occurredAt} /> <span className="muted">{event.occurredAtPrecision ?? ""}</span>
+              <DisplayTime value={event.occurredAt} /> <span className="muted">{event.occurredAtPrecision ?? ""}</span>
             </dd>
             <dt>Received</dt>
             <dd>
-              <LocalTime value={event.receivedAt} />
+              <DisplayTime value={event.receivedAt} />
             </dd>
             <dt>Processed</dt>
             <dd>
-              <LocalTime value={event.processedAt} />
+              <DisplayTime value={event.processedAt} />
             </dd>
             <dt>Attempts</dt>
             <dd>
-              {event.attempts}
+              {attempts.length} in total{replays.length ? `, ${event.attempts} since the last replay` : ""}
               {event.nextAttemptAt && event.status === "pending" ? (
                 <>
                   {" "}
-                  · next <LocalTime value={event.nextAttemptAt} />
+                  · next <DisplayTime value={event.nextAttemptAt} />
                 </>
               ) : null}
             </dd>
@@ -127,7 +149,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
             {can(user.role, "payload.restore") ? <RestoreButton id={event.id} /> : null}
           </div>
           <p className="muted">
-            Archived <LocalTime value={event.archivedAt} /> by retention: the raw bytes, payload and headers are in the archive
+            Archived <DisplayTime value={event.archivedAt} /> by retention: the raw bytes, payload and headers are in the archive
             files, not the database. The event still deduplicates resends; replaying it restores it first.
           </p>
         </section>
@@ -167,7 +189,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         {attempts.length === 0 ? (
           <p className="muted">Not attempted yet.</p>
         ) : (
-          <table className="data">
+          <table className="data stack">
             <thead>
               <tr>
                 <th className="num">#</th>
@@ -181,16 +203,56 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
             <tbody>
               {attempts.map((attempt) => (
                 <tr key={`${attempt.attempt}-${attempt.startedAt.toISOString()}`}>
-                  <td className="num">{attempt.attempt}</td>
-                  <td>
-                    <LocalTime value={attempt.startedAt} />
+                  <td className="num" data-label="#">
+                    {attempt.attempt}
                   </td>
-                  <td className="num">{attempt.durationMs === null ? "—" : `${attempt.durationMs} ms`}</td>
-                  <td>
+                  <td data-label="Started">
+                    <DisplayTime value={attempt.startedAt} />
+                  </td>
+                  <td className="num" data-label="Duration">
+                    {attempt.durationMs === null ? "—" : `${attempt.durationMs} ms`}
+                  </td>
+                  <td data-label="Outcome">
                     <StatusBadge status={attempt.outcome} />
                   </td>
-                  <td className="mono">{attempt.worker ?? ""}</td>
-                  <td className="mono">{attempt.error ?? ""}</td>
+                  <td className="mono" data-label="Worker">
+                    {attempt.worker ?? ""}
+                  </td>
+                  <td className="mono" data-label="Error">
+                    {attempt.error ? show(attempt.error) : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section className="panel" aria-labelledby="replays">
+        <h2 id="replays">Replay history</h2>
+        {replays.length === 0 ? (
+          <p className="muted">Never replayed.</p>
+        ) : (
+          <table className="data stack" data-testid="replay-history">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Who</th>
+                <th>Was</th>
+                <th>Run</th>
+              </tr>
+            </thead>
+            <tbody>
+              {replays.map((replay) => (
+                <tr key={`${replay.replayedAt.toISOString()}-${replay.runId}`}>
+                  <td data-label="When">
+                    <DisplayTime value={replay.replayedAt} now={now} />
+                  </td>
+                  <td data-label="Who">{replay.actor}</td>
+                  <td data-label="Was">
+                    <StatusBadge status={replay.previousStatus} />
+                  </td>
+                  <td data-label="Run">{replay.runId ? <Link href={`/replays/${replay.runId}`}>bulk run #{replay.runId}</Link> : "this event alone"}</td>
                 </tr>
               ))}
             </tbody>

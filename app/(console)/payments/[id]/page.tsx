@@ -1,14 +1,17 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { LocalTime } from "@/app/_components/local-time.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { TimelineTable } from "@/app/_components/timeline-table";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { can } from "@/lib/auth/permissions";
 import { resourceTimeline } from "@/lib/inbox/get-event";
 import { getPaymentById } from "@/lib/payments/get-payment";
 import { paymentView } from "@/lib/privacy/views-for-role";
+import { customerView } from "@/lib/privacy/customer-view";
+import { CustomerLink } from "@/app/_components/customer-link";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { parseRowId } from "@/lib/http/input-schemas";
 
@@ -22,6 +25,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
   const stored = id === null ? null : await getPaymentById(pool, id);
   if (!stored) notFound();
   const payment = paymentView(user.role, stored);
+  const unmasked = can(user.role, "payload.unmasked");
   const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
   return (
     <>
@@ -43,17 +47,18 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           </dd>
           <dt>Customer</dt>
           <dd>
-            {payment.customerEmail ?? "—"} {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
+            <CustomerLink {...customerView(stored.customerEmail, unmasked)} />{" "}
+            {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
           </dd>
           <dt>Created by</dt>
           <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>
           <dt>Last gateway event</dt>
           <dd>
-            <LocalTime value={payment.lastGatewayEventAt} />
+            <DisplayTime value={payment.lastGatewayEventAt} />
           </dd>
           <dt>Updated</dt>
           <dd>
-            <LocalTime value={payment.updatedAt} />
+            <DisplayTime value={payment.updatedAt} />
           </dd>
         </dl>
       </section>

@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { replayRunOutcomes } from "@/lib/inbox/replay-history";
 import { getReplayRun } from "@/lib/inbox/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayProgress } from "./replay-progress.client";
@@ -10,18 +13,34 @@ import { parseRowId } from "@/lib/http/input-schemas";
 export const metadata: Metadata = { title: "Replay" };
 export const dynamic = "force-dynamic";
 
+const OUTCOMES = ["processed", "ignored", "failed", "pending"] as const;
+
 export default async function ReplayRunPage({ params }: { params: Promise<{ id: string }> }) {
   await requirePagePermission(PAGE_ACCESS["/replays/[id]"]);
   const id = parseRowId((await params).id);
-  const run = id === null ? null : await getReplayRun(webRuntime().pool, id);
+  const { pool } = webRuntime();
+  const run = id === null ? null : await getReplayRun(pool, id);
   if (!run) notFound();
+  const outcomes = await replayRunOutcomes(pool, run.id);
   return (
     <>
       <h1>Replay #{run.id}</h1>
       <p className="muted">
-        Started by {run.actor}. The worker puts the events back to pending in batches and they are processed as they go.
+        Started by {run.actor} at <DisplayTime value={run.createdAt} />. The worker puts the events back to pending in batches and they are
+        processed as they go.
       </p>
-      <ReplayProgress initial={JSON.parse(JSON.stringify(run))} />
+      <ReplayProgress initial={JSON.parse(JSON.stringify(run))} stillPending={outcomes.pending} />
+      <section className="panel" aria-labelledby="outcomes">
+        <h2 id="outcomes">Where the replayed events stand</h2>
+        <div className="stat-grid" data-testid="replay-outcomes">
+          {OUTCOMES.map((status) => (
+            <Link key={status} className="stat" href={`/events?run=${run.id}&status=${status}`} data-outcome={status}>
+              <div className="value">{outcomes[status]}</div>
+              <div className="label">{status}</div>
+            </Link>
+          ))}
+        </div>
+      </section>
     </>
   );
 }

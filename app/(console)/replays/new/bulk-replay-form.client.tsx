@@ -24,7 +24,7 @@ export function BulkReplayForm({ filter, expected, needsConfirmation }: { filter
     >
       {needsConfirmation ? (
         <label>
-          This replays {expected} events. Type {expected} to confirm.
+          This replays {expected} event{expected === 1 ? "" : "s"}. Type {expected} to confirm.
           <input value={confirmation} onChange={(event) => setConfirmation(event.target.value)} inputMode="numeric" autoComplete="off" required />
         </label>
       ) : null}
@@ -35,7 +35,7 @@ export function BulkReplayForm({ filter, expected, needsConfirmation }: { filter
       ) : null}
       <p>
         <button className="danger" type="submit" disabled={!confirmed || pending}>
-          {pending ? "Starting…" : `Replay ${expected} events`}
+          {pending ? "Starting…" : `Replay ${expected} event${expected === 1 ? "" : "s"}`}
         </button>
       </p>
     </form>

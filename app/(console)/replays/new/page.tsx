@@ -1,15 +1,34 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { DisplayTime } from "@/app/_components/display-time.client";
+import { Money } from "@/app/_components/money";
+import { ShortId } from "@/app/_components/short-id.client";
+import { StatusBadge } from "@/app/_components/status-badge";
 import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { DEFAULT_REPLAY_STATUSES, previewReplay } from "@/lib/inbox/replay-events";
+import { previewReplayEffects, type PaymentEffect } from "@/lib/inbox/preview-replay-effects";
+import { previewReplay, replayable } from "@/lib/inbox/replay-events";
 import { confirmationRequired } from "@/lib/inbox/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { BulkReplayForm } from "./bulk-replay-form.client";
 
 export const metadata: Metadata = { title: "Bulk replay" };
 export const dynamic = "force-dynamic";
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
+function EffectText({ effect }: { effect: PaymentEffect }) {
+  if (effect.to === null) return <span className="muted">{effect.note}</span>;
+  const refundChanged = effect.fromRefunded !== effect.toRefunded && effect.fromRefunded !== null;
+  if (effect.from === effect.to && !refundChanged) return <span className="muted">no change</span>;
+  return (
+    <span>
+      {effect.from ?? "new"} → <strong>{effect.to}</strong>
+      {refundChanged ? <span className="muted"> (refunded {effect.fromRefunded} → {effect.toRefunded})</span> : null}
+    </span>
+  );
+}
 
 export default async function BulkReplayPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await requirePagePermission(PAGE_ACCESS["/replays/new"]);
@@ -19,15 +38,15 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
       <>
         <h1>Bulk replay</h1>
         <p className="banner bad" role="alert">
-          This link has an invalid filter: {parsed.message}. <Link href="/events">Back to the explorer</Link>
+          This link&apos;s filter can&apos;t be used: {parsed.message}. <Link href="/events">Back to the explorer</Link>
         </p>
       </>
     );
   }
   const { filter } = parsed;
   const { pool, config } = webRuntime();
-  const preview = await previewReplay(pool, filter);
-  const statuses = filter.statuses?.length ? filter.statuses.filter((status) => status !== "pending") : DEFAULT_REPLAY_STATUSES;
+  const scoped = replayable(filter);
+  const [preview, dryRun] = await Promise.all([previewReplay(pool, filter), previewReplayEffects(pool, config, scoped)]);
   const backToExplorer = `/events?${paramsFromFilter(filter).toString()}`;
   const conditions = [...paramsFromFilter(filter).entries()].filter(([name]) => name !== "status");
   return (
@@ -37,7 +56,7 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
         <h2 id="preview">Preview</h2>
         <p>
           This replay puts back to <strong>pending</strong> and re-processes the stored events that match the explorer&apos;s filter and are{" "}
-          <strong>{statuses.join(" or ")}</strong>. It never re-ingests: the same stored bytes are processed again, and effects already
+          <strong>{(scoped.statuses ?? []).join(" or ")}</strong>. It never re-ingests: the same stored bytes are processed again, and effects already
           applied to a payment are not applied twice.
         </p>
         <dl className="kv">
@@ -55,14 +74,111 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
           </dd>
         </dl>
       </section>
-      {preview.total === 0 ? (
-        <p className="panel muted">Nothing to replay with this filter.</p>
+      {preview.total > 0 ? (
+        <>
+          <section className="panel" aria-labelledby="breakdown">
+            <h2 id="breakdown">By provider, type and status</h2>
+            <table className="data stack">
+              <thead>
+                <tr>
+                  <th>Provider</th>
+                  <th>Type</th>
+                  <th>Status now</th>
+                  <th className="num">Events</th>
+                </tr>
+              </thead>
+              <tbody>
+                {dryRun.breakdown.map((row) => (
+                  <tr key={`${row.provider}-${row.eventType}-${row.status}`}>
+                    <td data-label="Provider">{row.provider}</td>
+                    <td data-label="Type">{row.eventType}</td>
+                    <td data-label="Status now">
+                      <StatusBadge status={row.status} />
+                    </td>
+                    <td className="num" data-label="Events">
+                      {row.events}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {dryRun.breakdownCapped ? <p className="muted">Counted over the first matching events only.</p> : null}
+          </section>
+          <section className="panel" aria-labelledby="effects">
+            <h2 id="effects">What it will do to each payment (dry run)</h2>
+            <p className="muted">
+              Computed by the worker&apos;s own parsing and decision code against each payment as it is now; nothing is written.
+              {dryRun.paymentsSampled < preview.total ? ` Shown for the first ${plural(dryRun.paymentsSampled, "payment")}.` : ""}
+            </p>
+            <table className="data stack" data-testid="replay-effects">
+              <thead>
+                <tr>
+                  <th>Payment</th>
+                  <th className="num">Events</th>
+                  <th>Effect</th>
+                  <th>Refunded after</th>
+                </tr>
+              </thead>
+              <tbody>
+                {dryRun.effects.map((effect) => (
+                  <tr key={`${effect.provider}/${effect.chargeId}`} data-charge={effect.chargeId} data-to={effect.to ?? ""}>
+                    <td data-label="Payment">
+                      <span className="muted">{effect.provider}</span>{" "}
+                      {effect.paymentId ? <Link href={`/payments/${effect.paymentId}`}>{effect.chargeId}</Link> : <span className="mono">{effect.chargeId}</span>}
+                    </td>
+                    <td className="num" data-label="Events">
+                      {effect.events}
+                    </td>
+                    <td data-label="Effect">
+                      <EffectText effect={effect} />
+                    </td>
+                    <td data-label="Refunded after">{effect.toRefunded === null ? "—" : <Money amount={effect.toRefunded} currency={null} />}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="panel" aria-labelledby="samples">
+            <h2 id="samples">Sample events</h2>
+            <table className="data stack">
+              <thead>
+                <tr>
+                  <th>Received</th>
+                  <th>Event</th>
+                  <th>Charge</th>
+                  <th>Status now</th>
+                </tr>
+              </thead>
+              <tbody>
+                {dryRun.samples.map((sample) => (
+                  <tr key={sample.id}>
+                    <td data-label="Received">
+                      <DisplayTime value={sample.receivedAt} />
+                    </td>
+                    <td data-label="Event">
+                      <Link href={`/events/${sample.id}`}>
+                        {sample.provider} {sample.eventType}
+                      </Link>
+                    </td>
+                    <td data-label="Charge">
+                      <ShortId value={sample.resourceId} label="charge" />
+                    </td>
+                    <td data-label="Status now">
+                      <StatusBadge status={sample.status} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <BulkReplayForm
+            filter={JSON.parse(JSON.stringify(filter))}
+            expected={preview.total}
+            needsConfirmation={confirmationRequired(preview.total, config.replayConfirmThreshold)}
+          />
+        </>
       ) : (
-        <BulkReplayForm
-          filter={JSON.parse(JSON.stringify(filter))}
-          expected={preview.total}
-          needsConfirmation={confirmationRequired(preview.total, config.replayConfirmThreshold)}
-        />
+        <p className="panel muted">Nothing to replay with this filter.</p>
       )}
       <p>
         <Link href={backToExplorer}>Back to the explorer</Link>

@@ -1,0 +1,299 @@
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "@/lib/auth/users";
+import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { waitFor } from "@/lib/testing/test-worker";
+import { startAppServer, type AppServer } from "./harness/app-server";
+import { openBrowser, screenshot, signIn } from "./harness/browser";
+import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
+import { deliveryFor, type HistoryStep, type PaymentFacts } from "./simulator/gateway-events";
+import { generateHistories, type PaymentHistory } from "./simulator/history";
+
+// The console as support and finance use it: one clock, pages that fit 1440 and 390 px, the
+// keyboard path to an event, customer search, and a bulk replay whose dry run says what it will do.
+// Stripe payments come from the simulator; `standard` payments are host-registered here, so their
+// events fail (unknown payment, one attempt) until the host registers them and finance replays.
+
+const PASSWORD = "correct horse battery staple";
+const ADMIN = "admin@ux.test";
+const FINANCE = "finance@ux.test";
+
+let app: TestApp;
+let server: AppServer;
+let histories: PaymentHistory[];
+const contexts: BrowserContext[] = [];
+const hostPayments: { facts: PaymentFacts; steps: HistoryStep["kind"][] }[] = [];
+
+async function browserAs(user: string, viewport = { width: 1440, height: 900 }): Promise<Page> {
+  const context = await openBrowser(viewport);
+  contexts.push(context);
+  return signIn(context, server.url, user, PASSWORD);
+}
+
+async function scalar<T>(sql: string, params: unknown[] = []): Promise<T> {
+  const { rows } = await app.pool.query(sql, params);
+  return Object.values(rows[0] as Record<string, unknown>)[0] as T;
+}
+
+beforeAll(async () => {
+  app = await createTestApp("console_ux", {});
+  await createUser(app.prisma, { email: ADMIN, role: "admin", password: PASSWORD }, "e2e");
+  await createUser(app.prisma, { email: FINANCE, role: "finance", password: PASSWORD }, "e2e");
+  server = await startAppServer({
+    DATABASE_URL: app.db.url,
+    WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
+    WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
+    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
+    WORKER_MAX_ATTEMPTS: "1",
+    WORKER_CONCURRENCY: "4",
+    REPLAY_CONFIRM_THRESHOLD: "100",
+    PAYMENT_SOURCE_STANDARD: "host",
+    REFETCH_STRIPE: "",
+    PAYMENTS_API_TOKENS: "e2e-token",
+  });
+  histories = generateHistories(77, 12, ["stripe"], { sameSecondRate: 0.3 });
+  const plan = planDeliveries(histories, { secrets: { stripe: TEST_SECRETS.stripe }, duplicateRate: 0.2, shuffle: "full", seed: 3 });
+  expect((await deliverAll(plan, httpSender(server.url), { concurrency: 6, secrets: { stripe: TEST_SECRETS.stripe } })).failed).toBe(0);
+
+  // Host-registered payments whose events arrive first: they fail until the host registers them.
+  const base = Date.now() - 3_600_000;
+  for (const [index, steps] of ([["succeeded", "refund"], ["succeeded"]] as const).entries()) {
+    const facts: PaymentFacts = {
+      chargeId: `ch_host_${index}`,
+      amount: 5000,
+      currency: "usd",
+      customerId: `cus_host_${index}`,
+      customerEmail: `host.buyer${index}@shop.example`,
+    };
+    hostPayments.push({ facts, steps: [...steps] });
+    for (const [position, kind] of steps.entries()) {
+      const step: HistoryStep = { kind, amountRefunded: kind === "refund" ? 5000 : 0, occurredAtMs: base + index * 60_000 + position * 1000 };
+      const delivery = deliveryFor("standard", facts, step, TEST_SECRETS.standard);
+      const response = await fetch(`${server.url}/api/webhooks/standard`, { method: "POST", headers: delivery.headers, body: delivery.body });
+      expect(response.status).toBe(200);
+    }
+  }
+  await waitFor(async () => (await scalar<number>("SELECT count(*)::int FROM webhook_inbox WHERE status = 'pending'")) === 0, 60_000, "events settled");
+}, 240_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+  await server?.stop();
+  await app?.close();
+});
+
+/** The page's horizontal overflow in CSS pixels (0 when nothing is cut or scrolls sideways). */
+function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+describe("console UX", () => {
+  it("[SUPPORT][LAYOUT]: overview, events, event, payment and customer pages fit 1440 and 390 px", async () => {
+    const eventId = await scalar<number>("SELECT id FROM webhook_inbox WHERE provider = 'stripe' ORDER BY id LIMIT 1");
+    const paymentId = await scalar<number>("SELECT id FROM payments WHERE provider = 'stripe' ORDER BY id LIMIT 1");
+    const customer = histories[0]!.payment.customerEmail;
+    const pages: [string, string][] = [
+      ["overview", "/"],
+      ["events", "/events"],
+      ["event", `/events/${eventId}`],
+      ["payment", `/payments/${paymentId}`],
+      ["customer", `/customers/${encodeURIComponent(customer)}`],
+    ];
+    const overflow: Record<string, number> = {};
+    for (const width of [1440, 390]) {
+      const page = await browserAs(ADMIN, { width, height: 900 });
+      for (const [name, path] of pages) {
+        await page.goto(`${server.url}${path}`);
+        await page.locator("h1").first().waitFor();
+        // The narrow pages are long: their first screen is what shows the layout.
+        await screenshot(page, `ux-${name}-${width}`, width > 390);
+        overflow[`${name}@${width}`] = await horizontalOverflow(page);
+      }
+      if (width === 390) {
+        // The sidebar is folded away behind a labelled toggle that opens it.
+        const toggle = page.getByRole("button", { name: "Menu" });
+        expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+        expect(await page.getByRole("navigation", { name: "Console" }).isVisible()).toBe(false);
+        await toggle.click();
+        expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+        await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Payments" }).click();
+        await page.waitForURL(/\/payments$/);
+        expect(await page.getByRole("navigation", { name: "Console" }).isVisible()).toBe(false);
+      }
+    }
+    expect(overflow).toEqual(Object.fromEntries(Object.keys(overflow).map((key) => [key, 0])));
+  }, 240_000);
+
+  it("[SUPPORT][WHY]: ignored and failed events say why in a sentence, on the event page and in the list's tooltip", async () => {
+    const page = await browserAs(ADMIN);
+    const failedId = await scalar<number>("SELECT id FROM webhook_inbox WHERE resource_id = 'ch_host_0' ORDER BY id LIMIT 1");
+    await page.goto(`${server.url}/events/${failedId}`);
+    expect(await page.getByTestId("outcome-sentence").locator("p").first().textContent()).toBe(
+      "Failed: your application had not registered payment ch_host_0 when the retries ran out; replay once it is registered (POST /api/payments).",
+    );
+    const ignored = await app.pool.query<{ id: number; reason: string }>(
+      "SELECT id, ignored_reason AS reason FROM webhook_inbox WHERE status = 'ignored' ORDER BY id LIMIT 1",
+    );
+    expect(ignored.rows.length).toBe(1);
+    await page.goto(`${server.url}/events?status=ignored`);
+    const title = await page.locator(`tr[data-event-id="${ignored.rows[0]!.id}"] td[data-col=status] .badge`).getAttribute("title");
+    expect(title).toMatch(/^Ignored: .+\.$/);
+    expect(title).not.toMatch(/partially_refunded|charged_back|invalid_transition|duplicate_in_meaning|uninteresting_type/);
+  });
+
+  it("[SUPPORT][CLOCK]: a time reads the same after a full load and after in-app navigation, in the chosen zone", async () => {
+    const page = await browserAs(ADMIN);
+    const hydrationErrors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" && /hydrat/i.test(message.text())) hydrationErrors.push(message.text());
+    });
+    const id = await scalar<number>("SELECT id FROM webhook_inbox ORDER BY received_at DESC, id DESC LIMIT 1");
+    const row = page.locator(`tr[data-event-id="${id}"]`);
+    const listTime = () => row.locator("td[data-col=receivedAt] time").textContent();
+    const detailTime = () => page.locator("dt:text-is('Received') + dd time").textContent();
+
+    const readBothWays = async () => {
+      await page.goto(`${server.url}/events`);
+      const afterLoad = await listTime();
+      await page.goto(`${server.url}/`);
+      await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Events" }).click();
+      await page.waitForURL(/\/events$/);
+      await row.waitFor();
+      expect(await listTime()).toBe(afterLoad);
+      await row.locator("td[data-col=eventType] a").click();
+      await page.getByRole("heading", { name: "Payload" }).waitFor();
+      const detailViaNavigation = await detailTime();
+      await page.reload();
+      expect(await detailTime()).toBe(detailViaNavigation);
+      expect(detailViaNavigation).toBe(afterLoad);
+      return afterLoad!;
+    };
+
+    expect(await readBothWays()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    // The browser runs in São Paulo: choosing its zone writes every time (and the chart) there.
+    await page.getByLabel("Times in").selectOption("America/Sao_Paulo");
+    await expect.poll(() => detailTime()).toMatch(/UTC-03:00$/);
+    expect(await readBothWays()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC-03:00$/);
+    await page.goto(`${server.url}/`);
+    expect(await page.locator("figure.chart figcaption strong").textContent()).toBe("Last 24 hours (UTC-03:00)");
+    expect(hydrationErrors).toEqual([]);
+  });
+
+  it("[SUPPORT][KEYBOARD]: `/` to search, Enter, a few Tabs to the first row, Enter opens the event", async () => {
+    const customer = histories[1]!.payment.customerEmail;
+    const page = await browserAs(ADMIN);
+    await page.goto(`${server.url}/events`);
+    await page.locator("table[aria-label=Events]").waitFor();
+    const keys: string[] = [];
+    const press = async (key: string) => {
+      keys.push(key);
+      await page.keyboard.press(key);
+    };
+    const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, name: document.activeElement?.getAttribute("name") }));
+
+    await press("/");
+    expect(await focused()).toEqual({ tag: "INPUT", name: "q" });
+    await page.keyboard.type(customer);
+    await press("Enter");
+    await page.waitForURL(/q=/);
+    const expected = await scalar<number>(
+      "SELECT count(*)::int FROM webhook_inbox WHERE customer_email = $1 OR resource_id IN (SELECT gateway_charge_id FROM payments WHERE customer_email = $1)",
+      [customer],
+    );
+    await expect.poll(() => page.locator("table[aria-label=Events] tbody tr").count()).toBe(expected);
+    expect(await focused()).toEqual({ tag: "INPUT", name: "q" });
+    const firstId = await page.locator("table[aria-label=Events] tbody tr").first().getAttribute("data-event-id");
+    const activeRow = () => page.evaluate(() => document.activeElement?.getAttribute("data-event-id"));
+
+    // ↓ from the search box to the first row (↓/↑ move between rows), Enter opens it.
+    await press("ArrowDown");
+    expect(await activeRow()).toBe(firstId);
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowUp");
+    expect(await activeRow()).toBe(firstId);
+    await press("Enter");
+    await page.waitForURL(new RegExp(`/events/${firstId}$`));
+    await page.getByRole("heading", { name: "Payload" }).waitFor();
+    expect(keys).toEqual(["/", "Enter", "ArrowDown", "Enter"]);
+
+    // Or by Tab: how many stops the compact filters leave between the search box and the first row.
+    await page.goBack();
+    await page.locator(`tr[data-event-id="${firstId}"]`).waitFor();
+    await page.keyboard.press("/");
+    expect(await focused()).toEqual({ tag: "INPUT", name: "q" });
+    let tabs = 0;
+    while ((await focused()).tag !== "TR" && tabs < 40) {
+      await page.keyboard.press("Tab");
+      tabs++;
+    }
+    expect(await activeRow()).toBe(firstId);
+    expect(tabs).toBeLessThanOrEqual(8);
+    console.log(`keyboard path: ${keys.join(" ")} (${keys.length} keys plus typing the e-mail); ${tabs} Tabs from the search box to the first row`);
+  });
+
+  it("[SUPPORT][SEARCH]: part of an e-mail finds the customer; their page lists payments with totals and events", async () => {
+    const history = histories[3]!;
+    const email = history.payment.customerEmail;
+    const page = await browserAs(ADMIN);
+    for (const partial of [email.slice(0, email.indexOf("@") + 3), email.slice(2, email.indexOf("@"))]) {
+      await page.goto(`${server.url}/payments?q=${encodeURIComponent(partial)}`);
+      await page.getByRole("table", { name: "Payments" }).getByRole("link", { name: email, exact: true }).first().waitFor();
+    }
+    await page.getByRole("table", { name: "Payments" }).getByRole("link", { name: email, exact: true }).first().click();
+    await page.getByRole("heading", { name: `Customer ${email}` }).waitFor();
+    const charges = await page.locator("table[aria-label='Customer payments'] tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-charge")));
+    const { rows } = await app.pool.query("SELECT gateway_charge_id FROM payments WHERE customer_email = $1 ORDER BY 1", [email]);
+    expect(charges.sort()).toEqual(rows.map((row) => row.gateway_charge_id));
+    const events = await scalar<number>(
+      "SELECT count(*)::int FROM webhook_inbox WHERE customer_email = $1 OR (provider, resource_id) IN (SELECT provider, gateway_charge_id FROM payments WHERE customer_email = $1)",
+      [email],
+    );
+    expect(await page.locator("table[aria-label=Events] tbody tr").count()).toBe(events);
+    expect(await page.getByTestId("customer-total-usd").textContent()).toContain(`${rows.length} payment`);
+    await screenshot(page, "ux-customer-search-1440");
+  });
+
+  it("[FINANCE][REPLAY]: the dry run's effect per payment is what the replay then does; history and run counts follow", async () => {
+    for (const { facts } of hostPayments) {
+      const response = await fetch(`${server.url}/api/payments`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer e2e-token" },
+        body: JSON.stringify({ provider: "standard", chargeId: facts.chargeId, amount: facts.amount, currency: "usd", customerEmail: facts.customerEmail }),
+      });
+      expect(response.status).toBe(201);
+    }
+    const page = await browserAs(FINANCE);
+    await page.goto(`${server.url}/replays/new?provider=standard&status=failed`);
+    const effects = page.getByTestId("replay-effects").locator("tbody tr");
+    const preview: Record<string, { to: string | null; text: string | null | undefined }> = Object.fromEntries(
+      await effects.evaluateAll((rows) => rows.map((row) => [row.getAttribute("data-charge"), { to: row.getAttribute("data-to"), text: row.querySelector("td[data-label=Effect]")?.textContent }])),
+    );
+    expect(preview).toEqual({
+      ch_host_0: { to: "refunded", text: "pending → refunded (refunded 0 → 5000)" },
+      ch_host_1: { to: "paid", text: "pending → paid" },
+    });
+    await screenshot(page, "ux-replay-preview-1440");
+    await page.getByRole("button", { name: "Replay 3 events" }).click();
+    await page.waitForURL(/\/replays\/\d+$/);
+    const runId = Number(page.url().split("/").pop());
+    await expect.poll(() => page.locator("[data-outcome=processed] .value").textContent(), { timeout: 30_000 }).toBe("3");
+    for (const [chargeId, effect] of Object.entries(preview)) {
+      expect(await scalar<string>("SELECT status FROM payments WHERE gateway_charge_id = $1", [chargeId])).toBe(effect.to);
+    }
+    await page.locator("[data-outcome=processed]").click();
+    await page.waitForURL(new RegExp(`/events\\?run=${runId}&status=processed`));
+    await expect.poll(() => page.locator("table[aria-label=Events] tbody tr").count()).toBe(3);
+
+    // The event keeps its history: attempts numbered on from before the replay, and who replayed it in which run.
+    const eventId = await scalar<number>("SELECT id FROM webhook_inbox WHERE resource_id = 'ch_host_1'");
+    await page.goto(`${server.url}/events/${eventId}`);
+    expect(await page.getByTestId("replay-history").locator("tbody tr").count()).toBe(1);
+    expect(await page.getByTestId("replay-history").textContent()).toContain(FINANCE);
+    await page.getByTestId("replay-history").getByRole("link", { name: `bulk run #${runId}` }).waitFor();
+    const { rows } = await app.pool.query("SELECT attempt, outcome FROM processing_attempts WHERE inbox_id = $1 ORDER BY id", [eventId]);
+    expect(rows).toEqual([
+      { attempt: 1, outcome: "failed" },
+      { attempt: 2, outcome: "processed" },
+    ]);
+  });
+});
