@@ -189,10 +189,10 @@ describe("input safety", () => {
 
     const pages: [string, string, RegExp][] = [
       ["/audit?before=1.5", "/audit?before=1.5", /page marker is not an audit entry id/],
-      ["/replays/new?from=garbage", "/replays/new?from=garbage", /invalid filter: receivedFrom: must be a date/],
-      ["/events?cursor=<bad>", `/events?cursor=${encodeURIComponent("<bad>")}`, /invalid filter: cursor: is not a page of this list/],
+      ["/replays/new?from=garbage", "/replays/new?from=garbage", /filter can.t be used: from: not a date/],
+      ["/events?cursor=<bad>", `/events?cursor=${encodeURIComponent("<bad>")}`, /filter can.t be used: cursor: is not a page of this list/],
       ["/events?cursor=<a forged cursor>", `/events?cursor=${Buffer.from(JSON.stringify({ v: "garbage", id: 1 })).toString("base64url")}`, /cursor/],
-      ["/events?q=%00", "/events?q=%00", /invalid filter: search: must not contain NUL/],
+      ["/events?q=%00", "/events?q=%00", /filter can.t be used: q: must not contain NUL/],
       ["/events/99999999999999999999", "/events/99999999999999999999", /not found|404/i],
       ["/payments?q=%00", "/payments?q=%00", /characters no record can contain/],
     ];

@@ -76,8 +76,8 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
           ) : null}
         </div>
       ) : event.lastError ? (
-        <div className="banner warn" role="status">
-          <strong>Last error (retrying):</strong> <span className="mono">{show(event.lastError)}</span>
+        <div className={`banner ${event.status === "failed" ? "bad" : "warn"}`} role="status">
+          <strong>{event.status === "failed" ? "Last error:" : "Last error (retrying):"}</strong> <span className="mono">{show(event.lastError)}</span>
         </div>
       ) : null}
       <div className="grid-2">
