@@ -6,6 +6,7 @@ import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import { deliveryFor, type HistoryStep, type PaymentFacts } from "./simulator/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
@@ -21,6 +22,7 @@ const FINANCE = "finance@ux.test";
 let app: TestApp;
 let server: AppServer;
 let histories: PaymentHistory[];
+let gateway: FakeGateway;
 const contexts: BrowserContext[] = [];
 const hostPayments: { facts: PaymentFacts; steps: HistoryStep["kind"][] }[] = [];
 
@@ -39,7 +41,13 @@ beforeAll(async () => {
   app = await createTestApp("console_ux", {});
   await createUser(app.prisma, { email: ADMIN, role: "admin", password: PASSWORD }, "e2e");
   await createUser(app.prisma, { email: FINANCE, role: "finance", password: PASSWORD }, "e2e");
+  histories = generateHistories(77, 12, ["stripe"], { sameSecondRate: 0.3 });
+  // Stripe disputes are refetched (charge, then its disputes): the fake gateway knows the true state.
+  gateway = await startFakeGateway(histories);
+  const { STRIPE_API_URL, STRIPE_API_KEY } = fakeGatewayEnv(gateway.url);
   server = await startAppServer({
+    STRIPE_API_URL: STRIPE_API_URL!,
+    STRIPE_API_KEY: STRIPE_API_KEY!,
     DATABASE_URL: app.db.url,
     WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
     WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
@@ -51,7 +59,6 @@ beforeAll(async () => {
     REFETCH_STRIPE: "",
     PAYMENTS_API_TOKENS: "e2e-token",
   });
-  histories = generateHistories(77, 12, ["stripe"], { sameSecondRate: 0.3 });
   const plan = planDeliveries(histories, { secrets: { stripe: TEST_SECRETS.stripe }, duplicateRate: 0.2, shuffle: "full", seed: 3 });
   expect((await deliverAll(plan, httpSender(server.url), { concurrency: 6, secrets: { stripe: TEST_SECRETS.stripe } })).failed).toBe(0);
 
@@ -79,6 +86,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const context of contexts) await context.close().catch(() => undefined);
   await server?.stop();
+  await gateway?.close();
   await app?.close();
 });
 
