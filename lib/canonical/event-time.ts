@@ -45,26 +45,38 @@ export function fromLocalTime(text: string, timeZone: string): EventTime | null 
   return fromUnixSeconds(utc / 1000);
 }
 
-/** The wall-clock fields of an instant in a zone. */
-function wallClock(instant: number, timeZone: string): Record<"year" | "month" | "day" | "hour" | "minute" | "second", number> {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(instant));
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+
+export type WallClock = Record<"year" | "month" | "day" | "hour" | "minute" | "second", number>;
+
+/** The wall-clock fields of an instant (ms) in a zone, from Intl parts (no locale wording). */
+export function wallClock(instant: number, timeZone: string): WallClock {
+  let format = wallClockFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    wallClockFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value);
   return { year: get("year"), month: get("month"), day: get("day"), hour: get("hour"), minute: get("minute"), second: get("second") };
 }
 
+/** The zone's offset from UTC (ms) at an instant, given its wall clock there. */
+export function offsetOf(clock: WallClock, instant: number): number {
+  return Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute, clock.second) - Math.floor(instant / 1000) * 1000;
+}
+
 function zoneOffsetMs(instant: number, timeZone: string): number {
-  const { year, month, day, hour, minute, second } = wallClock(instant, timeZone);
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
-  return wall - Math.floor(instant / 1000) * 1000;
+  return offsetOf(wallClock(instant, timeZone), instant);
 }
 
 /** "YYYY-MM-DD HH:MM:SS" in a zone, no offset: what fromLocalTime reads (Asaas writes its times so). */

@@ -1,4 +1,4 @@
-import { fromLocalTime } from "../canonical/event-time";
+import { fromLocalTime, offsetOf, wallClock } from "../canonical/event-time";
 
 // How the console writes a time: in one explicit zone, with the zone named, the same on the server
 // and in the browser (composed from parts, so no locale default or ICU wording leaks in).
@@ -16,36 +16,17 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(zone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(zone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    formatters.set(zone, formatter);
-  }
-  return formatter;
-}
-
 export type ZonedParts = { date: string; time: string; offsetMinutes: number };
 
 /** The wall-clock date and time of `instant` in `zone`, and the zone's offset from UTC then. */
 export function zonedParts(instant: Date, zone: string): ZonedParts {
-  const parts = Object.fromEntries(formatterFor(zone).formatToParts(instant).map((part) => [part.type, part.value]));
-  const [year, month, day, hour, minute, second] = [parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second].map(Number) as number[];
-  const wallAsUtc = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!);
-  const offsetMinutes = Math.round((wallAsUtc - Math.floor(instant.getTime() / 1000) * 1000) / 60_000);
+  const clock = wallClock(instant.getTime(), zone);
   const pad = (value: number) => String(value).padStart(2, "0");
-  return { date: `${year}-${pad(month!)}-${pad(day!)}`, time: `${pad(hour!)}:${pad(minute!)}:${pad(second!)}`, offsetMinutes };
+  return {
+    date: `${clock.year}-${pad(clock.month)}-${pad(clock.day)}`,
+    time: `${pad(clock.hour)}:${pad(clock.minute)}:${pad(clock.second)}`,
+    offsetMinutes: Math.round(offsetOf(clock, instant.getTime()) / 60_000),
+  };
 }
 
 /** "UTC", or the offset in effect ("UTC-03:00", "UTC+05:30"). */
