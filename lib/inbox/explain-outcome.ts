@@ -48,6 +48,8 @@ function ignoredSentence(facts: OutcomeFacts, zone: string): string {
       return "Ignored: the event names no charge to apply it to.";
     case "already_applied":
       return "Ignored: its effect is already in the payment's ledger.";
+    case "charge_is_authority":
+      return `Ignored: a PaymentIntent summary can't undo what the charge's own events said (${was}).`;
     default:
       return `Ignored: ${facts.ignoredReason ?? "no reason recorded"}.`;
   }

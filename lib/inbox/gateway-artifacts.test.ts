@@ -5,6 +5,7 @@ import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simula
 import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
+import { explainOutcomes } from "./explain-outcome";
 import { createGatewayClients } from "./gateway-clients";
 import { ingestEvent } from "./ingest-event";
 import { processEvent } from "./process-event";
@@ -122,6 +123,9 @@ describe("point 2: PaymentIntent-only integrations", () => {
     expect(await processEvent(deps(refetchNothing), summary)).toBe("ignored");
     expect(await inbox(summary)).toMatchObject({ ignored_reason: "charge_is_authority" });
     expect(await payment(chargeId)).toMatchObject({ status: "disputed" });
+    expect((await explainOutcomes(app.pool, [summary], "UTC")).get(summary)).toMatch(
+      /^Ignored: a PaymentIntent summary can't undo what the charge's own events said \(the payment was already disputed by /,
+    );
   });
 });
 
