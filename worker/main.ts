@@ -34,7 +34,6 @@ const workerId = `${hostname()}:${process.pid}`;
 // before that leaves the job to retry and the event pending (docs/decisions.md).
 const pool = createPool(url, config.worker.concurrency + 3, "webhook-inbox:worker", config.databaseTimeouts, { synchronousCommit: false });
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
-boss.on("error", (error) => log.error({ error: error.message }, "queue error"));
 // An opening circuit alerts at once (rate-limited); the scheduled check covers what the database shows.
 const gateways = createGatewayClients(config, (provider) => {
   sendAlert({ pool, config }, circuitOpenAlert(provider, config.refetch.breakerCooldownSeconds)).catch((error: unknown) =>
