@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
 import { ingestEvent } from "@/lib/inbox/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
+import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
 import { freshBenchDatabase } from "./bench-database";
+import { countCpu } from "./cpu-time";
 import { processRssMb } from "./group-rss";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]`: how fast
@@ -15,6 +18,8 @@ import { processRssMb } from "./group-rss";
 // started and timed until nothing is pending. Prints events/s, the attempts' p50/p95 duration and
 // the workers' resident memory at the end. --rollup-cost drains the same backlog a second time
 // with the overview rollup's settle trigger off, and prints the ratio: what the rollup costs.
+// Some events are always refetched (Stripe disputes, Standard refunds): a fake gateway that knows
+// every history answers them, with the refetch rate limit lifted so the figure is the engine's.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -37,14 +42,18 @@ async function pendingCount(pool: ReturnType<typeof createPool>): Promise<number
 async function benchmark(workers: number, rollup = true): Promise<number> {
   const name = `webhook_inbox_bench_${process.pid}_${workers}`;
   const { url, drop } = await freshBenchDatabase(name);
+  // At least two events per payment on average; the plan is cut at exactly N.
+  const histories = generateHistories(workers, Math.ceil(targetEvents / 2), ["stripe", "standard"]);
+  const gateway = await startFakeGateway(histories);
   const env = {
     DATABASE_URL: url,
     WEBHOOK_SECRET_STRIPE: secrets.stripe,
     WEBHOOK_SECRET_STANDARD: secrets.standard,
     WORKER_CONCURRENCY: values.concurrency,
-    // Events configured to refetch (Stripe disputes, Standard refunds) would need a gateway this benchmark does not run.
+    ...fakeGatewayEnv(gateway.url),
     REFETCH_STRIPE: "none",
     REFETCH_STANDARD: "none",
+    REFETCH_RATE_PER_SECOND: "100000",
     SWEEPER_STALE_MINUTES: "60",
   };
   const config = loadConfig(env);
@@ -53,8 +62,6 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
   await boss.start();
   const children: ChildProcess[] = [];
   try {
-    // At least two events per payment on average; the plan is cut at exactly N.
-    const histories = generateHistories(workers, Math.ceil(targetEvents / 2), ["stripe", "standard"]);
     const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
     const ingest = await deliverAll(
       plan,
@@ -72,8 +79,11 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
       `backlog: ${backlog} events ingested in ${(ingest.ms / 1000).toFixed(1)}s (${(backlog / (ingest.ms / 1000)).toFixed(0)}/s, in-process, no HTTP)`,
     );
 
+    // The statistics a database with autovacuum would have by now (the job fetch plans on them).
+    await pool.query("ANALYZE");
     if (!rollup) await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER inbox_hourly_counts_update");
     const started = Date.now();
+    const cpu = countCpu(() => children.map((child) => child.pid!));
     for (let i = 0; i < workers; i++) {
       const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
         env: { ...process.env, ...env },
@@ -87,6 +97,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
       left = await pendingCount(pool);
     }
     const seconds = (Date.now() - started) / 1000;
+    const { databaseMs, processesMs } = cpu();
     const rss = children.map((child) => processRssMb(child.pid!));
     const { rows } = await pool.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
     const { rows: durations } = await pool.query<{ p50: number; p95: number }>(
@@ -96,7 +107,15 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     console.log(
       `drain with ${workers} worker(s) x concurrency ${values.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
         `${seconds.toFixed(1)}s = ${(backlog / seconds).toFixed(0)} events/s (start-up included) · attempt p50 ${durations[0]!.p50} ms, ` +
-        `p95 ${durations[0]!.p95} ms · worker RSS ${rss.join(", ")} MB · ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`,
+        `p95 ${durations[0]!.p95} ms · ${gateway.requests.length} refetch requests · worker RSS ${rss.join(", ")} MB · ` +
+        rows.map((row) => `${row.status} ${row.n}`).join(", "),
+    );
+    // What each event costs in CPU, and so the most two cores could drain doing the same work.
+    const perEvent = { database: databaseMs / backlog, worker: processesMs / backlog };
+    console.log(
+      `CPU per event: database ${perEvent.database.toFixed(2)} ms + worker ${perEvent.worker.toFixed(2)} ms ` +
+        `(${((databaseMs + processesMs) / 1000 / seconds).toFixed(2)} of ${availableParallelism()} cores busy on average) = ` +
+        `at most ${((availableParallelism() * 1000) / (perEvent.database + perEvent.worker)).toFixed(0)} events/s on this machine`,
     );
     return backlog / seconds;
   } finally {
@@ -104,6 +123,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)))));
     await boss.stop({ graceful: false });
     await pool.end();
+    await gateway.close();
     await drop();
   }
 }
