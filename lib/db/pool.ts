@@ -25,6 +25,15 @@ export type PoolOptions = {
   synchronousCommit?: boolean;
 };
 
+/**
+ * A statement each connection parses and plans once, by name (node-pg prepares it on first use):
+ * for the worker's per-event statements, which otherwise cost the database a parse and a plan on
+ * every call. Names are global per connection: one name, one text.
+ */
+export function preparedStatement(name: string, text: string): (values: unknown[]) => pg.QueryConfig {
+  return (values) => ({ name, text, values });
+}
+
 export function createPool(
   connectionString: string,
   max = 10,

@@ -1,6 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
-import { withTransaction, type Pool, type Queryable } from "../db/pool";
+import { preparedStatement, withTransaction, type Pool, type Queryable } from "../db/pool";
 import { CircuitOpenError } from "../http/circuit-breaker";
 import { applyChargeUpdate, type ApplyResult } from "../payments/apply-charge-update";
 import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/state-machine";
@@ -38,7 +38,7 @@ type StartedAttempt = DispatchableEvent & {
 // dies mid-way (kill -9, OOM), which is what eventually fails a poison event instead of looping.
 // It also closes attempts a dead worker left "running". A row that is not pending (already done,
 // or replayed and done again) or whose retry is not due yet starts nothing.
-const START_ATTEMPT = `
+const START_ATTEMPT = preparedStatement("start_attempt", `
   WITH bumped AS (
     UPDATE webhook_inbox SET attempts = attempts + 1
      WHERE id = $1 AND status = 'pending'
@@ -56,19 +56,19 @@ const START_ATTEMPT = `
     SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = $1), 0) + 1, $2 FROM bumped
     RETURNING id
   )
-  SELECT bumped.*, attempt.id AS attempt_id FROM bumped, attempt`;
+  SELECT bumped.*, attempt.id AS attempt_id FROM bumped, attempt`);
 
-const FINISH_ATTEMPT = `
+const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
   UPDATE processing_attempts
      SET outcome = $2, error = $3, finished_at = clock_timestamp(),
          duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
-   WHERE id = $1`;
+   WHERE id = $1`);
 
 // Re-reads the row under lock: only the attempt that bumped `attempts` last may settle it.
-const LOCK_OWN_ATTEMPT = `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`;
+const LOCK_OWN_ATTEMPT = preparedStatement("lock_own_attempt", `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`);
 
 async function startAttempt(deps: ProcessDeps, inboxId: number): Promise<StartedAttempt | null> {
-  const { rows } = await deps.pool.query(START_ATTEMPT, [inboxId, deps.workerId]);
+  const { rows } = await deps.pool.query(START_ATTEMPT([inboxId, deps.workerId]));
   const row = rows[0];
   if (!row) return null;
   return {
@@ -86,7 +86,7 @@ async function startAttempt(deps: ProcessDeps, inboxId: number): Promise<Started
 }
 
 // The event's final status and its attempt's outcome, in one statement.
-const SETTLE = `
+const SETTLE = preparedStatement("settle_event", `
   WITH settled AS (
     UPDATE webhook_inbox
        SET status = $2, ignored_reason = $3, last_error = $4, processed_at = now(), next_attempt_at = NULL
@@ -95,7 +95,7 @@ const SETTLE = `
   UPDATE processing_attempts
      SET outcome = $2, error = COALESCE($4, $3), finished_at = clock_timestamp(),
          duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
-   WHERE id = $5`;
+   WHERE id = $5`);
 
 async function settle(
   tx: Queryable,
@@ -103,7 +103,7 @@ async function settle(
   status: "processed" | "ignored" | "failed",
   detail: { reason?: IgnoredReason; error?: string } = {},
 ): Promise<void> {
-  await tx.query(SETTLE, [started.id, status, detail.reason ?? null, detail.error ?? null, started.attemptId]);
+  await tx.query(SETTLE([started.id, status, detail.reason ?? null, detail.error ?? null, started.attemptId]));
   recordSettled(started.provider, status, detail.reason ?? null);
 }
 
@@ -202,8 +202,8 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
     const resourceId = event.resourceId;
     const observation = interesting && resourceId ? await observe(deps, driver, { ...event, resourceId }) : null;
     return await withTransaction(deps.pool, async (tx) => {
-      if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) {
-        await tx.query(FINISH_ATTEMPT, [started.attemptId, "abandoned", "superseded by a newer attempt"]);
+      if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) {
+        await tx.query(FINISH_ATTEMPT([started.attemptId, "abandoned", "superseded by a newer attempt"]));
         return "skipped";
       }
       let result: ApplyResult;
@@ -232,7 +232,7 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
 /** Settles the event as failed at once (no retry can help), if this attempt still owns it. */
 function failNow(deps: ProcessDeps, started: StartedAttempt, error: string): Promise<ProcessOutcome> {
   return withTransaction(deps.pool, async (tx) => {
-    if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) return "skipped";
+    if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) return "skipped";
     await settle(tx, started, "failed", { error });
     return "failed";
   });
@@ -250,8 +250,8 @@ function describe(error: unknown): string {
 async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: unknown): Promise<ProcessOutcome> {
   const message = describe(error);
   return withTransaction(deps.pool, async (tx) => {
-    if (!(await tx.query(LOCK_OWN_ATTEMPT, [started.id, started.attempts])).rowCount) {
-      await tx.query(FINISH_ATTEMPT, [started.attemptId, "failed", message]);
+    if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) {
+      await tx.query(FINISH_ATTEMPT([started.attemptId, "failed", message]));
       return "skipped";
     }
     if (error instanceof CircuitOpenError || error instanceof MissingCredentialError) {
@@ -261,7 +261,7 @@ async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: 
         `UPDATE webhook_inbox SET attempts = attempts - 1, next_attempt_at = $2, last_error = $3 WHERE id = $1`,
         [started.id, error.retryAt, message],
       );
-      await tx.query(FINISH_ATTEMPT, [started.attemptId, "deferred", message]);
+      await tx.query(FINISH_ATTEMPT([started.attemptId, "deferred", message]));
       await dispatchEvents(deps.boss, tx, [started], { startAfter: error.retryAt, expireInSeconds: deps.config.worker.jobExpireSeconds });
       return "deferred";
     }
@@ -271,7 +271,7 @@ async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: 
     }
     const retryAt = new Date(Date.now() + retryDelaySeconds(deps.config.worker.retryDelaysSeconds, started.attempts) * 1000);
     await tx.query(`UPDATE webhook_inbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1`, [started.id, retryAt, message]);
-    await tx.query(FINISH_ATTEMPT, [started.attemptId, "retry", message]);
+    await tx.query(FINISH_ATTEMPT([started.attemptId, "retry", message]));
     await dispatchEvents(deps.boss, tx, [started], { startAfter: retryAt, expireInSeconds: deps.config.worker.jobExpireSeconds });
     return "retry";
   });

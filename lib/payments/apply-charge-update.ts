@@ -1,4 +1,4 @@
-import type { Queryable } from "../db/pool";
+import { preparedStatement, type Queryable } from "../db/pool";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { decide, type CurrentPayment, type Decision, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
 
@@ -58,23 +58,23 @@ export function microsToIso(micros: bigint): string {
 // round it to milliseconds).
 // It also says whether this event's effect is already in the ledger (a replay): an effect is always
 // recorded against its own payment, so no payment row means no effect yet. One round trip for both.
-const LOCK_PAYMENT = `
+const LOCK_PAYMENT = preparedStatement("lock_payment", `
   SELECT id, status, amount_refunded, last_gateway_event_precision,
          (extract(epoch FROM last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
          EXISTS (SELECT 1 FROM payment_transitions WHERE inbox_id = $3) AS applied
     FROM payments
    WHERE provider = $1 AND gateway_charge_id = $2
-   FOR UPDATE`;
+   FOR UPDATE`);
 
-const CREATE_PAYMENT = `
+const CREATE_PAYMENT = preparedStatement("create_payment", `
   INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
                         customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'gateway', $9::timestamptz, $10)
   ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-  RETURNING id`;
+  RETURNING id`);
 
 // Facts a later event may add (amount, currency, customer) fill gaps but never overwrite.
-const UPDATE_PAYMENT = `
+const UPDATE_PAYMENT = preparedStatement("update_payment", `
   UPDATE payments
      SET status = $2, amount_refunded = $3,
          amount = COALESCE(amount, $4), currency = COALESCE(currency, $5),
@@ -84,11 +84,11 @@ const UPDATE_PAYMENT = `
               AND ($8::timestamptz >= last_gateway_event_at OR last_gateway_event_at IS NULL)
               THEN $9 ELSE last_gateway_event_precision END,
          updated_at = now()
-   WHERE id = $1`;
+   WHERE id = $1`);
 
-const RECORD_TRANSITION = `
+const RECORD_TRANSITION = preparedStatement("record_transition", `
   INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
-  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+  VALUES ($1, $2, $3, $4, $5, $6, $7)`);
 
 /**
  * Applies one observation of a charge to its payment inside the caller's transaction: locks the
@@ -100,12 +100,12 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
   const atIso = update.at ? microsToIso(update.at.micros) : null;
   const atPrecision = update.at?.precision ?? null;
 
-  let row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId, update.inboxId])).rows[0];
+  let row = (await tx.query<PaymentRow>(LOCK_PAYMENT([update.provider, update.chargeId, update.inboxId]))).rows[0];
   if (row?.applied) return { outcome: "processed", alreadyApplied: true };
   if (!row) {
     if (!update.createIfMissing) throw new UnknownPaymentError(update.provider, update.chargeId);
     const state = initialState(snapshot);
-    const created = await tx.query<{ id: number }>(CREATE_PAYMENT, [
+    const created = await tx.query<{ id: number }>(CREATE_PAYMENT([
       update.provider,
       update.chargeId,
       state.status,
@@ -116,14 +116,14 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
       snapshot.customerEmail ?? null,
       atIso,
       atPrecision,
-    ]);
+    ]));
     const id = created.rows[0]?.id;
     if (id !== undefined) {
-      await tx.query(RECORD_TRANSITION, [id, update.inboxId, null, state.status, null, state.amountRefunded, update.source]);
+      await tx.query(RECORD_TRANSITION([id, update.inboxId, null, state.status, null, state.amountRefunded, update.source]));
       return { outcome: "processed" };
     }
     // Another transaction created it between our read and insert: decide against its row.
-    row = (await tx.query<PaymentRow>(LOCK_PAYMENT, [update.provider, update.chargeId, update.inboxId])).rows[0]!;
+    row = (await tx.query<PaymentRow>(LOCK_PAYMENT([update.provider, update.chargeId, update.inboxId]))).rows[0]!;
   }
 
   const current: CurrentPayment = {
@@ -149,7 +149,7 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
     return { outcome: "ignored", reason: decision.reason };
   }
 
-  await tx.query(UPDATE_PAYMENT, [
+  await tx.query(UPDATE_PAYMENT([
     row.id,
     decision.state.status,
     decision.state.amountRefunded,
@@ -159,8 +159,8 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
     snapshot.customerEmail ?? null,
     atIso,
     atPrecision,
-  ]);
-  await tx.query(RECORD_TRANSITION, [
+  ]));
+  await tx.query(RECORD_TRANSITION([
     row.id,
     update.inboxId,
     current.status,
@@ -168,6 +168,6 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
     current.amountRefunded,
     decision.state.amountRefunded,
     update.source,
-  ]);
+  ]));
   return { outcome: "processed" };
 }
