@@ -9,3 +9,10 @@ export async function freshBenchDatabase(name: string): Promise<{ url: string; d
   await migrateDatabase(url);
   return { url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
+
+/** A database a previous run kept (`--keep`), migrated to the current schema. */
+export async function keptBenchDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const url = databaseUrl(name);
+  await migrateDatabase(url);
+  return { url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

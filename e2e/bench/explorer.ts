@@ -8,13 +8,14 @@ import { previewReplay, replayable } from "@/lib/inbox/replay-events";
 import { loadConfig } from "@/lib/config/env";
 import { customerSummary } from "@/lib/payments/customer-summary";
 import { searchPayments } from "@/lib/payments/search-payments";
-import { freshBenchDatabase } from "./bench-database";
+import { freshBenchDatabase, keptBenchDatabase } from "./bench-database";
 
-// `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep]`: the console's server time at
+// `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep] [--reuse]`: the console's server time at
 // scale. Fills a fresh database (on TEST_DATABASE_URL's server) with N events spread over a week in
 // SQL (generate_series; secondary indexes built after the load, the rollup counted once the way its
 // migration does), then times the explorer's, the overview's and the replay preview's queries and
-// prints each one's median and p95.
+// prints each one's median and p95. --keep leaves the filled database; --reuse times a kept one again
+// after migrating it (an index added since), instead of filling a new one.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     events: { type: "string", default: "1000000" },
     runs: { type: "string", default: "20" },
     keep: { type: "boolean", default: false },
+    reuse: { type: "boolean", default: false },
   },
 });
 const total = Number(values.events);
@@ -118,11 +120,11 @@ async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
   );
 }
 
-const name = `webhook_inbox_bench_explorer_${process.pid}`;
-const { url, drop } = await freshBenchDatabase(name);
+const name = `webhook_inbox_bench_explorer_${total}`;
+const { url, drop } = values.reuse ? await keptBenchDatabase(name) : await freshBenchDatabase(name);
 const pool = createPool(url, 4, "bench-explorer");
 try {
-  await fill(pool);
+  if (!values.reuse) await fill(pool);
   const deep = await (async () => {
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) cursor = (await listEvents(pool, { filter: {}, cursor, limit: 50 })).nextCursor ?? undefined;
@@ -152,7 +154,7 @@ try {
   await time("overview: per-provider stats (hour/day/week)", () => providerStats(pool));
   await time("overview: hourly volume, 24h", () => hourlyVolume(pool, 24));
   await time("overview: backlog summary", () => backlogSummary(pool));
-  await fillPayments(pool);
+  if (!values.reuse) await fillPayments(pool);
   await timeCustomerQueries(pool);
 } finally {
   await pool.end();
