@@ -122,7 +122,8 @@ async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
 
 const name = `webhook_inbox_bench_explorer_${total}`;
 const { url, drop } = values.reuse ? await keptBenchDatabase(name) : await freshBenchDatabase(name);
-const pool = createPool(url, 4, "bench-explorer");
+// Building the payload GIN index over 10M rows takes many minutes: no statement timeout here.
+const pool = createPool(url, 4, "bench-explorer", { connectMs: 5_000, statementMs: 6 * 3600_000 });
 try {
   if (!values.reuse) await fill(pool);
   const deep = await (async () => {
