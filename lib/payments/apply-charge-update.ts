@@ -66,29 +66,39 @@ const LOCK_PAYMENT = preparedStatement("lock_payment", `
    WHERE provider = $1 AND gateway_charge_id = $2
    FOR UPDATE`);
 
+// The payment and its first ledger entry in one round trip; no row when another transaction
+// created the payment first.
 const CREATE_PAYMENT = preparedStatement("create_payment", `
-  INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
-                        customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'gateway', $9::timestamptz, $10)
-  ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-  RETURNING id`);
+  WITH created AS (
+    INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
+                          customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'gateway', $9::timestamptz, $10)
+    ON CONFLICT (provider, gateway_charge_id) DO NOTHING
+    RETURNING id, status, amount_refunded
+  ), recorded AS (
+    INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
+    SELECT id, $11, NULL, status, NULL, amount_refunded, $12 FROM created
+  )
+  SELECT id FROM created`);
 
-// Facts a later event may add (amount, currency, customer) fill gaps but never overwrite.
+// The new state and its ledger entry, in one round trip. Facts a later event may add (amount,
+// currency, customer) fill gaps but never overwrite.
 const UPDATE_PAYMENT = preparedStatement("update_payment", `
-  UPDATE payments
-     SET status = $2, amount_refunded = $3,
-         amount = COALESCE(amount, $4), currency = COALESCE(currency, $5),
-         customer_id = COALESCE(customer_id, $6), customer_email = COALESCE(customer_email, $7),
-         last_gateway_event_at = COALESCE(GREATEST(last_gateway_event_at, $8::timestamptz), last_gateway_event_at, $8::timestamptz),
-         last_gateway_event_precision = CASE WHEN $8::timestamptz IS NOT NULL
-              AND ($8::timestamptz >= last_gateway_event_at OR last_gateway_event_at IS NULL)
-              THEN $9 ELSE last_gateway_event_precision END,
-         updated_at = now()
-   WHERE id = $1`);
-
-const RECORD_TRANSITION = preparedStatement("record_transition", `
+  WITH updated AS (
+    UPDATE payments
+       SET status = $2, amount_refunded = $3,
+           amount = COALESCE(amount, $4), currency = COALESCE(currency, $5),
+           customer_id = COALESCE(customer_id, $6), customer_email = COALESCE(customer_email, $7),
+           last_gateway_event_at = COALESCE(GREATEST(last_gateway_event_at, $8::timestamptz), last_gateway_event_at, $8::timestamptz),
+           last_gateway_event_precision = CASE WHEN $8::timestamptz IS NOT NULL
+                AND ($8::timestamptz >= last_gateway_event_at OR last_gateway_event_at IS NULL)
+                THEN $9 ELSE last_gateway_event_precision END,
+           updated_at = now()
+     WHERE id = $1
+    RETURNING id
+  )
   INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
-  VALUES ($1, $2, $3, $4, $5, $6, $7)`);
+  SELECT id, $10, $11, $2, $12, $3, $13 FROM updated`);
 
 /**
  * Applies one observation of a charge to its payment inside the caller's transaction: locks the
@@ -116,12 +126,10 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
       snapshot.customerEmail ?? null,
       atIso,
       atPrecision,
+      update.inboxId,
+      update.source,
     ]));
-    const id = created.rows[0]?.id;
-    if (id !== undefined) {
-      await tx.query(RECORD_TRANSITION([id, update.inboxId, null, state.status, null, state.amountRefunded, update.source]));
-      return { outcome: "processed" };
-    }
+    if (created.rows[0]) return { outcome: "processed" };
     // Another transaction created it between our read and insert: decide against its row.
     row = (await tx.query<PaymentRow>(LOCK_PAYMENT([update.provider, update.chargeId, update.inboxId]))).rows[0]!;
   }
@@ -159,14 +167,9 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
     snapshot.customerEmail ?? null,
     atIso,
     atPrecision,
-  ]));
-  await tx.query(RECORD_TRANSITION([
-    row.id,
     update.inboxId,
     current.status,
-    decision.state.status,
     current.amountRefunded,
-    decision.state.amountRefunded,
     update.source,
   ]));
   return { outcome: "processed" };
