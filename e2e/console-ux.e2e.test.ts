@@ -1,6 +1,12 @@
 import type { BrowserContext, Page } from "playwright-core";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
+import { loadConfig } from "@/lib/config/env";
+import { runRetention } from "@/lib/inbox/archive-settled-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
@@ -25,6 +31,8 @@ let histories: PaymentHistory[];
 let gateway: FakeGateway;
 const contexts: BrowserContext[] = [];
 const hostPayments: { facts: PaymentFacts; steps: HistoryStep["kind"][] }[] = [];
+// The web server restores archived payloads from here; the retention run in a test writes here.
+const archiveDir = mkdtempSync(join(tmpdir(), "console-ux-archive-"));
 
 async function browserAs(user: string, viewport = { width: 1440, height: 900 }): Promise<Page> {
   const context = await openBrowser(viewport);
@@ -58,6 +66,7 @@ beforeAll(async () => {
     PAYMENT_SOURCE_STANDARD: "host",
     REFETCH_STRIPE: "",
     PAYMENTS_API_TOKENS: "e2e-token",
+    ARCHIVE_DIR: archiveDir,
   });
   const plan = planDeliveries(histories, { secrets: { stripe: TEST_SECRETS.stripe }, duplicateRate: 0.2, shuffle: "full", seed: 3 });
   expect((await deliverAll(plan, httpSender(server.url), { concurrency: 6, secrets: { stripe: TEST_SECRETS.stripe } })).failed).toBe(0);
@@ -88,6 +97,7 @@ afterAll(async () => {
   await server?.stop();
   await gateway?.close();
   await app?.close();
+  rmSync(archiveDir, { recursive: true, force: true });
 });
 
 /** The page's horizontal overflow in CSS pixels (0 when nothing is cut or scrolls sideways). */
@@ -303,5 +313,29 @@ describe("console UX", () => {
       { attempt: 1, outcome: "failed" },
       { attempt: 2, outcome: "processed" },
     ]);
+  });
+
+  it("[SUPPORT][ARCHIVE]: an event retention archived says so, and Restore brings back its exact bytes", async () => {
+    // Last in this file: it moves one settled event past RETENTION_DAYS and archives it.
+    const eventId = await scalar<number>("SELECT id FROM webhook_inbox WHERE provider = 'stripe' AND status = 'processed' ORDER BY id LIMIT 1");
+    const bytesBefore = await scalar<Buffer>("SELECT raw_body FROM webhook_inbox WHERE id = $1", [eventId]);
+    await app.pool.query("UPDATE webhook_inbox SET received_at = now() - interval '100 days' WHERE id = $1", [eventId]);
+    const config = loadConfig({ DATABASE_URL: app.db.url, ARCHIVE_DIR: archiveDir });
+    expect((await runRetention({ pool: app.pool, config })).events).toBe(1);
+    expect(await scalar<Buffer | null>("SELECT raw_body FROM webhook_inbox WHERE id = $1", [eventId])).toBeNull();
+
+    const page = await browserAs(ADMIN, { width: 390, height: 844 });
+    await page.goto(`${server.url}/events/${eventId}`);
+    await page.getByTestId("archived").waitFor();
+    expect(await page.getByTestId("raw-body").count()).toBe(0);
+    expect(await horizontalOverflow(page)).toBe(0);
+    await screenshot(page, "ux-event-archived-390");
+    await page.getByRole("button", { name: "Restore payload" }).click();
+    await page.getByTestId("raw-body").waitFor();
+    expect(await page.getByTestId("archived").count()).toBe(0);
+    const bytesAfter = await scalar<Buffer>("SELECT raw_body FROM webhook_inbox WHERE id = $1", [eventId]);
+    const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+    expect(sha(bytesAfter)).toBe(sha(bytesBefore));
+    expect(await page.getByTestId("raw-body").textContent()).toBe(bytesBefore.toString("utf8"));
   });
 });
