@@ -108,7 +108,7 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
             <h2 id="effects">What it will do to each payment (dry run)</h2>
             <p className="muted">
               Computed by the worker&apos;s own parsing and decision code against each payment as it is now; nothing is written.
-              {dryRun.paymentsSampled < preview.total ? ` Shown for the first ${plural(dryRun.paymentsSampled, "payment")}.` : ""}
+              {dryRun.paymentsSampled < preview.total ? ` Shown for the ${plural(dryRun.paymentsSampled, "payment")} with the newest matching events.` : ""}
             </p>
             <table className="data stack" data-testid="replay-effects">
               <thead>
