@@ -54,3 +54,8 @@ export async function announceUsers(prisma: PrismaClient, mode: LaunchMode, conf
   console.log("[launcher] no console users yet. Create the first admin (its password is printed once):");
   console.log(`[launcher]   ${prefix}npm run cli -- user:create --email you@example.com --role admin`);
 }
+
+/** `npm start`'s web process: our server around Next (it passes on the client's socket address), its heap bounded. */
+export function productionWebArgs(heapLimitMb: number): string[] {
+  return [`--max-old-space-size=${heapLimitMb}`, "--import", "tsx", "worker/web-server.ts"];
+}

@@ -6,7 +6,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
-import { announceUsers, prepareEnvironment, type LaunchMode } from "./launch-environment";
+import { announceUsers, prepareEnvironment, productionWebArgs, type LaunchMode } from "./launch-environment";
 
 // `npm run dev` / `npm start`: one command for the whole app. Without DATABASE_URL it starts the
 // embedded PostgreSQL (data under .data/), applies migrations, then runs the web server and the
@@ -103,8 +103,7 @@ async function main() {
     NEXTAUTH_URL: config.publicUrl ?? `http://localhost:${config.port}`,
     LOG_FORMAT: config.logFormat ?? (mode === "dev" ? "pretty" : "json"),
   });
-  // Production serves through our own server, which hands Next the client's socket address.
-  const webArgs = mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : ["--import", "tsx", "worker/web-server.ts"];
+  const webArgs = mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : productionWebArgs(config.webHeapLimitMb);
   // Separate bulkheads: each is restarted on its own if it dies; neither stops the other.
   run("web", webArgs, env);
   run("worker", ["--import", "tsx", "worker/main.ts"], env, true);

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { DEFAULT_WEB_HEAP_LIMIT_MB } from "@/lib/config/env";
 import { freePort } from "@/lib/db/embedded";
+import { productionWebArgs } from "@/worker/launch-environment";
 
 // Starts the built app (our web server around Next, as `npm start` runs it) and a real worker process
 // against a test database, the way `npm start` does, on a free port.
@@ -42,7 +44,11 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), NEXTAUTH_URL: url, ...env, NODE_ENV: "production" };
   const logs: string[] = [];
   const children = [
-    spawn(process.execPath, ["--import", "tsx", "worker/web-server.ts", "--hostname", "127.0.0.1"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+    spawn(process.execPath, [...productionWebArgs(Number(fullEnv.WEB_HEAP_LIMIT_MB ?? DEFAULT_WEB_HEAP_LIMIT_MB)), "--hostname", "127.0.0.1"], {
+      env: fullEnv,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
     spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
   ];
   for (const child of children) {

@@ -16,6 +16,11 @@ const csv = z
       .filter((part) => part.length > 0),
   );
 
+// Left alone, V8 lets a busy Next.js server's heap grow towards a quarter of the machine's memory
+// before collecting in earnest (588 MB resident after a 10-minute soak, docs/benchmarks.md); its
+// live set is far smaller, and with this limit the same soak stayed under 300 MB.
+export const DEFAULT_WEB_HEAP_LIMIT_MB = 192;
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const paymentSource = z.enum(["gateway", "host"]);
@@ -140,6 +145,7 @@ const baseSchema = z.object({
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   PORT: positiveInt(3000),
   INGEST_PORT: positiveInt(3001),
+  WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
@@ -204,6 +210,8 @@ export type AppConfig = {
   port: number;
   /** Port of `npm run ingest`, the dedicated webhook server. */
   ingestPort: number;
+  /** V8's old-space limit for `npm start`'s web process, in MB. */
+  webHeapLimitMb: number;
   bodyLimitBytes: number;
   toleranceSeconds: number;
   signatureFailuresMax: number;
@@ -302,6 +310,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     dataDir: b.DATA_DIR,
     port: b.PORT,
     ingestPort: b.INGEST_PORT,
+    webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
     signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
