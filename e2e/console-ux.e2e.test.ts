@@ -328,6 +328,7 @@ describe("console UX", () => {
     await page.goto(`${server.url}/events/${eventId}`);
     await page.getByTestId("archived").waitFor();
     expect(await page.getByTestId("raw-body").count()).toBe(0);
+    await page.getByText("Archived with the payload").waitFor();
     expect(await horizontalOverflow(page)).toBe(0);
     await screenshot(page, "ux-event-archived-390");
     await page.getByRole("button", { name: "Restore payload" }).click();

@@ -125,7 +125,11 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         </section>
         <section className="panel" aria-labelledby="headers">
           <h2 id="headers">Headers</h2>
-          <p className="muted">Signature-relevant headers as received; credentials were redacted when stored.</p>
+          <p className="muted">
+            {event.archivedAt
+              ? "Archived with the payload; restoring the payload brings them back."
+              : "Signature-relevant headers as received; credentials were redacted when stored."}
+          </p>
           <dl className="kv mono">
             {Object.entries(headers).map(([name, value]) => (
               <div key={name} style={{ display: "contents" }}>
