@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles, removeEmbeddedUrl, writeEmbeddedUrl } from "@/lib/config/env-files";
 import { startEmbeddedPostgres } from "@/lib/db/embedded";
+import { stopOnSignals } from "./stop-on-signals";
 
 // Runs the embedded PostgreSQL in a process of its own, started by the launcher in its own process
 // group: Ctrl-C in the terminal reaches the web server and the worker (via the launcher) first, and
@@ -22,25 +23,19 @@ try {
 const launched = process.send !== undefined;
 if (launched) writeEmbeddedUrl(database.url);
 
-let stopping = false;
-function stop() {
-  if (stopping) return;
-  stopping = true;
-  if (launched) removeEmbeddedUrl();
-  database.stop().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error("[embedded-postgres] stop failed:", error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+stopOnSignals(
+  async () => {
+    if (launched) removeEmbeddedUrl();
+    await database.stop();
+  },
+  {
+    whenLauncherGone: true,
+    reportFailure: (error) => console.error("[embedded-postgres] stop failed:", error instanceof Error ? error.message : error),
+  },
+);
 
 if (process.send) {
   process.send({ url: database.url, port: database.port, dataDir: database.dataDir });
-  process.on("disconnect", stop);
 } else {
   console.log(database.url);
 }

@@ -4,6 +4,7 @@ import { createPool } from "@/lib/db/pool";
 import { createIngestServer } from "@/lib/inbox/ingest-server";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { createProducer } from "@/lib/queue/boss";
+import { stopOnSignals } from "./stop-on-signals";
 
 // `npm run ingest`: a dedicated webhook server on INGEST_PORT (lean node:http, /api/webhooks/* only),
 // a bulkhead between the gateways and console load. Same ingest code and replies as the web route;
@@ -20,26 +21,15 @@ await boss.start();
 const server = createIngestServer({ pool, boss, config });
 server.listen(config.ingestPort, () => log.info({ port: config.ingestPort }, "listening (POST /api/webhooks/{provider})"));
 
-let stopping = false;
-async function shutdown(signal: string) {
-  log.info({ signal }, "finishing in-flight deliveries");
-  // close() stops accepting and waits for requests in flight; idle keep-alive sockets go at once.
-  const closed = new Promise((done) => server.close(done));
-  server.closeIdleConnections();
-  await closed;
-  await boss.stop({ graceful: false });
-  await pool.end();
-}
-function stopFor(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  shutdown(signal).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      log.error({ error: error instanceof Error ? error.message : String(error) }, "stopping failed");
-      process.exit(1);
-    },
-  );
-}
-process.on("SIGTERM", () => stopFor("SIGTERM"));
-process.on("SIGINT", () => stopFor("SIGINT"));
+stopOnSignals(
+  async (signal) => {
+    log.info({ signal }, "finishing in-flight deliveries");
+    // close() stops accepting and waits for requests in flight; idle keep-alive sockets go at once.
+    const closed = new Promise((done) => server.close(done));
+    server.closeIdleConnections();
+    await closed;
+    await boss.stop({ graceful: false });
+    await pool.end();
+  },
+  { reportFailure: (error) => log.error({ error: error instanceof Error ? error.message : String(error) }, "stopping failed") },
+);

@@ -16,6 +16,7 @@ import { compactHourlyCounts } from "@/lib/inbox/inbox-stats";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
+import { stopOnSignals } from "./stop-on-signals";
 
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
 // run against one database: pg-boss hands each job to one of them, the singleton policy keeps one
@@ -82,33 +83,23 @@ const metricsServer = config.workerMetricsPort
   : null;
 if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set but METRICS_TOKEN is not: /metrics answers 404");
 
-async function shutdown(signal: string) {
-  log.info({ signal }, "finishing in-flight jobs");
-  // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
-  // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
-  clearInterval(reclaimTimer);
-  metricsServer?.server.close();
-  await boss.stop({ graceful: true, timeout: 30_000 });
-  liveness.stop();
-  await pool.end();
-}
-let stopping = false;
-function stopFor(reason: string) {
-  if (stopping) return;
-  stopping = true;
-  shutdown(reason).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      log.error({ reason, error: error instanceof Error ? error.message : String(error) }, "stopping failed");
-      process.exit(1);
-    },
-  );
-}
 // Set before any job is taken, so a signal mid-job always waits for it.
-process.on("SIGTERM", () => stopFor("SIGTERM"));
-process.on("SIGINT", () => stopFor("SIGINT"));
-// Started by the launcher: its end (even a kill -9) closes the channel; don't linger as an orphan.
-if (process.send) process.on("disconnect", () => stopFor("launcher gone"));
+stopOnSignals(
+  async (signal) => {
+    log.info({ signal }, "finishing in-flight jobs");
+    // Stop fetching, wait for running handlers. A handler still running at the timeout leaves its
+    // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
+    clearInterval(reclaimTimer);
+    metricsServer?.server.close();
+    await boss.stop({ graceful: true, timeout: 30_000 });
+    liveness.stop();
+    await pool.end();
+  },
+  {
+    whenLauncherGone: true,
+    reportFailure: (error, reason) => log.error({ reason, error: error instanceof Error ? error.message : String(error) }, "stopping failed"),
+  },
+);
 
 // The webhooks queue has its own concurrency: nothing else this process does can take its slots.
 await consumeWebhooks(boss, deps);

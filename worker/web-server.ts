@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import next from "next";
 import { appConfig } from "@/lib/config/env";
 import { PEER_ADDRESS_HEADER, trustPeerAddressHeader } from "@/lib/http/client-address";
+import { stopOnSignals } from "./stop-on-signals";
 
 // The production web server (`npm start` runs it; `next start` would do the same minus this): Next's
 // handlers can't see the socket, so every request gets the peer address in a header we overwrite,
@@ -28,17 +29,9 @@ server.listen(config.port, hostname, () => {
   console.log(`[web] listening on ${hostname ?? "all interfaces"}:${config.port}`);
 });
 
-let stopping = false;
-function stop() {
-  if (stopping) return;
-  stopping = true;
-  server.close(() => {
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
+stopOnSignals(async () => {
+  const closed = new Promise((done) => server.close(done));
   server.closeIdleConnections();
-}
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+  await closed;
+  await app.close();
+});
