@@ -8,7 +8,7 @@ import { previewReplay, replayable } from "@/lib/inbox/replay-events";
 import { loadConfig } from "@/lib/config/env";
 import { customerSummary } from "@/lib/payments/customer-summary";
 import { searchPayments } from "@/lib/payments/search-payments";
-import { freshBenchDatabase, keptBenchDatabase } from "./bench-database";
+import { freshBenchDatabase, keptBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep] [--reuse]`: the console's server time at
 // scale. Fills a fresh database (on TEST_DATABASE_URL's server) with N events spread over a week in
@@ -38,40 +38,35 @@ async function fill(pool: Pool) {
       WHERE tablename = 'webhook_inbox' AND indexname NOT IN ('webhook_inbox_pkey', 'webhook_inbox_provider_event_id_key')`,
   );
   for (const index of indexes) await pool.query(`DROP INDEX ${index.name}`);
-  await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER USER");
-  for (let from = 1; from <= total; from += BATCH) {
-    const to = Math.min(total, from + BATCH - 1);
-    // Spread over 7 days, newest last; 4 providers; ~5% ignored, 0.1% failed, the last 200 pending;
-    // 3 events per charge, 50k customers, an order id in the payload.
-    await pool.query(
-      `INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_id, customer_email, payload,
-                                  raw_body, occurred_at, occurred_at_precision, received_at, status, ignored_reason, attempts, processed_at)
-       SELECT (ARRAY['stripe','standard','pagarme','asaas'])[1 + g % 4],
-              'evt_' || g,
-              (ARRAY['charge.succeeded','charge.refunded','charge.pending','charge.dispute.created'])[1 + (g / 7) % 4],
-              'ch_' || (g / 3), 'cus_' || (g % 50000), 'customer' || (g % 50000) || '@example.com',
-              jsonb_build_object('id', 'evt_' || g, 'type', 'charge.succeeded', 'data', jsonb_build_object('object',
-                jsonb_build_object('id', 'ch_' || (g / 3), 'amount', g % 10000, 'metadata', jsonb_build_object('order_id', 'ord_' || (g % 200000))))),
-              convert_to('{"id":"evt_' || g || '"}', 'UTF8'),
-              now() - make_interval(secs => ($3::int - g) * (604800.0 / $3::int)) - interval '2 seconds', 'second',
-              now() - make_interval(secs => ($3::int - g) * (604800.0 / $3::int)),
-              CASE WHEN g > $3::int - 200 THEN 'pending' WHEN g % 1000 = 0 THEN 'failed' WHEN g % 20 = 0 THEN 'ignored' ELSE 'processed' END,
-              CASE WHEN g % 20 = 0 AND g % 1000 <> 0 THEN 'stale' END,
-              1, now()
-         FROM generate_series($1::int, $2::int) AS g`,
-      [from, to, total],
-    );
-    process.stdout.write(`\rfilled ${to}/${total}`);
-  }
-  process.stdout.write(`\rbuilding ${indexes.length} indexes…     `);
-  await pool.query("SET maintenance_work_mem = '512MB'");
-  for (const index of indexes) await pool.query(index.definition);
-  await pool.query("ALTER TABLE webhook_inbox ENABLE TRIGGER USER");
-  // The rollup, counted once as its migration does for existing rows.
-  await pool.query(
-    `INSERT INTO inbox_hourly_counts (hour, provider, status, slot, n)
-     SELECT date_trunc('hour', received_at, 'UTC'), provider, status, 0, count(*) FROM webhook_inbox GROUP BY 1, 2, 3`,
-  );
+  await loadWithoutRollupTrigger(pool, async () => {
+    for (let from = 1; from <= total; from += BATCH) {
+      const to = Math.min(total, from + BATCH - 1);
+      // Spread over 7 days, newest last; 4 providers; ~5% ignored, 0.1% failed, the last 200 pending;
+      // 3 events per charge, 50k customers, an order id in the payload.
+      await pool.query(
+        `INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_id, customer_email, payload,
+                                    raw_body, occurred_at, occurred_at_precision, received_at, status, ignored_reason, attempts, processed_at)
+         SELECT (ARRAY['stripe','standard','pagarme','asaas'])[1 + g % 4],
+                'evt_' || g,
+                (ARRAY['charge.succeeded','charge.refunded','charge.pending','charge.dispute.created'])[1 + (g / 7) % 4],
+                'ch_' || (g / 3), 'cus_' || (g % 50000), 'customer' || (g % 50000) || '@example.com',
+                jsonb_build_object('id', 'evt_' || g, 'type', 'charge.succeeded', 'data', jsonb_build_object('object',
+                  jsonb_build_object('id', 'ch_' || (g / 3), 'amount', g % 10000, 'metadata', jsonb_build_object('order_id', 'ord_' || (g % 200000))))),
+                convert_to('{"id":"evt_' || g || '"}', 'UTF8'),
+                now() - make_interval(secs => ($3::int - g) * (604800.0 / $3::int)) - interval '2 seconds', 'second',
+                now() - make_interval(secs => ($3::int - g) * (604800.0 / $3::int)),
+                CASE WHEN g > $3::int - 200 THEN 'pending' WHEN g % 1000 = 0 THEN 'failed' WHEN g % 20 = 0 THEN 'ignored' ELSE 'processed' END,
+                CASE WHEN g % 20 = 0 AND g % 1000 <> 0 THEN 'stale' END,
+                1, now()
+           FROM generate_series($1::int, $2::int) AS g`,
+        [from, to, total],
+      );
+      process.stdout.write(`\rfilled ${to}/${total}`);
+    }
+    process.stdout.write(`\rbuilding ${indexes.length} indexes…     `);
+    await pool.query("SET maintenance_work_mem = '512MB'");
+    for (const index of indexes) await pool.query(index.definition);
+  });
   await pool.query("VACUUM ANALYZE webhook_inbox");
   console.log(`\rfilled ${total} events in ${((Date.now() - started) / 1000).toFixed(0)}s (insert + index + vacuum analyze)`);
 }

@@ -11,6 +11,7 @@ import { ingestEvent } from "@/lib/inbox/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 import { randomId, signedDelivery, stripeEvent } from "../simulator/gateway-events";
+import { loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:retention -- [--rows N] [--seconds S] [--concurrency C]`: does a retention run
 // slow ingest down? A fresh database (on TEST_DATABASE_URL's server) is seeded with N settled
@@ -61,15 +62,9 @@ async function main(): Promise<void> {
   await boss.start();
   try {
     const seeded = Date.now();
-    // The rollup's per-row trigger would update one counter row 50,000 times in each seeding
-    // statement; it is counted once afterwards instead, as its migration does for existing rows.
-    await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER USER");
-    for (let from = 1; from <= rows; from += 50_000) await pool.query(SEED, [from, Math.min(rows, from + 49_999)]);
-    await pool.query("ALTER TABLE webhook_inbox ENABLE TRIGGER USER");
-    await pool.query(
-      `INSERT INTO inbox_hourly_counts (hour, provider, status, slot, n)
-       SELECT date_trunc('hour', received_at, 'UTC'), provider, status, 0, count(*) FROM webhook_inbox GROUP BY 1, 2, 3`,
-    );
+    await loadWithoutRollupTrigger(pool, async () => {
+      for (let from = 1; from <= rows; from += 50_000) await pool.query(SEED, [from, Math.min(rows, from + 49_999)]);
+    });
     await pool.query("VACUUM ANALYZE webhook_inbox");
     console.log(`seeded ${rows} settled events in ${((Date.now() - seeded) / 1000).toFixed(1)}s`);
 
