@@ -96,6 +96,14 @@ describe("replay dry run and outcome sentences", () => {
     expect(attempts.rows.map((row) => row.attempt)).toEqual([1, 2]);
   });
 
+  it("dry-runs the payments of the newest matching events when there are more than it shows", async () => {
+    // Host-registered payments nobody registered: each event fails, one payment after the other.
+    for (const chargeId of ["ch_sample_old", "ch_sample_mid", "ch_sample_new"]) await deliver("standard", facts(chargeId), "succeeded", Date.now() - 60_000);
+    const dryRun = await previewReplayEffects(app.pool, deps.config, replayable({ provider: "standard" }), { paymentLimit: 2 });
+    expect(dryRun.effects.map((effect) => effect.chargeId)).toEqual(["ch_sample_new", "ch_sample_mid"]);
+    expect(dryRun.paymentsSampled).toBe(2);
+  });
+
   it("words each failure from the recorded error", () => {
     const failed = (lastError: string) =>
       explainOutcome({ status: "failed", eventType: "charge.dispute.created", resourceId: "ch_1", ignoredReason: null, lastError, observed: null, prior: null }, "UTC");
