@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
@@ -42,6 +42,21 @@ async function stopLauncher() {
   await exited;
 }
 
+/** The command lines of a process's direct children. Linux only. */
+function childCommandLines(parentPid: number): string[] {
+  const lines: string[] = [];
+  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== parentPid) continue;
+      lines.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" "));
+    } catch {
+      // the process ended while we read it
+    }
+  }
+  return lines;
+}
+
 afterAll(async () => {
   await stopLauncher();
   rmSync(parent, { recursive: true, force: true });
@@ -58,6 +73,9 @@ describe("npm start in production with no configuration", () => {
     for (const value of Object.values(secrets)) expect(log).not.toContain(value);
     expect(log).not.toContain("development secrets");
     expect(log).not.toContain("Demo admin");
+    // The web process runs with its heap bounded (WEB_HEAP_LIMIT_MB's default).
+    const web = childCommandLines(launcher!.child.pid!).find((line) => line.includes("worker/web-server.ts"));
+    expect(web).toContain("--max-old-space-size=192");
     const hint = /no console users yet.*\n\[launcher\]\s+DATABASE_URL=(\S+) npm run cli -- user:create/.exec(log);
     expect(hint).not.toBeNull();
     const databaseUrl = hint![1]!;
