@@ -32,3 +32,21 @@ export async function loadWithoutRollupTrigger(db: Queryable, load: () => Promis
      SELECT date_trunc('hour', received_at, 'UTC'), provider, status, 0, count(*) FROM webhook_inbox GROUP BY 1, 2, 3`,
   );
 }
+
+/**
+ * A copy of database `source` named `name` (CREATE DATABASE … TEMPLATE), and how to drop it. The
+ * source must have no sessions; ones still closing get a few moments.
+ */
+export async function copyBenchDatabase(source: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${source}`);
+      break;
+    } catch (error) {
+      if (attempt >= 20 || !String(error).includes("being accessed by other users")) throw error;
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  }
+  return { url: databaseUrl(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

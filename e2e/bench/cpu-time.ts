@@ -3,7 +3,24 @@ import { readdirSync, readFileSync } from "node:fs";
 // /proc/<pid>/stat counts CPU in clock ticks; Linux's USER_HZ is 100 on every common build.
 const TICK_MS = 10;
 
-/** CPU time (user + system, ms) each process has used so far, by pid. Linux only. */
+/**
+ * CPU time (user + system, ms) each process has used so far, by pid, with that of its children that
+ * ended and were reaped (so a PostgreSQL backend that disconnects leaves its share in the
+ * postmaster's count). Linux only.
+ */
+// Fields after the parenthesised command start at state (field 3); utime, stime, cutime and cstime
+// are fields 14 to 17.
+function ownAndReapedTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+}
+
+/** CPU time (ms) this process's ended and reaped children have used so far. */
+export function reapedChildrenCpuMs(): number {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
+}
+
 function cpuByPid(include: (pid: number, command: string) => boolean): Map<number, number> {
   const used = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
@@ -12,9 +29,7 @@ function cpuByPid(include: (pid: number, command: string) => boolean): Map<numbe
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       if (!include(Number(entry), command)) continue;
-      // Fields after the parenthesised command start at state (field 3); utime and stime are 14 and 15.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      used.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+      used.set(Number(entry), ownAndReapedTicks(stat) * TICK_MS);
     } catch {
       // the process ended while we read it
     }
@@ -24,16 +39,15 @@ function cpuByPid(include: (pid: number, command: string) => boolean): Map<numbe
 
 /**
  * Starts counting the CPU time PostgreSQL's processes (every backend and helper on this host) and
- * the given processes use; `stop` returns both in ms. A backend that exits in between takes its
- * share with it, so the database figure is a lower bound.
+ * the given processes use; `stop` returns both in ms. A backend that exits in between moves its
+ * whole count to the postmaster's reaped-children count, so the database's total is compared whole.
  */
 export function countCpu(pids: () => number[]): () => { databaseMs: number; processesMs: number } {
   const isDatabase = (_pid: number, command: string) => command === "postgres";
   const databaseBefore = cpuByPid(isDatabase);
   return () => {
-    const databaseAfter = cpuByPid(isDatabase);
-    let databaseMs = 0;
-    for (const [pid, ms] of databaseAfter) databaseMs += ms - (databaseBefore.get(pid) ?? 0);
+    const total = (used: Map<number, number>) => [...used.values()].reduce((sum, ms) => sum + ms, 0);
+    const databaseMs = total(cpuByPid(isDatabase)) - total(databaseBefore);
     const own = new Set(pids());
     let processesMs = 0;
     for (const ms of cpuByPid((pid) => own.has(pid)).values()) processesMs += ms;

@@ -8,16 +8,20 @@ import { createProducer } from "@/lib/queue/boss";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
-import { freshBenchDatabase } from "./bench-database";
+import { copyBenchDatabase, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
+import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
 import { processRssMb } from "./group-rss";
 
-// `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]`: how fast
+// `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]
+// [--ceiling-batches 1,8]`: how fast
 // worker processes drain a backlog. For each worker count: a fresh database (on TEST_DATABASE_URL's
 // server), N events ingested with no worker running, then that many `npm run worker` processes
 // started and timed until nothing is pending. Prints events/s, the attempts' p50/p95 duration and
 // the workers' resident memory at the end. --rollup-cost drains the same backlog a second time
 // with the overview rollup's settle trigger off, and prints the ratio: what the rollup costs.
+// Then the database's own ceiling on a copy of the same backlog, with pgbench and no worker, for
+// each batch size (events per transaction): see drain-ceiling.sql; an empty list skips it.
 // Some events are always refetched (Stripe disputes, Standard refunds): a fake gateway that knows
 // every history answers them, with the refetch rate limit lifted so the figure is the engine's.
 
@@ -28,10 +32,13 @@ const { values } = parseArgs({
     workers: { type: "string", default: "1,2" },
     concurrency: { type: "string", default: "8" },
     "rollup-cost": { type: "boolean", default: false },
+    "ceiling-batches": { type: "string", default: "1,8" },
   },
 });
 const targetEvents = Number(values.events);
+const ceilingBatches = values["ceiling-batches"].split(",").filter(Boolean).map(Number);
 const workerCounts = values.workers.split(",").map(Number);
+const pgbench = findPgbench();
 const secrets = { stripe: "whsec_bench_stripe", standard: "whsec_YmVuY2gtc3RhbmRhcmQtc2VjcmV0LTMyYnl0ZXM=" };
 
 async function pendingCount(pool: ReturnType<typeof createPool>): Promise<number> {
@@ -57,10 +64,12 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     SWEEPER_STALE_MINUTES: "60",
   };
   const config = loadConfig(env);
-  const pool = createPool(url, 20, "bench");
+  let pool = createPool(url, 20, "bench");
   const boss = createProducer(url);
   await boss.start();
   const children: ChildProcess[] = [];
+  let producing = true;
+  const ceilingCopies: { batch: number; url: string; drop: () => Promise<void> }[] = [];
   try {
     const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
     const ingest = await deliverAll(
@@ -81,6 +90,14 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
 
     // The statistics a database with autovacuum would have by now (the job fetch plans on them).
     await pool.query("ANALYZE");
+    if (pgbench && ceilingBatches.length > 0) {
+      // The same backlog for the database's own ceilings, measured once the worker is done.
+      await boss.stop({ graceful: false });
+      producing = false;
+      await pool.end();
+      for (const batch of ceilingBatches) ceilingCopies.push({ batch, ...(await copyBenchDatabase(name, `${name}_ceiling_${batch}`)) });
+      pool = createPool(url, 20, "bench");
+    }
     if (!rollup) await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER inbox_hourly_counts_update");
     const started = Date.now();
     const cpu = countCpu(() => children.map((child) => child.pid!));
@@ -117,15 +134,33 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
         `(${((databaseMs + processesMs) / 1000 / seconds).toFixed(2)} of ${availableParallelism()} cores busy on average) = ` +
         `at most ${((availableParallelism() * 1000) / (perEvent.database + perEvent.worker)).toFixed(0)} events/s on this machine`,
     );
+    await stopWorkers(children);
+    const { rows: applied } = await pool.query<{ inbox_id: string }>("SELECT inbox_id FROM payment_transitions WHERE inbox_id IS NOT NULL");
+    for (const copy of ceilingCopies) {
+      const clients = Number(values.concurrency);
+      const ceiling = await measureDrainCeiling(pgbench!, copy.url, applied.map((row) => row.inbox_id), { clients, batch: copy.batch });
+      console.log(
+        `database ceiling (pgbench, ${clients} clients, ${copy.batch} event(s) per transaction, no worker, the least work per event: ` +
+          `e2e/bench/drain-ceiling.sql): ${ceiling.events} events at ${ceiling.perSecond.toFixed(0)} events/s · CPU per event: database ` +
+          `${ceiling.databaseMsPerEvent.toFixed(2)} ms + pgbench ${ceiling.pgbenchMsPerEvent.toFixed(2)} ms · the drain above = ` +
+          `${(backlog / seconds / ceiling.perSecond).toFixed(2)}x of it`,
+      );
+    }
+    if (!pgbench) console.log("database ceiling: skipped, pgbench not found (set PGBENCH to its path)");
     return backlog / seconds;
   } finally {
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)))));
-    await boss.stop({ graceful: false });
+    await stopWorkers(children);
+    if (producing) await boss.stop({ graceful: false });
     await pool.end();
     await gateway.close();
+    for (const copy of ceilingCopies) await copy.drop();
     await drop();
   }
+}
+
+async function stopWorkers(children: ChildProcess[]): Promise<void> {
+  for (const child of children) child.kill("SIGTERM");
+  await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done(null) : child.once("exit", done)))));
 }
 
 for (const workers of workerCounts) {
