@@ -39,18 +39,23 @@ function cpuByPid(include: (pid: number, command: string) => boolean): Map<numbe
 
 /**
  * Starts counting the CPU time PostgreSQL's processes (every backend and helper on this host) and
- * the given processes use; `stop` returns both in ms. A backend that exits in between moves its
- * whole count to the postmaster's reaped-children count, so the database's total is compared whole.
+ * the given processes (`pids` is asked at the start and at the end: they may start in between) use;
+ * `stop` returns both in ms. A backend that exits in between moves its whole count to the
+ * postmaster's reaped-children count, so the database's total is compared whole.
  */
 export function countCpu(pids: () => number[]): () => { databaseMs: number; processesMs: number } {
   const isDatabase = (_pid: number, command: string) => command === "postgres";
+  const isOwn = () => {
+    const own = new Set(pids());
+    return (pid: number) => own.has(pid);
+  };
   const databaseBefore = cpuByPid(isDatabase);
+  const processesBefore = cpuByPid(isOwn());
   return () => {
     const total = (used: Map<number, number>) => [...used.values()].reduce((sum, ms) => sum + ms, 0);
-    const databaseMs = total(cpuByPid(isDatabase)) - total(databaseBefore);
-    const own = new Set(pids());
+    const processesAfter = cpuByPid(isOwn());
     let processesMs = 0;
-    for (const ms of cpuByPid((pid) => own.has(pid)).values()) processesMs += ms;
-    return { databaseMs, processesMs };
+    for (const [pid, ms] of processesAfter) processesMs += ms - (processesBefore.get(pid) ?? 0);
+    return { databaseMs: total(cpuByPid(isDatabase)) - total(databaseBefore), processesMs };
   };
 }

@@ -10,17 +10,28 @@ export function processRssMb(pid: number): number {
   return Math.round(rssKb(pid) / 1024);
 }
 
-/** Resident memory (MB) of every process in process group `pgid` (a child spawned detached leads one). Linux only. */
-export function groupRssMb(pgid: number): number {
-  let kb = 0;
+/** The processes of process group `pgid` (a child spawned detached leads one). Linux only. */
+export function groupPids(pgid: number): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       // Fields after the parenthesised command: state ppid pgrp ...
-      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-      if (pgrp !== pgid) continue;
-      kb += rssKb(entry);
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pgid) pids.push(Number(entry));
+    } catch {
+      // the process ended while we read it
+    }
+  }
+  return pids;
+}
+
+/** Resident memory (MB) of every process in process group `pgid`. Linux only. */
+export function groupRssMb(pgid: number): number {
+  let kb = 0;
+  for (const pid of groupPids(pgid)) {
+    try {
+      kb += rssKb(pid);
     } catch {
       // the process ended while we read it
     }

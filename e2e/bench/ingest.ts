@@ -9,17 +9,19 @@ import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
 import { freshBenchDatabase } from "./bench-database";
-import { groupRssMb } from "./group-rss";
+import { countCpu } from "./cpu-time";
+import { groupPids, groupRssMb } from "./group-rss";
 
 // `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
 // Ingest throughput side by side, in ONE run, same generator (autocannon, in this process), same
 // concurrency, same database server (TEST_DATABASE_URL's), a fresh database, the app's worker
-// draining throughout:
+// draining throughout; each target is measured twice, in the order A B C D D C B A:
 //   bare     e2e/bench/bare-ingest-server.ts: node:http + pg, the same signed insert, nothing else
 //   trivial  the app's Next.js server answering POST /api/webhooks/unknown (404 at once): its ceiling
 //   route    the app's POST /api/webhooks/stripe (`npm start`'s web server)
 //   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest-event.ts)
-// then the route at a fixed --rate for its latency, an optional soak at that rate, and each
+// then the route at a fixed --rate for its latency, an optional soak at that rate, the database's own
+// ceiling for the insert (pgbench, worker paused), where each request's CPU went, and each
 // process's resident memory. Builds the app first when there is no .next build.
 
 const { values } = parseArgs({
@@ -42,6 +44,24 @@ function signedEvent() {
 }
 
 type Result = { name: string; rps: number; p50: number; p99: number; bad: number; total: number };
+/** CPU ms per request, by who spent it, over one measured load. */
+type CpuPerRequest = { server: number; database: number; worker: number; generator: number };
+
+/** `load`, with the CPU the server's process group, the database, the worker and this process spent. */
+async function loadCounted(name: string, base: string, path: string, groups: { server: number; worker: number }): Promise<Result & { cpu: CpuPerRequest }> {
+  const server = countCpu(() => groupPids(groups.server));
+  const worker = countCpu(() => groupPids(groups.worker));
+  const generatorBefore = process.cpuUsage();
+  const result = await load(name, base, path, { seconds });
+  const generator = process.cpuUsage(generatorBefore);
+  const { databaseMs, processesMs: serverMs } = server();
+  const { processesMs: workerMs } = worker();
+  const per = (ms: number) => ms / result.total;
+  return {
+    ...result,
+    cpu: { server: per(serverMs), database: per(databaseMs), worker: per(workerMs), generator: per((generator.user + generator.system) / 1000) },
+  };
+}
 
 async function load(name: string, base: string, path: string, options: { seconds: number; rate?: number }): Promise<Result> {
   const result = await autocannon({
@@ -79,9 +99,9 @@ function startScript(script: string, env: Record<string, string>): ChildProcess 
 
 /**
  * PostgreSQL's own rate for the insert every target does (an inbox row and its job in one
- * statement, synchronous commit), measured by pgbench on the same database, worker running.
+ * statement, synchronous commit), and its CPU per insert, measured by pgbench on the same database.
  */
-async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, duration: number): Promise<string> {
+async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, duration: number): Promise<{ tps: string; databaseMsPerInsert: number }> {
   const { rows } = await db.query<{ table_name: string }>(
     "SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'",
   );
@@ -101,10 +121,50 @@ INSERT INTO pgboss.${rows[0]!.table_name} (name, data, singleton_key, policy, re
 SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_' || :n::text, 'singleton', 5, 120 FROM ins;
 `,
   );
+  const cpu = countCpu(() => []);
   const result = spawnSync("pgbench", ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
     encoding: "utf8",
   });
-  return /tps = ([\d.]+)/.exec(result.stdout)?.[1]?.replace(/\..*/, "") ?? `pgbench failed: ${result.stderr.trim().slice(0, 200)}`;
+  const inserts = Number(/number of transactions actually processed: (\d+)/.exec(result.stdout)?.[1]);
+  return {
+    tps: /tps = ([\d.]+)/.exec(result.stdout)?.[1]?.replace(/\..*/, "") ?? `pgbench failed: ${result.stderr.trim().slice(0, 200)}`,
+    databaseMsPerInsert: cpu().databaseMs / inserts,
+  };
+}
+
+/** Two measured runs of one target as one: requests and CPU summed, the worse of their percentiles. */
+function combineRuns(runs: (Result & { cpu: CpuPerRequest })[]): Result & { cpu: CpuPerRequest } {
+  const total = runs.reduce((sum, run) => sum + run.total, 0);
+  const cpuOf = (key: keyof CpuPerRequest) => runs.reduce((sum, run) => sum + run.cpu[key] * run.total, 0) / total;
+  return {
+    name: runs[0]!.name,
+    rps: runs.reduce((sum, run) => sum + run.rps, 0) / runs.length,
+    p50: Math.max(...runs.map((run) => run.p50)),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    bad: runs.reduce((sum, run) => sum + run.bad, 0),
+    total,
+    cpu: { server: cpuOf("server"), database: cpuOf("database"), worker: cpuOf("worker"), generator: cpuOf("generator") },
+  };
+}
+
+/**
+ * Where each request's CPU went (the database and worker columns include the worker draining the
+ * backlog earlier targets left), and what that means for the route's ratio. With both cores busy,
+ * req/s is the cores' time over the CPU each request costs; a route whose own code cost nothing
+ * would still cost the trivial route's server and load-generator CPU plus the database's CPU to
+ * store the event (pgbench's, with no Node at all), so the ratio can't pass their quotient here.
+ */
+function printCpuPerRequest(counted: (Result & { cpu: CpuPerRequest })[], databaseMsPerInsert: number): void {
+  const ms = (value: number) => value.toFixed(2);
+  console.log("\n| target | server ms/req | database ms/req | worker ms/req | load generator ms/req |\n|---|---|---|---|---|");
+  for (const r of counted) console.log(`| ${r.name} | ${ms(r.cpu.server)} | ${ms(r.cpu.database)} | ${ms(r.cpu.worker)} | ${ms(r.cpu.generator)} |`);
+  const trivial = counted[1]!.cpu;
+  const framework = trivial.server + trivial.generator;
+  console.log(
+    `route / trivial route if the route's own code cost nothing, on this machine: at most ` +
+      `${(framework / (framework + databaseMsPerInsert)).toFixed(2)}x (the trivial route's ${ms(framework)} ms per request, ` +
+      `plus ${ms(databaseMsPerInsert)} ms of database CPU to store each event)`,
+  );
 }
 
 if (!existsSync(".next/BUILD_ID")) {
@@ -130,18 +190,25 @@ const ingestUrl = `http://127.0.0.1:${ingestPort}`;
 const pool = createPool(url, 2, "bench");
 try {
   await Promise.all([waitListening(bareUrl), waitListening(ingestUrl)]);
-  console.log(`ingest benchmark: ${connections} connections, ${seconds}s per target (after a 3s warm-up each), worker draining throughout`);
-  const targets: [string, string, string][] = [
-    ["bare node:http + pg (reference)", bareUrl, "/api/webhooks/stripe"],
-    ["Next.js trivial route (404)", app.url, "/api/webhooks/unknown"],
-    ["Next.js POST /api/webhooks/stripe", app.url, "/api/webhooks/stripe"],
-    ["npm run ingest (lean server)", ingestUrl, "/api/webhooks/stripe"],
+  console.log(
+    `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C D D C B A, after a 3s warm-up each), worker draining throughout`,
+  );
+  const targets: [string, string, string, number][] = [
+    ["bare node:http + pg (reference)", bareUrl, "/api/webhooks/stripe", bare.pid!],
+    ["Next.js trivial route (404)", app.url, "/api/webhooks/unknown", app.pids.web],
+    ["Next.js POST /api/webhooks/stripe", app.url, "/api/webhooks/stripe", app.pids.web],
+    ["npm run ingest (lean server)", ingestUrl, "/api/webhooks/stripe", ingest.pid!],
   ];
-  const results: Result[] = [];
-  for (const [title, base, path] of targets) {
+  // Measured in the order A B C D D C B A: the worker's backlog grows through the run, and each
+  // target's two halves then see, between them, the same background as every other target's.
+  const runs = new Map<string, (Result & { cpu: CpuPerRequest })[]>();
+  for (const [title, base, path, server] of [...targets, ...[...targets].reverse()]) {
     await load(title, base, path, { seconds: 3 });
-    results.push(await load(title, base, path, { seconds }));
+    const run = await loadCounted(title, base, path, { server, worker: app.pids.worker });
+    runs.set(title, [...(runs.get(title) ?? []), run]);
   }
+  const counted = targets.map(([title]) => combineRuns(runs.get(title)!));
+  const results: Result[] = [...counted];
   const fixed = await load(`Next.js route at ${rate} req/s`, app.url, "/api/webhooks/stripe", { seconds, rate });
   const soakSeconds = Number(values["soak-seconds"]);
   if (soakSeconds > 0) {
@@ -149,7 +216,9 @@ try {
     results.push(soak);
   }
   results.push(fixed);
-  const ceiling = await databaseCeiling(pool, url, connections, seconds);
+  // The worker is paused for the ceiling, so the database's CPU is the inserts' own.
+  process.kill(app.pids.worker, "SIGSTOP");
+  const ceiling = await databaseCeiling(pool, url, connections, seconds).finally(() => process.kill(app.pids.worker, "SIGCONT"));
 
   console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
@@ -160,7 +229,11 @@ try {
       ` · route / bare = ${(route.rps / bareResult.rps).toFixed(2)}x` +
       ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)`,
   );
-  console.log(`database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ${ceiling} tx/s`);
+  console.log(
+    `database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ${ceiling.tps} tx/s, ` +
+      `database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused)`,
+  );
+  printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);
   console.log(`resident memory now: web ${groupRssMb(app.pids.web)} MB, worker ${groupRssMb(app.pids.worker)} MB, ingest ${groupRssMb(ingest.pid!)} MB`);
