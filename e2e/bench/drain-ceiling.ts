@@ -24,12 +24,27 @@ export function findPgbench(): string | null {
   }
 }
 
+/** The ceiling did the work it timed: no event left pending, every job completed. */
+async function assertAllSettled(url: string, events: number): Promise<void> {
+  const client = await connectClient({ connectionString: url });
+  try {
+    const { rows } = await client.query<{ pending: number; completed: number }>(
+      `SELECT (SELECT count(*)::int FROM webhook_inbox WHERE status = 'pending') AS pending,
+              (SELECT count(*)::int FROM pgboss.job WHERE state = 'completed') AS completed`,
+    );
+    if (rows[0]!.pending !== 0 || rows[0]!.completed !== events) {
+      throw new Error(`the ceiling left ${rows[0]!.pending} events pending and completed ${rows[0]!.completed} of ${events} jobs`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * The database's own drain ceiling: `drain-ceiling.sql` run by pgbench with `clients` connections,
  * `batch` events per transaction and no worker, over the copy `url` of the backlog (every job
- * still queued). `appliedInboxIds` are
- * the events the product's own drain applied to a payment; only those write a payment and a ledger
- * entry here too.
+ * still queued). `appliedInboxIds` are the events the product's own drain applied to a payment;
+ * only those write a payment and a ledger entry here too. Throws unless every event was settled.
  */
 export async function measureDrainCeiling(
   pgbench: string,
@@ -89,6 +104,7 @@ export async function measureDrainCeiling(
   const processed = Number(/number of transactions actually processed: (\d+)/.exec(output)?.[1]);
   const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(output)?.[1]);
   if (processed !== longest * clients || !Number.isFinite(tps)) throw new Error(`pgbench stopped short:\n${output}`);
+  await assertAllSettled(url, events);
   const elapsedSeconds = processed / tps;
   return { events, perSecond: events / elapsedSeconds, databaseMsPerEvent: databaseMs / events, pgbenchMsPerEvent: pgbenchMs / events };
 }
