@@ -14,14 +14,14 @@ import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
 import { processRssMb } from "./group-rss";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]
-// [--ceiling-batches 1,8]`: how fast
-// worker processes drain a backlog. For each worker count: a fresh database (on TEST_DATABASE_URL's
-// server), N events ingested with no worker running, then that many `npm run worker` processes
-// started and timed until nothing is pending. Prints events/s, the attempts' p50/p95 duration and
-// the workers' resident memory at the end. --rollup-cost drains the same backlog a second time
-// with the overview rollup's settle trigger off, and prints the ratio: what the rollup costs.
+// [--ceiling-batches 1,8]`: how fast worker processes drain a backlog. For each worker count: a
+// fresh database (on TEST_DATABASE_URL's server), N events ingested with no worker running, then
+// that many `npm run worker` processes started and timed until nothing is pending. Prints events/s,
+// the attempts' p50/p95 duration, each event's CPU and the workers' resident memory at the end.
 // Then the database's own ceiling on a copy of the same backlog, with pgbench and no worker, for
 // each batch size (events per transaction): see drain-ceiling.sql; an empty list skips it.
+// --rollup-cost drains the same backlog a second time with the overview rollup's settle trigger
+// off, and prints the ratio: what the rollup costs.
 // Some events are always refetched (Stripe disputes, Standard refunds): a fake gateway that knows
 // every history answers them, with the refetch rate limit lifted so the figure is the engine's.
 
@@ -69,7 +69,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
   await boss.start();
   const children: ChildProcess[] = [];
   let producing = true;
-  const ceilingCopies: { batch: number; url: string; drop: () => Promise<void> }[] = [];
+  const ceilingCopies: { batch: number; pgbench: string; url: string; drop: () => Promise<void> }[] = [];
   try {
     const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
     const ingest = await deliverAll(
@@ -90,12 +90,14 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
 
     // The statistics a database with autovacuum would have by now (the job fetch plans on them).
     await pool.query("ANALYZE");
-    if (pgbench && ceilingBatches.length > 0) {
+    if (pgbench && rollup && ceilingBatches.length > 0) {
       // The same backlog for the database's own ceilings, measured once the worker is done.
       await boss.stop({ graceful: false });
       producing = false;
       await pool.end();
-      for (const batch of ceilingBatches) ceilingCopies.push({ batch, ...(await copyBenchDatabase(name, `${name}_ceiling_${batch}`)) });
+      for (const batch of ceilingBatches) {
+        ceilingCopies.push({ batch, pgbench, ...(await copyBenchDatabase(name, `${name}_ceiling_${batch}`)) });
+      }
       pool = createPool(url, 20, "bench");
     }
     if (!rollup) await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER inbox_hourly_counts_update");
@@ -138,7 +140,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     const { rows: applied } = await pool.query<{ inbox_id: string }>("SELECT inbox_id FROM payment_transitions WHERE inbox_id IS NOT NULL");
     for (const copy of ceilingCopies) {
       const clients = Number(values.concurrency);
-      const ceiling = await measureDrainCeiling(pgbench!, copy.url, applied.map((row) => row.inbox_id), { clients, batch: copy.batch });
+      const ceiling = await measureDrainCeiling(copy.pgbench, copy.url, applied.map((row) => row.inbox_id), { clients, batch: copy.batch });
       console.log(
         `database ceiling (pgbench, ${clients} clients, ${copy.batch} event(s) per transaction, no worker, the least work per event: ` +
           `e2e/bench/drain-ceiling.sql): ${ceiling.events} events at ${ceiling.perSecond.toFixed(0)} events/s · CPU per event: database ` +

@@ -46,9 +46,10 @@ function signedEvent() {
 type Result = { name: string; rps: number; p50: number; p99: number; bad: number; total: number };
 /** CPU ms per request, by who spent it, over one measured load. */
 type CpuPerRequest = { server: number; database: number; worker: number; generator: number };
+type CountedResult = Result & { cpu: CpuPerRequest };
 
 /** `load`, with the CPU the server's process group, the database, the worker and this process spent. */
-async function loadCounted(name: string, base: string, path: string, groups: { server: number; worker: number }): Promise<Result & { cpu: CpuPerRequest }> {
+async function loadCounted(name: string, base: string, path: string, groups: { server: number; worker: number }): Promise<CountedResult> {
   const server = countCpu(() => groupPids(groups.server));
   const worker = countCpu(() => groupPids(groups.worker));
   const generatorBefore = process.cpuUsage();
@@ -133,7 +134,7 @@ SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_'
 }
 
 /** Two measured runs of one target as one: requests and CPU summed, the worse of their percentiles. */
-function combineRuns(runs: (Result & { cpu: CpuPerRequest })[]): Result & { cpu: CpuPerRequest } {
+function combineRuns(runs: CountedResult[]): CountedResult {
   const total = runs.reduce((sum, run) => sum + run.total, 0);
   const cpuOf = (key: keyof CpuPerRequest) => runs.reduce((sum, run) => sum + run.cpu[key] * run.total, 0) / total;
   return {
@@ -154,7 +155,7 @@ function combineRuns(runs: (Result & { cpu: CpuPerRequest })[]): Result & { cpu:
  * would still cost the trivial route's server and load-generator CPU plus the database's CPU to
  * store the event (pgbench's, with no Node at all), so the ratio can't pass their quotient here.
  */
-function printCpuPerRequest(counted: (Result & { cpu: CpuPerRequest })[], databaseMsPerInsert: number): void {
+function printCpuPerRequest(counted: CountedResult[], databaseMsPerInsert: number): void {
   const ms = (value: number) => value.toFixed(2);
   console.log("\n| target | server ms/req | database ms/req | worker ms/req | load generator ms/req |\n|---|---|---|---|---|");
   for (const r of counted) console.log(`| ${r.name} | ${ms(r.cpu.server)} | ${ms(r.cpu.database)} | ${ms(r.cpu.worker)} | ${ms(r.cpu.generator)} |`);
@@ -201,7 +202,7 @@ try {
   ];
   // Measured in the order A B C D D C B A: the worker's backlog grows through the run, and each
   // target's two halves then see, between them, the same background as every other target's.
-  const runs = new Map<string, (Result & { cpu: CpuPerRequest })[]>();
+  const runs = new Map<string, CountedResult[]>();
   for (const [title, base, path, server] of [...targets, ...[...targets].reverse()]) {
     await load(title, base, path, { seconds: 3 });
     const run = await loadCounted(title, base, path, { server, worker: app.pids.worker });
