@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
@@ -7,6 +7,7 @@ import { encode } from "next-auth/jwt";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@/lib/db/embedded";
 import { waitFor } from "@/lib/testing/test-worker";
+import { allProcStats } from "./harness/proc-stat";
 import { signedDelivery } from "./simulator/gateway-events";
 
 // `NODE_ENV=production npm start` with no configuration at all, as an operator would run it: the
@@ -45,11 +46,10 @@ async function stopLauncher() {
 /** The command lines of a process's direct children. Linux only. */
 function childCommandLines(parentPid: number): string[] {
   const lines: string[] = [];
-  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+  for (const { pid, fields } of allProcStats()) {
+    if (Number(fields[1]) !== parentPid) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== parentPid) continue;
-      lines.push(readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" "));
+      lines.push(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" "));
     } catch {
       // the process ended while we read it
     }

@@ -1,38 +1,25 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { allProcStats, procStat, type ProcStat } from "../harness/proc-stat";
 
 // /proc/<pid>/stat counts CPU in clock ticks; Linux's USER_HZ is 100 on every common build.
 const TICK_MS = 10;
 
-/**
- * CPU time (user + system, ms) each process has used so far, by pid, with that of its children that
- * ended and were reaped (so a PostgreSQL backend that disconnects leaves its share in the
- * postmaster's count). Linux only.
- */
-// Fields after the parenthesised command start at state (field 3); utime, stime, cutime and cstime
-// are fields 14 to 17.
-function ownAndReapedTicks(stat: string): number {
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+// CPU time (user + system, ticks) a process has used so far, with that of its children that ended
+// and were reaped (so a PostgreSQL backend that disconnects leaves its share in the postmaster's).
+function ownAndReapedTicks({ fields }: ProcStat): number {
   return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
 }
 
 /** CPU time (ms) this process's ended and reaped children have used so far. */
 export function reapedChildrenCpuMs(): number {
-  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+  const { fields } = procStat("self");
   return (Number(fields[13]) + Number(fields[14])) * TICK_MS;
 }
 
+/** CPU time (ms, see ownAndReapedTicks) of the processes `include` picks, by pid. Linux only. */
 function cpuByPid(include: (pid: number, command: string) => boolean): Map<number, number> {
   const used = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (!include(Number(entry), command)) continue;
-      used.set(Number(entry), ownAndReapedTicks(stat) * TICK_MS);
-    } catch {
-      // the process ended while we read it
-    }
+  for (const stat of allProcStats()) {
+    if (include(stat.pid, stat.command)) used.set(stat.pid, ownAndReapedTicks(stat) * TICK_MS);
   }
   return used;
 }

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { allProcStats } from "../harness/proc-stat";
 
 function rssKb(pid: string | number): number {
   const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -12,18 +13,9 @@ export function processRssMb(pid: number): number {
 
 /** The processes of process group `pgid` (a child spawned detached leads one). Linux only. */
 export function groupPids(pgid: number): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Fields after the parenthesised command: state ppid pgrp ...
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pgid) pids.push(Number(entry));
-    } catch {
-      // the process ended while we read it
-    }
-  }
-  return pids;
+  return allProcStats()
+    .filter(({ fields }) => Number(fields[2]) === pgid)
+    .map(({ pid }) => pid);
 }
 
 /** Resident memory (MB) of every process in process group `pgid`. Linux only. */
