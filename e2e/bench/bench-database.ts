@@ -2,20 +2,29 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import type { Queryable } from "@/lib/db/pool";
 import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 
+type BenchDatabase = { url: string; drop: () => Promise<void> };
+
+const dropDatabase = (name: string) => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+
+/** Database `name` on TEST_DATABASE_URL's server, and how to drop it. */
+function benchDatabase(name: string): BenchDatabase {
+  return { url: databaseUrl(name), drop: () => dropDatabase(name) };
+}
+
 /** A fresh, migrated database of this name on TEST_DATABASE_URL's server, and how to drop it. */
-export async function freshBenchDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+export async function freshBenchDatabase(name: string): Promise<BenchDatabase> {
+  await dropDatabase(name);
   await adminQuery(`CREATE DATABASE ${name}`);
-  const url = databaseUrl(name);
-  await migrateDatabase(url);
-  return { url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const database = benchDatabase(name);
+  await migrateDatabase(database.url);
+  return database;
 }
 
 /** A database a previous run kept (`--keep`), migrated to the current schema. */
-export async function keptBenchDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const url = databaseUrl(name);
-  await migrateDatabase(url);
-  return { url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+export async function keptBenchDatabase(name: string): Promise<BenchDatabase> {
+  const database = benchDatabase(name);
+  await migrateDatabase(database.url);
+  return database;
 }
 
 /**
@@ -37,8 +46,8 @@ export async function loadWithoutRollupTrigger(db: Queryable, load: () => Promis
  * A copy of database `source` named `name` (CREATE DATABASE … TEMPLATE), and how to drop it. The
  * source must have no sessions; ones still closing get a few moments.
  */
-export async function copyBenchDatabase(source: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+export async function copyBenchDatabase(source: string, name: string): Promise<BenchDatabase> {
+  await dropDatabase(name);
   for (let attempt = 1; ; attempt++) {
     try {
       await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${source}`);
@@ -48,5 +57,5 @@ export async function copyBenchDatabase(source: string, name: string): Promise<{
       await new Promise((done) => setTimeout(done, 250));
     }
   }
-  return { url: databaseUrl(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return benchDatabase(name);
 }

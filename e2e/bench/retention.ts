@@ -5,13 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
-import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool } from "@/lib/db/pool";
 import { ingestEvent } from "@/lib/inbox/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
-import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 import { randomId, signedDelivery, stripeEvent } from "../simulator/gateway-events";
-import { loadWithoutRollupTrigger } from "./bench-database";
+import { freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:retention -- [--rows N] [--seconds S] [--concurrency C]`: does a retention run
 // slow ingest down? A fresh database (on TEST_DATABASE_URL's server) is seeded with N settled
@@ -51,11 +49,8 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const name = `webhook_inbox_bench_retention_${process.pid}`;
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = databaseUrl(name);
+  const { url, drop } = await freshBenchDatabase(name);
   const archiveDir = await mkdtemp(join(tmpdir(), "bench-archive-"));
-  await migrateDatabase(url);
   const config = loadConfig({ DATABASE_URL: url, WEBHOOK_SECRET_STRIPE: secret, ARCHIVE_DIR: archiveDir });
   const pool = createPool(url, concurrency + 4, "bench");
   const boss = createProducer(url);
@@ -119,7 +114,7 @@ async function main(): Promise<void> {
   } finally {
     await boss.stop({ graceful: false });
     await pool.end();
-    await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await drop();
     await rm(archiveDir, { recursive: true, force: true });
   }
 }
