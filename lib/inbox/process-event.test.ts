@@ -3,11 +3,13 @@ import { deliveryFor, randomId, type HistoryStep, type PaymentFacts, type Simula
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { registerPayment } from "@/lib/payments/register-payment";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { testConfig } from "@/lib/testing/test-worker";
+import { testConfig, waitFor } from "@/lib/testing/test-worker";
+import type { ChargeSnapshot } from "../canonical/charge-event";
+import { applyChargeUpdates, type ChargeUpdate } from "../payments/apply-charge-update";
 import type { AppConfig } from "../config/env";
 import { createGatewayClients } from "./gateway-clients";
 import { ingestEvent } from "./ingest-event";
-import { processEvent, type ProcessDeps } from "./process-event";
+import { processEvent, processEvents, type ProcessDeps } from "./process-event";
 import { replayEvents } from "./replay-events";
 import { sweepPending } from "./sweep-pending";
 
@@ -320,6 +322,114 @@ describe("processEvent", () => {
     // A bucket of 5 refilled at 5/s: no one-second window holds more than 5 + 5 requests.
     for (const start of times) expect(times.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(10);
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(1500);
+  });
+});
+
+describe("processEvents: a batch settles together, each event as it would alone", () => {
+  async function attempts(ids: number[]) {
+    const { rows } = await app.pool.query<{ inbox_id: number; outcome: string }>(
+      "SELECT inbox_id, outcome FROM processing_attempts WHERE inbox_id = ANY($1) ORDER BY inbox_id, attempt",
+      [ids],
+    );
+    return rows.map((row) => [row.inbox_id, row.outcome]);
+  }
+
+  it("creates, updates, ignores and fails in one batch, and retries only the event whose payment is not registered", async () => {
+    const config = testConfig(app.env, { PAYMENT_SOURCE_STANDARD: "host", WORKER_RETRY_DELAYS_SECONDS: "30" });
+    const deps = { ...depsWith(), config };
+    const now = Date.now();
+    const fresh = facts();
+    const known = facts();
+    const refunded = facts();
+    const unregistered = facts(randomId("pay"));
+    expect(await processEvent(deps, await ingest(known, { kind: "succeeded", occurredAtMs: now - 50_000 }))).toBe("processed");
+    expect(await processEvent(deps, await ingest(refunded, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 40_000 }))).toBe("processed");
+
+    const created = await ingest(fresh, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    const updated = await ingest(known, { kind: "refund", amountRefunded: 250, occurredAtMs: now - 20_000 });
+    const stale = await ingest(refunded, { kind: "succeeded", occurredAtMs: now - 45_000 });
+    const waiting = await ingest(unregistered, { kind: "succeeded" }, "standard", config);
+    const { rows } = await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_id_derived, event_type, raw_body, headers, status, attempts)
+       VALUES ('stripe', $1, true, 'unparseable', $2, '{}'::jsonb, 'pending', 0) RETURNING id`,
+      [`raw:${randomId("x")}`, Buffer.from("not json")],
+    );
+    const unreadable = rows[0].id as number;
+
+    const batch = [created, updated, stale, waiting, unreadable, created];
+    expect(await processEvents(deps, batch)).toEqual(["processed", "processed", "ignored", "retry", "failed", "skipped"]);
+    expect(await payment(fresh.chargeId)).toMatchObject({ status: "paid", amount: 1000 });
+    expect(await payment(known.chargeId)).toMatchObject({ status: "partially_refunded", amount_refunded: 250 });
+    expect(await payment(refunded.chargeId)).toMatchObject({ status: "refunded" });
+    expect(await inbox(stale)).toMatchObject({ status: "ignored", ignored_reason: "stale" });
+    expect(await inbox(waiting)).toMatchObject({ status: "pending", attempts: 1, last_error: expect.stringMatching(/not registered yet/) });
+    expect(await inbox(unreadable)).toMatchObject({ status: "failed", last_error: expect.any(String) });
+    const { rows: ledger } = await app.pool.query("SELECT inbox_id FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY inbox_id", [batch]);
+    expect(ledger.map((row) => row.inbox_id)).toEqual([created, updated]);
+    // One attempt per event, each finished with its own outcome.
+    expect(await attempts(batch)).toEqual([
+      [created, "processed"],
+      [updated, "processed"],
+      [stale, "ignored"],
+      [waiting, "retry"],
+      [unreadable, "failed"],
+    ]);
+  });
+
+  it("applies two events of one payment in one batch in batch order", async () => {
+    const p = facts();
+    const now = Date.now();
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: now - 20_000 });
+    const refund = await ingest(p, { kind: "refund", amountRefunded: 300, occurredAtMs: now - 10_000 });
+    expect(await processEvents(depsWith(), [paid, refund])).toEqual(["processed", "processed"]);
+    expect(await payment(p.chargeId)).toMatchObject({ status: "partially_refunded", amount_refunded: 300 });
+    const { rows } = await app.pool.query("SELECT from_status, to_status FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY id", [[paid, refund]]);
+    expect(rows).toEqual([
+      { from_status: null, to_status: "paid" },
+      { from_status: "paid", to_status: "partially_refunded" },
+    ]);
+  });
+
+  it("decides against the row when another transaction creates the same payment first", async () => {
+    const p = facts();
+    const now = Date.now();
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: now - 20_000 });
+    const refund = await ingest(p, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 10_000 });
+    const update = (inboxId: number, snapshot: ChargeSnapshot, atMs: number): ChargeUpdate => ({
+      provider: "stripe",
+      chargeId: p.chargeId,
+      snapshot,
+      at: { micros: BigInt(atMs) * 1000n, precision: "second" },
+      inboxId,
+      source: "event",
+      createIfMissing: true,
+    });
+    const [first, second] = [await app.pool.connect(), await app.pool.connect()];
+    try {
+      await first.query("BEGIN");
+      await second.query("BEGIN");
+      expect(await applyChargeUpdates(first, [update(paid, { status: "paid", amount: 1000 }, now - 20_000)])).toEqual([{ outcome: "processed" }]);
+      // The second finds no payment and inserts one: it waits on the first's uncommitted row...
+      const { rows } = await second.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      const racing = applyChargeUpdates(second, [update(refund, { status: "refunded", amountRefunded: 1000 }, now - 10_000)]);
+      await waitFor(async () => {
+        const { rows: waiting } = await app.pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [rows[0]!.pid]);
+        return waiting.length > 0;
+      });
+      await first.query("COMMIT");
+      // ...then decides against the row the first created.
+      expect(await racing).toEqual([{ outcome: "processed" }]);
+      await second.query("COMMIT");
+    } finally {
+      first.release();
+      second.release();
+    }
+    expect(await payment(p.chargeId)).toMatchObject({ status: "refunded", amount_refunded: 1000 });
+    const { rows: ledger } = await app.pool.query("SELECT from_status, to_status FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY id", [[paid, refund]]);
+    expect(ledger).toEqual([
+      { from_status: null, to_status: "paid" },
+      { from_status: "paid", to_status: "refunded" },
+    ]);
   });
 });
 

@@ -2,7 +2,7 @@ import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
 import { preparedStatement, withTransaction, type Pool, type Queryable } from "../db/pool";
 import { CircuitOpenError } from "../http/circuit-breaker";
-import { applyChargeUpdate, type ApplyResult } from "../payments/apply-charge-update";
+import { applyChargeUpdates, type ChargeUpdate } from "../payments/apply-charge-update";
 import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/state-machine";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
@@ -34,14 +34,14 @@ type StartedAttempt = DispatchableEvent & {
   attemptId: number;
 };
 
-// One statement, so it commits before any processing: the attempt is counted even if this worker
-// dies mid-way (kill -9, OOM), which is what eventually fails a poison event instead of looping.
-// It also closes attempts a dead worker left "running". A row that is not pending (already done,
-// or replayed and done again) or whose retry is not due yet starts nothing.
-const START_ATTEMPT = preparedStatement("start_attempt", `
+// One statement for the whole batch, so it commits before any processing: the attempt is counted
+// even if this worker dies mid-way (kill -9, OOM), which is what eventually fails a poison event
+// instead of looping. It also closes attempts a dead worker left "running". A row that is not
+// pending (already done, or replayed and done again) or whose retry is not due yet starts nothing.
+const START_ATTEMPTS = preparedStatement("start_attempts", `
   WITH bumped AS (
     UPDATE webhook_inbox SET attempts = attempts + 1
-     WHERE id = $1 AND status = 'pending'
+     WHERE id = ANY($1::bigint[]) AND status = 'pending'
        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
     RETURNING id, provider, event_id, event_type, resource_id, raw_body, headers, query_string, attempts
   ), abandoned AS (
@@ -49,14 +49,14 @@ const START_ATTEMPT = preparedStatement("start_attempt", `
        SET outcome = 'abandoned', finished_at = clock_timestamp(),
            duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int,
            error = 'the worker stopped during this attempt'
-     WHERE inbox_id = $1 AND outcome = 'running' AND EXISTS (SELECT 1 FROM bumped)
+     WHERE inbox_id IN (SELECT id FROM bumped) AND outcome = 'running'
   ), attempt AS (
     -- Numbered across replays (a replay resets the retry budget, not the event's history).
     INSERT INTO processing_attempts (inbox_id, attempt, worker)
-    SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = $1), 0) + 1, $2 FROM bumped
-    RETURNING id
+    SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = bumped.id), 0) + 1, $2 FROM bumped
+    RETURNING id, inbox_id
   )
-  SELECT bumped.*, attempt.id AS attempt_id FROM bumped, attempt`);
+  SELECT bumped.*, attempt.id AS attempt_id FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
 
 const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
   UPDATE processing_attempts
@@ -64,47 +64,74 @@ const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
          duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
    WHERE id = $1`);
 
-// Re-reads the row under lock: only the attempt that bumped `attempts` last may settle it.
-const LOCK_OWN_ATTEMPT = preparedStatement("lock_own_attempt", `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`);
+// Re-reads the rows under lock (in id order, so two workers can't deadlock on them): only the
+// attempt that bumped `attempts` last may settle its row.
+const LOCK_OWN_ATTEMPTS = preparedStatement("lock_own_attempts", `
+  SELECT w.id FROM webhook_inbox w
+    JOIN unnest($1::bigint[], $2::int[]) AS own(id, attempts) ON w.id = own.id AND w.attempts = own.attempts
+   WHERE w.status = 'pending'
+   ORDER BY w.id
+     FOR UPDATE OF w`);
 
-async function startAttempt(deps: ProcessDeps, inboxId: number): Promise<StartedAttempt | null> {
-  const { rows } = await deps.pool.query(START_ATTEMPT([inboxId, deps.workerId]));
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    id: row.id,
-    provider: row.provider,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    resourceId: row.resource_id,
-    rawBody: row.raw_body,
-    headers: row.headers,
-    queryString: row.query_string,
-    attempts: row.attempts,
-    attemptId: row.attempt_id,
-  };
+async function startAttempts(deps: ProcessDeps, inboxIds: readonly number[]): Promise<Map<number, StartedAttempt>> {
+  const { rows } = await deps.pool.query(START_ATTEMPTS([inboxIds, deps.workerId]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        provider: row.provider,
+        eventId: row.event_id,
+        eventType: row.event_type,
+        resourceId: row.resource_id,
+        rawBody: row.raw_body,
+        headers: row.headers,
+        queryString: row.query_string,
+        attempts: row.attempts,
+        attemptId: row.attempt_id,
+      },
+    ]),
+  );
 }
 
-// The event's final status and its attempt's outcome, in one statement.
-const SETTLE = preparedStatement("settle_event", `
-  WITH settled AS (
-    UPDATE webhook_inbox
-       SET status = $2, ignored_reason = $3, last_error = $4, processed_at = now(), next_attempt_at = NULL
-     WHERE id = $1
-  )
-  UPDATE processing_attempts
-     SET outcome = $2, error = COALESCE($4, $3), finished_at = clock_timestamp(),
-         duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
-   WHERE id = $5`);
+/** The events whose latest attempt is still `started`'s own; a newer attempt superseded the others. */
+async function lockOwnAttempts(tx: Queryable, started: readonly StartedAttempt[]): Promise<Set<number>> {
+  const { rows } = await tx.query<{ id: number }>(LOCK_OWN_ATTEMPTS([started.map((s) => s.id), started.map((s) => s.attempts)]));
+  return new Set(rows.map((row) => row.id));
+}
 
-async function settle(
-  tx: Queryable,
-  started: StartedAttempt,
-  status: "processed" | "ignored" | "failed",
-  detail: { reason?: IgnoredReason; error?: string } = {},
-): Promise<void> {
-  await tx.query(SETTLE([started.id, status, detail.reason ?? null, detail.error ?? null, started.attemptId]));
-  recordSettled(started.provider, status, detail.reason ?? null);
+// Each event's final status and its attempt's outcome, in one statement for the batch.
+const SETTLE_EVENTS = preparedStatement("settle_events", `
+  WITH settled AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS s(inbox_id, status, reason, error, attempt_id)
+  ), events AS (
+    UPDATE webhook_inbox w
+       SET status = s.status, ignored_reason = s.reason, last_error = s.error, processed_at = now(), next_attempt_at = NULL
+      FROM settled s
+     WHERE w.id = s.inbox_id
+  )
+  UPDATE processing_attempts a
+     SET outcome = s.status, error = COALESCE(s.error, s.reason), finished_at = clock_timestamp(),
+         duration_ms = (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::int
+    FROM settled s
+   WHERE a.id = s.attempt_id`);
+
+type Settled = { started: StartedAttempt; status: "processed" | "ignored" | "failed"; reason?: IgnoredReason; error?: string };
+
+async function settleEvents(tx: Queryable, settled: readonly Settled[]): Promise<void> {
+  if (settled.length === 0) return;
+  await tx.query(SETTLE_EVENTS([
+    settled.map(({ started }) => started.id),
+    settled.map(({ status }) => status),
+    settled.map(({ reason }) => reason ?? null),
+    settled.map(({ error }) => error ?? null),
+    settled.map(({ started }) => started.attemptId),
+  ]));
+}
+
+/** Counted once the settling transaction has committed. */
+function recordAll(settled: readonly Settled[]): void {
+  for (const { started, status, reason } of settled) recordSettled(started.provider, status, reason ?? null);
 }
 
 /**
@@ -170,22 +197,72 @@ async function observe(deps: ProcessDeps, driver: ProviderDriver, event: Normali
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }
 
-/**
- * Processes one inbox event: parses its stored bytes, optionally refetches the charge (outside any
- * transaction), then in one transaction locks the inbox row and the payment row, applies the state
- * machine and marks the event processed or ignored. Errors retry on the backoff schedule and end
- * as `failed`; an open circuit defers the event without spending an attempt.
- */
-export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<ProcessOutcome> {
-  let started = await startAttempt(deps, inboxId);
-  if (!started) return "skipped";
-  const { maxAttempts } = deps.config.worker;
+/** What a started attempt ends in, decided before any lock is taken. */
+type Settlement =
+  | { kind: "fail"; started: StartedAttempt; error: string }
+  | { kind: "ignore"; started: StartedAttempt; reason: IgnoredReason }
+  | { kind: "apply"; started: StartedAttempt; update: ChargeUpdate };
 
+/**
+ * Processes a batch of inbox events (pg-boss hands the worker one job per payment per batch): starts
+ * their attempts in one statement, parses each event's stored bytes and refetches the charge where
+ * configured (outside any transaction), then in one transaction locks the inbox rows and the payment
+ * rows, applies the state machine and settles every event. Errors retry on the backoff schedule and
+ * end as `failed`; an open circuit defers the event without spending an attempt. If that
+ * transaction fails (an unregistered payment, a lost race), each event is settled again on its own,
+ * so one event's error never holds back the others. Outcomes come back in the order of `inboxIds`.
+ */
+export async function processEvents(deps: ProcessDeps, inboxIds: readonly number[]): Promise<ProcessOutcome[]> {
+  const distinct = [...new Set(inboxIds)];
+  const started = await startAttempts(deps, distinct);
+  const prepared = await Promise.all(
+    distinct.map((id) => {
+      const attempt = started.get(id);
+      return attempt ? prepare(deps, attempt) : ("skipped" as const);
+    }),
+  );
+  const outcomes = new Map<number, ProcessOutcome>();
+  const settlements: Settlement[] = [];
+  prepared.forEach((item, index) => {
+    if (typeof item === "string") outcomes.set(distinct[index]!, item);
+    else settlements.push(item);
+  });
+  // One transaction holds at most one event per payment; another of the same payment (not in one
+  // batch by the queue's singleton policy, but guarded anyway) settles after it, in batch order.
+  for (const round of oneEventPerPayment(settlements)) {
+    const settledOutcomes = await settleTogether(deps, round);
+    round.forEach((settlement, index) => outcomes.set(settlement.started.id, settledOutcomes[index]!));
+  }
+  // A repeated id in the batch was started (and settled) once.
+  return inboxIds.map((id, index) => (inboxIds.indexOf(id) === index ? outcomes.get(id)! : "skipped"));
+}
+
+/** Processes one inbox event (a batch of one). */
+export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<ProcessOutcome> {
+  return (await processEvents(deps, [inboxId]))[0]!;
+}
+
+function oneEventPerPayment(settlements: readonly Settlement[]): Settlement[][] {
+  const rounds: Settlement[][] = [];
+  const seen = new Map<string, number>();
+  for (const settlement of settlements) {
+    const key = settlement.kind === "apply" ? `${settlement.update.provider}\u0000${settlement.update.chargeId}` : null;
+    const round = key === null ? 0 : (seen.get(key) ?? -1) + 1;
+    if (key !== null) seen.set(key, round);
+    (rounds[round] ??= []).push(settlement);
+  }
+  return rounds;
+}
+
+/** Parses a started attempt and observes its charge: what to settle, or the outcome of a retry. */
+async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Settlement | ProcessOutcome> {
+  let started = attempt;
+  const { maxAttempts } = deps.config.worker;
   if (started.attempts > maxAttempts) {
-    return failNow(deps, started, `gave up after ${maxAttempts} attempts (workers stopped during earlier attempts)`);
+    return { kind: "fail", started, error: `gave up after ${maxAttempts} attempts (workers stopped during earlier attempts)` };
   }
   const driver = findDriver(started.provider);
-  if (!driver) return failNow(deps, started, `no driver for provider "${started.provider}"`);
+  if (!driver) return { kind: "fail", started, error: `no driver for provider "${started.provider}"` };
   const normalized = normalizeEvent(driver, started.rawBody, {
     headers: started.headers,
     query: new URLSearchParams(started.queryString ?? ""),
@@ -193,49 +270,68 @@ export async function processEvent(deps: ProcessDeps, inboxId: number): Promise<
     vocabulary: deps.config.standardVocabulary,
   });
   // Parsing is deterministic: retrying the same bytes cannot help. A fixed driver + replay can.
-  if (!normalized.ok) return failNow(deps, started, normalized.error);
+  if (!normalized.ok) return { kind: "fail", started, error: normalized.error };
   const { event } = normalized;
   if (started.eventType === UNPARSEABLE_TYPE) started = await reviveColumns(deps, started, normalized.columns);
-
   try {
-    const interesting = event.charge !== null || event.refetchRequired;
+    if (event.charge === null && !event.refetchRequired) return { kind: "ignore", started, reason: "uninteresting_type" };
     const resourceId = event.resourceId;
-    const observation = interesting && resourceId ? await observe(deps, driver, { ...event, resourceId }) : null;
-    return await withTransaction(deps.pool, async (tx) => {
-      if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) {
-        await tx.query(FINISH_ATTEMPT([started.attemptId, "abandoned", "superseded by a newer attempt"]));
-        return "skipped";
-      }
-      let result: ApplyResult;
-      if (!interesting) result = { outcome: "ignored", reason: "uninteresting_type" };
-      else if (!resourceId || !observation) result = { outcome: "ignored", reason: "no_resource" };
-      else {
-        result = await applyChargeUpdate(tx, {
-          provider: started.provider,
-          chargeId: resourceId,
-          snapshot: observation.snapshot,
-          at: observation.at,
-          inboxId: started.id,
-          source: observation.source,
-          createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
-        });
-      }
-      if (result.outcome === "processed") await settle(tx, started, "processed");
-      else await settle(tx, started, "ignored", { reason: result.reason });
-      return result.outcome;
-    });
+    if (!resourceId) return { kind: "ignore", started, reason: "no_resource" };
+    const observation = await observe(deps, driver, { ...event, resourceId });
+    return {
+      kind: "apply",
+      started,
+      update: {
+        provider: started.provider,
+        chargeId: resourceId,
+        snapshot: observation.snapshot,
+        at: observation.at,
+        inboxId: started.id,
+        source: observation.source,
+        createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
+      },
+    };
   } catch (error) {
     return scheduleRetry(deps, started, error);
   }
 }
 
-/** Settles the event as failed at once (no retry can help), if this attempt still owns it. */
-function failNow(deps: ProcessDeps, started: StartedAttempt, error: string): Promise<ProcessOutcome> {
-  return withTransaction(deps.pool, async (tx) => {
-    if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) return "skipped";
-    await settle(tx, started, "failed", { error });
-    return "failed";
+/** Settles the events in one transaction; if it fails, each on its own (a lone failure retries). */
+async function settleTogether(deps: ProcessDeps, settlements: readonly Settlement[]): Promise<ProcessOutcome[]> {
+  try {
+    const { outcomes, settled } = await withTransaction(deps.pool, (tx) => settleInTransaction(tx, settlements));
+    recordAll(settled);
+    return outcomes;
+  } catch (error) {
+    if (settlements.length === 1) return [await scheduleRetry(deps, settlements[0]!.started, error)];
+    return (await Promise.all(settlements.map((settlement) => settleTogether(deps, [settlement])))).flat();
+  }
+}
+
+async function settleInTransaction(
+  tx: Queryable,
+  settlements: readonly Settlement[],
+): Promise<{ outcomes: ProcessOutcome[]; settled: Settled[] }> {
+  const owned = await lockOwnAttempts(tx, settlements.map(({ started }) => started));
+  const superseded = settlements.filter(({ started }) => !owned.has(started.id));
+  for (const { started } of superseded) await tx.query(FINISH_ATTEMPT([started.attemptId, "abandoned", "superseded by a newer attempt"]));
+
+  const applies = settlements.filter((s): s is Extract<Settlement, { kind: "apply" }> => s.kind === "apply" && owned.has(s.started.id));
+  const results = new Map((await applyChargeUpdates(tx, applies.map(({ update }) => update))).map((result, index) => [applies[index]!.started.id, result]));
+  const settled: Settled[] = [];
+  const outcomes = settlements.map((settlement): ProcessOutcome => {
+    const { started } = settlement;
+    if (!owned.has(started.id)) return "skipped";
+    if (settlement.kind === "fail") {
+      settled.push({ started, status: "failed", error: settlement.error });
+      return "failed";
+    }
+    const result = settlement.kind === "ignore" ? { outcome: "ignored" as const, reason: settlement.reason } : results.get(started.id)!;
+    settled.push(result.outcome === "processed" ? { started, status: "processed" } : { started, status: "ignored", reason: result.reason });
+    return result.outcome;
   });
+  await settleEvents(tx, settled);
+  return { outcomes, settled };
 }
 
 function describe(error: unknown): string {
@@ -249,8 +345,9 @@ function describe(error: unknown): string {
 /** After a failed attempt: retry on the backoff schedule, defer for an open circuit, or give up. */
 async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: unknown): Promise<ProcessOutcome> {
   const message = describe(error);
-  return withTransaction(deps.pool, async (tx) => {
-    if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) {
+  const failed: Settled = { started, status: "failed", error: message };
+  const outcome = await withTransaction(deps.pool, async (tx): Promise<ProcessOutcome> => {
+    if (!(await lockOwnAttempts(tx, [started])).has(started.id)) {
       await tx.query(FINISH_ATTEMPT([started.attemptId, "failed", message]));
       return "skipped";
     }
@@ -266,7 +363,7 @@ async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: 
       return "deferred";
     }
     if (started.attempts >= deps.config.worker.maxAttempts) {
-      await settle(tx, started, "failed", { error: message });
+      await settleEvents(tx, [failed]);
       return "failed";
     }
     const retryAt = new Date(Date.now() + retryDelaySeconds(deps.config.worker.retryDelaysSeconds, started.attempts) * 1000);
@@ -275,4 +372,6 @@ async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: 
     await dispatchEvents(deps.boss, tx, [started], { startAfter: retryAt, expireInSeconds: deps.config.worker.jobExpireSeconds });
     return "retry";
   });
+  if (outcome === "failed") recordAll([failed]);
+  return outcome;
 }

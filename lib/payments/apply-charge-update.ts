@@ -53,88 +53,100 @@ export function microsToIso(micros: bigint): string {
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${fraction}Z`;
 }
 
-// The payment row, locked until the transaction ends: every event of one payment waits here for the
-// one before it, whichever worker runs it. The time is read as exact microseconds (a JS Date would
-// round it to milliseconds).
-// It also says whether this event's effect is already in the ledger (a replay): an effect is always
-// recorded against its own payment, so no payment row means no effect yet. One round trip for both.
-const LOCK_PAYMENT = preparedStatement("lock_payment", `
-  SELECT id, status, amount_refunded, last_gateway_event_precision,
-         (extract(epoch FROM last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
-         EXISTS (SELECT 1 FROM payment_transitions WHERE inbox_id = $3) AS applied
-    FROM payments
-   WHERE provider = $1 AND gateway_charge_id = $2
-   FOR UPDATE`);
+// The payment rows, locked until the transaction ends: every event of one payment waits here for the
+// one before it, whichever worker runs it. Locked in id order, so two workers' sets can't deadlock.
+// The time is read as exact microseconds (a JS Date would round it to milliseconds). Each row also
+// says whether its event's effect is already in the ledger (a replay): an effect is always recorded
+// against its own payment, so no payment row means no effect yet.
+const LOCK_PAYMENTS = preparedStatement("lock_payments", `
+  SELECT k.position, p.id, p.status, p.amount_refunded, p.last_gateway_event_precision,
+         (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
+         EXISTS (SELECT 1 FROM payment_transitions t WHERE t.inbox_id = k.inbox_id) AS applied
+    FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS k(provider, charge_id, inbox_id, position)
+    JOIN payments p ON p.provider = k.provider AND p.gateway_charge_id = k.charge_id
+   ORDER BY p.id
+     FOR UPDATE OF p`);
 
-// The payment and its first ledger entry in one round trip; no row when another transaction
-// created the payment first.
-const CREATE_PAYMENT = preparedStatement("create_payment", `
-  WITH created AS (
+// The payments and their first ledger entries; a payment another transaction created first is not
+// returned (nor recorded).
+const CREATE_PAYMENTS = preparedStatement("create_payments", `
+  WITH observed AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+                         $9::text[], $10::text[], $11::bigint[], $12::text[])
+      AS o(provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, at, at_precision, inbox_id, source)
+  ), created AS (
     INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
                           customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'gateway', $9::timestamptz, $10)
+    SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision
+      FROM observed
+     ORDER BY provider, charge_id
     ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-    RETURNING id, status, amount_refunded
+    RETURNING id, provider, gateway_charge_id, status, amount_refunded
   ), recorded AS (
     INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
-    SELECT id, $11, NULL, status, NULL, amount_refunded, $12 FROM created
+    SELECT created.id, observed.inbox_id, NULL, created.status, NULL, created.amount_refunded, observed.source
+      FROM created JOIN observed ON observed.provider = created.provider AND observed.charge_id = created.gateway_charge_id
   )
-  SELECT id FROM created`);
+  SELECT provider, gateway_charge_id FROM created`);
 
-// The new state and its ledger entry, in one round trip. Facts a later event may add (amount,
-// currency, customer) fill gaps but never overwrite.
-const UPDATE_PAYMENT = preparedStatement("update_payment", `
-  WITH updated AS (
-    UPDATE payments
-       SET status = $2, amount_refunded = $3,
-           amount = COALESCE(amount, $4), currency = COALESCE(currency, $5),
-           customer_id = COALESCE(customer_id, $6), customer_email = COALESCE(customer_email, $7),
-           last_gateway_event_at = COALESCE(GREATEST(last_gateway_event_at, $8::timestamptz), last_gateway_event_at, $8::timestamptz),
-           last_gateway_event_precision = CASE WHEN $8::timestamptz IS NOT NULL
-                AND ($8::timestamptz >= last_gateway_event_at OR last_gateway_event_at IS NULL)
-                THEN $9 ELSE last_gateway_event_precision END,
+// The decided writes, in one round trip. An applied observation writes the new state and its ledger
+// entry; facts a later event may add (amount, currency, customer) fill gaps but never overwrite.
+// The same state seen again, later, still tells us it held at that later time, so it moves the
+// payment's last event time forward: anything older that arrives afterwards is stale. (A dispute
+// won before its "opened" arrives: the late "opened" must not reopen it.)
+const WRITE_PAYMENTS = preparedStatement("write_payments", `
+  WITH decided AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+                         $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], $14::text[])
+      AS d(payment_id, kind, status, amount_refunded, amount, currency, customer_id, customer_email,
+           at, at_precision, inbox_id, from_status, from_amount_refunded, source)
+  ), applied AS (
+    UPDATE payments p
+       SET status = d.status, amount_refunded = d.amount_refunded,
+           amount = COALESCE(p.amount, d.amount), currency = COALESCE(p.currency, d.currency),
+           customer_id = COALESCE(p.customer_id, d.customer_id), customer_email = COALESCE(p.customer_email, d.customer_email),
+           last_gateway_event_at = COALESCE(GREATEST(p.last_gateway_event_at, d.at::timestamptz), p.last_gateway_event_at, d.at::timestamptz),
+           last_gateway_event_precision = CASE WHEN d.at IS NOT NULL
+                AND (d.at::timestamptz >= p.last_gateway_event_at OR p.last_gateway_event_at IS NULL)
+                THEN d.at_precision ELSE p.last_gateway_event_precision END,
            updated_at = now()
-     WHERE id = $1
-    RETURNING id
+      FROM decided d
+     WHERE p.id = d.payment_id AND d.kind = 'apply'
+    RETURNING p.id
+  ), recorded AS (
+    INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
+    SELECT d.payment_id, d.inbox_id, d.from_status, d.status, d.from_amount_refunded, d.amount_refunded, d.source
+      FROM applied JOIN decided d ON d.payment_id = applied.id
   )
-  INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
-  SELECT id, $10, $11, $2, $12, $3, $13 FROM updated`);
+  UPDATE payments p
+     SET last_gateway_event_at = d.at::timestamptz, last_gateway_event_precision = d.at_precision
+    FROM decided d
+   WHERE p.id = d.payment_id AND d.kind = 'seen_again'
+     AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)`);
 
-/**
- * Applies one observation of a charge to its payment inside the caller's transaction: locks the
- * payment row, decides with the state machine and occurred_at, writes the new state and records the
- * effect in the ledger (unique per inbox event, so an effect can never be applied twice).
- */
-export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Promise<ApplyResult> {
-  const snapshot = { ...update.snapshot, customerEmail: update.snapshot.customerEmail?.toLowerCase() };
-  const atIso = update.at ? microsToIso(update.at.micros) : null;
-  const atPrecision = update.at?.precision ?? null;
+type Planned = { update: ChargeUpdate; snapshot: ChargeSnapshot; atIso: string | null; atPrecision: EventTime["precision"] | null };
 
-  let row = (await tx.query<PaymentRow>(LOCK_PAYMENT([update.provider, update.chargeId, update.inboxId]))).rows[0];
-  if (row?.applied) return { outcome: "processed", alreadyApplied: true };
-  if (!row) {
-    if (!update.createIfMissing) throw new UnknownPaymentError(update.provider, update.chargeId);
-    const state = initialState(snapshot);
-    const created = await tx.query<{ id: number }>(CREATE_PAYMENT([
-      update.provider,
-      update.chargeId,
-      state.status,
-      snapshot.amount ?? null,
-      state.amountRefunded,
-      snapshot.currency ?? null,
-      snapshot.customerId ?? null,
-      snapshot.customerEmail ?? null,
-      atIso,
-      atPrecision,
-      update.inboxId,
-      update.source,
-    ]));
-    if (created.rows[0]) return { outcome: "processed" };
-    // Another transaction created it between our read and insert: decide against its row.
-    row = (await tx.query<PaymentRow>(LOCK_PAYMENT([update.provider, update.chargeId, update.inboxId]))).rows[0]!;
-  }
+function plan(update: ChargeUpdate): Planned {
+  return {
+    update,
+    snapshot: { ...update.snapshot, customerEmail: update.snapshot.customerEmail?.toLowerCase() },
+    atIso: update.at ? microsToIso(update.at.micros) : null,
+    atPrecision: update.at?.precision ?? null,
+  };
+}
 
-  const current: CurrentPayment = {
+/** The locked payment rows of `items`, by position in `items`. */
+async function lockPayments(tx: Queryable, items: readonly Planned[]): Promise<Map<number, PaymentRow>> {
+  const { rows } = await tx.query<PaymentRow & { position: number }>(LOCK_PAYMENTS([
+    items.map(({ update }) => update.provider),
+    items.map(({ update }) => update.chargeId),
+    items.map(({ update }) => update.inboxId),
+  ]));
+  return new Map(rows.map((row) => [row.position - 1, row]));
+}
+
+function currentOf(row: PaymentRow): CurrentPayment {
+  return {
     status: row.status,
     amountRefunded: row.amount_refunded,
     lastEventAt:
@@ -142,35 +154,101 @@ export async function applyChargeUpdate(tx: Queryable, update: ChargeUpdate): Pr
         ? { micros: BigInt(row.last_micros), precision: row.last_gateway_event_precision }
         : null,
   };
-  const decision = decideChargeUpdate(current, snapshot, update.at);
-  if (decision.action === "ignore") {
-    // The same state seen again, later, still tells us it held at that later time: anything older
-    // that arrives afterwards is stale. (A dispute won before its "opened" arrives: the late
-    // "opened" must not reopen it.)
-    if (decision.reason === "duplicate_in_meaning" && atIso) {
-      await tx.query(
-        `UPDATE payments SET last_gateway_event_at = $2::timestamptz, last_gateway_event_precision = $3
-          WHERE id = $1 AND (last_gateway_event_at IS NULL OR last_gateway_event_at < $2::timestamptz)`,
-        [row.id, atIso, atPrecision],
-      );
-    }
-    return { outcome: "ignored", reason: decision.reason };
-  }
+}
 
-  await tx.query(UPDATE_PAYMENT([
-    row.id,
-    decision.state.status,
-    decision.state.amountRefunded,
-    snapshot.amount ?? null,
-    snapshot.currency ?? null,
-    snapshot.customerId ?? null,
-    snapshot.customerEmail ?? null,
-    atIso,
-    atPrecision,
-    update.inboxId,
-    current.status,
-    current.amountRefunded,
-    update.source,
+const paymentKey = (provider: string, chargeId: string) => `${provider}\u0000${chargeId}`;
+
+/** Creates the payments of `items` from their first observation; returns the keys it created. */
+async function createPayments(tx: Queryable, items: readonly Planned[]): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const states = items.map(({ snapshot }) => initialState(snapshot));
+  const { rows } = await tx.query<{ provider: string; gateway_charge_id: string }>(CREATE_PAYMENTS([
+    items.map(({ update }) => update.provider),
+    items.map(({ update }) => update.chargeId),
+    states.map((state) => state.status),
+    items.map(({ snapshot }) => snapshot.amount ?? null),
+    states.map((state) => state.amountRefunded),
+    items.map(({ snapshot }) => snapshot.currency ?? null),
+    items.map(({ snapshot }) => snapshot.customerId ?? null),
+    items.map(({ snapshot }) => snapshot.customerEmail ?? null),
+    items.map(({ atIso }) => atIso),
+    items.map(({ atPrecision }) => atPrecision),
+    items.map(({ update }) => update.inboxId),
+    items.map(({ update }) => update.source),
   ]));
-  return { outcome: "processed" };
+  return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));
+}
+
+type Write = Planned & { row: PaymentRow; state: PaymentState | null; kind: "apply" | "seen_again" };
+
+async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<void> {
+  if (writes.length === 0) return;
+  await tx.query(WRITE_PAYMENTS([
+    writes.map(({ row }) => row.id),
+    writes.map(({ kind }) => kind),
+    writes.map(({ state }) => state?.status ?? null),
+    writes.map(({ state }) => state?.amountRefunded ?? null),
+    writes.map(({ snapshot }) => snapshot.amount ?? null),
+    writes.map(({ snapshot }) => snapshot.currency ?? null),
+    writes.map(({ snapshot }) => snapshot.customerId ?? null),
+    writes.map(({ snapshot }) => snapshot.customerEmail ?? null),
+    writes.map(({ atIso }) => atIso),
+    writes.map(({ atPrecision }) => atPrecision),
+    writes.map(({ update }) => update.inboxId),
+    writes.map(({ row }) => row.status),
+    writes.map(({ row }) => row.amount_refunded),
+    writes.map(({ update }) => update.source),
+  ]));
+}
+
+/**
+ * Applies observations of distinct payments inside the caller's transaction, a few statements for
+ * the whole set: locks the payment rows, decides each with the state machine and occurred_at, writes
+ * the new states and records each effect in the ledger (unique per inbox event, so an effect can
+ * never be applied twice). Results come back in the order of `updates`. A host-sourced payment not
+ * registered yet throws UnknownPaymentError for the whole set.
+ */
+export async function applyChargeUpdates(tx: Queryable, updates: readonly ChargeUpdate[]): Promise<ApplyResult[]> {
+  const planned = updates.map(plan);
+  if (new Set(updates.map((update) => paymentKey(update.provider, update.chargeId))).size !== updates.length) {
+    throw new Error("applyChargeUpdates takes at most one update per payment");
+  }
+  const results: ApplyResult[] = new Array(updates.length);
+  let undecided = planned.map((_, index) => index);
+  // A payment another transaction creates between our read and our insert is decided again, against
+  // its row: the next round locks it.
+  for (let round = 0; undecided.length > 0; round++) {
+    if (round === 2) throw new Error("a payment kept being created concurrently; retrying");
+    const rows = await lockPayments(tx, undecided.map((index) => planned[index]!));
+    const creates: number[] = [];
+    const writes: Write[] = [];
+    undecided.forEach((index, position) => {
+      const item = planned[index]!;
+      const row = rows.get(position);
+      if (!row) {
+        if (!item.update.createIfMissing) throw new UnknownPaymentError(item.update.provider, item.update.chargeId);
+        creates.push(index);
+      } else if (row.applied) {
+        results[index] = { outcome: "processed", alreadyApplied: true };
+      } else {
+        const decision = decideChargeUpdate(currentOf(row), item.snapshot, item.update.at);
+        if (decision.action === "ignore") {
+          results[index] = { outcome: "ignored", reason: decision.reason };
+          if (decision.reason === "duplicate_in_meaning" && item.atIso) writes.push({ ...item, row, state: null, kind: "seen_again" });
+        } else {
+          results[index] = { outcome: "processed" };
+          writes.push({ ...item, row, state: decision.state, kind: "apply" });
+        }
+      }
+    });
+    await writePayments(tx, writes);
+    const created = await createPayments(tx, creates.map((index) => planned[index]!));
+    undecided = creates.filter((index) => {
+      const { update } = planned[index]!;
+      if (!created.has(paymentKey(update.provider, update.chargeId))) return true;
+      results[index] = { outcome: "processed" };
+      return false;
+    });
+  }
+  return results;
 }
