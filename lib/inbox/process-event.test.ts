@@ -376,6 +376,27 @@ describe("processEvents: a batch settles together, each event as it would alone"
     ]);
   });
 
+  it("leaves an event a newer attempt took over to that attempt, and settles the rest of the batch", async () => {
+    const own = facts();
+    const refetched = facts();
+    gateway.add([{ provider: "stripe", payment: refetched, steps: [{ kind: "dispute_opened", amountRefunded: 0, occurredAtMs: 0 }], truth: { status: "disputed", amountRefunded: 0 } }]);
+    const paid = await ingest(own, { kind: "succeeded" });
+    const opened = await ingest(refetched, { kind: "dispute_opened" });
+    gateway.setDelay(500);
+    const batch = processEvents(depsWith(), [paid, opened]);
+    // While the dispute's refetch is in flight, another worker starts a newer attempt on it.
+    await waitFor(async () => (await inbox(opened)).attempts === 1);
+    await app.pool.query("UPDATE webhook_inbox SET attempts = attempts + 1 WHERE id = $1", [opened]);
+    expect(await batch).toEqual(["processed", "skipped"]);
+    expect(await payment(own.chargeId)).toMatchObject({ status: "paid" });
+    expect(await payment(refetched.chargeId)).toBeUndefined();
+    expect(await inbox(opened)).toMatchObject({ status: "pending", attempts: 2 });
+    expect(await attempts([paid, opened])).toEqual([
+      [paid, "processed"],
+      [opened, "abandoned"],
+    ]);
+  });
+
   it("applies two events of one payment in one batch in batch order", async () => {
     const p = facts();
     const now = Date.now();

@@ -64,14 +64,8 @@ const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
          duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
    WHERE id = $1`);
 
-// Re-reads the rows under lock (in id order, so two workers can't deadlock on them): only the
-// attempt that bumped `attempts` last may settle its row.
-const LOCK_OWN_ATTEMPTS = preparedStatement("lock_own_attempts", `
-  SELECT w.id FROM webhook_inbox w
-    JOIN unnest($1::bigint[], $2::int[]) AS own(id, attempts) ON w.id = own.id AND w.attempts = own.attempts
-   WHERE w.status = 'pending'
-   ORDER BY w.id
-     FOR UPDATE OF w`);
+// Re-reads the row under lock: only the attempt that bumped `attempts` last may settle it.
+const LOCK_OWN_ATTEMPT = preparedStatement("lock_own_attempt", `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`);
 
 async function startAttempts(deps: ProcessDeps, inboxIds: readonly number[]): Promise<Map<number, StartedAttempt>> {
   const { rows } = await deps.pool.query(START_ATTEMPTS([inboxIds, deps.workerId]));
@@ -94,39 +88,52 @@ async function startAttempts(deps: ProcessDeps, inboxIds: readonly number[]): Pr
   );
 }
 
-/** The events whose latest attempt is still `started`'s own; a newer attempt superseded the others. */
-async function lockOwnAttempts(tx: Queryable, started: readonly StartedAttempt[]): Promise<Set<number>> {
-  const { rows } = await tx.query<{ id: number }>(LOCK_OWN_ATTEMPTS([started.map((s) => s.id), started.map((s) => s.attempts)]));
-  return new Set(rows.map((row) => row.id));
-}
-
-// Each event's final status and its attempt's outcome, in one statement for the batch.
+// Each event's final status and its attempt's outcome, in one statement for the batch. Only the
+// attempt that bumped `attempts` last may settle its row (the row lock taken here orders it against
+// any newer attempt's start); the statement returns the rows it settled.
 const SETTLE_EVENTS = preparedStatement("settle_events", `
-  WITH settled AS (
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS s(inbox_id, status, reason, error, attempt_id)
-  ), events AS (
+  WITH settling AS (
+    SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+      AS s(inbox_id, attempts, status, reason, error, attempt_id)
+  ), settled AS (
     UPDATE webhook_inbox w
        SET status = s.status, ignored_reason = s.reason, last_error = s.error, processed_at = now(), next_attempt_at = NULL
-      FROM settled s
-     WHERE w.id = s.inbox_id
+      FROM settling s
+     WHERE w.id = s.inbox_id AND w.attempts = s.attempts AND w.status = 'pending'
+    RETURNING w.id
+  ), finished AS (
+    UPDATE processing_attempts a
+       SET outcome = s.status, error = COALESCE(s.error, s.reason), finished_at = clock_timestamp(),
+           duration_ms = (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::int
+      FROM settling s JOIN settled ON settled.id = s.inbox_id
+     WHERE a.id = s.attempt_id
   )
-  UPDATE processing_attempts a
-     SET outcome = s.status, error = COALESCE(s.error, s.reason), finished_at = clock_timestamp(),
-         duration_ms = (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::int
-    FROM settled s
-   WHERE a.id = s.attempt_id`);
+  SELECT id FROM settled`);
 
 type Settled = { started: StartedAttempt; status: "processed" | "ignored" | "failed"; reason?: IgnoredReason; error?: string };
 
+/** A newer attempt started on these events while this one ran: this one must not settle them. */
+class SupersededAttempts extends Error {
+  override name = "SupersededAttempts";
+  constructor(readonly inboxIds: ReadonlySet<number>) {
+    super(`superseded by a newer attempt: events ${[...inboxIds].join(", ")}`);
+  }
+}
+
+/** Settles the events whose attempt is still the latest; throws SupersededAttempts if any is not. */
 async function settleEvents(tx: Queryable, settled: readonly Settled[]): Promise<void> {
   if (settled.length === 0) return;
-  await tx.query(SETTLE_EVENTS([
+  const { rows } = await tx.query<{ id: number }>(SETTLE_EVENTS([
     settled.map(({ started }) => started.id),
+    settled.map(({ started }) => started.attempts),
     settled.map(({ status }) => status),
     settled.map(({ reason }) => reason ?? null),
     settled.map(({ error }) => error ?? null),
     settled.map(({ started }) => started.attemptId),
   ]));
+  if (rows.length === settled.length) return;
+  const done = new Set(rows.map((row) => row.id));
+  throw new SupersededAttempts(new Set(settled.map(({ started }) => started.id).filter((id) => !done.has(id))));
 }
 
 /** Counted once the settling transaction has committed. */
@@ -296,13 +303,29 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   }
 }
 
-/** Settles the events in one transaction; if it fails, each on its own (a lone failure retries). */
+/**
+ * Settles the events in one transaction. Events a newer attempt superseded are left to it and the
+ * rest settle again without them; on any other failure each event settles on its own (a lone
+ * failure retries on the backoff schedule).
+ */
 async function settleTogether(deps: ProcessDeps, settlements: readonly Settlement[]): Promise<ProcessOutcome[]> {
   try {
     const { outcomes, settled } = await withTransaction(deps.pool, (tx) => settleInTransaction(tx, settlements));
     recordAll(settled);
     return outcomes;
   } catch (error) {
+    if (error instanceof SupersededAttempts) {
+      const rest = settlements.filter(({ started }) => !error.inboxIds.has(started.id));
+      const settledRest = await settleTogether(deps, rest);
+      let next = 0;
+      return Promise.all(
+        settlements.map(async ({ started }) => {
+          if (!error.inboxIds.has(started.id)) return settledRest[next++]!;
+          await deps.pool.query(FINISH_ATTEMPT([started.attemptId, "abandoned", "superseded by a newer attempt"]));
+          return "skipped";
+        }),
+      );
+    }
     if (settlements.length === 1) return [await scheduleRetry(deps, settlements[0]!.started, error)];
     return (await Promise.all(settlements.map((settlement) => settleTogether(deps, [settlement])))).flat();
   }
@@ -312,26 +335,17 @@ async function settleInTransaction(
   tx: Queryable,
   settlements: readonly Settlement[],
 ): Promise<{ outcomes: ProcessOutcome[]; settled: Settled[] }> {
-  const owned = await lockOwnAttempts(tx, settlements.map(({ started }) => started));
-  const superseded = settlements.filter(({ started }) => !owned.has(started.id));
-  for (const { started } of superseded) await tx.query(FINISH_ATTEMPT([started.attemptId, "abandoned", "superseded by a newer attempt"]));
-
-  const applies = settlements.filter((s): s is Extract<Settlement, { kind: "apply" }> => s.kind === "apply" && owned.has(s.started.id));
-  const results = new Map((await applyChargeUpdates(tx, applies.map(({ update }) => update))).map((result, index) => [applies[index]!.started.id, result]));
-  const settled: Settled[] = [];
-  const outcomes = settlements.map((settlement): ProcessOutcome => {
+  const applies = settlements.flatMap((s) => (s.kind === "apply" ? [s] : []));
+  const results = await applyChargeUpdates(tx, applies.map(({ update }) => update));
+  const resultOf = new Map(applies.map(({ started }, index) => [started.id, results[index]!]));
+  const settled = settlements.map((settlement): Settled => {
     const { started } = settlement;
-    if (!owned.has(started.id)) return "skipped";
-    if (settlement.kind === "fail") {
-      settled.push({ started, status: "failed", error: settlement.error });
-      return "failed";
-    }
-    const result = settlement.kind === "ignore" ? { outcome: "ignored" as const, reason: settlement.reason } : results.get(started.id)!;
-    settled.push(result.outcome === "processed" ? { started, status: "processed" } : { started, status: "ignored", reason: result.reason });
-    return result.outcome;
+    if (settlement.kind === "fail") return { started, status: "failed", error: settlement.error };
+    const result = settlement.kind === "ignore" ? { outcome: "ignored" as const, reason: settlement.reason } : resultOf.get(started.id)!;
+    return result.outcome === "processed" ? { started, status: "processed" } : { started, status: "ignored", reason: result.reason };
   });
   await settleEvents(tx, settled);
-  return { outcomes, settled };
+  return { outcomes: settled.map(({ status }) => status), settled };
 }
 
 function describe(error: unknown): string {
@@ -347,7 +361,7 @@ async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: 
   const message = describe(error);
   const failed: Settled = { started, status: "failed", error: message };
   const outcome = await withTransaction(deps.pool, async (tx): Promise<ProcessOutcome> => {
-    if (!(await lockOwnAttempts(tx, [started])).has(started.id)) {
+    if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) {
       await tx.query(FINISH_ATTEMPT([started.attemptId, "failed", message]));
       return "skipped";
     }

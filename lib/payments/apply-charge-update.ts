@@ -67,39 +67,29 @@ const LOCK_PAYMENTS = preparedStatement("lock_payments", `
    ORDER BY p.id
      FOR UPDATE OF p`);
 
-// The payments and their first ledger entries; a payment another transaction created first is not
-// returned (nor recorded).
-const CREATE_PAYMENTS = preparedStatement("create_payments", `
-  WITH observed AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
-                         $9::text[], $10::text[], $11::bigint[], $12::text[])
-      AS o(provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, at, at_precision, inbox_id, source)
+// Every decided write of the set, in one round trip, each with its ledger entry:
+// - create: a payment from its first observation (none when another transaction created it first:
+//   the statement returns only the payments it created);
+// - apply: the new state; facts a later event may add (amount, currency, customer) fill gaps but
+//   never overwrite;
+// - seen_again: the same state seen again, later, still tells us it held at that later time, so the
+//   payment's last event time moves forward and anything older that arrives afterwards is stale. (A
+//   dispute won before its "opened" arrives: the late "opened" must not reopen it.)
+const WRITE_PAYMENTS = preparedStatement("write_payments", `
+  WITH decided AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
+                         $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::bigint[], $16::text[])
+      AS d(kind, payment_id, provider, charge_id, status, amount_refunded, amount, currency, customer_id, customer_email,
+           at, at_precision, inbox_id, from_status, from_amount_refunded, source)
   ), created AS (
     INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
                           customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision)
     SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision
-      FROM observed
+      FROM decided
+     WHERE kind = 'create'
      ORDER BY provider, charge_id
     ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-    RETURNING id, provider, gateway_charge_id, status, amount_refunded
-  ), recorded AS (
-    INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
-    SELECT created.id, observed.inbox_id, NULL, created.status, NULL, created.amount_refunded, observed.source
-      FROM created JOIN observed ON observed.provider = created.provider AND observed.charge_id = created.gateway_charge_id
-  )
-  SELECT provider, gateway_charge_id FROM created`);
-
-// The decided writes, in one round trip. An applied observation writes the new state and its ledger
-// entry; facts a later event may add (amount, currency, customer) fill gaps but never overwrite.
-// The same state seen again, later, still tells us it held at that later time, so it moves the
-// payment's last event time forward: anything older that arrives afterwards is stale. (A dispute
-// won before its "opened" arrives: the late "opened" must not reopen it.)
-const WRITE_PAYMENTS = preparedStatement("write_payments", `
-  WITH decided AS (
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
-                         $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], $14::text[])
-      AS d(payment_id, kind, status, amount_refunded, amount, currency, customer_id, customer_email,
-           at, at_precision, inbox_id, from_status, from_amount_refunded, source)
+    RETURNING id, provider, gateway_charge_id
   ), applied AS (
     UPDATE payments p
        SET status = d.status, amount_refunded = d.amount_refunded,
@@ -113,16 +103,21 @@ const WRITE_PAYMENTS = preparedStatement("write_payments", `
       FROM decided d
      WHERE p.id = d.payment_id AND d.kind = 'apply'
     RETURNING p.id
+  ), seen_again AS (
+    UPDATE payments p
+       SET last_gateway_event_at = d.at::timestamptz, last_gateway_event_precision = d.at_precision
+      FROM decided d
+     WHERE p.id = d.payment_id AND d.kind = 'seen_again'
+       AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)
   ), recorded AS (
     INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
-    SELECT d.payment_id, d.inbox_id, d.from_status, d.status, d.from_amount_refunded, d.amount_refunded, d.source
-      FROM applied JOIN decided d ON d.payment_id = applied.id
+    SELECT created.id, d.inbox_id, NULL, d.status, NULL, d.amount_refunded, d.source
+      FROM created JOIN decided d ON d.kind = 'create' AND d.provider = created.provider AND d.charge_id = created.gateway_charge_id
+    UNION ALL
+    SELECT applied.id, d.inbox_id, d.from_status, d.status, d.from_amount_refunded, d.amount_refunded, d.source
+      FROM applied JOIN decided d ON d.kind = 'apply' AND d.payment_id = applied.id
   )
-  UPDATE payments p
-     SET last_gateway_event_at = d.at::timestamptz, last_gateway_event_precision = d.at_precision
-    FROM decided d
-   WHERE p.id = d.payment_id AND d.kind = 'seen_again'
-     AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)`);
+  SELECT provider, gateway_charge_id FROM created`);
 
 type Planned = { update: ChargeUpdate; snapshot: ChargeSnapshot; atIso: string | null; atPrecision: EventTime["precision"] | null };
 
@@ -158,34 +153,16 @@ function currentOf(row: PaymentRow): CurrentPayment {
 
 const paymentKey = (provider: string, chargeId: string) => `${provider}\u0000${chargeId}`;
 
-/** Creates the payments of `items` from their first observation; returns the keys it created. */
-async function createPayments(tx: Queryable, items: readonly Planned[]): Promise<Set<string>> {
-  if (items.length === 0) return new Set();
-  const states = items.map(({ snapshot }) => initialState(snapshot));
-  const { rows } = await tx.query<{ provider: string; gateway_charge_id: string }>(CREATE_PAYMENTS([
-    items.map(({ update }) => update.provider),
-    items.map(({ update }) => update.chargeId),
-    states.map((state) => state.status),
-    items.map(({ snapshot }) => snapshot.amount ?? null),
-    states.map((state) => state.amountRefunded),
-    items.map(({ snapshot }) => snapshot.currency ?? null),
-    items.map(({ snapshot }) => snapshot.customerId ?? null),
-    items.map(({ snapshot }) => snapshot.customerEmail ?? null),
-    items.map(({ atIso }) => atIso),
-    items.map(({ atPrecision }) => atPrecision),
-    items.map(({ update }) => update.inboxId),
-    items.map(({ update }) => update.source),
-  ]));
-  return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));
-}
+type Write = Planned & { kind: "create" | "apply" | "seen_again"; row: PaymentRow | null; state: PaymentState | null };
 
-type Write = Planned & { row: PaymentRow; state: PaymentState | null; kind: "apply" | "seen_again" };
-
-async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<void> {
-  if (writes.length === 0) return;
-  await tx.query(WRITE_PAYMENTS([
-    writes.map(({ row }) => row.id),
+/** Writes the decisions; returns the keys of the payments it created. */
+async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<Set<string>> {
+  if (writes.length === 0) return new Set();
+  const { rows } = await tx.query<{ provider: string; gateway_charge_id: string }>(WRITE_PAYMENTS([
     writes.map(({ kind }) => kind),
+    writes.map(({ row }) => row?.id ?? null),
+    writes.map(({ update }) => update.provider),
+    writes.map(({ update }) => update.chargeId),
     writes.map(({ state }) => state?.status ?? null),
     writes.map(({ state }) => state?.amountRefunded ?? null),
     writes.map(({ snapshot }) => snapshot.amount ?? null),
@@ -195,10 +172,11 @@ async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<v
     writes.map(({ atIso }) => atIso),
     writes.map(({ atPrecision }) => atPrecision),
     writes.map(({ update }) => update.inboxId),
-    writes.map(({ row }) => row.status),
-    writes.map(({ row }) => row.amount_refunded),
+    writes.map(({ row }) => row?.status ?? null),
+    writes.map(({ row }) => row?.amount_refunded ?? null),
     writes.map(({ update }) => update.source),
   ]));
+  return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));
 }
 
 /**
@@ -220,14 +198,15 @@ export async function applyChargeUpdates(tx: Queryable, updates: readonly Charge
   for (let round = 0; undecided.length > 0; round++) {
     if (round === 2) throw new Error("a payment kept being created concurrently; retrying");
     const rows = await lockPayments(tx, undecided.map((index) => planned[index]!));
-    const creates: number[] = [];
     const writes: Write[] = [];
+    const creates: number[] = [];
     undecided.forEach((index, position) => {
       const item = planned[index]!;
-      const row = rows.get(position);
+      const row = rows.get(position) ?? null;
       if (!row) {
         if (!item.update.createIfMissing) throw new UnknownPaymentError(item.update.provider, item.update.chargeId);
         creates.push(index);
+        writes.push({ ...item, row, state: initialState(item.snapshot), kind: "create" });
       } else if (row.applied) {
         results[index] = { outcome: "processed", alreadyApplied: true };
       } else {
@@ -241,8 +220,7 @@ export async function applyChargeUpdates(tx: Queryable, updates: readonly Charge
         }
       }
     });
-    await writePayments(tx, writes);
-    const created = await createPayments(tx, creates.map((index) => planned[index]!));
+    const created = await writePayments(tx, writes);
     undecided = creates.filter((index) => {
       const { update } = planned[index]!;
       if (!created.has(paymentKey(update.provider, update.chargeId))) return true;
