@@ -3,7 +3,7 @@ import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/gateway-clients";
-import { consumeWebhooks } from "@/lib/inbox/consume-webhooks";
+import { consumeWebhooks, processingConnections } from "@/lib/inbox/consume-webhooks";
 import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/reclaim-dead-worker-jobs";
 import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay-runs";
 import { runRetention } from "@/lib/inbox/archive-settled-events";
@@ -33,7 +33,7 @@ const workerId = `${hostname()}:${process.pid}`;
 // Processing commits don't wait for the WAL flush: pg-boss completes each job afterwards with a
 // flushing commit, which makes everything the handler committed durable too; a database crash
 // before that leaves the job to retry and the event pending (docs/decisions.md).
-const pool = createPool(url, config.worker.concurrency + 3, "webhook-inbox:worker", config.databaseTimeouts, { synchronousCommit: false });
+const pool = createPool(url, processingConnections(config.worker.concurrency) + 3, "webhook-inbox:worker", config.databaseTimeouts, { synchronousCommit: false });
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 // An opening circuit alerts at once (rate-limited); the scheduled check covers what the database shows.
 const gateways = createGatewayClients(config, (provider) => {

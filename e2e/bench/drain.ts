@@ -30,7 +30,7 @@ const { values } = parseArgs({
   options: {
     events: { type: "string", default: "100000" },
     workers: { type: "string", default: "1,2" },
-    concurrency: { type: "string", default: "8" },
+    concurrency: { type: "string" },
     "rollup-cost": { type: "boolean", default: false },
     "ceiling-batches": { type: "string", default: "1,8" },
   },
@@ -56,7 +56,8 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     DATABASE_URL: url,
     WEBHOOK_SECRET_STRIPE: secrets.stripe,
     WEBHOOK_SECRET_STANDARD: secrets.standard,
-    WORKER_CONCURRENCY: values.concurrency,
+    // The worker's default unless --concurrency says otherwise.
+    ...(values.concurrency ? { WORKER_CONCURRENCY: values.concurrency } : {}),
     ...fakeGatewayEnv(gateway.url),
     REFETCH_STRIPE: "none",
     REFETCH_STANDARD: "none",
@@ -124,7 +125,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
          FROM processing_attempts`,
     );
     console.log(
-      `drain with ${workers} worker(s) x concurrency ${values.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
+      `drain with ${workers} worker(s) x concurrency ${config.worker.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
         `${seconds.toFixed(1)}s = ${(backlog / seconds).toFixed(0)} events/s (start-up included) · attempt p50 ${durations[0]!.p50} ms, ` +
         `p95 ${durations[0]!.p95} ms · ${gateway.requests.length} refetch requests · worker RSS ${rss.join(", ")} MB · ` +
         rows.map((row) => `${row.status} ${row.n}`).join(", "),
@@ -139,7 +140,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     await stopWorkers(children);
     const { rows: applied } = await pool.query<{ inbox_id: string }>("SELECT inbox_id FROM payment_transitions WHERE inbox_id IS NOT NULL");
     for (const copy of ceilingCopies) {
-      const clients = Number(values.concurrency);
+      const clients = config.worker.concurrency;
       const ceiling = await measureDrainCeiling(copy.pgbench, copy.url, applied.map((row) => row.inbox_id), { clients, batch: copy.batch });
       console.log(
         `database ceiling (pgbench, ${clients} clients, ${copy.batch} event(s) per transaction, no worker, the least work per event: ` +

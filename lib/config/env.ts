@@ -149,7 +149,8 @@ const baseSchema = z.object({
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
-  WORKER_CONCURRENCY: positiveInt(8),
+  // Events in flight per worker: two batches of 16 (lib/inbox/consume-webhooks.ts, docs/decisions.md).
+  WORKER_CONCURRENCY: positiveInt(32),
   WORKER_MAX_ATTEMPTS: positiveInt(10),
   WORKER_RETRY_DELAYS_SECONDS: z
     .string()

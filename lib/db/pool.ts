@@ -34,6 +34,15 @@ export function preparedStatement(name: string, text: string): (values: unknown[
   return (values) => ({ name, text, values });
 }
 
+/**
+ * A set-based statement (arrays in, one row per element) that the database plans on every call, for
+ * the tables as they are then: a plan cached while a table was small, on a fresh install, would go on
+ * scanning it whole once it has grown. A batch's planning is cheap next to its work.
+ */
+export function plannedPerCall(text: string): (values: unknown[]) => pg.QueryConfig {
+  return (values) => ({ text, values });
+}
+
 export function createPool(
   connectionString: string,
   max = 10,

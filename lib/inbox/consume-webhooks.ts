@@ -6,6 +6,15 @@ import { processEvents, type ProcessDeps, type ProcessOutcome } from "./process-
 import { errorForLog } from "../http/app-error";
 
 /**
+ * The connections processing needs at most: a batch holds one at a time, and its events take one
+ * each only when they settle one by one (a failed batch) or schedule retries, which may queue for a
+ * connection; so a large concurrency doesn't open as many.
+ */
+export function processingConnections(concurrency: number): number {
+  return Math.min(concurrency, 16);
+}
+
+/**
  * Subscribes a worker to the webhooks queue: up to `WORKER_CONCURRENCY` events in flight. Jobs are
  * fetched in batches (one job per payment per batch, by the singleton policy) and fetching goes on
  * without a pause while batches come back full, so a backlog drains at processing speed, not at

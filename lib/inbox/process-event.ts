@@ -1,6 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
-import { preparedStatement, withTransaction, type Pool, type Queryable } from "../db/pool";
+import { plannedPerCall, preparedStatement, withTransaction, type Pool, type Queryable } from "../db/pool";
 import { CircuitOpenError } from "../http/circuit-breaker";
 import { applyChargeUpdates, type ChargeUpdate } from "../payments/apply-charge-update";
 import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/state-machine";
@@ -38,7 +38,7 @@ type StartedAttempt = DispatchableEvent & {
 // even if this worker dies mid-way (kill -9, OOM), which is what eventually fails a poison event
 // instead of looping. It also closes attempts a dead worker left "running". A row that is not
 // pending (already done, or replayed and done again) or whose retry is not due yet starts nothing.
-const START_ATTEMPTS = preparedStatement("start_attempts", `
+const START_ATTEMPTS = plannedPerCall(`
   WITH bumped AS (
     UPDATE webhook_inbox SET attempts = attempts + 1
      WHERE id = ANY($1::bigint[]) AND status = 'pending'
@@ -91,7 +91,7 @@ async function startAttempts(deps: ProcessDeps, inboxIds: readonly number[]): Pr
 // Each event's final status and its attempt's outcome, in one statement for the batch. Only the
 // attempt that bumped `attempts` last may settle its row (the row lock taken here orders it against
 // any newer attempt's start); the statement returns the rows it settled.
-const SETTLE_EVENTS = preparedStatement("settle_events", `
+const SETTLE_EVENTS = plannedPerCall(`
   WITH settling AS (
     SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[])
       AS s(inbox_id, attempts, status, reason, error, attempt_id)

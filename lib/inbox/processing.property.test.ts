@@ -21,12 +21,12 @@ let workers: TestWorker[];
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
-  app = await createTestApp("property", {
-    ...fakeGatewayEnv(gateway.url),
-    WORKER_CONCURRENCY: "4",
-  });
-  const config = testConfig(app.env);
-  workers = [await startTestWorker(app.db.url, config, "worker-a"), await startTestWorker(app.db.url, config, "worker-b")];
+  app = await createTestApp("property", fakeGatewayEnv(gateway.url));
+  // One worker with the default concurrency (batches of up to 16) beside one taking batches of 2.
+  workers = [
+    await startTestWorker(app.db.url, testConfig(app.env), "worker-a"),
+    await startTestWorker(app.db.url, testConfig(app.env, { WORKER_CONCURRENCY: "4" }), "worker-b"),
+  ];
 });
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop()));

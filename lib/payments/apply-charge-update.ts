@@ -1,4 +1,4 @@
-import { preparedStatement, type Queryable } from "../db/pool";
+import { plannedPerCall, type Queryable } from "../db/pool";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { decide, type CurrentPayment, type Decision, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
 
@@ -58,7 +58,7 @@ export function microsToIso(micros: bigint): string {
 // The time is read as exact microseconds (a JS Date would round it to milliseconds). Each row also
 // says whether its event's effect is already in the ledger (a replay): an effect is always recorded
 // against its own payment, so no payment row means no effect yet.
-const LOCK_PAYMENTS = preparedStatement("lock_payments", `
+const LOCK_PAYMENTS = plannedPerCall(`
   SELECT k.position, p.id, p.status, p.amount_refunded, p.last_gateway_event_precision,
          (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
          EXISTS (SELECT 1 FROM payment_transitions t WHERE t.inbox_id = k.inbox_id) AS applied
@@ -75,7 +75,7 @@ const LOCK_PAYMENTS = preparedStatement("lock_payments", `
 // - seen_again: the same state seen again, later, still tells us it held at that later time, so the
 //   payment's last event time moves forward and anything older that arrives afterwards is stale. (A
 //   dispute won before its "opened" arrives: the late "opened" must not reopen it.)
-const WRITE_PAYMENTS = preparedStatement("write_payments", `
+const WRITE_PAYMENTS = plannedPerCall(`
   WITH decided AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
                          $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::bigint[], $16::text[])

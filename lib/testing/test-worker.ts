@@ -1,7 +1,7 @@
 import { loadConfig, type AppConfig } from "../config/env";
 import { createPool } from "../db/pool";
 import { createGatewayClients } from "../inbox/gateway-clients";
-import { consumeWebhooks } from "../inbox/consume-webhooks";
+import { consumeWebhooks, processingConnections } from "../inbox/consume-webhooks";
 import type { ProcessOutcome } from "../inbox/process-event";
 import { createWorkerBoss } from "../queue/boss";
 
@@ -9,7 +9,7 @@ export type TestWorker = { outcomes: ProcessOutcome[]; stop: () => Promise<void>
 
 /** A real pg-boss worker process-in-miniature on the test database (what worker/main.ts wires). */
 export async function startTestWorker(url: string, config: AppConfig, name = "test-worker"): Promise<TestWorker> {
-  const pool = createPool(url, config.worker.concurrency + 2, name);
+  const pool = createPool(url, processingConnections(config.worker.concurrency) + 2, name);
   const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
   await boss.start();
   const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId: name };
