@@ -37,6 +37,8 @@ const { values } = parseArgs({
 });
 const targetEvents = Number(values.events);
 const ceilingBatches = values["ceiling-batches"].split(",").filter(Boolean).map(Number);
+// pgbench's clients for the ceiling: fixed, so ceilings compare across runs and worker settings.
+const CEILING_CLIENTS = 8;
 const workerCounts = values.workers.split(",").map(Number);
 const pgbench = findPgbench();
 const secrets = { stripe: "whsec_bench_stripe", standard: "whsec_YmVuY2gtc3RhbmRhcmQtc2VjcmV0LTMyYnl0ZXM=" };
@@ -140,10 +142,9 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
     await stopWorkers(children);
     const { rows: applied } = await pool.query<{ inbox_id: string }>("SELECT inbox_id FROM payment_transitions WHERE inbox_id IS NOT NULL");
     for (const copy of ceilingCopies) {
-      const clients = config.worker.concurrency;
-      const ceiling = await measureDrainCeiling(copy.pgbench, copy.url, applied.map((row) => row.inbox_id), { clients, batch: copy.batch });
+      const ceiling = await measureDrainCeiling(copy.pgbench, copy.url, applied.map((row) => row.inbox_id), { clients: CEILING_CLIENTS, batch: copy.batch });
       console.log(
-        `database ceiling (pgbench, ${clients} clients, ${copy.batch} event(s) per transaction, no worker, the least work per event: ` +
+        `database ceiling (pgbench, ${CEILING_CLIENTS} clients, ${copy.batch} event(s) per transaction, no worker, the least work per event: ` +
           `e2e/bench/drain-ceiling.sql): ${ceiling.events} events at ${ceiling.perSecond.toFixed(0)} events/s · CPU per event: database ` +
           `${ceiling.databaseMsPerEvent.toFixed(2)} ms + pgbench ${ceiling.pgbenchMsPerEvent.toFixed(2)} ms · the drain above = ` +
           `${(backlog / seconds / ceiling.perSecond).toFixed(2)}x of it`,

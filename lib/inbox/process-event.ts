@@ -213,11 +213,12 @@ type Settlement =
 /**
  * Processes a batch of inbox events (pg-boss hands the worker one job per payment per batch): starts
  * their attempts in one statement, parses each event's stored bytes and refetches the charge where
- * configured (outside any transaction), then in one transaction locks the inbox rows and the payment
- * rows, applies the state machine and settles every event. Errors retry on the backoff schedule and
- * end as `failed`; an open circuit defers the event without spending an attempt. If that
- * transaction fails (an unregistered payment, a lost race), each event is settled again on its own,
- * so one event's error never holds back the others. Outcomes come back in the order of `inboxIds`.
+ * configured (outside any transaction), then in one transaction locks the payment rows, applies the
+ * state machine and settles every event whose attempt is still the latest. Errors retry on the
+ * backoff schedule and end as `failed`; an open circuit defers the event without spending an
+ * attempt. If that transaction fails (an unregistered payment, a deadlock), each event is settled
+ * again on its own, so one event's error never holds back the others. Outcomes come back in the
+ * order of `inboxIds`.
  */
 export async function processEvents(deps: ProcessDeps, inboxIds: readonly number[]): Promise<ProcessOutcome[]> {
   const distinct = [...new Set(inboxIds)];
@@ -309,6 +310,7 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
  * failure retries on the backoff schedule).
  */
 async function settleTogether(deps: ProcessDeps, settlements: readonly Settlement[]): Promise<ProcessOutcome[]> {
+  if (settlements.length === 0) return [];
   try {
     const { outcomes, settled } = await withTransaction(deps.pool, (tx) => settleInTransaction(tx, settlements));
     recordAll(settled);
