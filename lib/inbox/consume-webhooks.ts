@@ -50,7 +50,8 @@ export async function consumeWebhooks(
         // pending, or are settled already and their retry skips them.
         const message = errorForLog(error);
         logger("worker", { jobs: jobs.length }).error({ error: message }, "batch failed; pg-boss retries its jobs");
-        for (const _ of jobs) recordAttempt("error", (performance.now() - started) / 1000);
+        const seconds = (performance.now() - started) / 1000;
+        jobs.forEach(() => recordAttempt("error", seconds));
         return jobs.map((job) => ({ id: job.id, status: "failed" as const, output: { message: message.split("\n")[0] } }));
       }
       const seconds = (performance.now() - started) / 1000;
