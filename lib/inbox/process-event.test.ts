@@ -334,21 +334,18 @@ describe("processEvents: a batch settles together, each event as it would alone"
     return rows.map((row) => [row.inbox_id, row.outcome]);
   }
 
-  it("creates, updates, ignores and fails in one batch, and retries only the event whose payment is not registered", async () => {
-    const config = testConfig(app.env, { PAYMENT_SOURCE_STANDARD: "host", WORKER_RETRY_DELAYS_SECONDS: "30" });
-    const deps = { ...depsWith(), config };
+  it("creates, updates, ignores and fails in one batch, settled in one transaction", async () => {
+    const deps = depsWith();
     const now = Date.now();
     const fresh = facts();
     const known = facts();
     const refunded = facts();
-    const unregistered = facts(randomId("pay"));
     expect(await processEvent(deps, await ingest(known, { kind: "succeeded", occurredAtMs: now - 50_000 }))).toBe("processed");
     expect(await processEvent(deps, await ingest(refunded, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 40_000 }))).toBe("processed");
 
     const created = await ingest(fresh, { kind: "succeeded", occurredAtMs: now - 30_000 });
     const updated = await ingest(known, { kind: "refund", amountRefunded: 250, occurredAtMs: now - 20_000 });
     const stale = await ingest(refunded, { kind: "succeeded", occurredAtMs: now - 45_000 });
-    const waiting = await ingest(unregistered, { kind: "succeeded" }, "standard", config);
     const { rows } = await app.pool.query(
       `INSERT INTO webhook_inbox (provider, event_id, event_id_derived, event_type, raw_body, headers, status, attempts)
        VALUES ('stripe', $1, true, 'unparseable', $2, '{}'::jsonb, 'pending', 0) RETURNING id`,
@@ -356,23 +353,39 @@ describe("processEvents: a batch settles together, each event as it would alone"
     );
     const unreadable = rows[0].id as number;
 
-    const batch = [created, updated, stale, waiting, unreadable, created];
-    expect(await processEvents(deps, batch)).toEqual(["processed", "processed", "ignored", "retry", "failed", "skipped"]);
+    const batch = [created, updated, stale, unreadable, created];
+    expect(await processEvents(deps, batch)).toEqual(["processed", "processed", "ignored", "failed", "skipped"]);
     expect(await payment(fresh.chargeId)).toMatchObject({ status: "paid", amount: 1000 });
     expect(await payment(known.chargeId)).toMatchObject({ status: "partially_refunded", amount_refunded: 250 });
     expect(await payment(refunded.chargeId)).toMatchObject({ status: "refunded" });
     expect(await inbox(stale)).toMatchObject({ status: "ignored", ignored_reason: "stale" });
-    expect(await inbox(waiting)).toMatchObject({ status: "pending", attempts: 1, last_error: expect.stringMatching(/not registered yet/) });
     expect(await inbox(unreadable)).toMatchObject({ status: "failed", last_error: expect.any(String) });
     const { rows: ledger } = await app.pool.query("SELECT inbox_id FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY inbox_id", [batch]);
     expect(ledger.map((row) => row.inbox_id)).toEqual([created, updated]);
+    // One transaction: now() is its start, the same for every event it settled.
+    const { rows: settledAt } = await app.pool.query("SELECT DISTINCT processed_at FROM webhook_inbox WHERE id = ANY($1)", [batch]);
+    expect(settledAt).toHaveLength(1);
     // One attempt per event, each finished with its own outcome.
     expect(await attempts(batch)).toEqual([
       [created, "processed"],
       [updated, "processed"],
       [stale, "ignored"],
-      [waiting, "retry"],
       [unreadable, "failed"],
+    ]);
+  });
+
+  it("retries only the event whose payment is not registered; the rest of its batch settles", async () => {
+    const config = testConfig(app.env, { PAYMENT_SOURCE_STANDARD: "host", WORKER_RETRY_DELAYS_SECONDS: "30" });
+    const deps = { ...depsWith(), config };
+    const fresh = facts();
+    const created = await ingest(fresh, { kind: "succeeded" });
+    const waiting = await ingest(facts(randomId("pay")), { kind: "succeeded" }, "standard", config);
+    expect(await processEvents(deps, [created, waiting])).toEqual(["processed", "retry"]);
+    expect(await payment(fresh.chargeId)).toMatchObject({ status: "paid" });
+    expect(await inbox(waiting)).toMatchObject({ status: "pending", attempts: 1, last_error: expect.stringMatching(/not registered yet/) });
+    expect(await attempts([created, waiting])).toEqual([
+      [created, "processed"],
+      [waiting, "retry"],
     ]);
   });
 
