@@ -10,6 +10,7 @@ import { startAppServer, stopChild } from "../harness/app-server";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
 import { freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
+import { findPgbench } from "./drain-ceiling";
 import { groupPids, groupRssMb } from "./group-rss";
 
 // `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
@@ -122,8 +123,10 @@ INSERT INTO pgboss.${rows[0]!.table_name} (name, data, singleton_key, policy, re
 SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_' || :n::text, 'singleton', 5, 120 FROM ins;
 `,
   );
+  const pgbench = findPgbench();
+  if (!pgbench) return { tps: "skipped, pgbench not found (set PGBENCH to its path)", databaseMsPerInsert: Number.NaN };
   const cpu = countCpu(() => []);
-  const result = spawnSync("pgbench", ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
+  const result = spawnSync(pgbench, ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
     encoding: "utf8",
   });
   const inserts = Number(/number of transactions actually processed: (\d+)/.exec(result.stdout)?.[1]);

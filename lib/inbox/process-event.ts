@@ -2,7 +2,7 @@ import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
 import { plannedPerCall, preparedStatement, withTransaction, type Pool, type Queryable } from "../db/pool";
 import { CircuitOpenError } from "../http/circuit-breaker";
-import { applyChargeUpdates, type ChargeUpdate } from "../payments/apply-charge-update";
+import { applyChargeUpdates, paymentKey, type ChargeUpdate } from "../payments/apply-charge-update";
 import { isoToMicros, type EventTime, type IgnoredReason } from "../payments/state-machine";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { findDriver } from "../providers/registry";
@@ -254,7 +254,7 @@ function oneEventPerPayment(settlements: readonly Settlement[]): Settlement[][] 
   const rounds: Settlement[][] = [];
   const seen = new Map<string, number>();
   for (const settlement of settlements) {
-    const key = settlement.kind === "apply" ? `${settlement.update.provider}\u0000${settlement.update.chargeId}` : null;
+    const key = settlement.kind === "apply" ? paymentKey(settlement.update.provider, settlement.update.chargeId) : null;
     const round = key === null ? 0 : (seen.get(key) ?? -1) + 1;
     if (key !== null) seen.set(key, round);
     (rounds[round] ??= []).push(settlement);

@@ -151,7 +151,8 @@ function currentOf(row: PaymentRow): CurrentPayment {
   };
 }
 
-const paymentKey = (provider: string, chargeId: string) => `${provider}\u0000${chargeId}`;
+/** One payment, as a key: a batch holds at most one update per key. */
+export const paymentKey = (provider: string, chargeId: string) => `${provider}\u0000${chargeId}`;
 
 type Write = Planned & { kind: "create" | "apply" | "seen_again"; row: PaymentRow | null; state: PaymentState | null };
 
