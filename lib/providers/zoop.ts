@@ -123,8 +123,10 @@ export function transactionToSnapshot(transaction: ZoopTransaction): ChargeSnaps
   return snapshotOf(transaction, status);
 }
 
-export const zoopDriver: SyncVerifyingDriver = {
+export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   name: "zoop",
+  // Unsigned notices: every event's state is fetched.
+  defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.zoop.ws/v1" },
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["authorization"],
   secretQueryParams: ["token"],

@@ -5,9 +5,8 @@ import { CircuitOpenError } from "../../http/circuit-breaker";
 import { applyChargeUpdates, paymentKey, type ChargeUpdate } from "../../payments/apply-charge-update";
 import { isoToMicros, type EventTime, type IgnoredReason } from "../../payments/state-machine";
 import { dispatchEvents, type DispatchableEvent } from "../../queue/boss";
-import { findDriver } from "../../providers/registry";
+import { findDriver, type ProviderName } from "../../providers/registry";
 import type { ChargeSnapshot } from "../../canonical/charge-event";
-import type { ProviderName } from "../../providers/provider-names";
 import type { NormalizedEvent, ProviderDriver } from "../../providers/types";
 import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
 import { normalizeEvent, UNPARSEABLE_TYPE, type NormalizedColumns } from "../ingest/normalize-event";
@@ -181,7 +180,7 @@ export function ownObservation(config: AppConfig, provider: ProviderName, event:
 }
 
 /** The state to apply: the event's own, or, where configured, the gateway's current one. */
-async function observe(deps: ProcessDeps, driver: ProviderDriver, event: NormalizedEvent & { resourceId: string }): Promise<Observation> {
+async function observe(deps: ProcessDeps, driver: ProviderDriver<ProviderName>, event: NormalizedEvent & { resourceId: string }): Promise<Observation> {
   const own = ownObservation(deps.config, driver.name, event);
   if (own) return own;
   const providerConfig = deps.config.providers[driver.name];
