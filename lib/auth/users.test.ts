@@ -3,8 +3,8 @@ import { AppError } from "../errors/app-error";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { createUser, findActiveUser, listUsers, updateUser } from "./users";
 
-// Users leave lib/auth as explicit views (issue 8, finding 3) and a creation race is a conflict
-// (finding 9), on a database of this file's own.
+// Users leave lib/auth as explicit views and a creation race is a conflict, on a database of this
+// file's own.
 
 let app: TestApp;
 const PASSWORD = "a long enough password";
