@@ -8,7 +8,7 @@ import { variablesWithDevelopmentValues } from "./development-values";
 import { csv, positiveInt } from "./env-values";
 import { providersSchema, providerVariables } from "./provider-config";
 
-// The only module that reads the configuration from process.env (lib/config/process-env.ts changes
+// The only module that reads the configuration from process.env (process-env.ts and env-files.ts change
 // it for child processes). Everything else receives an AppConfig: the output of configSchema.
 
 // Left alone, V8 lets a busy Next.js server's heap grow towards a quarter of the machine's memory
