@@ -51,6 +51,13 @@ describe("Prisma client on the migrated schema", () => {
     const transition = await prisma.paymentTransition.create({
       data: { paymentId: payment.id, inboxId: event.id, fromStatus: null, toStatus: "paid", toAmountRefunded: 0n, source: "event" },
     });
+    const change = await prisma.paymentChange.create({
+      data: { paymentId: payment.id, version: 1, provider: "stripe", gatewayChargeId: "ch_1", status: "paid", amountRefunded: 0n, inboxId: event.id },
+    });
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { changes: true } })).changes).toMatchObject([
+      { id: change.id, feedPosition: null },
+    ]);
+    expect(await prisma.paymentFeedHead.findMany()).toEqual([{ id: true, lastPosition: 0n }]);
     const failure = await prisma.signatureFailure.create({
       data: { provider: "stripe", reason: "bad", bodyExcerpt: "{}", bodySha256: "0".repeat(64), bodyBytes: 2 },
     });
