@@ -119,6 +119,25 @@ const operationsSchema = {
   ALERT_PENDING_AGE_MINUTES: positiveInt(15),
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
 };
+
+// Pushing payment changes to the host (lib/destinations): one destination may come from here.
+const destinationSchema = {
+  DESTINATION_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DESTINATION_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "must be a whsec_ key (whsec_ and base64)").optional(),
+  DESTINATION_TIMEOUT_MS: positiveInt(10_000),
+  // Doubling from 5 s, capped at 6 h: 22 retries over about 2.7 days; each delay gets +-25% jitter.
+  DESTINATION_RETRY_DELAYS_SECONDS: z
+    .string()
+    .default("5,10,20,40,80,160,320,640,1280,2560,5120,10240,20480,21600,21600,21600,21600,21600,21600,21600,21600,21600")
+    .transform((value) => value.split(",").map((part) => Number(part.trim())))
+    .refine((delays) => delays.length > 0 && delays.every((delay) => Number.isFinite(delay) && delay >= 0), {
+      message: "must be comma-separated seconds",
+    }),
+  DESTINATION_BREAKER_FAILURES: positiveInt(10),
+  DESTINATION_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
+  DESTINATION_CONCURRENCY: positiveInt(64),
+  DESTINATION_SECRET_OVERLAP_HOURS: positiveInt(24),
+};
 /** The variable that holds one of a gateway's API credentials, e.g. ("zoop", "marketplaceId") -> ZOOP_MARKETPLACE_ID. */
 export function credentialVariable(provider: ProviderName, credential: "apiKey" | "marketplaceId"): string {
   return `${provider.toUpperCase()}_${credential === "apiKey" ? "API_KEY" : "MARKETPLACE_ID"}`;
@@ -181,6 +200,7 @@ const baseSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
   ...operationsSchema,
+  ...destinationSchema,
   PAGARME_SIGNATURES: csv.pipe(z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` }))),
   PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
   PAGARME_JWKS_TTL_SECONDS: positiveInt(3600),
@@ -260,6 +280,19 @@ export type AppConfig = {
   };
   /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
   logFormat: "json" | "pretty" | undefined;
+  destinations: {
+    /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
+    configured: { url: string; secret: string } | undefined;
+    timeoutMs: number;
+    /** Delay before retry n (1-based), before jitter; a delivery is dead after the last. */
+    retryDelaysSeconds: number[];
+    breakerFailures: number;
+    breakerCooldownSeconds: number;
+    /** Requests in flight per worker. */
+    concurrency: number;
+    /** How long a rotated-out secret keeps signing beside the new one. */
+    secretOverlapHours: number;
+  };
   providers: Record<ProviderName, ProviderConfig>;
   /** Which Pagar.me signatures are accepted, and where its public keys are published. */
   pagarme: { signatures: PagarmeSignatureScheme[]; jwksUrl: string; jwksTtlSeconds: number };
@@ -286,6 +319,9 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     ...providerResults.flatMap(([, result]) => (result.success ? [] : result.error.issues)),
   ].map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
   // The development values are public: production refuses them rather than run with them.
+  if (base.success && Boolean(base.data.DESTINATION_URL) !== Boolean(base.data.DESTINATION_SECRET)) {
+    problems.push("  DESTINATION_URL, DESTINATION_SECRET: set both or neither (the secret signs what is sent to the URL)");
+  }
   if (env.NODE_ENV === "production") {
     for (const name of variablesWithDevelopmentValues(env)) {
       problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
@@ -350,6 +386,15 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
     },
     logFormat: b.LOG_FORMAT,
+    destinations: {
+      configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
+      timeoutMs: b.DESTINATION_TIMEOUT_MS,
+      retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
+      breakerFailures: b.DESTINATION_BREAKER_FAILURES,
+      breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,
+      concurrency: b.DESTINATION_CONCURRENCY,
+      secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
+    },
     providers,
     pagarme: { signatures: pagarmeSignatures, jwksUrl: b.PAGARME_JWKS_URL, jwksTtlSeconds: b.PAGARME_JWKS_TTL_SECONDS },
     standardVocabulary: vocabulary.data,

@@ -1,0 +1,112 @@
+import type { AppConfig } from "../config/env";
+import type { Pool } from "../db/pool";
+import { sendAlert } from "../alerts/send-alert";
+import { logger } from "../observability/logger";
+import { recordDelivery } from "../observability/metrics";
+import { claimDeliveries, sendDelivery, settleDeliveries, type ClaimedDelivery, type SentDelivery } from "./deliver-changes";
+import { fanOutChanges } from "./fan-out-changes";
+
+export type DeliveryWorker = { stop: () => Promise<void> };
+
+const IDLE_POLL_MS = 200;
+const FAN_OUT_EVERY_MS = 100;
+
+/**
+ * Pushes payment changes to destinations until stopped: numbers and fans out newly committed
+ * changes, claims due deliveries up to DESTINATION_CONCURRENCY in flight, and records each answer as
+ * soon as it comes (batched with whatever else finished meanwhile), which is what lets the payment's
+ * next version go. A slow destination only holds the slots of its own requests. Several workers
+ * share the work through the deliveries' leases (SKIP LOCKED).
+ */
+export function startDeliveryWorker(pool: Pool, config: AppConfig): DeliveryWorker {
+  const settings = config.destinations;
+  const log = logger("destinations");
+  let stopping = false;
+  let inFlight = 0;
+  let finished: SentDelivery[] = [];
+  let wake: (() => void) | null = null;
+  const nudge = () => {
+    wake?.();
+    wake = null;
+  };
+  let lastFanOut = 0;
+
+  async function settle(): Promise<void> {
+    if (finished.length === 0) return;
+    const batch = finished;
+    finished = [];
+    for (const { claimed, outcome, result } of batch) recordDelivery(claimed.destinationName, outcome, result.latencyMs / 1000);
+    const report = await settleDeliveries(pool, settings, batch);
+    for (const { claimed } of report.dead) {
+      recordDelivery(claimed.destinationName, "dead");
+      sendAlert({ pool, config }, {
+        kind: "delivery_dead",
+        provider: `destination:${claimed.destinationId}`,
+        text: `[webhook-inbox] destination ${claimed.destinationName}: change ${claimed.change.id} (${claimed.change.provider} ${claimed.change.chargeId} v${claimed.change.version}) is dead after ${claimed.attempts} attempts; resend it from the console.`,
+      }).catch((error: unknown) => log.error({ error: error instanceof Error ? error.message : String(error) }, "dead-delivery alert failed"));
+    }
+    for (const id of report.breakersOpened) log.warn({ destinationId: id, cooldownSeconds: settings.breakerCooldownSeconds }, "destination circuit opened");
+    for (const id of report.gone) log.warn({ destinationId: id }, "destination answered 410 Gone: disabled");
+  }
+
+  /** Sends one claimed delivery; its answer (or why there was none) waits in `finished` to be recorded. */
+  async function send(delivery: ClaimedDelivery): Promise<void> {
+    try {
+      finished.push(await sendDelivery(delivery, settings));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      finished.push({ claimed: delivery, outcome: "failed", result: { statusCode: null, latencyMs: 0, excerpt: null, error: reason } });
+    } finally {
+      inFlight--;
+      nudge();
+    }
+  }
+
+  async function turn(): Promise<boolean> {
+    await settle();
+    const now = Date.now();
+    if (now - lastFanOut >= FAN_OUT_EVERY_MS) {
+      lastFanOut = now;
+      await fanOutChanges(pool);
+    }
+    const claimed = await claimDeliveries(pool, settings, settings.concurrency - inFlight);
+    for (const delivery of claimed) {
+      inFlight++;
+      send(delivery).catch((error: unknown) => log.error({ error: String(error) }, "delivery bookkeeping failed"));
+    }
+    return claimed.length > 0;
+  }
+
+  const loop = (async () => {
+    while (!stopping) {
+      let busy = false;
+      try {
+        busy = await turn();
+      } catch (error) {
+        log.error({ error: error instanceof Error ? error.message : String(error) }, "delivery round failed; retrying");
+      }
+      if (stopping) break;
+      if (finished.length > 0) continue;
+      // Wait for an answer, or poll for new work; with free slots and work found, claim again at once.
+      if (busy && inFlight < settings.concurrency) continue;
+      await new Promise<void>((resume) => {
+        wake = resume;
+        setTimeout(resume, IDLE_POLL_MS);
+      });
+    }
+  })();
+
+  return {
+    stop: async () => {
+      stopping = true;
+      nudge();
+      await loop;
+      // Answers already in hand are recorded; anything still in flight is left to its lease.
+      while (inFlight > 0) await new Promise<void>((resume) => {
+        wake = resume;
+        setTimeout(resume, IDLE_POLL_MS);
+      });
+      await settle().catch(() => undefined);
+    },
+  };
+}
