@@ -2,18 +2,18 @@ import { hostname } from "node:os";
 import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
-import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/gateway-clients";
-import { consumeWebhooks, processingConnections } from "@/lib/inbox/consume-webhooks";
-import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/reclaim-dead-worker-jobs";
-import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay-runs";
-import { runRetention } from "@/lib/inbox/archive-settled-events";
-import { checkAlerts, circuitOpenAlert } from "@/lib/alerts/check-alerts";
+import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/process/gateway-clients";
+import { consumeWebhooks, processingConnections } from "@/lib/inbox/process/consume-webhooks";
+import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/process/reclaim-dead-worker-jobs";
+import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/replay-runs";
+import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
+import { checkAlerts, circuitOpenAlert, deadDeliveryAlert } from "@/lib/alerts/check-alerts";
 import { sendAlert } from "@/lib/alerts/send-alert";
 import { configureLogger, logger } from "@/lib/observability/logger";
-import { renderMetrics } from "@/lib/observability/render-metrics";
-import { serveMetrics } from "@/lib/observability/serve-metrics";
-import { compactHourlyCounts } from "@/lib/inbox/inbox-stats";
-import { sweepPending } from "@/lib/inbox/sweep-pending";
+import { renderMetrics } from "@/lib/ops/render-metrics";
+import { serveMetrics } from "@/lib/ops/serve-metrics";
+import { compactHourlyCounts } from "@/lib/inbox/queries/inbox-stats";
+import { sweepPending } from "@/lib/inbox/process/sweep-pending";
 import { syncConfiguredDestination } from "@/lib/destinations/manage-destinations";
 import { startDeliveryWorker } from "@/lib/destinations/run-delivery-worker";
 import { createWorkerBoss } from "@/lib/queue/boss";
@@ -89,7 +89,11 @@ if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set 
 // a feed position handed out must never be handed out again after a database crash.
 const deliveryPool = createPool(url, 4, "webhook-inbox:destinations", config.databaseTimeouts);
 await syncConfiguredDestination(deliveryPool, config.destinations.configured);
-const deliveries = startDeliveryWorker(deliveryPool, config);
+const deliveries = startDeliveryWorker(deliveryPool, config, (dead) => {
+  sendAlert({ pool: deliveryPool, config }, deadDeliveryAlert(dead)).catch((error: unknown) =>
+    logger("alerts").error({ error: error instanceof Error ? error.message : String(error) }, "dead-delivery alert failed"),
+  );
+});
 
 // Set before any job is taken, so a signal mid-job always waits for it.
 stopOnSignals(

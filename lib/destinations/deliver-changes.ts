@@ -1,6 +1,6 @@
 import type { AppConfig } from "../config/env";
 import { withTransaction, type Pool } from "../db/pool";
-import { storableText } from "../db/storable-text";
+import { storableText } from "../request/storable-text";
 import { CHANGE_JSON, type PaymentChange } from "../outbox/read-change-feed";
 import { postMessage, type PostResult } from "./post-message";
 import { signedHeaders } from "./sign-message";

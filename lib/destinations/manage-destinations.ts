@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
-import { PROVIDER_NAMES } from "../config/provider-names";
+import { PROVIDER_NAMES } from "../providers/provider-names";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
-import { AppError } from "../http/app-error";
+import { AppError } from "../errors/app-error";
 import { PAYMENT_STATUSES } from "../payments/state-machine";
 import { isRefusedAddress } from "./refuse-address";
 import { generateSecret } from "./sign-message";

@@ -1,12 +1,14 @@
 import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
-import { sendAlert } from "../alerts/send-alert";
 import { logger } from "../observability/logger";
 import { recordDelivery } from "../observability/metrics";
 import { claimDeliveries, sendDelivery, settleDeliveries, type ClaimedDelivery, type SentDelivery } from "./deliver-changes";
 import { fanOutChanges } from "./fan-out-changes";
 
 export type DeliveryWorker = { stop: () => Promise<void> };
+
+/** Told of each delivery that ran out of retries (the worker alerts through lib/alerts). */
+export type OnDead = (dead: SentDelivery) => void;
 
 const IDLE_POLL_MS = 200;
 const FAN_OUT_EVERY_MS = 100;
@@ -18,7 +20,7 @@ const FAN_OUT_EVERY_MS = 100;
  * next version go. A slow destination only holds the slots of its own requests. Several workers
  * share the work through the deliveries' leases (SKIP LOCKED).
  */
-export function startDeliveryWorker(pool: Pool, config: AppConfig): DeliveryWorker {
+export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDead = () => undefined): DeliveryWorker {
   const settings = config.destinations;
   const log = logger("destinations");
   let stopping = false;
@@ -37,13 +39,9 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig): DeliveryWork
     finished = [];
     for (const { claimed, outcome, result } of batch) recordDelivery(claimed.destinationName, outcome, result.latencyMs / 1000);
     const report = await settleDeliveries(pool, settings, batch);
-    for (const { claimed } of report.dead) {
-      recordDelivery(claimed.destinationName, "dead");
-      sendAlert({ pool, config }, {
-        kind: "delivery_dead",
-        provider: `destination:${claimed.destinationId}`,
-        text: `[webhook-inbox] destination ${claimed.destinationName}: change ${claimed.change.id} (${claimed.change.provider} ${claimed.change.chargeId} v${claimed.change.version}) is dead after ${claimed.attempts} attempts; resend it from the console.`,
-      }).catch((error: unknown) => log.error({ error: error instanceof Error ? error.message : String(error) }, "dead-delivery alert failed"));
+    for (const dead of report.dead) {
+      recordDelivery(dead.claimed.destinationName, "dead");
+      onDead(dead);
     }
     for (const id of report.breakersOpened) log.warn({ destinationId: id, cooldownSeconds: settings.breakerCooldownSeconds }, "destination circuit opened");
     for (const id of report.gone) log.warn({ destinationId: id }, "destination answered 410 Gone: disabled");
@@ -51,11 +49,17 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig): DeliveryWork
 
   /** Sends one claimed delivery; its answer (or why there was none) waits in `finished` to be recorded. */
   async function send(delivery: ClaimedDelivery): Promise<void> {
+    // Awaited before `finished` is read: settle() swaps the array meanwhile, and `finished.push(await
+    // ...)` would push into the old one, already recorded, losing this answer until its lease ran out.
+    let sent: SentDelivery;
     try {
-      finished.push(await sendDelivery(delivery, settings));
+      sent = await sendDelivery(delivery, settings);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      finished.push({ claimed: delivery, outcome: "failed", result: { statusCode: null, latencyMs: 0, excerpt: null, error: reason } });
+      sent = { claimed: delivery, outcome: "failed", result: { statusCode: null, latencyMs: 0, excerpt: null, error: reason } };
+    }
+    try {
+      finished.push(sent);
     } finally {
       inFlight--;
       nudge();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
-import { createGatewayClients } from "@/lib/inbox/gateway-clients";
-import { ingestEvent } from "@/lib/inbox/ingest-event";
-import { processEvents, type ProcessDeps } from "@/lib/inbox/process-event";
+import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
+import { processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
 import { applyChargeUpdates } from "@/lib/payments/apply-charge-update";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { changeFeedQuerySchema, readChangeFeed, type PaymentChange } from "./read-change-feed";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROVIDER_NAMES } from "../config/provider-names";
+import { PROVIDER_NAMES } from "../providers/provider-names";
 import type { Pool, Queryable } from "../db/pool";
 import { PAYMENT_STATUSES } from "../payments/state-machine";
 import { sequenceChanges } from "./sequence-changes";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
-import { createGatewayClients } from "@/lib/inbox/gateway-clients";
-import { ingestEvent } from "@/lib/inbox/ingest-event";
-import { processEvent, processEvents, type ProcessDeps } from "@/lib/inbox/process-event";
+import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
+import { processEvent, processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
 import { registerPayment } from "@/lib/payments/register-payment";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 
