@@ -95,6 +95,23 @@ export async function rotateDestinationSecret(pool: Pool, id: number, overlapHou
   });
 }
 
+/** Switches any destination on or off (the configured one too); on again, its breaker starts closed. */
+export async function setDestinationEnabled(pool: Pool, id: number, enabled: boolean, by: Actor): Promise<void> {
+  await withTransaction(pool, async (tx) => {
+    const { rowCount } = await tx.query(
+      `UPDATE destinations
+          SET enabled = $2, updated_at = now(),
+              disabled_reason = CASE WHEN $2 THEN NULL ELSE 'switched off by ' || $3 END,
+              consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures END,
+              breaker_open_until = CASE WHEN $2 THEN NULL ELSE breaker_open_until END
+        WHERE id = $1`,
+      [id, enabled, by.actor],
+    );
+    if (!rowCount) throw new AppError("NOT_FOUND", "no such destination");
+    await recordAudit(tx, { ...by, action: "destination_updated", details: { destinationId: id, enabled } });
+  });
+}
+
 export async function listDestinations(db: Queryable): Promise<Destination[]> {
   return (await db.query<Destination>(`SELECT ${COLUMNS} FROM destinations ORDER BY id`)).rows;
 }
