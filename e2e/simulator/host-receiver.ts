@@ -35,7 +35,7 @@ export type HostReceiver = {
 
 const paymentOf = (change: PaymentChange) => `${change.provider}/${change.chargeId}`;
 
-export async function startHostReceiver(secret: string | string[], flakiness: Partial<Flakiness> = {}, random = Math.random): Promise<HostReceiver> {
+export async function startHostReceiver(secret: string | string[], flakiness: Partial<Flakiness> = {}, port = 0, random = Math.random): Promise<HostReceiver> {
   const verifiers = (Array.isArray(secret) ? secret : [secret]).map((key) => new Webhook(key));
   const mode: Flakiness = { failShare: 0, hangShare: 0, down: false, fixedStatus: null, refuse: null, ...flakiness };
   const seen = new Set<string>();
@@ -96,7 +96,7 @@ export async function startHostReceiver(secret: string | string[], flakiness: Pa
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => handle(request, response, Buffer.concat(chunks).toString("utf8")));
   });
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  await new Promise<void>((ready) => server.listen(port, "127.0.0.1", ready));
   return Object.assign(receiver, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
     close: async () => {
