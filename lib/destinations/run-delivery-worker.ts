@@ -11,6 +11,9 @@ export type DeliveryWorker = { stop: () => Promise<void> };
 export type OnDead = (dead: SentDelivery) => void;
 
 const IDLE_POLL_MS = 200;
+// Answers that come within this of each other are recorded in one transaction (and their
+// payments' next versions claimed in one statement): a round trip per answer would cap throughput.
+const SETTLE_BATCH_MS = 10;
 const FAN_OUT_EVERY_MS = 100;
 
 /**
@@ -32,6 +35,13 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDea
     wake = null;
   };
   let lastFanOut = 0;
+  let settleTimer: NodeJS.Timeout | null = null;
+  const settleSoon = () => {
+    settleTimer ??= setTimeout(() => {
+      settleTimer = null;
+      nudge();
+    }, SETTLE_BATCH_MS);
+  };
 
   async function settle(): Promise<void> {
     if (finished.length === 0) return;
@@ -58,12 +68,9 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDea
       const reason = error instanceof Error ? error.message : String(error);
       sent = { claimed: delivery, outcome: "failed", result: { statusCode: null, latencyMs: 0, excerpt: null, error: reason } };
     }
-    try {
-      finished.push(sent);
-    } finally {
-      inFlight--;
-      nudge();
-    }
+    finished.push(sent);
+    inFlight--;
+    settleSoon();
   }
 
   async function turn(): Promise<boolean> {
@@ -90,7 +97,6 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDea
         log.error({ error: error instanceof Error ? error.message : String(error) }, "delivery round failed; retrying");
       }
       if (stopping) break;
-      if (finished.length > 0) continue;
       // Wait for an answer, or poll for new work; with free slots and work found, claim again at once.
       if (busy && inFlight < settings.concurrency) continue;
       await new Promise<void>((resume) => {

@@ -43,7 +43,7 @@ CREATE TABLE deliveries (
     CONSTRAINT deliveries_destination_id_change_id_key UNIQUE (destination_id, change_id)
 );
 -- What is due, and what must go before it (a payment's earlier versions still pending).
-CREATE INDEX deliveries_due_idx ON deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX deliveries_due_idx ON deliveries (next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX deliveries_pending_order_idx ON deliveries (destination_id, payment_id, version) WHERE status = 'pending';
 CREATE INDEX deliveries_destination_idx ON deliveries (destination_id, id);
 CREATE INDEX deliveries_change_idx ON deliveries (change_id);
