@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { recordAudit } from "../audit/record-audit";
-import { PROVIDER_NAMES } from "../providers/provider-names";
+import { PROVIDER_NAMES } from "../providers/registry";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { AppError } from "../errors/app-error";
 import { PAYMENT_STATUSES } from "../payments/state-machine";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROVIDER_NAMES } from "../providers/provider-names";
+import { PROVIDER_NAMES } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import { PAYMENT_STATUSES } from "../payments/state-machine";
 import { sequenceChanges } from "./sequence-changes";
@@ -48,7 +48,7 @@ const cursorSchema = z
     return Number(match[1]);
   });
 
-const list = <T extends readonly [string, ...string[]]>(values: T) =>
+const list = <T extends string>(values: readonly T[]) =>
   z
     .string()
     .transform((value) => value.split(",").filter(Boolean))

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { listDestinationSummaries } from "@/lib/destinations/destination-stats";
-import { PROVIDER_NAMES } from "@/lib/providers/provider-names";
+import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { PAYMENT_STATUSES } from "@/lib/payments/state-machine";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { DestinationsManager, type DestinationRow } from "./destinations-manager.client";
