@@ -1,10 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
+import type { HistoryStep, PaymentFacts } from "@/e2e/simulator/gateway-events";
 import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
-import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
-import { processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import type { ProcessDeps } from "@/lib/inbox/process/process-event";
+import { changeStripePayment, processDeps, stripePayment } from "@/lib/testing/payment-events";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { testConfig, waitFor } from "@/lib/testing/test-worker";
 import type { AppConfig } from "../config/env";
 import { createDestination, rotateDestinationSecret } from "./manage-destinations";
@@ -28,7 +27,7 @@ const admin = { actor: "admin@example.com" };
 beforeAll(async () => {
   app = await createTestApp("deliver_changes");
   config = testConfig(app.env, { DESTINATION_RETRY_DELAYS_SECONDS: "0.05,0.05", DESTINATION_TIMEOUT_MS: "2000", DESTINATION_BREAKER_FAILURES: "1000" });
-  deps = { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config), workerId: "test" };
+  deps = processDeps(app, config);
 });
 afterAll(async () => app.close());
 beforeEach(async () => {
@@ -42,13 +41,10 @@ afterEach(async () => {
   deadOnes = [];
 });
 
-const facts = (): PaymentFacts => ({ chargeId: randomId("ch"), amount: 1000, currency: "usd", customerId: "cus_1", customerEmail: "a@example.com" });
+const facts = stripePayment;
 
 async function change(payment: PaymentFacts, step: Pick<HistoryStep, "kind" | "occurredAtMs"> & Partial<HistoryStep>): Promise<void> {
-  const delivery = deliveryFor("stripe", payment, { amountRefunded: 0, ...step }, TEST_SECRETS.stripe);
-  const outcome = await ingestEvent({ pool: app.pool, boss: app.boss, config }, { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers });
-  if (outcome.kind !== "stored") throw new Error(`not stored: ${outcome.kind}`);
-  expect(await processEvents(deps, [outcome.inboxId])).toEqual(["processed"]);
+  expect(await changeStripePayment(app, deps, payment, step)).toBe("processed");
 }
 
 /** A destination on a fresh receiver, and a running delivery worker. */
@@ -137,7 +133,8 @@ describe("destinations", () => {
 
     expect(await resendDeliveries(app.pool, { destinationId: destination.id }, admin)).toBe(1);
     await waitFor(async () => receiver.applied.length === 2, 30_000, "the dead version 1 resent");
-    expect((await deliveryStatuses(destination.id)).map(({ status }) => status)).toEqual(["delivered", "delivered"]);
+    // The host has it; its answer is recorded right after.
+    await waitFor(async () => (await deliveryStatuses(destination.id)).every(({ status }) => status === "delivered"), 30_000, "both recorded delivered");
     const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'delivery_resent'");
     expect(audit).toMatchObject([{ actor: "admin@example.com", details: { destinationId: destination.id, resent: 1 } }]);
   });

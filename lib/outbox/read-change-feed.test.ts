@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
-import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
+import type { HistoryStep, PaymentFacts } from "@/e2e/simulator/gateway-events";
 import { processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
 import { applyChargeUpdates } from "@/lib/payments/apply-charge-update";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { changeFeedQuerySchema, readChangeFeed, type PaymentChange } from "./read-change-feed";
 
 // The change feed against a real database: commit order, no gaps, no repeats.
@@ -14,24 +13,16 @@ let deps: ProcessDeps;
 
 beforeAll(async () => {
   app = await createTestApp("change_feed");
-  deps = { pool: app.pool, boss: app.boss, config: app.config, gateways: createGatewayClients(app.config), workerId: "test" };
+  deps = processDeps(app);
 });
 afterAll(async () => app.close());
 beforeEach(async () => {
   await app.pool.query("TRUNCATE webhook_inbox, payments, payment_changes CASCADE");
 });
 
-const facts = (): PaymentFacts => ({ chargeId: randomId("ch"), amount: 1000, currency: "usd", customerId: "cus_1", customerEmail: "a@example.com" });
-
-async function ingest(payment: PaymentFacts, step: Pick<HistoryStep, "kind" | "occurredAtMs"> & Partial<HistoryStep>): Promise<number> {
-  const delivery = deliveryFor("stripe", payment, { amountRefunded: 0, ...step }, TEST_SECRETS.stripe);
-  const outcome = await ingestEvent(
-    { pool: app.pool, boss: app.boss, config: app.config },
-    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
-  );
-  if (outcome.kind !== "stored") throw new Error(`not stored: ${outcome.kind}`);
-  return outcome.inboxId;
-}
+const facts = stripePayment;
+const ingest = async (payment: PaymentFacts, step: Pick<HistoryStep, "kind" | "occurredAtMs"> & Partial<HistoryStep>) =>
+  (await ingestStripeStep(app, payment, step)).inboxId;
 
 const page = (query: Record<string, string>) => readChangeFeed(app.pool, changeFeedQuerySchema.parse(query));
 

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
-import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
+import type { HistoryStep, PaymentFacts } from "@/e2e/simulator/gateway-events";
 import { processEvent, processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
 import { registerPayment } from "@/lib/payments/register-payment";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
 // The outbox rows processing writes beside each payment change, against a real database.
 
@@ -13,24 +12,15 @@ let deps: ProcessDeps;
 
 beforeAll(async () => {
   app = await createTestApp("payment_changes");
-  deps = { pool: app.pool, boss: app.boss, config: app.config, gateways: createGatewayClients(app.config), workerId: "test" };
+  deps = processDeps(app);
 });
 afterAll(async () => app.close());
 beforeEach(async () => {
   await app.pool.query("TRUNCATE webhook_inbox, payments, payment_changes CASCADE");
 });
 
-const facts = (): PaymentFacts => ({ chargeId: randomId("ch"), amount: 1000, currency: "usd", customerId: "cus_7", customerEmail: "Ana@Example.com" });
-
-async function ingest(payment: PaymentFacts, step: Partial<HistoryStep> & Pick<HistoryStep, "kind">): Promise<{ inboxId: number; eventId: string }> {
-  const delivery = deliveryFor("stripe", payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, TEST_SECRETS.stripe);
-  const outcome = await ingestEvent(
-    { pool: app.pool, boss: app.boss, config: app.config },
-    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
-  );
-  if (outcome.kind !== "stored") throw new Error(`not stored: ${outcome.kind}`);
-  return { inboxId: outcome.inboxId, eventId: delivery.eventId };
-}
+const facts = stripePayment;
+const ingest = (payment: PaymentFacts, step: Pick<HistoryStep, "kind"> & Partial<HistoryStep>) => ingestStripeStep(app, payment, step);
 
 async function changes(chargeId: string) {
   const { rows } = await app.pool.query(

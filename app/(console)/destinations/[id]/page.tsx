@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { requirePagePermission } from "@/app/_server/session";
@@ -67,7 +68,7 @@ export default async function DestinationPage({ params, searchParams }: { params
                 </Link>
               </td>
               <td data-label="Delivery">
-                <span className={`badge ${delivery.status === "delivered" ? "processed" : delivery.status === "dead" ? "failed" : "pending"}`}>{delivery.status}</span>
+                <DeliveryBadge status={delivery.status} />
               </td>
               <td data-label="Attempts">{delivery.attempts}</td>
               <td data-label="Last answer">

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
@@ -107,7 +108,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
                     ) : (
                       change.deliveries.map((delivery) => (
                         <div key={delivery.id}>
-                          {delivery.destinationName}: <span className={`badge ${delivery.status === "delivered" ? "processed" : delivery.status === "dead" ? "failed" : "pending"}`}>{delivery.status}</span>{" "}
+                          {delivery.destinationName}: <DeliveryBadge status={delivery.status} />{" "}
                           <span className="muted">
                             {delivery.attempts} attempt{delivery.attempts === 1 ? "" : "s"}
                             {delivery.lastStatusCode ? `, last ${delivery.lastStatusCode}` : ""}
