@@ -1,10 +1,29 @@
 import type { Prisma } from "../db/generated/client.ts";
 import type { Queryable } from "../db/pool";
 
-export const AUDIT_ACTIONS = ["login", "login_failed", "logout", "replay", "user_created", "user_updated", "password_reset", "restore", "alert"] as const;
+export const AUDIT_ACTIONS = [
+  "login",
+  "login_failed",
+  "logout",
+  "replay",
+  "user_created",
+  "user_updated",
+  "password_reset",
+  "restore",
+  "restore_failed",
+  "raw_download",
+  "alert",
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditEntry = { actor: string; action: AuditAction; ip?: string | null; details?: Record<string, unknown> };
+
+/** Who acts, from where: a console user (their id and address) or a CLI user (a name alone). */
+export type Actor = { name: string; ip?: string | null; userId?: number };
+
+export function asActor(actor: string | Actor): Actor {
+  return typeof actor === "string" ? { name: actor } : actor;
+}
 
 /** An audit entry as stored (bounded sizes, JSON details); also Prisma's create input, for transactions. */
 export function auditRow(entry: AuditEntry): Prisma.AuditLogCreateInput & { details: Prisma.InputJsonObject } {
