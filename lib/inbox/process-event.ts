@@ -262,6 +262,15 @@ function oneEventPerPayment(settlements: readonly Settlement[]): Settlement[][] 
   return rounds;
 }
 
+/**
+ * An event type the driver does not map, about a charge, on a gateway configured to refetch it (the
+ * weakly authenticated ones refetch every type): the gateway may have added a type, or documents more
+ * than the driver knows, so its charge is looked at rather than the event settled unseen.
+ */
+function refetchedAnyway(config: AppConfig, driver: ProviderDriver, event: NormalizedEvent): boolean {
+  return event.resourceId !== null && driver.refetch !== undefined && matchesEventType(config.providers[driver.name].refetchTypes, event.type);
+}
+
 /** Parses a started attempt and observes its charge: what to settle, or the outcome of a retry. */
 async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Settlement | ProcessOutcome> {
   let started = attempt;
@@ -282,7 +291,9 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   const { event } = normalized;
   if (started.eventType === UNPARSEABLE_TYPE) started = await reviveColumns(deps, started, normalized.columns);
   try {
-    if (event.charge === null && !event.refetchRequired) return { kind: "ignore", started, reason: "uninteresting_type" };
+    if (event.charge === null && !event.refetchRequired && !refetchedAnyway(deps.config, driver, event)) {
+      return { kind: "ignore", started, reason: "uninteresting_type" };
+    }
     const resourceId = event.resourceId;
     if (!resourceId) return { kind: "ignore", started, reason: "no_resource" };
     const observation = await observe(deps, driver, { ...event, resourceId });
