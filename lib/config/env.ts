@@ -147,6 +147,11 @@ const baseSchema = z.object({
   INGEST_PORT: positiveInt(3001),
   WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+  // A client gets this long to send its headers, and then its whole request; past it, 408 and the
+  // socket is closed. Past HTTP_MAX_CONNECTIONS open sockets, new ones are dropped.
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
+  HTTP_MAX_CONNECTIONS: positiveInt(1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
   // Events in flight per worker: two batches of 16 (lib/inbox/consume-webhooks.ts, docs/decisions.md).
@@ -214,6 +219,8 @@ export type AppConfig = {
   /** V8's old-space limit for `npm start`'s web process, in MB. */
   webHeapLimitMb: number;
   bodyLimitBytes: number;
+  /** Bounds on slow or many clients, for the web server and the ingest server alike. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number };
   toleranceSeconds: number;
   signatureFailuresMax: number;
   worker: {
@@ -313,6 +320,7 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
     ingestPort: b.INGEST_PORT,
     webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
     bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
+    http: { headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS, maxConnections: b.HTTP_MAX_CONNECTIONS },
     toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
     signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
     worker: {
