@@ -1,4 +1,3 @@
-import { connect, type Socket } from "node:net";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
@@ -7,6 +6,7 @@ import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-ap
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { cookieHeader, httpSignIn } from "./harness/http-session";
+import { dribble, firstDroppedSocket, openSocket } from "./harness/raw-socket";
 
 // What an outside review tried against `npm start` as an attacker: bodies of tens of megabytes to
 // every endpoint that reads one (next-auth's included, unauthenticated), clients that send a byte
@@ -65,7 +65,7 @@ async function ingestAnswers(): Promise<void> {
  * stops reading and closes, so writes may fail: only the answer counts).
  */
 async function postHuge(path: string, options: { total: number; chunked: boolean; headers?: Record<string, string> }): Promise<number> {
-  const socket = await openSocket();
+  const socket = await openSocket(server.url);
   const headers = {
     host: new URL(server.url).host,
     "content-type": "application/json",
@@ -113,29 +113,6 @@ function actionId(exportedName: string): string {
   return found[0];
 }
 
-/** Opens a raw socket; resolves once connected. */
-function openSocket(): Promise<Socket> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => resolve(socket));
-    socket.once("error", reject);
-  });
-}
-
-/** What the server sends on `socket` until it closes it (or `giveUpMs` passes: then null). */
-function readUntilClosed(socket: Socket, giveUpMs: number): Promise<string | null> {
-  return new Promise((resolve) => {
-    let received = "";
-    const timer = setTimeout(() => resolve(null), giveUpMs);
-    socket.on("data", (data) => (received += String(data)));
-    socket.on("error", () => undefined);
-    socket.once("close", () => {
-      clearTimeout(timer);
-      resolve(received);
-    });
-  });
-}
-
 describe("hostile clients", () => {
   it("[AVAILABILITY][BODY]: 80 MB to every endpoint that reads a body, declared or chunked, is refused with a 4xx before it is read; ingest keeps answering", async () => {
     const session = await httpSignIn(server.url, ADMIN, PASSWORD);
@@ -164,42 +141,19 @@ describe("hostile clients", () => {
   });
 
   it("[AVAILABILITY][SLOW]: a client dribbling its headers or its body gets 408 and is disconnected within the configured timeouts", async () => {
-    const slowBody = await openSocket();
-    slowBody.write("POST /api/webhooks/stripe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n");
-    const slowHeaders = await openSocket();
-    slowHeaders.write("GET /api/health HTTP/1.1\r\n");
-    const dribble = setInterval(() => {
-      if (!slowBody.destroyed) slowBody.write("a");
-      if (!slowHeaders.destroyed) slowHeaders.write("X-Slow: a\r\n");
-    }, 500);
-    try {
-      // Node's defaults would hold these for 300 s; the test gives up far sooner than that.
-      const [bodyAnswer, headersAnswer] = await Promise.all([readUntilClosed(slowBody, 60_000), readUntilClosed(slowHeaders, 60_000)]);
-      expect(bodyAnswer).toMatch(/^HTTP\/1\.1 408/);
-      expect(headersAnswer).toMatch(/^HTTP\/1\.1 408/);
-    } finally {
-      clearInterval(dribble);
-      slowBody.destroy();
-      slowHeaders.destroy();
-    }
+    // Node's defaults would hold these for 300 s; the test gives up far sooner than that.
+    const [body, headers] = await Promise.all([
+      dribble(await openSocket(server.url), "POST /api/webhooks/stripe HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", "a", 500, 60_000),
+      dribble(await openSocket(server.url), "GET /api/health HTTP/1.1\r\n", "X-Slow: a\r\n", 500, 60_000),
+    ]);
+    expect(body).toMatch(/^HTTP\/1\.1 408/);
+    expect(headers).toMatch(/^HTTP\/1\.1 408/);
     await ingestAnswers();
   });
 
   it("[AVAILABILITY][CONNECTIONS]: sockets past the cap are dropped at once; once they go, ingest answers again", async () => {
-    const sockets: Socket[] = [];
-    const closed: Promise<string | null>[] = [];
-    try {
-      for (let i = 0; i < MAX_CONNECTIONS * 3; i++) {
-        const socket = await openSocket();
-        sockets.push(socket);
-        closed.push(readUntilClosed(socket, 60_000));
-      }
-      // Without a cap every socket stays open (until the 60 s give-up: null).
-      const firstClosed = await Promise.race(closed.map((done, index) => done.then((text) => (text === null ? -1 : index))));
-      expect(firstClosed).toBeGreaterThanOrEqual(0);
-    } finally {
-      for (const socket of sockets) socket.destroy();
-    }
+    // Without a cap every socket stays open (-1).
+    expect(await firstDroppedSocket(server.url, MAX_CONNECTIONS * 3)).toBeGreaterThanOrEqual(0);
     await waitFor(async () => (await fetch(`${server.url}/api/health`).catch(() => null))?.ok, 30_000, "the server to take connections again");
     await ingestAnswers();
   });
