@@ -1,6 +1,6 @@
 import type { NextConfig } from "next";
 import { SERVER_ACTION_BODY_LIMIT_BYTES } from "./lib/request/body-limits";
-import { STATIC_SECURITY_HEADERS } from "./lib/http/security-headers";
+import { STATIC_SECURITY_HEADERS } from "./lib/request/security-headers";
 
 const nextConfig: NextConfig = {
   // Database and queue drivers stay as Node packages instead of being bundled into every route.

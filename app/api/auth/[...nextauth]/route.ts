@@ -2,7 +2,7 @@ import NextAuth from "next-auth";
 import { NextRequest } from "next/server";
 import { authOptions } from "@/app/_server/auth";
 import { errorResponse } from "@/app/_server/route-handler";
-import { BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
+import { BodyTooLargeError, readBodyWithLimit } from "@/lib/request/read-body";
 import { AUTH_BODY_LIMIT_BYTES } from "@/lib/request/body-limits";
 
 type Context = { params: Promise<{ nextauth: string[] }> };

@@ -3,9 +3,9 @@ import { clientIp } from "@/app/_server/auth";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { requirePermission } from "@/app/_server/session";
 import { ROUTE_ACCESS } from "@/lib/auth/access-table";
-import { downloadRawBody } from "@/lib/inbox/download-raw-body";
+import { downloadRawBody } from "@/lib/inbox/queries/download-raw-body";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { rowIdSchema } from "@/lib/http/input-schemas";
+import { rowIdSchema } from "@/lib/request/input-schemas";
 
 export const dynamic = "force-dynamic";
 
