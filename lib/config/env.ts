@@ -5,6 +5,7 @@ import { DRIVERS, type ProviderName } from "../providers/registry";
 import { senderVocabularySchema } from "../providers/sender-vocabulary";
 import type { ProviderDriver } from "../providers/types";
 import { variablesWithDevelopmentValues } from "./development-values";
+import { weakSecrets } from "./secret-strength";
 import { csv, positiveInt } from "./env-values";
 import { providersSchema, providerVariables } from "./provider-config";
 
@@ -194,11 +195,12 @@ export function loadConfig(source: EnvSource = process.env, drivers: readonly Pr
   const result = configSchema(drivers).safeParse({ base: env, vocabulary: env, providers: env });
   // An issue's path starts with the part of the schema that read the variable; the variable comes next.
   const problems = (result.success ? [] : result.error.issues).map((issue) => `  ${issue.path.slice(1).join(".") || "(env)"}: ${issue.message}`);
-  // The development values are public: production refuses them rather than run with them.
+  // The development values are public, and weak secrets guessable: production refuses both.
   if (env.NODE_ENV === "production") {
     for (const name of variablesWithDevelopmentValues(env)) {
       problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
     }
+    problems.push(...weakSecrets(env));
   }
   if (!result.success || problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   return result.data;
