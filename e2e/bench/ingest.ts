@@ -297,8 +297,10 @@ async function run(): Promise<void> {
       ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)`,
   );
   console.log(
-    `database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ${ceiling.tps} tx/s, ` +
-      (ceiling.databaseMsPerInsert === null ? "" : `database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused)`),
+    `database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ` +
+      (ceiling.databaseMsPerInsert === null
+        ? ceiling.tps
+        : `${ceiling.tps} tx/s, database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused)`),
   );
   printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
