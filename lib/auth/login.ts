@@ -32,7 +32,7 @@ const ACCOUNT_FACTOR = 3;
  * IPv6 address counts as its /64: one host usually holds the whole prefix.
  */
 async function loginBlocked(pool: Pool, email: string, ip: string | null, login: AppConfig["login"]): Promise<boolean> {
-  const { rows } = await pool.query<{ locked_until: Date | null; account_locked_until: Date | null; now: Date; address: number }>(
+  const { rows } = await pool.query<{ lockedUntil: Date | null; accountLockedUntil: Date | null; now: Date; address: number }>(
     `WITH client AS (
        SELECT CASE WHEN $2::text IS NULL THEN NULL
                    ELSE network(set_masklen($2::inet, CASE family($2::inet) WHEN 6 THEN 64 ELSE 32 END)) END AS net
@@ -53,9 +53,9 @@ async function loginBlocked(pool: Pool, email: string, ip: string | null, login:
      ), account AS (
        SELECT count(*)::int AS n, max(f.at) AS last FROM failures f, since WHERE f.at > since.account_at
      )
-     SELECT CASE WHEN pair.n >= $5::int THEN pair.last + make_interval(secs => LEAST($6::int * power(2, pair.n - $5::int), $3::int * 60)) END AS locked_until,
+     SELECT CASE WHEN pair.n >= $5::int THEN pair.last + make_interval(secs => LEAST($6::int * power(2, pair.n - $5::int), $3::int * 60)) END AS "lockedUntil",
             CASE WHEN account.n >= $5::int * $7::int
-                 THEN account.last + make_interval(secs => LEAST($6::int * power(2, account.n - $5::int * $7::int), $3::int * 60)) END AS account_locked_until,
+                 THEN account.last + make_interval(secs => LEAST($6::int * power(2, account.n - $5::int * $7::int), $3::int * 60)) END AS "accountLockedUntil",
             now() AS now,
             (SELECT count(*)::int FROM audit_log, client
               WHERE action = 'login_failed' AND client.net IS NOT NULL AND ip::inet <<= client.net
@@ -65,7 +65,7 @@ async function loginBlocked(pool: Pool, email: string, ip: string | null, login:
   );
   const row = rows[0]!;
   const locked = (until: Date | null) => until !== null && until > row.now;
-  return locked(row.locked_until) || locked(row.account_locked_until) || row.address >= login.maxFailures * 4;
+  return locked(row.lockedUntil) || locked(row.accountLockedUntil) || row.address >= login.maxFailures * 4;
 }
 
 /**
