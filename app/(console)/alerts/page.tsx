@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { listAlerts } from "@/lib/alerts/list-alerts";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { AlertsTable } from "./alerts-table.client";
 
 export const metadata: Metadata = { title: "Alerts" };
 export const dynamic = "force-dynamic";
@@ -20,34 +20,7 @@ export default async function AlertsPage() {
         {config.alerts.windowMinutes} min.{" "}
         {config.alerts.webhookUrl ? "Each is posted to the alert webhook." : "ALERT_WEBHOOK_URL is not set: alerts are only listed here."}
       </p>
-      {alerts.length === 0 ? (
-        <p className="panel muted">No alerts.</p>
-      ) : (
-        <table className="data" aria-label="Alerts">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Kind</th>
-              <th>Provider</th>
-              <th>Message</th>
-              <th>Delivered</th>
-            </tr>
-          </thead>
-          <tbody>
-            {alerts.map((alert) => (
-              <tr key={alert.id}>
-                <td>
-                  <DisplayTime value={alert.at} />
-                </td>
-                <td>{alert.kind}</td>
-                <td>{alert.provider}</td>
-                <td>{alert.text}</td>
-                <td title={alert.error ?? undefined}>{alert.delivered ? "yes" : `no${alert.error ? `: ${alert.error}` : ""}`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <AlertsTable alerts={alerts} />
     </>
   );
 }

@@ -45,6 +45,7 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
         set("occurredTo", time("occurredTo"));
         set("path", text("path"));
         set("value", String(form.get("value") ?? ""));
+        set("run", text("run"));
         if (initial.sort) params.set("sort", initial.sort);
         router.push(`/events?${params.toString()}`);
       }}
@@ -98,6 +99,12 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
           <option value="7d">last 7 days</option>
         </select>
       </label>
+      {initial.run ? (
+        <label>
+          Replay run
+          <input name="run" defaultValue={initial.run} size={6} inputMode="numeric" />
+        </label>
+      ) : null}
       <button className="primary" type="submit">
         Apply
       </button>

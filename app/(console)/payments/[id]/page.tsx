@@ -1,19 +1,15 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { CustomerLink } from "@/app/_components/customer-link";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
-import { TimelineTable } from "@/app/_components/timeline-table";
+import { TimelineTable } from "@/app/_components/timeline-table.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { can } from "@/lib/auth/permissions";
-import { resourceTimeline } from "@/lib/inbox/get-event";
-import { getPaymentById } from "@/lib/payments/get-payment";
-import { paymentView } from "@/lib/privacy/views-for-role";
-import { customerView } from "@/lib/privacy/customer-view";
-import { CustomerLink } from "@/app/_components/customer-link";
-import { webRuntime } from "@/lib/runtime/web-runtime";
+import { getPaymentView } from "@/lib/console/get-payment-view";
 import { parseRowId } from "@/lib/http/input-schemas";
+import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";
@@ -21,12 +17,9 @@ export const dynamic = "force-dynamic";
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
   const id = parseRowId((await params).id);
-  const { pool } = webRuntime();
-  const stored = id === null ? null : await getPaymentById(pool, id);
-  if (!stored) notFound();
-  const payment = paymentView(user.role, stored);
-  const unmasked = can(user.role, "payload.unmasked");
-  const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
+  const view = id === null ? null : await getPaymentView(webRuntime().pool, user.role, id);
+  if (!view) notFound();
+  const { payment } = view;
   return (
     <>
       <div className="row">
@@ -47,8 +40,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           </dd>
           <dt>Customer</dt>
           <dd>
-            <CustomerLink {...customerView(stored.customerEmail, unmasked)} />{" "}
-            {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
+            <CustomerLink {...view.customer} /> {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
           </dd>
           <dt>Created by</dt>
           <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>
@@ -64,11 +56,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
       </section>
       <section className="panel" aria-labelledby="timeline">
         <h2 id="timeline">Event timeline</h2>
-        {timeline.length === 0 ? (
-          <p className="muted">No events for this charge yet.</p>
-        ) : (
-          <TimelineTable entries={timeline} />
-        )}
+        <TimelineTable entries={view.timeline} />
       </section>
     </>
   );

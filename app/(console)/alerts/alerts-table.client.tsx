@@ -1,0 +1,21 @@
+"use client";
+
+import { DataTable, dataColumns } from "@/app/_components/data-table.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
+import type { AlertView } from "@/lib/alerts/list-alerts";
+
+const column = dataColumns<AlertView>();
+const columns = column.columns([
+  column.accessor("at", { header: "When", cell: (info) => <DisplayTime value={info.getValue()} /> }),
+  column.accessor("kind", { header: "Kind" }),
+  column.accessor("provider", { header: "Provider" }),
+  column.accessor("text", { header: "Message" }),
+  column.accessor("delivered", {
+    header: "Delivered",
+    cell: (info) => <span title={info.row.original.error ?? undefined}>{info.getValue() ? "yes" : `no${info.row.original.error ? `: ${info.row.original.error}` : ""}`}</span>,
+  }),
+]);
+
+export function AlertsTable({ alerts }: { alerts: AlertView[] }) {
+  return <DataTable label="Alerts" columns={columns} rows={alerts} rowKey={(row) => String(row.id)} empty="No alerts." />;
+}
