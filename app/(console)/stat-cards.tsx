@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { BacklogSummary } from "@/lib/inbox/inbox-stats";
+import type { BacklogSummary } from "@/lib/inbox/queries/inbox-stats";
 import type { QueueDepth } from "@/lib/queue/boss";
 
 function age(seconds: number | null): string {

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { TimelineEntry } from "@/lib/inbox/get-event";
+import type { TimelineEntry } from "@/lib/inbox/queries/get-event";
 import { DataTable, dataColumns } from "./data-table.client";
 import { DisplayTime } from "./display-time.client";
 import { StatusBadge } from "./status-badge";

@@ -1,4 +1,4 @@
-import { providerStats } from "../inbox/inbox-stats";
+import { providerStats } from "../inbox/queries/inbox-stats";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 
 // Events that failed within the window, per provider: settled by a worker (processed_at) or stored

@@ -1,7 +1,7 @@
 import { can, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
-import { countEvents } from "../inbox/count-events";
-import { listEvents } from "../inbox/list-events";
+import { countEvents } from "../inbox/queries/count-events";
+import { listEvents } from "../inbox/queries/list-events";
 import { customerSummary, type CustomerTotal } from "../payments/customer-summary";
 import { customerView } from "../privacy/customer-view";
 import { eventRowViews, type EventRowView } from "./get-events-view";

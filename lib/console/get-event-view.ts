@@ -1,8 +1,8 @@
 import { can, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
-import { explainOutcome, loadOutcomeFacts } from "../inbox/explain-outcome";
-import { getEvent, listAttempts, resourceTimeline, type AttemptRow, type TimelineEntry } from "../inbox/get-event";
-import { replayHistory, type ReplayHistoryEntry } from "../inbox/replay-history";
+import { explainOutcome, loadOutcomeFacts } from "../inbox/queries/explain-outcome";
+import { getEvent, listAttempts, resourceTimeline, type AttemptRow, type TimelineEntry } from "../inbox/queries/get-event";
+import { replayHistory, type ReplayHistoryEntry } from "../inbox/replay/replay-history";
 import { getPayment } from "../payments/get-payment";
 import { customerView, type CustomerView } from "../privacy/customer-view";
 import { attemptViews, eventView, type EventView } from "../privacy/views-for-role";

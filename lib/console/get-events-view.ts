@@ -1,9 +1,9 @@
 import { can, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
-import { countEvents } from "../inbox/count-events";
-import type { EventFilter } from "../inbox/event-filter";
-import { explainOutcomes } from "../inbox/explain-outcome";
-import { listEvents, type EventListRow, type EventSort } from "../inbox/list-events";
+import { countEvents } from "../inbox/queries/count-events";
+import type { EventFilter } from "../inbox/queries/event-filter";
+import { explainOutcomes } from "../inbox/queries/explain-outcome";
+import { listEvents, type EventListRow, type EventSort } from "../inbox/queries/list-events";
 import { paymentsOfCharges } from "../payments/customer-summary";
 import { customerView, type CustomerView } from "../privacy/customer-view";
 import { eventRowView, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "../privacy/views-for-role";

@@ -1,5 +1,5 @@
 import type { Queryable } from "../db/pool";
-import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type BacklogSummary, type HourlyVolume, type StatWindow } from "../inbox/inbox-stats";
+import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type BacklogSummary, type HourlyVolume, type StatWindow } from "../inbox/queries/inbox-stats";
 
 /** One provider over one window, as the overview's table shows it. */
 export type ProviderWindowRow = {

@@ -1,6 +1,6 @@
 import { can, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
-import { resourceTimeline, type TimelineEntry } from "../inbox/get-event";
+import { resourceTimeline, type TimelineEntry } from "../inbox/queries/get-event";
 import { getPaymentById, type PaymentView } from "../payments/get-payment";
 import { customerView, type CustomerView } from "../privacy/customer-view";
 import { paymentView } from "../privacy/views-for-role";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PROVIDER_NAMES } from "../config/provider-names";
-import { dateParamSchema, storableTextSchema } from "../http/input-schemas";
+import { PROVIDER_NAMES } from "../providers/provider-names";
+import { dateParamSchema, storableTextSchema } from "../request/input-schemas";
 import type { PaymentFilter } from "../payments/search-payments";
 import { PAYMENT_STATUSES } from "../payments/state-machine";
 

@@ -5,7 +5,7 @@ import { AUDIT_ACTIONS } from "@/lib/audit/record-audit";
 import { listAudit } from "@/lib/audit/list-audit";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { parseRowId } from "@/lib/http/input-schemas";
+import { parseRowId } from "@/lib/request/input-schemas";
 import { AuditTable } from "./audit-table.client";
 
 export const metadata: Metadata = { title: "Audit log" };

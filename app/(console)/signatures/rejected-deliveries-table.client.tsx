@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { SignatureFailureRow } from "@/lib/inbox/signature-failures";
+import type { SignatureFailureRow } from "@/lib/inbox/ingest/signature-failures";
 
 type Row = Pick<SignatureFailureRow, "id" | "receivedAt" | "provider" | "reason" | "bodyBytes">;
 

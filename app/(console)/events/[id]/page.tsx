@@ -7,7 +7,7 @@ import { displayZone } from "@/app/_server/display-zone";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getEventView } from "@/lib/console/get-event-view";
-import { parseRowId } from "@/lib/http/input-schemas";
+import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EventFacts } from "./event-facts";
 import { AttemptsTable, ReplayHistoryTable } from "./event-history-tables.client";

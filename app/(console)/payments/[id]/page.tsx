@@ -8,7 +8,7 @@ import { TimelineTable } from "@/app/_components/timeline-table.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getPaymentView } from "@/lib/console/get-payment-view";
-import { parseRowId } from "@/lib/http/input-schemas";
+import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const metadata: Metadata = { title: "Payment" };
