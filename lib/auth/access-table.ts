@@ -8,6 +8,7 @@ export const PAGE_ACCESS = {
   "/": "events.read",
   "/events": "events.read",
   "/events/[id]": "events.read",
+  "/replays": "events.replay",
   "/replays/new": "events.replay",
   "/replays/[id]": "events.replay",
   "/payments": "events.read",

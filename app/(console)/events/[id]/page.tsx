@@ -32,7 +32,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         </h1>
         <StatusBadge status={event.status} reason={event.ignoredReason} explanation={explanation} />
         <span className="spacer" />
-        {view.may.replay ? <ReplayButton id={event.id} status={event.status} /> : null}
+        {view.may.replay ? <ReplayButton id={event.id} status={event.status} settledAt={event.processedAt?.toISOString() ?? null} /> : null}
       </div>
       {explanation || event.lastError ? (
         <div className={`banner ${tone}`} role="status" data-testid={explanation ? "outcome-sentence" : undefined}>

@@ -10,6 +10,7 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getPaymentView } from "@/lib/console/get-payment-view";
 import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { FactSources } from "./fact-sources";
 
 export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";
@@ -41,6 +42,10 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           <dt>Customer</dt>
           <dd>
             <CustomerLink {...view.customer} /> {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
+          </dd>
+          <dt>Facts from</dt>
+          <dd data-testid="facts-from">
+            <FactSources sources={view.factsFrom} registered={payment.registeredBy === "host"} />
           </dd>
           <dt>Created by</dt>
           <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>

@@ -8,8 +8,8 @@ import { can } from "@/lib/auth/permissions";
 import { configuredProviders } from "@/lib/config/configured-providers";
 import { getEventsView } from "@/lib/console/get-events-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { EventFilters } from "./event-filters.client";
-import { EventsTable } from "./events-table.client";
+import { EventFilters } from "../event-filters.client";
+import { EventsTable } from "../events-table.client";
 
 export const metadata: Metadata = { title: "Events" };
 export const dynamic = "force-dynamic";

@@ -8,7 +8,7 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { configuredProviders } from "@/lib/config/configured-providers";
 import { getPaymentsView } from "@/lib/console/get-payments-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { PaymentFilters } from "./payment-filters";
+import { PaymentFilters } from "../payment-filters";
 import { PaymentTotals } from "@/app/_components/payment-totals";
 
 export const metadata: Metadata = { title: "Payments" };
