@@ -4,37 +4,41 @@ import { displayZone } from "@/app/_server/display-zone";
 import { requirePagePermission } from "@/app/_server/session";
 import { VolumeChart } from "@/app/_components/volume-chart";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { configuredProviders } from "@/lib/config/configured-providers";
 import { getOverviewView } from "@/lib/console/get-overview-view";
-import { webhooksQueueDepth, type QueueDepth } from "@/lib/queue/boss";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { DeliveriesTable, WorkersTable } from "./liveness-tables.client";
 import { ProviderStatsTable } from "./provider-stats-table.client";
 import { StatCards } from "./stat-cards";
 
 export const metadata: Metadata = { title: "Overview" };
 export const dynamic = "force-dynamic";
 
-/** The queue's depth, or null when the queue can't be read (the page still renders). */
-async function queueDepth(): Promise<QueueDepth | null> {
-  try {
-    return await webhooksQueueDepth(await webRuntime().boss());
-  } catch {
-    return null;
-  }
-}
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 export default async function OverviewPage() {
   await requirePagePermission(PAGE_ACCESS["/"]);
-  const [view, queue] = await Promise.all([getOverviewView(webRuntime().pool), queueDepth()]);
+  const { pool, config } = webRuntime();
+  const view = await getOverviewView(pool, configuredProviders(config));
   const { backlog, jumped } = view;
+  const now = new Date().toISOString();
   return (
     <>
       <h1>Overview</h1>
+      {view.noWorkerAlive ? (
+        <div className="banner bad" role="alert" data-testid="no-worker-banner">
+          <strong>No worker is alive:</strong> {plural(backlog.pending, "event")} wait and no worker has sent a heartbeat in the last minute. Start one
+          with <code>npm run worker</code>.
+        </div>
+      ) : view.oldPending ? (
+        <div className="banner warn" role="status" data-testid="old-pending-banner">
+          The oldest pending event has waited {Math.round((backlog.oldestPendingSeconds ?? 0) / 60)} min: the workers are behind.{" "}
+          <Link href="/events?status=pending&sort=received_asc">Oldest pending events</Link>
+        </div>
+      ) : null}
       {backlog.failed > 0 ? (
         <div className="banner bad" role="alert">
-          <strong>
-            {backlog.failed} failed event{backlog.failed === 1 ? "" : "s"}
-          </strong>{" "}
-          need a person. <Link href="/events?status=failed">Review failed events</Link>
+          <strong>{plural(backlog.failed, "failed event")}</strong> need a person. <Link href="/events?status=failed">Review failed events</Link>
         </div>
       ) : null}
       {jumped.length > 0 ? (
@@ -43,7 +47,11 @@ export default async function OverviewPage() {
           changed its format or ordering.
         </div>
       ) : null}
-      <StatCards backlog={backlog} queue={queue} />
+      <StatCards backlog={backlog} workersAlive={view.workers.filter((worker) => worker.alive).length} flagged={view.noWorkerAlive || view.oldPending} />
+      <h2>Deliveries</h2>
+      <DeliveriesTable deliveries={view.deliveries} now={now} />
+      <h2 id="workers">Workers</h2>
+      <WorkersTable workers={view.workers} now={now} />
       <h2>By provider</h2>
       <ProviderStatsTable rows={view.rows} />
       <div className="panel" style={{ marginTop: 16 }}>

@@ -1,5 +1,7 @@
 import type { Queryable } from "../db/pool";
+import { listWorkerBeats, type WorkerBeat } from "../inbox/process/worker-heartbeats";
 import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type BacklogSummary, type HourlyVolume, type StatWindow } from "../inbox/queries/inbox-stats";
+import { providerDeliveries, silentForLongerThanUsual, type ProviderDeliveries } from "../inbox/queries/provider-deliveries";
 
 /** One provider over one window, as the overview's table shows it. */
 export type ProviderWindowRow = {
@@ -17,11 +19,31 @@ export type ProviderWindowRow = {
   baselineIgnoredRatio: number | null;
 };
 
-export type OverviewView = { rows: ProviderWindowRow[]; jumped: string[]; volume: HourlyVolume[]; backlog: BacklogSummary };
+export type OverviewView = {
+  rows: ProviderWindowRow[];
+  jumped: string[];
+  volume: HourlyVolume[];
+  backlog: BacklogSummary;
+  workers: WorkerBeat[];
+  /** Events wait and no worker has beaten recently. */
+  noWorkerAlive: boolean;
+  /** The oldest pending event has waited longer than a worker takes to pick one up. */
+  oldPending: boolean;
+  deliveries: (ProviderDeliveries & { silent: boolean })[];
+};
+
+// Longer than a live worker ever leaves an event waiting (retries are scheduled, not pending-due).
+const OLD_PENDING_SECONDS = 120;
 
 /** What the overview shows: per provider and window counts and ratios, the day's volume, the backlog. */
-export async function getOverviewView(db: Queryable): Promise<OverviewView> {
-  const [stats, volume, backlog] = await Promise.all([providerStats(db), hourlyVolume(db, 24), backlogSummary(db)]);
+export async function getOverviewView(db: Queryable, providers: readonly string[]): Promise<OverviewView> {
+  const [stats, volume, backlog, workers, deliveries] = await Promise.all([
+    providerStats(db),
+    hourlyVolume(db, 24),
+    backlogSummary(db),
+    listWorkerBeats(db),
+    providerDeliveries(db, providers),
+  ]);
   const rows = stats.flatMap((row) =>
     (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {
       const { total, processed, ignored, failed, pending, ignoredRatio, failedRatio } = row.windows[window];
@@ -33,5 +55,14 @@ export async function getOverviewView(db: Queryable): Promise<OverviewView> {
       };
     }),
   );
-  return { rows, jumped: stats.filter((row) => row.ignoredJump).map((row) => row.provider), volume, backlog };
+  return {
+    rows,
+    jumped: stats.filter((row) => row.ignoredJump).map((row) => row.provider),
+    volume,
+    backlog,
+    workers,
+    noWorkerAlive: backlog.pending > 0 && !workers.some((worker) => worker.alive),
+    oldPending: (backlog.oldestPendingSeconds ?? 0) > OLD_PENDING_SECONDS,
+    deliveries: deliveries.map((delivery) => ({ ...delivery, silent: silentForLongerThanUsual(delivery) })),
+  };
 }

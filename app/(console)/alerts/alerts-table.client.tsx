@@ -2,11 +2,12 @@
 
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { AlertView } from "@/lib/alerts/list-alerts";
+import type { AlertRowView } from "@/lib/alerts/list-alert-states";
 
-const column = dataColumns<AlertView>();
+const column = dataColumns<AlertRowView>();
 const columns = column.columns([
   column.accessor("at", { header: "When", cell: (info) => <DisplayTime value={info.getValue()} /> }),
+  column.accessor("state", { header: "State", cell: (info) => <span className={`badge ${info.getValue() === "active" ? "failed" : "processed"}`}>{info.getValue()}</span> }),
   column.accessor("kind", { header: "Kind" }),
   column.accessor("provider", { header: "Provider" }),
   column.accessor("text", { header: "Message" }),
@@ -16,6 +17,15 @@ const columns = column.columns([
   }),
 ]);
 
-export function AlertsTable({ alerts }: { alerts: AlertView[] }) {
-  return <DataTable label="Alerts" columns={columns} rows={alerts} rowKey={(row) => String(row.id)} empty="No alerts." />;
+export function AlertsTable({ alerts }: { alerts: AlertRowView[] }) {
+  return (
+    <DataTable
+      label="Alerts"
+      columns={columns}
+      rows={alerts}
+      rowKey={(row) => String(row.id)}
+      rowProps={(row) => ({ "data-kind": row.kind, "data-state": row.state })}
+      empty="No alerts."
+    />
+  );
 }
