@@ -7,6 +7,7 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
+import { deliveryFor, randomId } from "./simulator/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // Support and finance on the simulator's data (payments of two gateways, resends, a full shuffle, so
@@ -150,8 +151,11 @@ describe("console for support and finance", () => {
   });
 
   it("[FINANCE][PAYMENTS]: status, provider and date filters, sorting by amount, and totals per currency that match the data", async () => {
-    const [disputed] = await rows<{ n: number; amount: string }>("SELECT count(*)::int AS n, COALESCE(sum(amount), 0)::text AS amount FROM payments WHERE status = 'refunded' AND provider = 'stripe'");
-    expect(disputed!.n).toBeGreaterThan(0);
+    const totals = await rows<{ currency: string; n: number; amount: string }>(
+      "SELECT currency, count(*)::int AS n, COALESCE(sum(amount), 0)::text AS amount FROM payments WHERE status = 'refunded' AND provider = 'stripe' GROUP BY currency",
+    );
+    const matching = totals.reduce((sum, total) => sum + total.n, 0);
+    expect(matching).toBeGreaterThan(0);
     for (const width of WIDTHS) {
       const page = await browserAs(FINANCE, width);
       await page.goto(`${server.url}/payments`);
@@ -160,11 +164,13 @@ describe("console for support and finance", () => {
       await page.getByRole("button", { name: "Apply" }).click();
       await page.waitForURL(/status=refunded/);
       const statuses = await page.locator("table[aria-label=Payments] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-status")));
-      expect(statuses).toEqual(Array(Math.min(disputed!.n, 50)).fill("refunded"));
-      expect(await page.getByTestId("payments-total").textContent()).toContain(`${disputed!.n} payment`);
-      const total = await page.getByTestId("payment-total-usd").textContent();
-      expect(total).toContain(`${disputed!.n} payment`);
-      expect(total).toContain(new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(Number(disputed!.amount) / 100));
+      expect(statuses).toEqual(Array(Math.min(matching, 50)).fill("refunded"));
+      expect(await page.getByTestId("payments-total").textContent()).toContain(`${matching} payment`);
+      for (const total of totals) {
+        const shown = await page.getByTestId(`payment-total-${total.currency}`).textContent();
+        expect(shown).toContain(`${total.n} payment`);
+        expect(shown).toContain(new Intl.NumberFormat("en-US", { style: "currency", currency: total.currency.toUpperCase() }).format(Number(total.amount) / 100));
+      }
       // Sorting by amount is a URL parameter the server applies.
       await page.locator("table[aria-label=Payments] th button.sort", { hasText: "Amount" }).click();
       await page.waitForURL(/sort=amount_/);
@@ -192,7 +198,7 @@ describe("console for support and finance", () => {
         await page.goto(`${server.url}${path}`);
         await page.locator("h1").first().waitFor();
         overflow[`${path}@${width}`] = await horizontalOverflow(page);
-        await screenshot(page, `finance-layout-${path.replace(/[^a-z0-9]+/gi, "_")}-${width}`, width > 390);
+        await screenshot(page, `finance-layout-${path.replace(/[^a-z0-9]+/gi, "_")}-${width}`);
       }
       const missing = await page.goto(`${server.url}/events/99999999`);
       expect(missing?.status()).toBe(404);
@@ -203,5 +209,38 @@ describe("console for support and finance", () => {
       await page.waitForURL(/run=1/);
     }
     expect(overflow).toEqual(Object.fromEntries(Object.keys(overflow).map((key) => [key, 0])));
+  }, 120_000);
+
+  // Last: it stops the worker.
+  it("[OPS][LIVENESS]: with the worker stopped and events waiting, the overview says no worker is alive, and shows rejected signatures", async () => {
+    process.kill(-server.pids.worker, "SIGTERM");
+    await waitFor(async () => {
+      try {
+        process.kill(server.pids.worker, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 30_000, "worker stopped");
+    // Its last heartbeat, as it reads once the alive window has passed (no waiting a minute here).
+    await app.pool.query("UPDATE worker_heartbeats SET beat_at = now() - interval '3 minutes'");
+    for (let index = 0; index < 12; index++) {
+      const facts = { chargeId: randomId("ch"), amount: 1500, currency: "usd", customerId: "cus_wait", customerEmail: "waiting@example.com" };
+      const delivery = deliveryFor("stripe", facts, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 }, secrets.stripe);
+      expect((await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body: delivery.body })).status).toBe(200);
+    }
+    expect((await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" })).status).toBe(401);
+    for (const width of WIDTHS) {
+      const page = await browserAs(ADMIN, width);
+      await page.goto(`${server.url}/`);
+      expect(await page.getByTestId("no-worker-banner").textContent()).toMatch(/No worker is alive: 12 events wait/);
+      expect(await page.locator("table[aria-label=Workers] tbody tr").first().getAttribute("data-alive")).toBe("false");
+      expect(await page.locator("table[aria-label='Deliveries per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]").textContent()).toBe("1");
+      expect(await horizontalOverflow(page)).toBe(0);
+      await screenshot(page, `finance-overview-stopped-worker-${width}`);
+      await page.getByRole("link", { name: /pending events/ }).click();
+      await page.waitForURL(/status=pending/);
+      expect(await page.locator("table[aria-label=Events] tbody tr").count()).toBe(12);
+    }
   }, 120_000);
 });

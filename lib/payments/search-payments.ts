@@ -51,11 +51,17 @@ export function paymentFilterSql(filter: PaymentFilter, params: unknown[] = []):
   return { where: conditions.length ? conditions.join(" AND ") : "true", params };
 }
 
-/** A search that names a customer ranks the exact customer or charge before those it is a prefix of. */
+/**
+ * A search ranks the exact customer or charge before those it is a prefix of; an e-mail is exact
+ * when its local part is ("customer7" is customer7@…, listed before customer70@…).
+ */
 function exactFirst(filter: PaymentFilter, param: (value: unknown) => string): string {
   if (!filter.search) return "";
   const term = param(filter.search);
-  const exact = filter.searchIdsOnly ? `p.gateway_charge_id = ${term}` : `p.customer_email = lower(${term}) OR p.customer_id = ${term} OR p.gateway_charge_id = ${term}`;
+  const local = param(filter.search.toLowerCase().split("@")[0]);
+  const exact = filter.searchIdsOnly
+    ? `p.gateway_charge_id = ${term}`
+    : `split_part(p.customer_email, '@', 1) = ${local} OR p.customer_id = ${term} OR p.gateway_charge_id = ${term}`;
   return `(${exact}) DESC, `;
 }
 

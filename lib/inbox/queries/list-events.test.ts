@@ -150,6 +150,8 @@ describe("listEvents", () => {
     expect(await ids({ search: "evt_1" })).toEqual(fragments);
     expect(await ids({ search: "evt_1" }, "received_asc")).toEqual(["evt_1", ...fragments.slice(1).reverse()]);
     expect(await ids({ search: "c1@" })).toEqual(["evt_1"]);
+    // An e-mail's local part is its whole: "c11" is c11@ first, then c110@..c119@ (none here but c11).
+    expect((await ids({ search: "c11" }))[0]).toBe("evt_11");
     // A part of an e-mail anywhere in it is looked up among payments (trigram index), then their events.
     await app.pool.query("INSERT INTO payments (provider, gateway_charge_id, status, customer_email) VALUES ('stripe', 'ch_5', 'paid', 'c5@example.com')");
     expect((await ids({ search: "xample" })).length).toBe(4); // ch_5 at stripe (two of its six are standard)

@@ -68,17 +68,20 @@ export function eventsOfValuesSql(values: Partial<Record<SearchKind, string>>): 
   return lookups;
 }
 
-/** 0 for an event matched by the whole term (an exact id, e-mail or customer), 1 for a fragment match. */
+/**
+ * 0 for an event matched by the whole term, 1 for a fragment match. For an e-mail the whole term is
+ * its local part ("customer7" and "customer7@exa" are customer7@example.com's, not customer70's).
+ */
 export function exactRankSql(term: string, param: Param, idsOnly: boolean): string {
   const whole = param(term);
   const exact = [`event_id = ${whole}`, `resource_id = ${whole}`];
   if (!idsOnly) {
-    const lowered = param(term.toLowerCase());
+    const local = param(term.toLowerCase().split("@")[0]);
     exact.push(
-      `customer_email = ${lowered}`,
+      `split_part(customer_email, '@', 1) = ${local}`,
       `customer_id = ${whole}`,
       `EXISTS (SELECT 1 FROM payments p WHERE p.provider = webhook_inbox.provider AND p.gateway_charge_id = webhook_inbox.resource_id
-                  AND (p.customer_email = ${lowered} OR p.customer_id = ${whole}))`,
+                  AND (split_part(p.customer_email, '@', 1) = ${local} OR p.customer_id = ${whole}))`,
     );
   }
   return `(CASE WHEN ${exact.join(" OR ")} THEN 0 ELSE 1 END)`;
