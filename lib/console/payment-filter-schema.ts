@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROVIDER_NAMES } from "../providers/provider-names";
+import { PROVIDER_NAMES } from "../providers/registry";
 import { dateParamSchema, storableTextSchema } from "../request/input-schemas";
 import type { PaymentFilter } from "../payments/search-payments";
 import { PAYMENT_STATUSES } from "../payments/state-machine";
