@@ -180,6 +180,16 @@ describe("console for support and finance", () => {
       expect(numbers).toEqual([...numbers].sort((a, b) => (desc ? b - a : a - b)));
       await screenshot(page, `finance-payments-filtered-${width}`, width > 390);
       expect(await horizontalOverflow(page)).toBe(0);
+      // The CSV of this filter holds every matching payment, the table's among them, audited.
+      const csv = await (await page.request.get(`${server.url}${await page.getByTestId("export-payments").getAttribute("href")}`)).text();
+      const lines = csv.trim().split("\r\n");
+      expect(lines[0]).toMatch(/^payment_id,provider,charge_id,status,amount,amount_refunded,currency,customer_email/);
+      expect(lines).toHaveLength(1 + matching);
+      const exported = new Set(lines.slice(1).map((line) => line.split(",")[2]));
+      const shown = await page.locator("table[aria-label=Payments] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-charge")));
+      for (const charge of shown) expect(exported.has(charge!)).toBe(true);
+      for (const line of lines.slice(1)) expect(line.split(",")[3]).toBe("refunded");
+      expect((await rows<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'export' AND actor = $1", [FINANCE]))[0]!.n).toBeGreaterThan(0);
       // A date range that ends before anything was created matches nothing, and says so.
       await page.goto(`${server.url}/payments?to=2001-01-01`);
       expect(await page.getByText("No payment matches this filter.").isVisible()).toBe(true);

@@ -32,6 +32,9 @@ export const ACTION_ACCESS = {
 export const ROUTE_ACCESS = {
   "GET /api/replays/[id]": "events.replay",
   "GET /api/events/[id]/raw": "payload.unmasked",
+  // Masked for the role, as the lists are.
+  "GET /api/exports/events": "events.read",
+  "GET /api/exports/payments": "events.read",
 } as const satisfies Record<string, Permission>;
 
 export type PageRoute = keyof typeof PAGE_ACCESS;

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useDisplayZone } from "@/app/_components/display-time.client";
 import { fromZonedInput, toZonedInput, zoneLabel, zonedParts } from "@/lib/time/format-time";
+import { ProviderSelect } from "@/app/_components/provider-select";
 
 const STATUS_CHOICES = ["pending", "processed", "ignored", "failed", "failed,ignored"];
 
@@ -70,15 +71,7 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
           }}
         />
       </label>
-      <label>
-        Provider
-        <select name="provider" defaultValue={initial.provider ?? ""}>
-          <option value="">any</option>
-          {providers.map((provider) => (
-            <option key={provider}>{provider}</option>
-          ))}
-        </select>
-      </label>
+      <ProviderSelect providers={providers} value={initial.provider} />
       <label>
         Status
         <select name="status" defaultValue={initial.status ?? ""}>

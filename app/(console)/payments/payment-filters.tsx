@@ -1,5 +1,6 @@
 import type { PaymentFilter } from "@/lib/payments/search-payments";
 import { PAYMENT_STATUSES } from "@/lib/payments/state-machine";
+import { ProviderSelect } from "@/app/_components/provider-select";
 
 const day = (date: Date | undefined) => (date ? date.toISOString().slice(0, 10) : "");
 
@@ -23,15 +24,7 @@ export function PaymentFilters({ filter, sort, providers }: { filter: PaymentFil
           {filter.statuses && filter.statuses.length > 1 ? <option value={filter.statuses.join(",")}>{filter.statuses.join(" or ")}</option> : null}
         </select>
       </label>
-      <label>
-        Provider
-        <select name="provider" defaultValue={filter.provider ?? ""}>
-          <option value="">any</option>
-          {providers.map((provider) => (
-            <option key={provider}>{provider}</option>
-          ))}
-        </select>
-      </label>
+      <ProviderSelect providers={providers} value={filter.provider} />
       <label>
         Created from (UTC)
         <input name="from" type="date" defaultValue={day(filter.createdFrom)} />

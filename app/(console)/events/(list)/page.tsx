@@ -46,6 +46,9 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
       <div className="row">
         <h1>Events</h1>
         <span className="spacer" />
+        <a className="button" href={`/api/exports/events?${query.toString()}`} download data-testid="export-events">
+          Export CSV
+        </a>
         {can(user.role, "events.replay") ? (
           <Link className="button" href={`/replays/new?${query.toString()}`}>
             Replay these…

@@ -35,7 +35,13 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
   const [sortKey, direction] = parsed.sort.split("_");
   return (
     <>
-      <h1>Payments</h1>
+      <div className="row">
+        <h1>Payments</h1>
+        <span className="spacer" />
+        <a className="button" href={`/api/exports/payments?${query.toString()}`} download data-testid="export-payments">
+          Export CSV
+        </a>
+      </div>
       <PaymentFilters filter={parsed.filter} sort={parsed.sort} providers={configuredProviders(config)} />
       <PaymentTotals totals={view.totals} capped={view.totalsCapped} label="Totals for this filter" testId="payment-total" />
       <PaymentsTable
