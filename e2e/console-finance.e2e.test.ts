@@ -192,7 +192,7 @@ describe("console for support and finance", () => {
       expect((await rows<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'export' AND actor = $1", [FINANCE]))[0]!.n).toBeGreaterThan(0);
       // A date range that ends before anything was created matches nothing, and says so.
       await page.goto(`${server.url}/payments?to=2001-01-01`);
-      expect(await page.getByText("No payment matches this filter.").isVisible()).toBe(true);
+      await page.getByText("No payment matches this filter.").waitFor();
       await page.goto(`${server.url}/payments?q=${"x".repeat(400)}`);
       expect(await page.locator(".banner[role=alert]").textContent()).toMatch(/q: too long \(at most 320 characters\)/);
     }
