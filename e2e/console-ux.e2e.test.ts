@@ -287,7 +287,7 @@ describe("console UX", () => {
       await effects.evaluateAll((rows) => rows.map((row) => [row.getAttribute("data-charge"), { to: row.getAttribute("data-to"), text: row.querySelector("td[data-label=Effect]")?.textContent }])),
     );
     expect(preview).toEqual({
-      ch_host_0: { to: "refunded", text: "pending → refunded (refunded 0 → 5000)" },
+      ch_host_0: { to: "refunded", text: "pending → refunded (refunded $0.00 → $50.00)" },
       ch_host_1: { to: "paid", text: "pending → paid" },
     });
     await screenshot(page, "ux-replay-preview-1440");

@@ -5,6 +5,7 @@ import { createPool } from "@/lib/db/pool";
 import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/process/gateway-clients";
 import { consumeWebhooks, processingConnections } from "@/lib/inbox/process/consume-webhooks";
 import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/process/reclaim-dead-worker-jobs";
+import { recordHeartbeat } from "@/lib/inbox/process/worker-heartbeats";
 import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/replay-runs";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { checkAlerts, circuitOpenAlert, deadDeliveryAlert } from "@/lib/alerts/check-alerts";
@@ -58,6 +59,8 @@ await boss.supervise();
 // once (and then every few seconds), so a killed worker's jobs don't wait for their heartbeat.
 const liveness = await holdWorkerLiveness(pool, workerId, (line) => log.error(line));
 async function reclaim() {
+  // The heartbeat rides the same timer: the console and the "no worker alive" alert read it.
+  await recordHeartbeat(pool, workerId);
   const result = await reclaimDeadWorkerJobs(deps);
   if (result.abandoned > 0) log.warn({ abandoned: result.abandoned, jobsFailed: result.jobsFailed }, "dead workers' attempts abandoned, their jobs sent back to retry");
 }

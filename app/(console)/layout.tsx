@@ -15,6 +15,7 @@ const NAV: { href: PageRoute; label: string }[] = [
   { href: "/", label: "Overview" },
   { href: "/events", label: "Events" },
   { href: "/payments", label: "Payments" },
+  { href: "/replays", label: "Replays" },
   { href: "/signatures", label: "Signatures" },
   { href: "/users", label: "Users" },
   { href: "/audit", label: "Audit log" },

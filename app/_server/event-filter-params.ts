@@ -4,8 +4,8 @@ import { decodeCursor, EVENT_SORTS, type EventSort } from "@/lib/inbox/queries/l
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 
-const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
-const many = (value: string | string[] | undefined) => (value === undefined ? undefined : [value].flat().flatMap((item) => item.split(",")).filter(Boolean));
+export const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
+export const many = (value: string | string[] | undefined) => (value === undefined ? undefined : [value].flat().flatMap((item) => item.split(",")).filter(Boolean));
 
 /**
  * The explorer's URL is its state (shareable links): these are its parameters, parsed into the
@@ -43,7 +43,7 @@ export function parseFilterParams(params: SearchParams): ParsedFilterParams {
   try {
     return { ok: true, ...filterFromParams(params) };
   } catch (error) {
-    if (error instanceof z.ZodError) return { ok: false, message: describeFilterError(error) };
+    if (error instanceof z.ZodError) return { ok: false, message: describeParamsError(error, URL_NAMES) };
     throw error;
   }
 }
@@ -81,15 +81,17 @@ const URL_NAMES: Record<string, string> = {
 };
 
 /** A bad filter link in words ("status: use one of pending, processed, …"), never raw validation JSON. */
-function describeFilterError(error: unknown): string {
-  if (!(error instanceof z.ZodError)) return "the filter could not be read";
+export function describeParamsError(error: z.ZodError, urlNames: Record<string, string>): string {
   return error.issues
     .map((issue) => {
       const field = String(issue.path[0] ?? "filter");
-      const name = URL_NAMES[field] ?? field;
+      const name = urlNames[field] ?? field;
       if (issue.code === "invalid_value") return `${name}: use one of ${issue.values.map(String).join(", ")}`;
       if (issue.code === "invalid_type" && issue.expected === "date") return `${name}: not a date (use e.g. 2026-12-01T09:00:00Z)`;
-      return `${name}: ${issue.message}`;
+      if (issue.code === "too_big") return `${name}: too long (at most ${String(issue.maximum)} characters)`;
+      if (issue.code === "too_small") return `${name}: empty`;
+      // Our own refinements are written as sentences; zod's generic ones are not shown as they are.
+      return issue.code === "custom" ? `${name}: ${issue.message}` : `${name}: not a value this filter can use`;
     })
     .join("; ");
 }

@@ -7,7 +7,7 @@ import { previewReplayEffects } from "@/lib/inbox/replay/preview-replay-effects"
 import { previewReplay, replayable } from "@/lib/inbox/replay/replay-events";
 import { loadConfig } from "@/lib/config/env";
 import { customerSummary } from "@/lib/payments/customer-summary";
-import { searchPayments } from "@/lib/payments/search-payments";
+import { paymentTotals, searchPayments } from "@/lib/payments/search-payments";
 import { freshBenchDatabase, keptBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep] [--reuse]`: the console's server time at
@@ -75,11 +75,11 @@ async function fill(pool: Pool) {
 async function fillPayments(pool: Pool) {
   const started = Date.now();
   await pool.query(
-    `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, registered_by, updated_at)
+    `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, registered_by, created_at, updated_at)
      SELECT (ARRAY['stripe','standard','pagarme','asaas'])[1 + (c * 3) % 4], 'ch_' || c,
             (ARRAY['paid','refunded','partially_refunded','pending'])[1 + c % 4], 1000 + c % 9000, 0, 'usd',
             'cus_' || ((c * 3) % 50000), 'customer' || ((c * 3) % 50000) || '@example.com', 'gateway',
-            now() - make_interval(secs => c % 604800)
+            now() - make_interval(secs => c % 604800) - interval '1 hour', now() - make_interval(secs => c % 604800)
        FROM generate_series(0, $1::int / 3) AS c`,
     [total],
   );
@@ -90,11 +90,24 @@ async function fillPayments(pool: Pool) {
 /** The console's customer-centred queries: search, customer page, pager totals, replay dry run. */
 async function timeCustomerQueries(pool: Pool) {
   const config = loadConfig({ DATABASE_URL: url });
-  await time("customer search: e-mail prefix (customer4242@ex)", () => searchPayments(pool, "customer4242@ex"));
-  await time("customer search: part of an e-mail (omer4242@)", () => searchPayments(pool, "omer4242@"));
-  await time("customer search: customer id", () => searchPayments(pool, "cus_4242"));
-  await time("customer search: charge id", () => searchPayments(pool, `ch_${Math.floor(total / 6)}`));
-  await time("payments list: newest page with total", () => searchPayments(pool, undefined));
+  await time("customer search: e-mail prefix (customer4242@ex)", () => searchPayments(pool, { search: "customer4242@ex" }));
+  await time("customer search: part of an e-mail (omer4242@)", () => searchPayments(pool, { search: "omer4242@" }));
+  await time("customer search: customer id", () => searchPayments(pool, { search: "cus_4242" }));
+  await time("customer search: charge id", () => searchPayments(pool, { search: `ch_${Math.floor(total / 6)}` }));
+  await time("payments list: newest page with total", () => searchPayments(pool, {}));
+  const lastDay = { createdFrom: new Date(Date.now() - 86_400_000) };
+  await time("payments: status=refunded, stripe, last day, with totals", () =>
+    Promise.all([
+      searchPayments(pool, { statuses: ["refunded"], provider: "stripe", ...lastDay }),
+      paymentTotals(pool, { statuses: ["refunded"], provider: "stripe", ...lastDay }),
+    ]),
+  );
+  await time("payments: status=paid sorted by amount, with totals", () =>
+    Promise.all([searchPayments(pool, { statuses: ["paid"] }, { sort: "amount_desc" }), paymentTotals(pool, { statuses: ["paid"] })]),
+  );
+  await time("payments: search customer42, with totals", () =>
+    Promise.all([searchPayments(pool, { search: "customer42" }), paymentTotals(pool, { search: "customer42" })]),
+  );
   await time("customer page: payments and totals", () => customerSummary(pool, "customer4242@example.com"));
   await time("customer page: events", () => listEvents(pool, { filter: { customer: "customer4242@example.com" }, limit: 50 }));
   await time("bulk replay dry run: provider=stripe ignored+failed", () => previewReplayEffects(pool, config, replayable({ provider: "stripe" })), 3);
@@ -135,6 +148,12 @@ try {
   await time("explorer: search customer e-mail", () => listEvents(pool, { filter: { search: "customer4242@example.com" }, limit: 50 }));
   await time("explorer: search charge id", () => listEvents(pool, { filter: { search: `ch_${Math.floor(total / 6)}` }, limit: 50 }));
   await time("explorer: search event id", () => listEvents(pool, { filter: { search: `evt_${Math.floor(total / 2)}` }, limit: 50 }));
+  // Fragments: each resolves to at most a few dozen values, exact first, then their events.
+  for (const fragment of ["customer7@", "customer7", "customer7@example", `evt_${Math.floor(total / 2)}`.slice(0, -2), `ch_${Math.floor(total / 6)}`.slice(0, -1), "cus_424"]) {
+    await time(`explorer: search fragment ${fragment} with count`, () =>
+      Promise.all([listEvents(pool, { filter: { search: fragment }, limit: 50 }), countEvents(pool, { search: fragment }, 10_000)]),
+    );
+  }
   await time("explorer: JSON path data.object.metadata.order_id", () =>
     listEvents(pool, { filter: { jsonPath: "data.object.metadata.order_id", jsonValue: "ord_777" }, limit: 50 }),
   );

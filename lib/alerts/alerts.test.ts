@@ -4,7 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import { createGatewayClients } from "../inbox/process/gateway-clients";
-import { checkAlerts, circuitOpenAlert } from "./check-alerts";
+import { recordHeartbeat } from "../inbox/process/worker-heartbeats";
+import { checkAlerts, circuitOpenAlert, findAlerts, findWorkerDownAlert } from "./check-alerts";
 import { listAlerts } from "./list-alerts";
 import { sendAlert, type AlertOutcome } from "./send-alert";
 
@@ -140,5 +141,28 @@ describe("alerts", () => {
       ["asaas", false],
       ["stripe", false],
     ]);
+  });
+});
+
+describe("worker and delivery alerts", () => {
+  it("says no worker is alive while events wait and no heartbeat is recent, and not once one beats", async () => {
+    await app.pool.query("TRUNCATE worker_heartbeats");
+    expect(await findWorkerDownAlert(deps())).toBeNull(); // nothing waits
+    await seed("stripe", "pending", 3, 12);
+    await app.pool.query("INSERT INTO worker_heartbeats (worker, beat_at) VALUES ('host:7', now() - interval '3 minutes')");
+    const alert = await findWorkerDownAlert(deps());
+    expect(alert).toMatchObject({ kind: "worker_down", provider: "all" });
+    expect(alert!.text).toMatch(/no worker alive: 12 event\(s\) pending .* \(last from host:7, \d+s ago\)/);
+    await recordHeartbeat(app.pool, "host:8");
+    expect(await findWorkerDownAlert(deps())).toBeNull();
+  });
+
+  it("says a steady provider has been silent for longer than usual", async () => {
+    // 200 deliveries over the week before the last day: then nothing for a day.
+    await seed("stripe", "processed", 24 * 60 + 30, 200);
+    const alerts = await findAlerts(deps());
+    expect(alerts.filter((alert) => alert.kind === "provider_silent").map((alert) => alert.provider)).toEqual(["stripe"]);
+    await seed("stripe", "processed", 1, 1);
+    expect((await findAlerts(deps())).filter((alert) => alert.kind === "provider_silent")).toEqual([]);
   });
 });

@@ -1,5 +1,8 @@
+import { configuredProviders } from "../config/configured-providers";
 import type { SentDelivery } from "../destinations/deliver-changes";
-import { providerStats } from "../inbox/queries/inbox-stats";
+import { listWorkerBeats, WORKER_ALIVE_SECONDS } from "../inbox/process/worker-heartbeats";
+import { backlogSummary, providerStats } from "../inbox/queries/inbox-stats";
+import { providerDeliveries, silentForLongerThanUsual } from "../inbox/queries/provider-deliveries";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 
 // Events that failed within the window, per provider: settled by a worker (processed_at) or stored
@@ -22,13 +25,31 @@ const STALE_PENDING = `
 
 const PREFIX = "[webhook-inbox]";
 
-/** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog. */
+/**
+ * No worker has beaten recently while events wait. Raised by the web process (a stopped worker
+ * can't say it stopped); the provider field names the whole system.
+ */
+export async function findWorkerDownAlert(deps: AlertDeps): Promise<Alert | null> {
+  const [beats, backlog] = await Promise.all([listWorkerBeats(deps.pool), backlogSummary(deps.pool)]);
+  if (backlog.pending === 0 || beats.some((beat) => beat.alive)) return null;
+  const last = beats[0];
+  return {
+    kind: "worker_down",
+    provider: "all",
+    text:
+      `${PREFIX} no worker alive: ${backlog.pending} event(s) pending and no worker heartbeat in the last ${WORKER_ALIVE_SECONDS}s` +
+      `${last ? ` (last from ${last.worker}, ${last.secondsAgo}s ago)` : " (none ever seen)"}: start \`npm run worker\`.`,
+  };
+}
+
+/** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog, a silent provider. */
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
-  const [failures, stats, stale] = await Promise.all([
+  const [failures, stats, stale, deliveries] = await Promise.all([
     deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
+    providerDeliveries(deps.pool, configuredProviders(deps.config)),
   ]);
   return [
     ...failures.rows.map((row) => ({
@@ -50,6 +71,13 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
       provider: row.provider,
       text: `${PREFIX} ${row.provider}: the oldest of ${row.n} pending event(s) has waited ${row.minutes} min (threshold ${pendingAgeMinutes} min): are the workers running?`,
     })),
+    ...deliveries.filter(silentForLongerThanUsual).map((delivery) => ({
+      kind: "provider_silent" as const,
+      provider: delivery.provider,
+      text:
+        `${PREFIX} ${delivery.provider}: no delivery for ${Math.round(delivery.secondsSinceLast! / 60)} min, far longer than usual ` +
+        `(${delivery.weekTotal} in the last week): is its webhook endpoint still configured, or are its signatures rejected?`,
+    })),
   ];
 }
 
@@ -58,6 +86,12 @@ export async function checkAlerts(deps: AlertDeps): Promise<AlertOutcome[]> {
   const outcomes: AlertOutcome[] = [];
   for (const alert of await findAlerts(deps)) outcomes.push(await sendAlert(deps, alert));
   return outcomes;
+}
+
+/** Scheduled in the web process: the one alert a stopped worker can't raise about itself. */
+export async function checkWorkerDownAlert(deps: AlertDeps): Promise<AlertOutcome | null> {
+  const alert = await findWorkerDownAlert(deps);
+  return alert ? sendAlert(deps, alert) : null;
 }
 
 /** The alert for a circuit that just opened in this process (refetches from that gateway stop). */

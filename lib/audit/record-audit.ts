@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   "destination_updated",
   "destination_secret_rotated",
   "delivery_resent",
+  "export",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -8,6 +8,7 @@ export const PAGE_ACCESS = {
   "/": "events.read",
   "/events": "events.read",
   "/events/[id]": "events.read",
+  "/replays": "events.replay",
   "/replays/new": "events.replay",
   "/replays/[id]": "events.replay",
   "/payments": "events.read",
@@ -39,6 +40,9 @@ export const ACTION_ACCESS = {
 export const ROUTE_ACCESS = {
   "GET /api/replays/[id]": "events.replay",
   "GET /api/events/[id]/raw": "payload.unmasked",
+  // Masked for the role, as the lists are.
+  "GET /api/exports/events": "events.read",
+  "GET /api/exports/payments": "events.read",
 } as const satisfies Record<string, Permission>;
 
 export type PageRoute = keyof typeof PAGE_ACCESS;

@@ -63,6 +63,8 @@ type PaymentRow = {
   last_micros: string | null;
   last_gateway_event_precision: EventTime["precision"] | null;
   applied: boolean;
+  /** The payment lacks a fact (amount, currency, customer) an ignored event may still supply. */
+  missing_facts: boolean;
 };
 
 export function microsToIso(micros: bigint): string {
@@ -79,11 +81,25 @@ export function microsToIso(micros: bigint): string {
 const LOCK_PAYMENTS = plannedPerCall(`
   SELECT k.position, p.id, p.status, p.amount_refunded, p.last_gateway_event_precision,
          (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
-         EXISTS (SELECT 1 FROM payment_transitions t WHERE t.inbox_id = k.inbox_id) AS applied
+         EXISTS (SELECT 1 FROM payment_transitions t WHERE t.inbox_id = k.inbox_id) AS applied,
+         (p.amount IS NULL OR p.currency IS NULL OR p.customer_id IS NULL OR p.customer_email IS NULL) AS missing_facts
     FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS k(provider, charge_id, inbox_id, position)
     JOIN payments p ON p.provider = k.provider AND p.gateway_charge_id = k.charge_id
    ORDER BY p.id
      FOR UPDATE OF p`);
+
+// Which observation supplied each fact a payment did not have yet (inbox id and event or refetch),
+// kept beside the facts so the console can say where an amount or a customer came from.
+const factsFrom = (existing: boolean) => `${existing ? "p.facts_from" : "'{}'::jsonb"} || jsonb_strip_nulls(jsonb_build_object(${[
+  ["amount", "amount"],
+  ["currency", "currency"],
+  ["customerId", "customer_id"],
+  ["customerEmail", "customer_email"],
+]
+  .map(([name, column]) => `'${name}', CASE WHEN ${existing ? `p.${column} IS NULL AND ` : ""}d.${column} IS NOT NULL THEN jsonb_build_object('inboxId', d.inbox_id, 'source', d.source) END`)
+  .join(", ")}))`;
+
+const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)";
 
 // Every decided write of the set, in one round trip, each with its ledger entry:
 // - create: a payment from its first observation (none when another transaction created it first:
@@ -93,6 +109,8 @@ const LOCK_PAYMENTS = plannedPerCall(`
 // - seen_again: the same state seen again, later, still tells us it held at that later time, so the
 //   payment's last event time moves forward and anything older that arrives afterwards is stale. (A
 //   dispute won before its "opened" arrives: the late "opened" must not reopen it.)
+// - facts: an ignored observation (stale, not allowed) changes no status, but still says who paid
+//   and how much; those facts fill gaps like an applied one's. seen_again fills them too.
 // Every create and apply also bumps the payment's version and writes its change row (the outbox the
 // feed and the destinations read) in this same statement: a change exists exactly when its payment
 // change committed. A seen_again changes nothing the host sees, so it writes none.
@@ -105,9 +123,10 @@ const WRITE_PAYMENTS = plannedPerCall(`
            at, at_precision, inbox_id, from_status, from_amount_refunded, source, event_id, event_type, occurred_at)
   ), created AS (
     INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
-                          customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision, version)
-    SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision, 1
-      FROM decided
+                          customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision, version, facts_from)
+    SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision, 1,
+           ${factsFrom(false)}
+      FROM decided d
      WHERE kind = 'create'
      ORDER BY provider, charge_id
     ON CONFLICT (provider, gateway_charge_id) DO NOTHING
@@ -117,6 +136,7 @@ const WRITE_PAYMENTS = plannedPerCall(`
        SET status = d.status, amount_refunded = d.amount_refunded,
            amount = COALESCE(p.amount, d.amount), currency = COALESCE(p.currency, d.currency),
            customer_id = COALESCE(p.customer_id, d.customer_id), customer_email = COALESCE(p.customer_email, d.customer_email),
+           facts_from = ${factsFrom(true)},
            last_gateway_event_at = COALESCE(GREATEST(p.last_gateway_event_at, d.at::timestamptz), p.last_gateway_event_at, d.at::timestamptz),
            last_gateway_event_precision = CASE WHEN d.at IS NOT NULL
                 AND (d.at::timestamptz >= p.last_gateway_event_at OR p.last_gateway_event_at IS NULL)
@@ -127,10 +147,13 @@ const WRITE_PAYMENTS = plannedPerCall(`
     RETURNING p.id, p.provider, p.gateway_charge_id, p.version, p.amount, p.currency, p.customer_id, p.customer_email
   ), seen_again AS (
     UPDATE payments p
-       SET last_gateway_event_at = d.at::timestamptz, last_gateway_event_precision = d.at_precision
+       SET last_gateway_event_at = CASE WHEN ${SEEN_LATER} THEN d.at::timestamptz ELSE p.last_gateway_event_at END,
+           last_gateway_event_precision = CASE WHEN ${SEEN_LATER} THEN d.at_precision ELSE p.last_gateway_event_precision END,
+           amount = COALESCE(p.amount, d.amount), currency = COALESCE(p.currency, d.currency),
+           customer_id = COALESCE(p.customer_id, d.customer_id), customer_email = COALESCE(p.customer_email, d.customer_email),
+           facts_from = ${factsFrom(true)}
       FROM decided d
-     WHERE p.id = d.payment_id AND d.kind = 'seen_again'
-       AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)
+     WHERE p.id = d.payment_id AND d.kind IN ('seen_again', 'facts')
   ), recorded AS (
     INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
     SELECT created.id, d.inbox_id, NULL, d.status, NULL, d.amount_refunded, d.source
@@ -184,7 +207,9 @@ function currentOf(row: PaymentRow): CurrentPayment {
 /** One payment, as a key: a batch holds at most one update per key. */
 export const paymentKey = (provider: string, chargeId: string) => `${provider}\u0000${chargeId}`;
 
-type Write = Planned & { kind: "create" | "apply" | "seen_again"; row: PaymentRow | null; state: PaymentState | null };
+type Write = Planned & { kind: "create" | "apply" | "seen_again" | "facts"; row: PaymentRow | null; state: PaymentState | null };
+
+const hasFacts = ({ amount, currency, customerId, customerEmail }: ChargeSnapshot) => Boolean(amount ?? currency ?? customerId ?? customerEmail);
 
 /** Writes the decisions; returns the keys of the payments it created. */
 async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<Set<string>> {
@@ -248,6 +273,7 @@ export async function applyChargeUpdates(tx: Queryable, updates: readonly Charge
         if (decision.action === "ignore") {
           results[index] = { outcome: "ignored", reason: decision.reason };
           if (decision.reason === "duplicate_in_meaning" && item.atIso) writes.push({ ...item, row, state: null, kind: "seen_again" });
+          else if (row.missing_facts && hasFacts(item.snapshot)) writes.push({ ...item, row, state: null, kind: "facts" });
         } else {
           results[index] = { outcome: "processed" };
           writes.push({ ...item, row, state: decision.state, kind: "apply" });

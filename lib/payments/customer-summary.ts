@@ -1,7 +1,8 @@
 import type { Queryable } from "../db/pool";
 import { paymentColumns, type PaymentView } from "./get-payment";
+import { totalsByCurrency, type PaymentTotal, type TotalsRow } from "./search-payments";
 
-export type CustomerTotal = { currency: string | null; payments: number; amount: number; refunded: number; byStatus: Record<string, number> };
+export type CustomerTotal = PaymentTotal;
 
 export type CustomerSummary = {
   /** The e-mail or customer id the page is about. */
@@ -29,7 +30,7 @@ export async function customerSummary(db: Queryable, reference: string, limit = 
       reference,
       limit,
     ]),
-    db.query<{ currency: string | null; status: string; payments: number; amount: string; refunded: string; emails: string[]; ids: string[] }>(
+    db.query<TotalsRow & { emails: string[]; ids: string[] }>(
       `SELECT p.currency, p.status, count(*)::int AS payments, COALESCE(sum(p.amount), 0)::text AS amount,
               COALESCE(sum(p.amount_refunded), 0)::text AS refunded,
               array_remove(array_agg(DISTINCT p.customer_email), NULL) AS emails,
@@ -41,37 +42,27 @@ export async function customerSummary(db: Queryable, reference: string, limit = 
     ),
   ]);
   if (totals.rows.length === 0) return null;
-  const byCurrency = new Map<string | null, CustomerTotal>();
-  for (const row of totals.rows) {
-    const total = byCurrency.get(row.currency) ?? { currency: row.currency, payments: 0, amount: 0, refunded: 0, byStatus: {} };
-    total.payments += row.payments;
-    total.amount += Number(row.amount);
-    total.refunded += Number(row.refunded);
-    total.byStatus[row.status] = row.payments;
-    byCurrency.set(row.currency, total);
-  }
   return {
     reference,
     emails: [...new Set(totals.rows.flatMap((row) => row.emails))],
     customerIds: [...new Set(totals.rows.flatMap((row) => row.ids))],
     payments: list.rows,
-    totals: [...byCurrency.values()],
+    totals: totalsByCurrency(totals.rows),
   };
 }
 
-/**
- * The customer e-mail each payment knows, for events that name none themselves (a dispute or
- * refund notice often carries only the charge). Keyed by "provider/chargeId".
- */
-export async function paymentEmails(db: Queryable, charges: { provider: string; chargeId: string }[]): Promise<Map<string, string>> {
+/** The payments of these charges (id and e-mail), keyed `provider/chargeId`; charges with no payment are absent. */
+export async function paymentsOfCharges(
+  db: Queryable,
+  charges: { provider: string; chargeId: string }[],
+): Promise<Map<string, { id: number; email: string | null }>> {
   if (charges.length === 0) return new Map();
-  const { rows } = await db.query<{ provider: string; chargeId: string; email: string }>(
-    `SELECT p.provider, p.gateway_charge_id AS "chargeId", p.customer_email AS email
+  const { rows } = await db.query<{ provider: string; chargeId: string; id: number; email: string | null }>(
+    `SELECT p.provider, p.gateway_charge_id AS "chargeId", p.id, p.customer_email AS email
        FROM payments p
        JOIN unnest($1::text[], $2::text[]) AS wanted(provider, charge_id)
-         ON p.provider = wanted.provider AND p.gateway_charge_id = wanted.charge_id
-      WHERE p.customer_email IS NOT NULL`,
+         ON p.provider = wanted.provider AND p.gateway_charge_id = wanted.charge_id`,
     [charges.map((charge) => charge.provider), charges.map((charge) => charge.chargeId)],
   );
-  return new Map(rows.map((row) => [`${row.provider}/${row.chargeId}`, row.email]));
+  return new Map(rows.map((row) => [`${row.provider}/${row.chargeId}`, { id: row.id, email: row.email }]));
 }

@@ -1,11 +1,27 @@
 import type { Queryable } from "../db/pool";
+import type { PaymentStatus } from "./state-machine";
 import { paymentColumns, type PaymentView } from "./get-payment";
 
 export type PaymentListRow = PaymentView & { events: number };
 
 export type PaymentPage = { rows: PaymentListRow[]; total: number; totalCapped: boolean; page: number; pageSize: number };
 
-const escapeLike = (term: string) => term.replace(/[\\%_]/g, (char) => `\\${char}`);
+export type PaymentSort = `${"updated" | "created" | "amount"}_${"asc" | "desc"}`;
+
+/** Which payments a list, its totals and its export are about (parsed at the edge, lib/console). */
+export type PaymentFilter = {
+  search?: string;
+  /** The search matches charge ids only (for roles that may not search customers). */
+  searchIdsOnly?: boolean;
+  statuses?: PaymentStatus[];
+  provider?: string;
+  /** Created (first seen) from, inclusive, and to, exclusive. */
+  createdFrom?: Date;
+  createdTo?: Date;
+};
+
+/** A term as a LIKE pattern matches it literally (its %, _ and \ escaped). */
+export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 /**
  * What support types into the payments search, as a WHERE clause over payments aliased `p`:
@@ -13,42 +29,74 @@ const escapeLike = (term: string) => term.replace(/[\\%_]/g, (char) => `\\${char
  * more ("buyer1" anywhere, trigram index), a customer id or charge id or their start. Each branch
  * is one an index serves (see the customer-search migration).
  */
-export function paymentSearchSql(term: string, param: (value: unknown) => string): string {
+export function paymentSearchSql(term: string, param: (value: unknown) => string, idsOnly = false): string {
+  const exactOrPrefix = param(`${escapeLike(term)}%`);
+  if (idsOnly) return `p.gateway_charge_id LIKE ${exactOrPrefix}`;
   const lowered = term.toLowerCase();
   const prefix = param(`${escapeLike(lowered)}%`);
-  const exactOrPrefix = param(`${escapeLike(term)}%`);
   const branches = [`p.customer_email LIKE ${prefix}`, `p.customer_id LIKE ${exactOrPrefix}`, `p.gateway_charge_id LIKE ${exactOrPrefix}`];
   if (!term.includes("@") && term.length >= 3) branches.push(`p.customer_email LIKE ${param(`%${escapeLike(lowered)}%`)}`);
   return `(${branches.join(" OR ")})`;
 }
 
+/** The filter as a WHERE clause over payments aliased `p`, with the parameters it binds. */
+export function paymentFilterSql(filter: PaymentFilter, params: unknown[] = []): { where: string; params: unknown[] } {
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const conditions: string[] = [];
+  if (filter.search) conditions.push(paymentSearchSql(filter.search, param, filter.searchIdsOnly));
+  if (filter.statuses?.length) conditions.push(`p.status = ANY(${param(filter.statuses)}::text[])`);
+  if (filter.provider) conditions.push(`p.provider = ${param(filter.provider)}`);
+  if (filter.createdFrom) conditions.push(`p.created_at >= ${param(filter.createdFrom)}`);
+  if (filter.createdTo) conditions.push(`p.created_at < ${param(filter.createdTo)}`);
+  return { where: conditions.length ? conditions.join(" AND ") : "true", params };
+}
+
 /**
- * Payments matching a search (or all of them), most recently updated first, one page at a time with
- * the total (counted up to `countCap`, so a broad search stays cheap).
+ * A search ranks the exact customer or charge before those it is a prefix of; an e-mail is exact
+ * when its local part is ("customer7" is customer7@…, listed before customer70@…).
+ */
+function exactFirst(filter: PaymentFilter, param: (value: unknown) => string): string {
+  if (!filter.search) return "";
+  const term = param(filter.search);
+  const local = param(filter.search.toLowerCase().split("@")[0]);
+  const exact = filter.searchIdsOnly
+    ? `p.gateway_charge_id = ${term}`
+    : `split_part(p.customer_email, '@', 1) = ${local} OR p.customer_id = ${term} OR p.gateway_charge_id = ${term}`;
+  return `(${exact}) DESC, `;
+}
+
+const ORDER: Record<PaymentSort, string> = {
+  updated_desc: "p.updated_at DESC, p.id DESC",
+  updated_asc: "p.updated_at ASC, p.id ASC",
+  created_desc: "p.created_at DESC, p.id DESC",
+  created_asc: "p.created_at ASC, p.id ASC",
+  amount_desc: "p.amount DESC NULLS LAST, p.id DESC",
+  amount_asc: "p.amount ASC NULLS LAST, p.id ASC",
+};
+
+/**
+ * Payments matching a filter, exact search matches first, then in the chosen order, one page at a
+ * time with the total (counted up to `countCap`, so a broad filter stays cheap).
  */
 export async function searchPayments(
   db: Queryable,
-  query: string | undefined,
-  options: { page?: number; pageSize?: number; countCap?: number } = {},
+  filter: PaymentFilter,
+  options: { page?: number; pageSize?: number; countCap?: number; sort?: PaymentSort } = {},
 ): Promise<PaymentPage> {
-  const term = query?.trim() ?? "";
   const pageSize = Math.min(Math.max(options.pageSize ?? 50, 1), 200);
   const page = Math.max(1, Math.floor(options.page ?? 1));
   const countCap = options.countCap ?? 10_000;
-  const params: unknown[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const where = term ? paymentSearchSql(term, param) : "true";
+  const { where, params } = paymentFilterSql(filter);
   const countParams = [...params, countCap + 1];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const order = `${exactFirst(filter, param)}${ORDER[options.sort ?? "updated_desc"]}`;
   const [list, count] = await Promise.all([
     db.query<PaymentListRow>(
       `SELECT ${paymentColumns("p")},
               (SELECT count(*)::int FROM webhook_inbox i WHERE i.provider = p.provider AND i.resource_id = p.gateway_charge_id) AS events
          FROM payments p
         WHERE ${where}
-        ORDER BY p.updated_at DESC, p.id DESC
+        ORDER BY ${order}
         LIMIT ${param(pageSize)} OFFSET ${param((page - 1) * pageSize)}`,
       params,
     ),
@@ -59,4 +107,41 @@ export async function searchPayments(
   ]);
   const n = count.rows[0]!.n;
   return { rows: list.rows, total: Math.min(n, countCap), totalCapped: n > countCap, page, pageSize };
+}
+
+/** Per currency: how many payments, how much charged and refunded (minor units), how many by status. */
+export type PaymentTotal = { currency: string | null; payments: number; amount: number; refunded: number; byStatus: Record<string, number> };
+
+export type TotalsRow = { currency: string | null; status: string; payments: number; amount: string; refunded: string };
+
+/** Rows counted by currency and status folded into one total per currency. */
+export function totalsByCurrency(rows: TotalsRow[]): PaymentTotal[] {
+  const byCurrency = new Map<string | null, PaymentTotal>();
+  for (const row of rows) {
+    const total = byCurrency.get(row.currency) ?? { currency: row.currency, payments: 0, amount: 0, refunded: 0, byStatus: {} };
+    total.payments += row.payments;
+    total.amount += Number(row.amount);
+    total.refunded += Number(row.refunded);
+    total.byStatus[row.status] = row.payments;
+    byCurrency.set(row.currency, total);
+  }
+  return [...byCurrency.values()];
+}
+
+/**
+ * Totals for a filter, per currency (amounts in minor units can't be added across currencies).
+ * Summed over at most `cap` payments; beyond that `capped` says the sums cover only part.
+ */
+export async function paymentTotals(db: Queryable, filter: PaymentFilter, cap = 250_000): Promise<{ totals: PaymentTotal[]; capped: boolean }> {
+  const { where, params } = paymentFilterSql(filter);
+  params.push(cap + 1);
+  const { rows } = await db.query<TotalsRow>(
+    `SELECT currency, status, count(*)::int AS payments, COALESCE(sum(amount), 0)::text AS amount, COALESCE(sum(amount_refunded), 0)::text AS refunded
+       FROM (SELECT p.currency, p.status, p.amount, p.amount_refunded FROM payments p WHERE ${where} LIMIT $${params.length}) matched
+      GROUP BY currency, status
+      ORDER BY currency NULLS LAST, status`,
+    params,
+  );
+  const totals = totalsByCurrency(rows);
+  return { totals, capped: totals.reduce((sum, total) => sum + total.payments, 0) > cap };
 }

@@ -63,13 +63,18 @@ export function paymentView<Payment extends Pick<PaymentView, "customerEmail" | 
 }
 
 export const SEARCH_NEEDS_SUPPORT =
-  "Searching by customer e-mail or id, or by a payload value, needs the support role: a search that finds something would confirm a masked value.";
+  "Searching by a customer or by a payload value needs the support role (a search that finds something would confirm a masked value); event and charge ids can be searched.";
 
 /**
- * May `role` run this search? Full-value queries (e-mail, customer id, free search) and payload
- * path searches would let a viewer confirm a value the page masks.
+ * May `role` run this search? Customer and payload path searches would let a viewer confirm a value
+ * the page masks. The free search is allowed: for such a role it matches ids only (see idsOnly).
  */
-export function maySearch(role: Role, search: { query?: string; jsonPath?: string; jsonValue?: string; customer?: string }): boolean {
+export function maySearch(role: Role, search: { jsonPath?: string; jsonValue?: string; customer?: string }): boolean {
   if (can(role, "payload.unmasked")) return true;
-  return !search.query && !search.jsonPath && search.jsonValue === undefined && !search.customer;
+  return !search.jsonPath && search.jsonValue === undefined && !search.customer;
+}
+
+/** Does `role`'s free search match ids only (event and charge ids are not personal data)? */
+export function searchesIdsOnly(role: Role): boolean {
+  return !can(role, "payload.unmasked");
 }

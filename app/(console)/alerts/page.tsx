@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
-import { listAlerts } from "@/lib/alerts/list-alerts";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { listAlertStates } from "@/lib/alerts/list-alert-states";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { AlertsTable } from "./alerts-table.client";
 
 export const metadata: Metadata = { title: "Alerts" };
 export const dynamic = "force-dynamic";
@@ -11,43 +11,17 @@ export const dynamic = "force-dynamic";
 export default async function AlertsPage() {
   await requirePagePermission(PAGE_ACCESS["/alerts"]);
   const { pool, config } = webRuntime();
-  const alerts = await listAlerts(pool);
+  const alerts = await listAlertStates({ pool, config });
   return (
     <>
       <h1>Alerts</h1>
       <p className="muted">
-        Failed events, ignored-ratio jumps, a stale pending backlog and open refetch circuits; at most one per kind and provider every{" "}
-        {config.alerts.windowMinutes} min.{" "}
+        Failed events, ignored-ratio jumps, a stale pending backlog, open refetch circuits, no worker alive and a provider silent for longer
+        than usual; at most one per kind and provider every {config.alerts.windowMinutes} min. An alert is active while its condition still
+        holds, resolved once it no longer does.{" "}
         {config.alerts.webhookUrl ? "Each is posted to the alert webhook." : "ALERT_WEBHOOK_URL is not set: alerts are only listed here."}
       </p>
-      {alerts.length === 0 ? (
-        <p className="panel muted">No alerts.</p>
-      ) : (
-        <table className="data" aria-label="Alerts">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Kind</th>
-              <th>Provider</th>
-              <th>Message</th>
-              <th>Delivered</th>
-            </tr>
-          </thead>
-          <tbody>
-            {alerts.map((alert) => (
-              <tr key={alert.id}>
-                <td>
-                  <DisplayTime value={alert.at} />
-                </td>
-                <td>{alert.kind}</td>
-                <td>{alert.provider}</td>
-                <td>{alert.text}</td>
-                <td title={alert.error ?? undefined}>{alert.delivered ? "yes" : `no${alert.error ? `: ${alert.error}` : ""}`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <AlertsTable alerts={alerts} />
     </>
   );
 }

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useDisplayZone } from "@/app/_components/display-time.client";
 import { fromZonedInput, toZonedInput, zoneLabel, zonedParts } from "@/lib/time/format-time";
+import { ProviderSelect } from "@/app/_components/provider-select";
 
 const STATUS_CHOICES = ["pending", "processed", "ignored", "failed", "failed,ignored"];
 
@@ -45,6 +46,7 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
         set("occurredTo", time("occurredTo"));
         set("path", text("path"));
         set("value", String(form.get("value") ?? ""));
+        set("run", text("run"));
         if (initial.sort) params.set("sort", initial.sort);
         router.push(`/events?${params.toString()}`);
       }}
@@ -69,15 +71,7 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
           }}
         />
       </label>
-      <label>
-        Provider
-        <select name="provider" defaultValue={initial.provider ?? ""}>
-          <option value="">any</option>
-          {providers.map((provider) => (
-            <option key={provider}>{provider}</option>
-          ))}
-        </select>
-      </label>
+      <ProviderSelect providers={providers} value={initial.provider} />
       <label>
         Status
         <select name="status" defaultValue={initial.status ?? ""}>
@@ -98,6 +92,12 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
           <option value="7d">last 7 days</option>
         </select>
       </label>
+      {initial.run ? (
+        <label>
+          Replay run
+          <input name="run" defaultValue={initial.run} size={6} inputMode="numeric" />
+        </label>
+      ) : null}
       <button className="primary" type="submit">
         Apply
       </button>

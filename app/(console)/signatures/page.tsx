@@ -1,10 +1,9 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/ingest/signature-failures";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { RejectedDeliveriesTable } from "./rejected-deliveries-table.client";
 import { SignatureDebugger, type DebuggerPrefill } from "./signature-debugger.client";
 import { parseRowId } from "@/lib/request/input-schemas";
 
@@ -38,36 +37,7 @@ export default async function SignaturesPage({ searchParams }: { searchParams: P
       </p>
       <SignatureDebugger key={failure?.id ?? "new"} prefill={prefill} />
       <h2>Recent rejected deliveries</h2>
-      {failures.length === 0 ? (
-        <p className="panel muted">No rejected deliveries.</p>
-      ) : (
-        <table className="data" aria-label="Rejected deliveries">
-          <thead>
-            <tr>
-              <th>Received</th>
-              <th>Provider</th>
-              <th>Reason</th>
-              <th className="num">Bytes</th>
-              <th>Debug</th>
-            </tr>
-          </thead>
-          <tbody>
-            {failures.map((row) => (
-              <tr key={row.id}>
-                <td>
-                  <DisplayTime value={row.receivedAt} />
-                </td>
-                <td>{row.provider}</td>
-                <td>{row.reason}</td>
-                <td className="num">{row.bodyBytes}</td>
-                <td>
-                  <Link href={`/signatures?failure=${row.id}`}>Open in debugger</Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <RejectedDeliveriesTable rows={failures.map(({ id, receivedAt, provider, reason, bodyBytes }) => ({ id, receivedAt, provider, reason, bodyBytes }))} />
     </>
   );
 }

@@ -3,11 +3,14 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { CopyButton } from "@/app/_components/copy-button.client";
+import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
 import { createUser, updateUser } from "./actions";
 
 type User = { id: number; email: string; name: string | null; role: string; createdAt: string; disabledAt: string | null };
+
+const column = dataColumns<User>();
 
 export function UsersManager({ users, roles, me }: { users: User[]; roles: string[]; me: string }) {
   const router = useRouter();
@@ -21,6 +24,53 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
       router.refresh();
     });
   }
+  const columns = column.columns([
+    column.accessor("email", { header: "E-mail" }),
+    column.accessor("name", { header: "Name" }),
+    column.accessor("role", {
+      header: "Role",
+      cell: ({ row: { original: user } }) => (
+        <>
+          <label className="sr-only" htmlFor={`role-${user.id}`}>
+            Role of {user.email}
+          </label>
+          <select
+            id={`role-${user.id}`}
+            value={user.role}
+            disabled={pending}
+            onChange={(event) => {
+              const role = event.target.value;
+              // A role grants or removes access at once: ask before changing it.
+              if (!window.confirm(`Change ${user.email} from ${user.role} to ${role}? It takes effect on their next request.`)) return;
+              run(() => updateUser({ id: user.id, role }), () => `Role of ${user.email} changed from ${user.role} to ${role}.`);
+            }}
+          >
+            {roles.map((role) => (
+              <option key={role}>{role}</option>
+            ))}
+          </select>
+        </>
+      ),
+    }),
+    column.accessor("createdAt", { header: "Created", cell: (info) => <DisplayTime value={info.getValue()} withSeconds={false} /> }),
+    column.accessor("disabledAt", {
+      header: "Access",
+      cell: ({ row: { original: user } }) => (
+        <span className="row">
+          {user.disabledAt ? <span className="badge failed">disabled</span> : <span className="badge processed">active</span>}
+          {user.email === me ? null : (
+            <button
+              type="button"
+              disabled={pending}
+              onClick={() => run(() => updateUser({ id: user.id, disabled: !user.disabledAt }), () => `${user.email} ${user.disabledAt ? "enabled" : "disabled"}.`)}
+            >
+              {user.disabledAt ? "Enable" : "Disable"}
+            </button>
+          )}
+        </span>
+      ),
+    }),
+  ]);
   return (
     <>
       <form
@@ -78,65 +128,7 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
           ) : null}
         </p>
       ) : null}
-      <table className="data" aria-label="Users">
-        <thead>
-          <tr>
-            <th>E-mail</th>
-            <th>Name</th>
-            <th>Role</th>
-            <th>Created</th>
-            <th>Access</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.map((user) => (
-            <tr key={user.id}>
-              <td>{user.email}</td>
-              <td>{user.name ?? ""}</td>
-              <td>
-                <label className="sr-only" htmlFor={`role-${user.id}`}>
-                  Role of {user.email}
-                </label>
-                <select
-                  id={`role-${user.id}`}
-                  value={user.role}
-                  disabled={pending}
-                  onChange={(event) => {
-                    const role = event.target.value;
-                    // A role grants or removes access at once: ask before changing it.
-                    if (!window.confirm(`Change ${user.email} from ${user.role} to ${role}? It takes effect on their next request.`)) return;
-                    run(() => updateUser({ id: user.id, role }), () => `Role of ${user.email} changed from ${user.role} to ${role}.`);
-                  }}
-                >
-                  {roles.map((role) => (
-                    <option key={role}>{role}</option>
-                  ))}
-                </select>
-              </td>
-              <td>
-                <DisplayTime value={user.createdAt} withSeconds={false} />
-              </td>
-              <td>
-                {user.disabledAt ? <span className="badge failed">disabled</span> : <span className="badge processed">active</span>}{" "}
-                {user.email === me ? null : (
-                  <button
-                    type="button"
-                    disabled={pending}
-                    onClick={() =>
-                      run(
-                        () => updateUser({ id: user.id, disabled: !user.disabledAt }),
-                        () => `${user.email} ${user.disabledAt ? "enabled" : "disabled"}.`,
-                      )
-                    }
-                  >
-                    {user.disabledAt ? "Enable" : "Disable"}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable label="Users" columns={columns} rows={users} rowKey={(user) => String(user.id)} empty="No users." />
     </>
   );
 }

@@ -129,6 +129,27 @@ describe("processEvent", () => {
     expect(await payment(p.chargeId)).toMatchObject({ status: "paid" });
   });
 
+  it("keeps who paid and how much from a stale event it ignores, and records which event said so", async () => {
+    // A Dodo dispute (Standard Webhooks) names the payment and its amount, not the customer.
+    const p: PaymentFacts = { ...facts(randomId("pay")), integration: "dodo" };
+    const now = Date.now();
+    const lost = await ingest(p, { kind: "dispute_lost", occurredAtMs: now - 10_000 }, "standard");
+    const paid = await ingest(p, { kind: "succeeded", occurredAtMs: now - 20_000 }, "standard");
+    const deps = depsWith();
+    expect(await processEvent(deps, lost)).toBe("processed");
+    expect(await payment(p.chargeId)).toMatchObject({ status: "charged_back", customer_email: null });
+    expect(await processEvent(deps, paid)).toBe("ignored");
+    expect(await inbox(paid)).toMatchObject({ ignored_reason: "stale" });
+    // The status stays as the newer event left it; the facts the stale one carried fill the gaps.
+    expect(await payment(p.chargeId)).toMatchObject({ status: "charged_back", amount: 1000, currency: "usd", customer_email: "zoe@example.com" });
+    const { rows } = await app.pool.query<{ factsFrom: Record<string, { inboxId: number; source: string }> }>(
+      `SELECT facts_from AS "factsFrom" FROM payments WHERE gateway_charge_id = $1`,
+      [p.chargeId],
+    );
+    expect(rows[0]!.factsFrom.customerEmail).toEqual({ inboxId: paid, source: "event" });
+    expect(rows[0]!.factsFrom.customerId).toEqual({ inboxId: paid, source: "event" });
+  });
+
   it("ignores uninteresting event types with a reason", async () => {
     const body = JSON.stringify({ id: "evt_cus", type: "customer.created", created: 1, data: { object: { id: "cus_1", object: "customer" } } });
     const now = Math.floor(Date.now() / 1000);

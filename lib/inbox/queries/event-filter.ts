@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PROVIDER_NAMES } from "../../providers/registry";
 import { dateParamSchema, storableTextSchema } from "../../request/input-schemas";
+import { eventsOfValuesSql, exactRankSql, searchValuesSql } from "./search-term-sql";
 
 export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
@@ -23,8 +24,10 @@ export const eventFilterSchema = z.object({
   resourceId: storableTextSchema.max(150).optional(),
   /** A customer e-mail (contains "@") or a customer id. */
   customer: storableTextSchema.max(320).optional(),
-  /** What support has in hand: an e-mail, or an event, charge or customer id. */
+  /** What support has in hand: an e-mail, or an event, charge or customer id, whole or in part. */
   search: storableTextSchema.trim().min(1).max(320).optional(),
+  /** The search matches event and charge ids only (set for roles that may not search customers). */
+  searchIdsOnly: z.boolean().optional(),
   /** A dotted path into the payload (`data.object.metadata.order_id`) and the value it must hold. */
   jsonPath: z
     .string()
@@ -38,7 +41,11 @@ export const eventFilterSchema = z.object({
 });
 export type EventFilter = z.infer<typeof eventFilterSchema>;
 
-export type SqlFragment = { where: string; params: unknown[] };
+/**
+ * A WHERE clause and its parameters; for a search, also the rank that puts exact matches first,
+ * written on demand by those who sort (its parameters bound after the caller's own).
+ */
+export type SqlFragment = { where: string; params: unknown[]; rank?: (param: (value: unknown) => string) => string };
 
 /** The payload containing `value` at `path`, as a jsonb document (what `@>` and the GIN index match). */
 function containment(path: string, value: unknown): string {
@@ -85,10 +92,11 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
   if (filter.eventId) conditions.push(`event_id = ${param(filter.eventId)}`);
   if (filter.resourceId) conditions.push(`resource_id = ${param(filter.resourceId)}`);
   if (filter.customer) conditions.push(anyOf(customerLookups(filter.customer, param(filter.customer))));
+  let rank: SqlFragment["rank"];
   if (filter.search) {
-    const term = param(filter.search);
-    const byId = [`SELECT id FROM webhook_inbox WHERE event_id = ${term}`, `SELECT id FROM webhook_inbox WHERE resource_id = ${term}`];
-    conditions.push(anyOf([...(filter.search.includes("@") ? [] : byId), ...customerLookups(filter.search, term)]));
+    const [term, idsOnly] = [filter.search, filter.searchIdsOnly ?? false];
+    conditions.push(anyOf(eventsOfValuesSql(searchValuesSql(term, param, idsOnly))));
+    rank = (bind) => exactRankSql(term, bind, idsOnly);
   }
   if (filter.jsonPath && filter.jsonValue !== undefined) {
     const asText = containment(filter.jsonPath, filter.jsonValue);
@@ -104,5 +112,5 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
   }
   if (filter.ids?.length) conditions.push(`id = ANY(${param(filter.ids)}::bigint[])`);
   if (filter.replayRun) conditions.push(`id IN (SELECT inbox_id FROM event_replays WHERE run_id = ${param(filter.replayRun)})`);
-  return { where: conditions.length ? conditions.join(" AND ") : "true", params };
+  return { where: conditions.length ? conditions.join(" AND ") : "true", params, rank };
 }

@@ -8,7 +8,7 @@ import { formatTime } from "../../time/format-time";
 // payment ledger's last change before the event was settled. The codes stay for filters.
 
 /** The ledger's last change to the payment before this event was settled. */
-export type PriorChange = { status: string; eventId: string | null; at: Date; source: string };
+export type PriorChange = { status: string; eventId: string | null; inboxId: number | null; at: Date; source: string };
 
 export type OutcomeFacts = {
   status: string;
@@ -132,6 +132,7 @@ type FactsRow = {
   queryString: string | null;
   priorStatus: string | null;
   priorEventId: string | null;
+  priorInboxId: number | null;
   priorAt: Date | null;
   priorSource: string | null;
 };
@@ -155,7 +156,7 @@ export async function loadOutcomeFacts(db: Queryable, ids: number[]): Promise<Ma
     `SELECT i.id, i.provider, i.status, i.event_type AS "eventType", i.resource_id AS "resourceId",
             i.ignored_reason AS "ignoredReason", i.last_error AS "lastError",
             CASE WHEN i.status = 'ignored' THEN i.raw_body END AS "rawBody", i.headers, i.query_string AS "queryString",
-            prior.to_status AS "priorStatus", prior_event.event_id AS "priorEventId",
+            prior.to_status AS "priorStatus", prior_event.event_id AS "priorEventId", prior_event.id AS "priorInboxId",
             COALESCE(prior_event.occurred_at, prior.applied_at) AS "priorAt", prior.source AS "priorSource"
        FROM webhook_inbox i
        LEFT JOIN payments p ON p.provider = i.provider AND p.gateway_charge_id = i.resource_id
@@ -180,7 +181,7 @@ export async function loadOutcomeFacts(db: Queryable, ids: number[]): Promise<Ma
         ignoredReason: row.ignoredReason,
         lastError: row.lastError,
         observed: row.status === "ignored" ? observedStatus(row) : null,
-        prior: row.priorStatus && row.priorAt ? { status: row.priorStatus, eventId: row.priorEventId, at: row.priorAt, source: row.priorSource ?? "event" } : null,
+        prior: row.priorStatus && row.priorAt ? { status: row.priorStatus, eventId: row.priorEventId, inboxId: row.priorInboxId, at: row.priorAt, source: row.priorSource ?? "event" } : null,
       },
     ]),
   );

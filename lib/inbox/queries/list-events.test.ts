@@ -138,6 +138,32 @@ describe("listEvents", () => {
     await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'ch_disputed'");
   });
 
+  it("finds events by a fragment of an e-mail, customer, charge or event id, exact matches first, across pages", async () => {
+    const ids = async (filter: EventFilter, sort: EventSort = "received_desc") => {
+      const found = await allPages(filter, sort, 4);
+      const { rows } = await app.pool.query<{ id: number; eventId: string }>(`SELECT id, event_id AS "eventId" FROM webhook_inbox WHERE id = ANY($1)`, [found]);
+      const byId = new Map(rows.map((row) => [row.id, row.eventId]));
+      return found.map((id) => byId.get(id));
+    };
+    // "evt_1" is evt_1 itself, then evt_10..evt_19, newest first within each rank, whichever way time runs.
+    const fragments = ["evt_1", ...Array.from({ length: 10 }, (_, i) => `evt_1${9 - i}`)];
+    expect(await ids({ search: "evt_1" })).toEqual(fragments);
+    expect(await ids({ search: "evt_1" }, "received_asc")).toEqual(["evt_1", ...fragments.slice(1).reverse()]);
+    expect(await ids({ search: "c1@" })).toEqual(["evt_1"]);
+    // An e-mail's local part is its whole: "c11" is c11@ first, then c110@..c119@ (none here but c11).
+    expect((await ids({ search: "c11" }))[0]).toBe("evt_11");
+    // A part of an e-mail anywhere in it is looked up among payments (trigram index), then their events.
+    await app.pool.query("INSERT INTO payments (provider, gateway_charge_id, status, customer_email) VALUES ('stripe', 'ch_5', 'paid', 'c5@example.com')");
+    expect((await ids({ search: "xample" })).length).toBe(4); // ch_5 at stripe (two of its six are standard)
+    await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'ch_5'");
+    expect((await ids({ search: "cus_" })).length).toBe(60);
+    expect(await ids({ search: "c1" })).toEqual([]); // one or two characters match whole values only
+    // Ids are not personal data: a masked role searches them, never customers.
+    expect((await ids({ search: "evt_1", searchIdsOnly: true })).length).toBe(11);
+    expect(await ids({ search: "c1@", searchIdsOnly: true })).toEqual([]);
+    expect(await ids({ search: "100%_" })).toEqual([]);
+  });
+
   it("finds events by a JSON path and value, string or number", async () => {
     const count = async (filter: EventFilter) => (await allPages(filter, "received_desc", 200)).length;
     expect(await count({ jsonPath: "data.object.metadata.order", jsonValue: "A-1" })).toBe(10);

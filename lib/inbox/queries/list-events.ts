@@ -31,6 +31,8 @@ const cursorSchema = z.object({
     .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
     .refine((text) => !Number.isNaN(Date.parse(text))),
   id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  /** A search's rank (exact matches first), when the list is a search. */
+  r: z.number().int().min(-1).max(1).optional(),
 });
 type Cursor = z.infer<typeof cursorSchema>;
 
@@ -70,23 +72,31 @@ export async function listEvents(
   const direction = backwards ? (sortDirection === "desc" ? "asc" : "desc") : sortDirection;
   const expression = SORT_EXPRESSION[key];
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
-  const { where, params } = eventFilterSql(input.filter);
+  const { where, params, rank } = eventFilterSql(input.filter);
+  // A search lists exact matches first: its rank leads the keyset, negated so that it stays
+  // ascending whichever way the times run.
+  const ranked = rank?.((value) => `$${params.push(value)}`);
+  const rankKey = ranked ? (sortDirection === "desc" ? `(-${ranked})` : ranked) : null;
   const cursor = decodeCursor(backwards ? input.before : input.cursor);
   const conditions = [where];
   if (cursor) {
-    params.push(cursor.v, cursor.id);
     const comparison = direction === "desc" ? "<" : ">";
-    conditions.push(`(${expression}, id) ${comparison} ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
+    // Without a rank the pair is the index's own order, which PostgreSQL reads as a range.
+    const keys = rankKey ? [rankKey, expression, "id"] : [expression, "id"];
+    const values = rankKey ? [cursor.r ?? 0, cursor.v, cursor.id] : [cursor.v, cursor.id];
+    const types = rankKey ? ["int", "timestamptz", "bigint"] : ["timestamptz", "bigint"];
+    const placeholders = values.map((value, index) => `$${params.push(value)}::${types[index]}`);
+    conditions.push(`(${keys.join(", ")}) ${comparison} (${placeholders.join(", ")})`);
   }
   params.push(limit + 1);
-  const { rows } = await db.query<EventListRow & { sortValue: string }>(
+  const { rows } = await db.query<EventListRow & { sortValue: string; sortRank: number }>(
     `SELECT id, provider, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId",
             customer_email AS "customerEmail", status, ignored_reason AS "ignoredReason", attempts,
             occurred_at AS "occurredAt", received_at AS "receivedAt", left(last_error, 200) AS "lastError",
-            to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortValue"
+            to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortValue", ${rankKey ?? "0"} AS "sortRank"
        FROM webhook_inbox
       WHERE ${conditions.join(" AND ")}
-      ORDER BY ${expression} ${direction}, id ${direction}
+      ORDER BY ${rankKey ? `${rankKey} ${direction}, ` : ""}${expression} ${direction}, id ${direction}
       LIMIT $${params.length}`,
     params,
   );
@@ -94,9 +104,10 @@ export async function listEvents(
   const page = backwards ? rows.slice(0, limit).reverse() : rows.slice(0, limit);
   const first = page[0];
   const last = page.at(-1);
-  const keyOf = (row: { sortValue: string; id: number } | undefined) => (row ? encodeCursor({ v: row.sortValue, id: row.id }) : null);
+  const keyOf = (row: { sortValue: string; sortRank: number; id: number } | undefined) =>
+    row ? encodeCursor({ v: row.sortValue, id: row.id, ...(rankKey ? { r: row.sortRank } : {}) }) : null;
   return {
-    rows: page.map(({ sortValue: _sortValue, ...row }) => row),
+    rows: page.map(({ sortValue: _sortValue, sortRank: _sortRank, ...row }) => row),
     nextCursor: backwards || more ? keyOf(last) : null,
     prevCursor: (backwards ? more : cursor !== null) ? keyOf(first) : null,
   };

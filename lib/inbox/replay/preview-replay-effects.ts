@@ -23,6 +23,8 @@ export type PaymentEffect = {
   to: string | null;
   fromRefunded: number | null;
   toRefunded: number | null;
+  /** The payment's currency (refunds are in its minor units); null when not known yet. */
+  currency: string | null;
   /** Why the outcome can't be known here, or what else happens (null when `to` says it all). */
   note: string | null;
 };
@@ -55,6 +57,7 @@ type PaymentRow = {
   chargeId: string;
   status: CurrentPayment["status"];
   amountRefunded: string;
+  currency: string | null;
   lastMicros: string | null;
   lastPrecision: EventTime["precision"] | null;
 };
@@ -80,6 +83,7 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
     to: null,
     fromRefunded: current?.amountRefunded ?? null,
     toRefunded: null,
+    currency: payment?.currency ?? null,
     note: null,
   };
   if (!driver) return { ...effect, note: `fails: no driver for ${provider}` };
@@ -164,7 +168,7 @@ export async function previewReplayEffects(
       [...params, providers, chargeIds],
     ),
     db.query<PaymentRow>(
-      `SELECT p.id, p.provider, p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::text AS "amountRefunded",
+      `SELECT p.id, p.provider, p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::text AS "amountRefunded", p.currency,
               (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS "lastMicros",
               p.last_gateway_event_precision AS "lastPrecision"
          FROM payments p

@@ -1,21 +1,17 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { DeliveryBadge } from "@/app/_components/delivery-badge";
+import { CustomerLink } from "@/app/_components/customer-link";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
-import { TimelineTable } from "@/app/_components/timeline-table";
+import { TimelineTable } from "@/app/_components/timeline-table.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { can } from "@/lib/auth/permissions";
-import { resourceTimeline } from "@/lib/inbox/queries/get-event";
-import { getPaymentById } from "@/lib/payments/get-payment";
-import { paymentView } from "@/lib/privacy/views-for-role";
-import { customerView } from "@/lib/privacy/customer-view";
-import { CustomerLink } from "@/app/_components/customer-link";
-import { webRuntime } from "@/lib/runtime/web-runtime";
-import { listPaymentChanges } from "@/lib/destinations/list-deliveries";
+import { getPaymentView } from "@/lib/console/get-payment-view";
 import { parseRowId } from "@/lib/request/input-schemas";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+import { FactSources } from "./fact-sources";
+import { PaymentChangesTable } from "./payment-changes-table.client";
 
 export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";
@@ -23,12 +19,9 @@ export const dynamic = "force-dynamic";
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
   const id = parseRowId((await params).id);
-  const { pool } = webRuntime();
-  const stored = id === null ? null : await getPaymentById(pool, id);
-  if (!stored) notFound();
-  const payment = paymentView(user.role, stored);
-  const unmasked = can(user.role, "payload.unmasked");
-  const [timeline, changes] = await Promise.all([resourceTimeline(pool, payment.provider, payment.chargeId), listPaymentChanges(pool, stored.id)]);
+  const view = id === null ? null : await getPaymentView(webRuntime().pool, user.role, id);
+  if (!view) notFound();
+  const { payment } = view;
   return (
     <>
       <div className="row">
@@ -49,8 +42,11 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           </dd>
           <dt>Customer</dt>
           <dd>
-            <CustomerLink {...customerView(stored.customerEmail, unmasked)} />{" "}
-            {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
+            <CustomerLink {...view.customer} /> {payment.customerId ? <span className="mono muted">{payment.customerId}</span> : null}
+          </dd>
+          <dt>Facts from</dt>
+          <dd data-testid="facts-from">
+            <FactSources sources={view.factsFrom} registered={payment.registeredBy === "host"} />
           </dd>
           <dt>Created by</dt>
           <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>
@@ -66,62 +62,11 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
       </section>
       <section className="panel" aria-labelledby="timeline">
         <h2 id="timeline">Event timeline</h2>
-        {timeline.length === 0 ? (
-          <p className="muted">No events for this charge yet.</p>
-        ) : (
-          <TimelineTable entries={timeline} />
-        )}
+        <TimelineTable entries={view.timeline} />
       </section>
       <section className="panel" aria-labelledby="changes">
         <h2 id="changes">Changes told to your application</h2>
-        {changes.length === 0 ? (
-          <p className="muted">No changes yet.</p>
-        ) : (
-          <table className="data stack" aria-label="Changes">
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Change</th>
-                <th>Cause</th>
-                <th>Committed</th>
-                <th>Deliveries</th>
-              </tr>
-            </thead>
-            <tbody>
-              {changes.map((change) => (
-                <tr key={change.changeId}>
-                  <td data-label="Version" className="mono">
-                    v{change.version} <span className="muted">{change.changeId}</span>
-                  </td>
-                  <td data-label="Change">
-                    {change.previousStatus ?? "new"} → <strong>{change.status}</strong>
-                  </td>
-                  <td data-label="Cause" className="mono">
-                    {change.eventType} <span className="muted">{change.eventId}</span>
-                  </td>
-                  <td data-label="Committed">
-                    <DisplayTime value={change.committedAt} />
-                  </td>
-                  <td data-label="Deliveries">
-                    {change.deliveries.length === 0 ? (
-                      <span className="muted">none</span>
-                    ) : (
-                      change.deliveries.map((delivery) => (
-                        <div key={delivery.id}>
-                          {delivery.destinationName}: <DeliveryBadge status={delivery.status} />{" "}
-                          <span className="muted">
-                            {delivery.attempts} attempt{delivery.attempts === 1 ? "" : "s"}
-                            {delivery.lastStatusCode ? `, last ${delivery.lastStatusCode}` : ""}
-                          </span>
-                        </div>
-                      ))
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <PaymentChangesTable changes={view.changes} />
       </section>
     </>
   );

@@ -1,34 +1,19 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { DisplayTime } from "@/app/_components/display-time.client";
-import { Money } from "@/app/_components/money";
-import { ShortId } from "@/app/_components/short-id.client";
-import { StatusBadge } from "@/app/_components/status-badge";
 import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { previewReplayEffects, type PaymentEffect } from "@/lib/inbox/replay/preview-replay-effects";
+import { previewReplayEffects } from "@/lib/inbox/replay/preview-replay-effects";
 import { previewReplay, replayable } from "@/lib/inbox/replay/replay-events";
 import { confirmationRequired } from "@/lib/inbox/replay/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { BulkReplayForm } from "./bulk-replay-form.client";
+import { BreakdownTable, EffectsTable, SamplesTable } from "./replay-preview-tables.client";
 
 export const metadata: Metadata = { title: "Bulk replay" };
 export const dynamic = "force-dynamic";
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
-
-function EffectText({ effect }: { effect: PaymentEffect }) {
-  if (effect.to === null) return <span className="muted">{effect.note}</span>;
-  const refundChanged = effect.fromRefunded !== effect.toRefunded && effect.fromRefunded !== null;
-  if (effect.from === effect.to && !refundChanged) return <span className="muted">no change</span>;
-  return (
-    <span>
-      {effect.from ?? "new"} → <strong>{effect.to}</strong>
-      {refundChanged ? <span className="muted"> (refunded {effect.fromRefunded} → {effect.toRefunded})</span> : null}
-    </span>
-  );
-}
 
 export default async function BulkReplayPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await requirePagePermission(PAGE_ACCESS["/replays/new"]);
@@ -78,30 +63,7 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
         <>
           <section className="panel" aria-labelledby="breakdown">
             <h2 id="breakdown">By provider, type and status</h2>
-            <table className="data stack">
-              <thead>
-                <tr>
-                  <th>Provider</th>
-                  <th>Type</th>
-                  <th>Status now</th>
-                  <th className="num">Events</th>
-                </tr>
-              </thead>
-              <tbody>
-                {dryRun.breakdown.map((row) => (
-                  <tr key={`${row.provider}-${row.eventType}-${row.status}`}>
-                    <td data-label="Provider">{row.provider}</td>
-                    <td data-label="Type">{row.eventType}</td>
-                    <td data-label="Status now">
-                      <StatusBadge status={row.status} />
-                    </td>
-                    <td className="num" data-label="Events">
-                      {row.events}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <BreakdownTable rows={dryRun.breakdown} />
             {dryRun.breakdownCapped ? <p className="muted">Counted over the first matching events only.</p> : null}
           </section>
           <section className="panel" aria-labelledby="effects">
@@ -110,66 +72,11 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
               Computed by the worker&apos;s own parsing and decision code against each payment as it is now; nothing is written.
               {dryRun.paymentsSampled < preview.total ? ` Shown for the ${plural(dryRun.paymentsSampled, "payment")} with the newest matching events.` : ""}
             </p>
-            <table className="data stack" data-testid="replay-effects">
-              <thead>
-                <tr>
-                  <th>Payment</th>
-                  <th className="num">Events</th>
-                  <th>Effect</th>
-                  <th>Refunded after</th>
-                </tr>
-              </thead>
-              <tbody>
-                {dryRun.effects.map((effect) => (
-                  <tr key={`${effect.provider}/${effect.chargeId}`} data-charge={effect.chargeId} data-to={effect.to ?? ""}>
-                    <td data-label="Payment">
-                      <span className="muted">{effect.provider}</span>{" "}
-                      {effect.paymentId ? <Link href={`/payments/${effect.paymentId}`}>{effect.chargeId}</Link> : <span className="mono">{effect.chargeId}</span>}
-                    </td>
-                    <td className="num" data-label="Events">
-                      {effect.events}
-                    </td>
-                    <td data-label="Effect">
-                      <EffectText effect={effect} />
-                    </td>
-                    <td data-label="Refunded after">{effect.toRefunded === null ? "—" : <Money amount={effect.toRefunded} currency={null} />}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <EffectsTable rows={dryRun.effects} />
           </section>
           <section className="panel" aria-labelledby="samples">
             <h2 id="samples">Sample events</h2>
-            <table className="data stack">
-              <thead>
-                <tr>
-                  <th>Received</th>
-                  <th>Event</th>
-                  <th>Charge</th>
-                  <th>Status now</th>
-                </tr>
-              </thead>
-              <tbody>
-                {dryRun.samples.map((sample) => (
-                  <tr key={sample.id}>
-                    <td data-label="Received">
-                      <DisplayTime value={sample.receivedAt} />
-                    </td>
-                    <td data-label="Event">
-                      <Link href={`/events/${sample.id}`}>
-                        {sample.provider} {sample.eventType}
-                      </Link>
-                    </td>
-                    <td data-label="Charge">
-                      <ShortId value={sample.resourceId} label="charge" />
-                    </td>
-                    <td data-label="Status now">
-                      <StatusBadge status={sample.status} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <SamplesTable rows={dryRun.samples} />
           </section>
           <BulkReplayForm
             filter={JSON.parse(JSON.stringify(filter))}

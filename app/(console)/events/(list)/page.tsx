@@ -1,0 +1,79 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
+import { displayZone } from "@/app/_server/display-zone";
+import { requirePagePermission } from "@/app/_server/session";
+import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { can } from "@/lib/auth/permissions";
+import { configuredProviders } from "@/lib/config/configured-providers";
+import { getEventsView } from "@/lib/console/get-events-view";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+import { EventFilters } from "../event-filters.client";
+import { EventsTable } from "../events-table.client";
+
+export const metadata: Metadata = { title: "Events" };
+export const dynamic = "force-dynamic";
+
+const PAGE_SIZE = 50;
+
+export default async function EventsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const user = await requirePagePermission(PAGE_ACCESS["/events"]);
+  const params = await searchParams;
+  const parsed = parseFilterParams(params);
+  const { pool, config } = webRuntime();
+  const view = parsed.ok ? await getEventsView(pool, user.role, { ...parsed, pageSize: PAGE_SIZE, zone: await displayZone() }) : parsed;
+  if (!parsed.ok || !view.ok) {
+    return (
+      <>
+        <h1>Events</h1>
+        <div className="banner bad" role="alert">
+          <p className="sentence">{parsed.ok ? view.ok || view.message : `This link's filter can't be used: ${parsed.message}.`}</p>
+          <p className="sentence">
+            <Link href="/events">Show all events</Link>
+          </p>
+        </div>
+      </>
+    );
+  }
+  const query = paramsFromFilter(parsed.filter, parsed.sort);
+  const pageNumber = Math.max(1, Number(params.page) || 1);
+  const link = (key: "cursor" | "before", value: string | null, number: number) =>
+    value ? `/events?${new URLSearchParams([...query, [key, value], ["page", String(number)]]).toString()}` : null;
+  const pages = Math.max(1, Math.ceil(view.total / PAGE_SIZE));
+  const [sortKey, direction] = parsed.sort.split("_");
+  return (
+    <>
+      <div className="row">
+        <h1>Events</h1>
+        <span className="spacer" />
+        <a className="button" href={`/api/exports/events?${query.toString()}`} download data-testid="export-events">
+          Export CSV
+        </a>
+        {can(user.role, "events.replay") ? (
+          <Link className="button" href={`/replays/new?${query.toString()}`}>
+            Replay these…
+          </Link>
+        ) : null}
+      </div>
+      <div className="panel">
+        <EventFilters providers={[...new Set([...configuredProviders(config), ...(parsed.filter.provider ? [parsed.filter.provider] : [])])]} initial={Object.fromEntries(query)} />
+      </div>
+      <EventsTable
+        rows={view.rows}
+        now={new Date().toISOString()}
+        sort={{ key: sortKey!, desc: direction === "desc" }}
+        paging={{
+          testId: "events-total",
+          summary: `Page ${Math.min(pageNumber, pages)} of ${view.atLeast ? "many" : pages} · ${view.total.toLocaleString("en-US")}${view.atLeast ? "+" : ""} event${view.total === 1 ? "" : "s"}`,
+          prevHref: link("before", view.prevCursor, pageNumber - 1),
+          nextHref: link("cursor", view.nextCursor, pageNumber + 1),
+          extra: (
+            <span className="muted" data-testid="server-time">
+              query {view.serverMs} ms
+            </span>
+          ),
+        }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,62 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PaymentsTable } from "@/app/_components/payments-table.client";
+import type { SearchParams } from "@/app/_server/event-filter-params";
+import { paramsFromPaymentFilter, parsePaymentParams } from "@/app/_server/payment-filter-params";
+import { requirePagePermission } from "@/app/_server/session";
+import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { configuredProviders } from "@/lib/config/configured-providers";
+import { getPaymentsView } from "@/lib/console/get-payments-view";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+import { PaymentFilters } from "../payment-filters";
+import { PaymentTotals } from "@/app/_components/payment-totals";
+
+export const metadata: Metadata = { title: "Payments" };
+export const dynamic = "force-dynamic";
+
+export default async function PaymentsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const user = await requirePagePermission(PAGE_ACCESS["/payments"]);
+  const parsed = parsePaymentParams(await searchParams);
+  if (!parsed.ok) {
+    return (
+      <>
+        <h1>Payments</h1>
+        <p className="banner bad" role="alert">
+          This link&apos;s filter can&apos;t be used: {parsed.message}. <Link href="/payments">Show all payments</Link>
+        </p>
+      </>
+    );
+  }
+  const { pool, config } = webRuntime();
+  const view = await getPaymentsView(pool, user.role, parsed.filter, parsed);
+  const query = paramsFromPaymentFilter(parsed.filter, parsed.sort);
+  const pageLink = (page: number) => `/payments?${new URLSearchParams([...query, ["page", String(page)]]).toString()}`;
+  const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
+  const [sortKey, direction] = parsed.sort.split("_");
+  return (
+    <>
+      <div className="row">
+        <h1>Payments</h1>
+        <span className="spacer" />
+        <a className="button" href={`/api/exports/payments?${query.toString()}`} download data-testid="export-payments">
+          Export CSV
+        </a>
+      </div>
+      <PaymentFilters filter={parsed.filter} sort={parsed.sort} providers={configuredProviders(config)} />
+      <PaymentTotals totals={view.totals} capped={view.totalsCapped} label="Totals for this filter" testId="payment-total" />
+      <PaymentsTable
+        rows={view.rows}
+        now={new Date().toISOString()}
+        label="Payments"
+        empty={query.size ? "No payment matches this filter." : "No payments yet."}
+        sort={{ key: sortKey!, desc: direction === "desc" }}
+        paging={{
+          testId: "payments-total",
+          summary: `Page ${view.page} of ${view.totalCapped ? "many" : pages} · ${view.total.toLocaleString("en-US")}${view.totalCapped ? "+" : ""} payment${view.total === 1 ? "" : "s"}`,
+          prevHref: view.page > 1 ? pageLink(view.page - 1) : null,
+          nextHref: view.page * view.pageSize < view.total ? pageLink(view.page + 1) : null,
+        }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,59 @@
+"use client";
+
+import { DataTable, dataColumns } from "@/app/_components/data-table.client";
+import { DeliveryBadge } from "@/app/_components/delivery-badge";
+import { DisplayTime } from "@/app/_components/display-time.client";
+import type { PaymentChangeView } from "@/lib/destinations/list-deliveries";
+
+const column = dataColumns<PaymentChangeView>();
+const columns = column.columns([
+  column.accessor("version", {
+    header: "Version",
+    meta: { mono: true },
+    cell: (info) => (
+      <>
+        v{info.getValue()} <span className="muted">{info.row.original.changeId}</span>
+      </>
+    ),
+  }),
+  column.accessor("status", {
+    header: "Change",
+    cell: (info) => (
+      <>
+        {info.row.original.previousStatus ?? "new"} → <strong>{info.getValue()}</strong>
+      </>
+    ),
+  }),
+  column.accessor("eventType", {
+    header: "Cause",
+    meta: { mono: true },
+    cell: (info) => (
+      <>
+        {info.getValue()} <span className="muted">{info.row.original.eventId}</span>
+      </>
+    ),
+  }),
+  column.accessor("committedAt", { header: "Committed", cell: (info) => <DisplayTime value={info.getValue()} /> }),
+  column.accessor("deliveries", {
+    header: "Deliveries",
+    cell: (info) =>
+      info.getValue().length === 0 ? (
+        <span className="muted">none</span>
+      ) : (
+        info.getValue().map((delivery) => (
+          <div key={delivery.id}>
+            {delivery.destinationName}: <DeliveryBadge status={delivery.status} />{" "}
+            <span className="muted">
+              {delivery.attempts} attempt{delivery.attempts === 1 ? "" : "s"}
+              {delivery.lastStatusCode ? `, last ${delivery.lastStatusCode}` : ""}
+            </span>
+          </div>
+        ))
+      ),
+  }),
+]);
+
+/** The changes this payment's events made, as told to the host application, with each delivery per destination. */
+export function PaymentChangesTable({ changes }: { changes: PaymentChangeView[] }) {
+  return <DataTable label="Changes" columns={columns} rows={changes} rowKey={(change) => String(change.changeId)} empty="No changes yet." />;
+}

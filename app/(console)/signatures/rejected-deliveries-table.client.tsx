@@ -1,0 +1,21 @@
+"use client";
+
+import Link from "next/link";
+import { DataTable, dataColumns } from "@/app/_components/data-table.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
+import type { SignatureFailureRow } from "@/lib/inbox/ingest/signature-failures";
+
+type Row = Pick<SignatureFailureRow, "id" | "receivedAt" | "provider" | "reason" | "bodyBytes">;
+
+const column = dataColumns<Row>();
+const columns = column.columns([
+  column.accessor("receivedAt", { header: "Received", cell: (info) => <DisplayTime value={info.getValue()} /> }),
+  column.accessor("provider", { header: "Provider" }),
+  column.accessor("reason", { header: "Reason" }),
+  column.accessor("bodyBytes", { header: "Bytes", meta: { numeric: true } }),
+  column.display({ id: "debug", header: "Debug", cell: (info) => <Link href={`/signatures?failure=${info.row.original.id}`}>Open in debugger</Link> }),
+]);
+
+export function RejectedDeliveriesTable({ rows }: { rows: Row[] }) {
+  return <DataTable label="Rejected deliveries" columns={columns} rows={rows} rowKey={(row) => String(row.id)} empty="No rejected deliveries." />;
+}

@@ -1,0 +1,42 @@
+"use client";
+
+import Link from "next/link";
+import type { TimelineEntry } from "@/lib/inbox/queries/get-event";
+import { DataTable, dataColumns } from "./data-table.client";
+import { DisplayTime } from "./display-time.client";
+import { StatusBadge } from "./status-badge";
+
+const column = dataColumns<TimelineEntry>();
+const columns = column.columns([
+  column.accessor("occurredAt", { header: "Occurred", cell: (info) => <DisplayTime value={info.getValue()} /> }),
+  column.accessor("receivedAt", { header: "Received", cell: (info) => <DisplayTime value={info.getValue()} /> }),
+  column.accessor("eventType", { header: "Type", cell: (info) => <Link href={`/events/${info.row.original.id}`}>{info.getValue()}</Link> }),
+  column.accessor("status", { header: "Outcome", cell: (info) => <StatusBadge status={info.getValue()} reason={info.row.original.ignoredReason} /> }),
+  column.accessor("applied", {
+    header: "Effect",
+    cell: (info) => {
+      const applied = info.getValue();
+      if (!applied) return <span className="muted">none</span>;
+      return (
+        <span>
+          {applied.fromStatus ?? "new"} → <strong>{applied.toStatus}</strong>
+          {applied.source === "refetch" ? <span className="muted"> (refetched)</span> : null}
+        </span>
+      );
+    },
+  }),
+]);
+
+/** A payment's events in the gateway's order, with what each applied or why it was ignored. */
+export function TimelineTable({ entries, currentId }: { entries: TimelineEntry[]; currentId?: number }) {
+  return (
+    <DataTable
+      label="Timeline"
+      columns={columns}
+      rows={entries}
+      rowKey={(entry) => String(entry.id)}
+      rowProps={(entry) => (entry.id === currentId ? { "aria-current": "true", className: "current" } : {})}
+      empty="No events for this charge yet."
+    />
+  );
+}

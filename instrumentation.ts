@@ -1,0 +1,19 @@
+// Next runs register() once when a server process starts. The web process watches the workers'
+// heartbeats: when none is alive while events wait, it raises the alert they can't raise.
+
+const WORKER_CHECK_MS = 60_000;
+
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const [{ checkWorkerDownAlert }, { webRuntime }, { logger }] = await Promise.all([
+    import("@/lib/alerts/check-alerts"),
+    import("@/lib/runtime/web-runtime"),
+    import("@/lib/observability/logger"),
+  ]);
+  const timer = setInterval(() => {
+    Promise.resolve()
+      .then(() => checkWorkerDownAlert(webRuntime()))
+      .catch((error: unknown) => logger("alerts").error({ error: error instanceof Error ? error.message : String(error) }, "worker check failed"));
+  }, WORKER_CHECK_MS);
+  timer.unref();
+}

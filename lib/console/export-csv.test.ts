@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../testing/test-app";
+import { csvLine, decimalAmount, eventsCsv, paymentsCsv } from "./export-csv";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp("export_csv");
+  // More rows than one batch, so the export pages through them.
+  await app.pool.query(
+    `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_email, customer_id)
+     SELECT 'stripe', 'ch_' || g, CASE WHEN g % 2 = 0 THEN 'paid' ELSE 'refunded' END, 1000 + g, 'usd', 'buyer' || g || '@example.com', 'cus_' || g
+       FROM generate_series(1, 2500) AS g`,
+  );
+  await app.pool.query(
+    `INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_email, status, raw_body)
+     SELECT 'stripe', 'evt_' || g, 'charge.succeeded', 'ch_' || g, 'buyer' || g || '@example.com', 'processed', '\\x7b7d' FROM generate_series(1, 1500) AS g`,
+  );
+});
+afterAll(async () => app.close());
+
+async function collect(lines: AsyncGenerator<string>): Promise<string[]> {
+  const all: string[] = [];
+  for await (const line of lines) all.push(line);
+  return all;
+}
+
+describe("CSV exports", () => {
+  it("quotes what needs quoting and defuses spreadsheet formulas", () => {
+    expect(csvLine(["a", 'say "hi"', "x,y", null, 3, "=cmd()", "-1"])).toBe(`a,"say ""hi""","x,y",,3,'=cmd(),'-1\r\n`);
+  });
+
+  it("writes amounts in their currency's unit", () => {
+    expect(decimalAmount(123456, "usd")).toBe("1234.56");
+    expect(decimalAmount(1234, "jpy")).toBe("1234");
+    expect(decimalAmount(null, "usd")).toBeNull();
+  });
+
+  it("exports every matching payment, past one batch, masked for a viewer and whole for support", async () => {
+    const support = await collect(paymentsCsv(app.pool, "support", { statuses: ["paid"] }));
+    expect(support).toHaveLength(1 + 1250);
+    expect(support[0]).toMatch(/^payment_id,provider,charge_id,status,amount/);
+    expect(support[1]).toMatch(/^\d+,stripe,ch_2500,paid,35\.00,0\.00,USD,buyer2500@example\.com,cus_2500,/);
+    const viewer = await collect(paymentsCsv(app.pool, "viewer", { statuses: ["paid"] }));
+    expect(viewer).toHaveLength(1 + 1250);
+    expect(viewer.join("")).not.toMatch(/buyer\d+@example\.com|cus_\d+/);
+  });
+
+  it("exports every matching event, masked for a viewer", async () => {
+    const events = await collect(eventsCsv(app.pool, "viewer", {}));
+    expect(events).toHaveLength(1 + 1500);
+    expect(events.join("")).not.toMatch(/buyer\d+@example\.com/);
+    expect(await collect(eventsCsv(app.pool, "support", { search: "buyer7@" }))).toHaveLength(2);
+  });
+});

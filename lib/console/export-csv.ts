@@ -1,0 +1,104 @@
+import type { Role } from "../auth/permissions";
+import type { Queryable } from "../db/pool";
+import { eventFilterSql, type EventFilter } from "../inbox/queries/event-filter";
+import type { EventListRow } from "../inbox/queries/list-events";
+import { paymentColumns, type PaymentView } from "../payments/get-payment";
+import { paymentFilterSql, type PaymentFilter } from "../payments/search-payments";
+import { eventRowView, paymentView, searchesIdsOnly } from "../privacy/views-for-role";
+
+// Exports of the console's lists as CSV, read in keyset batches (newest id first) and yielded line
+// by line: no row cap, and the web holds one batch at a time however large the export.
+
+const BATCH = 1000;
+
+type Cell = string | number | null | undefined;
+
+/** One CSV line (RFC 4180 quoting); a cell a spreadsheet would run as a formula is prefixed with '. */
+export function csvLine(cells: readonly Cell[]): string {
+  return `${cells
+    .map((cell) => {
+      if (cell === null || cell === undefined) return "";
+      const text = typeof cell === "number" ? String(cell) : /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
+      return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    })
+    .join(",")}\r\n`;
+}
+
+/** An amount in minor units as a decimal in its currency's own unit ("12.34" USD, "1234" JPY). */
+export function decimalAmount(amount: number | null, currency: string | null): string | null {
+  if (amount === null) return null;
+  let digits = 2;
+  try {
+    if (currency) digits = new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    // an unknown currency code: two decimals, as most have
+  }
+  return (amount / 10 ** digits).toFixed(digits);
+}
+
+/** Rows of a keyset query, a batch at a time, until it is exhausted. */
+async function* batches<Row extends { id: number }>(read: (afterId: number | null) => Promise<Row[]>): AsyncGenerator<Row> {
+  let afterId: number | null = null;
+  for (;;) {
+    const rows = await read(afterId);
+    yield* rows;
+    if (rows.length < BATCH) return;
+    afterId = rows.at(-1)!.id;
+  }
+}
+
+const time = (date: Date | null) => date?.toISOString() ?? null;
+
+/** The events a filter matches, as `role` may see them, one CSV line at a time (header first). */
+export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter): AsyncGenerator<string> {
+  yield csvLine(["inbox_id", "received_at", "occurred_at", "provider", "event_type", "event_id", "charge_id", "customer_email", "status", "ignored_reason", "attempts", "last_error"]);
+  const { where, params } = eventFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
+  const rows = batches((afterId) =>
+    db
+      .query<EventListRow>(
+        `SELECT id, provider, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId", customer_email AS "customerEmail",
+                status, ignored_reason AS "ignoredReason", attempts, occurred_at AS "occurredAt", received_at AS "receivedAt", left(last_error, 200) AS "lastError"
+           FROM webhook_inbox
+          WHERE ${where} AND ($${params.length + 1}::bigint IS NULL OR id < $${params.length + 1})
+          ORDER BY id DESC LIMIT ${BATCH}`,
+        [...params, afterId],
+      )
+      .then((result) => result.rows),
+  );
+  for await (const stored of rows) {
+    const row = eventRowView(role, stored);
+    yield csvLine([row.id, time(row.receivedAt), time(row.occurredAt), row.provider, row.eventType, row.eventId, row.resourceId, row.customerEmail, row.status, row.ignoredReason, row.attempts, row.lastError]);
+  }
+}
+
+/** The payments a filter matches, as `role` may see them, one CSV line at a time (header first). */
+export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFilter): AsyncGenerator<string> {
+  yield csvLine(["payment_id", "provider", "charge_id", "status", "amount", "amount_refunded", "currency", "customer_email", "customer_id", "last_gateway_event_at", "updated_at"]);
+  const { where, params } = paymentFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
+  const rows = batches((afterId) =>
+    db
+      .query<PaymentView>(
+        `SELECT ${paymentColumns("p")} FROM payments p
+          WHERE ${where} AND ($${params.length + 1}::bigint IS NULL OR p.id < $${params.length + 1})
+          ORDER BY p.id DESC LIMIT ${BATCH}`,
+        [...params, afterId],
+      )
+      .then((result) => result.rows),
+  );
+  for await (const stored of rows) {
+    const row = paymentView(role, stored);
+    yield csvLine([
+      row.id,
+      row.provider,
+      row.chargeId,
+      row.status,
+      decimalAmount(row.amount, row.currency),
+      decimalAmount(row.amountRefunded, row.currency),
+      row.currency?.toUpperCase(),
+      row.customerEmail,
+      row.customerId,
+      time(row.lastGatewayEventAt),
+      time(row.updatedAt),
+    ]);
+  }
+}

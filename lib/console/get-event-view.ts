@@ -1,0 +1,61 @@
+import { can, type Role } from "../auth/permissions";
+import type { Queryable } from "../db/pool";
+import { explainOutcome, loadOutcomeFacts } from "../inbox/queries/explain-outcome";
+import { getEvent, listAttempts, resourceTimeline, type AttemptRow, type TimelineEntry } from "../inbox/queries/get-event";
+import { replayHistory, type ReplayHistoryEntry } from "../inbox/replay/replay-history";
+import { getPayment } from "../payments/get-payment";
+import { customerView, type CustomerView } from "../privacy/customer-view";
+import { attemptViews, eventView, type EventView } from "../privacy/views-for-role";
+
+/** Everything the event page shows, as `role` may see it. */
+export type EventPageView = {
+  event: Omit<EventView, "customerEmail" | "rawBody"> & { raw: { text: string; encoding: "utf-8" | "base64"; bytes: number } | null };
+  customer: CustomerView;
+  /** Why it was ignored or failed, in words (a failure's words only for roles that see errors). */
+  explanation: string | null;
+  /** The event whose change made this one stale or not allowed, whole and linkable. */
+  decidedBy: { id: number; eventId: string } | null;
+  paymentId: number | null;
+  attempts: AttemptRow[];
+  replays: ReplayHistoryEntry[];
+  timeline: TimelineEntry[];
+  may: { replay: boolean; restore: boolean };
+};
+
+/** The raw body as text when it is UTF-8 (as webhooks are), else base64, said so. */
+function rawText(raw: Buffer): { text: string; encoding: "utf-8" | "base64"; bytes: number } {
+  const text = raw.toString("utf8");
+  const utf8 = Buffer.from(text, "utf8").equals(raw);
+  return { text: utf8 ? text : raw.toString("base64"), encoding: utf8 ? "utf-8" : "base64", bytes: raw.length };
+}
+
+/** One event with its attempts, replays, payment timeline and outcome; null when there is no such event. */
+export async function getEventView(db: Queryable, role: Role, id: number, zone: string): Promise<EventPageView | null> {
+  const stored = await getEvent(db, id);
+  if (!stored) return null;
+  const unmasked = can(role, "payload.unmasked");
+  const { customerEmail: _masked, rawBody, ...event } = eventView(role, stored);
+  const [attempts, timeline, payment, replays, facts] = await Promise.all([
+    listAttempts(db, id),
+    stored.resourceId ? resourceTimeline(db, stored.provider, stored.resourceId) : Promise.resolve([]),
+    stored.resourceId ? getPayment(db, stored.provider, stored.resourceId) : Promise.resolve(null),
+    replayHistory(db, id),
+    loadOutcomeFacts(db, [id]),
+  ]);
+  const fact = facts.get(id);
+  // A failure's sentence quotes its error, which a masked role sees only as a category.
+  const explanation = fact && (unmasked || stored.status === "ignored") ? explainOutcome(fact, zone) : null;
+  const prior = stored.status === "ignored" ? fact?.prior : undefined;
+  return {
+    event: { ...event, raw: rawBody ? rawText(rawBody) : null },
+    // customerView is where an e-mail is masked for the role; a dispute names none, its payment does.
+    customer: customerView(stored.customerEmail ?? payment?.customerEmail ?? null, unmasked),
+    explanation,
+    decidedBy: prior?.inboxId && prior.eventId ? { id: prior.inboxId, eventId: prior.eventId } : null,
+    paymentId: payment?.id ?? null,
+    attempts: attemptViews(role, attempts),
+    replays,
+    timeline,
+    may: { replay: can(role, "events.replay"), restore: can(role, "payload.restore") },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Queryable } from "../db/pool";
+import { listWorkerBeats, type WorkerBeat } from "../inbox/process/worker-heartbeats";
+import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type BacklogSummary, type HourlyVolume, type StatWindow } from "../inbox/queries/inbox-stats";
+import { providerDeliveries, silentForLongerThanUsual, type ProviderDeliveries } from "../inbox/queries/provider-deliveries";
+
+/** One provider over one window, as the overview's table shows it. */
+export type ProviderWindowRow = {
+  provider: string;
+  window: StatWindow;
+  total: number;
+  processed: number;
+  ignored: number;
+  failed: number;
+  pending: number;
+  ignoredRatio: number;
+  failedRatio: number;
+  /** Set on the hour row: the ignored ratio jumped, and the rest of the week's ratio to compare. */
+  ignoredJump: boolean;
+  baselineIgnoredRatio: number | null;
+};
+
+export type OverviewView = {
+  rows: ProviderWindowRow[];
+  jumped: string[];
+  volume: HourlyVolume[];
+  backlog: BacklogSummary;
+  workers: WorkerBeat[];
+  /** Events wait and no worker has beaten recently. */
+  noWorkerAlive: boolean;
+  /** The oldest pending event has waited longer than a worker takes to pick one up. */
+  oldPending: boolean;
+  deliveries: (ProviderDeliveries & { silent: boolean })[];
+};
+
+// Longer than a live worker ever leaves an event waiting (retries are scheduled, not pending-due).
+const OLD_PENDING_SECONDS = 120;
+
+/** What the overview shows: per provider and window counts and ratios, the day's volume, the backlog. */
+export async function getOverviewView(db: Queryable, providers: readonly string[]): Promise<OverviewView> {
+  const [stats, volume, backlog, workers, deliveries] = await Promise.all([
+    providerStats(db),
+    hourlyVolume(db, 24),
+    backlogSummary(db),
+    listWorkerBeats(db),
+    providerDeliveries(db, providers),
+  ]);
+  const rows = stats.flatMap((row) =>
+    (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {
+      const { total, processed, ignored, failed, pending, ignoredRatio, failedRatio } = row.windows[window];
+      const hour = window === "hour";
+      return {
+        ...{ provider: row.provider, window, total, processed, ignored, failed, pending, ignoredRatio, failedRatio },
+        ignoredJump: hour && row.ignoredJump,
+        baselineIgnoredRatio: hour && row.windows.week.total > total ? row.baselineIgnoredRatio : null,
+      };
+    }),
+  );
+  return {
+    rows,
+    jumped: stats.filter((row) => row.ignoredJump).map((row) => row.provider),
+    volume,
+    backlog,
+    workers,
+    noWorkerAlive: backlog.pending > 0 && !workers.some((worker) => worker.alive),
+    oldPending: (backlog.oldestPendingSeconds ?? 0) > OLD_PENDING_SECONDS,
+    deliveries: deliveries.map((delivery) => ({ ...delivery, silent: silentForLongerThanUsual(delivery) })),
+  };
+}

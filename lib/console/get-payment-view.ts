@@ -1,0 +1,48 @@
+import { can, type Role } from "../auth/permissions";
+import type { Queryable } from "../db/pool";
+import { listPaymentChanges, type PaymentChangeView } from "../destinations/list-deliveries";
+import { resourceTimeline, type TimelineEntry } from "../inbox/queries/get-event";
+import { getPaymentById, type PaymentView } from "../payments/get-payment";
+import { customerView, type CustomerView } from "../privacy/customer-view";
+import { paymentView } from "../privacy/views-for-role";
+
+/** Where one fact came from: the event (or its refetch) that first supplied it, and its outcome. */
+export type FactSource = { fact: string; inboxId: number; eventId: string; eventType: string; status: string; source: string };
+
+export type PaymentPageView = {
+  payment: Omit<PaymentView, "customerEmail">;
+  customer: CustomerView;
+  timeline: TimelineEntry[];
+  factsFrom: FactSource[];
+  /** What the host application was told, version by version, and each delivery per destination. */
+  changes: PaymentChangeView[];
+};
+
+const FACT_NAMES: Record<string, string> = { amount: "amount", currency: "currency", customerId: "customer id", customerEmail: "customer e-mail" };
+
+/** The payment's facts_from as sentences' parts: each fact with the event that supplied it. */
+async function factSources(db: Queryable, paymentId: number): Promise<FactSource[]> {
+  const { rows } = await db.query<FactSource>(
+    `SELECT f.key AS fact, w.id AS "inboxId", w.event_id AS "eventId", w.event_type AS "eventType", w.status, f.value->>'source' AS source
+       FROM payments p, jsonb_each(p.facts_from) f
+       JOIN webhook_inbox w ON w.id = (f.value->>'inboxId')::bigint
+      WHERE p.id = $1
+      ORDER BY array_position(ARRAY['amount', 'currency', 'customerEmail', 'customerId'], f.key)`,
+    [paymentId],
+  );
+  return rows.map((row) => ({ ...row, fact: FACT_NAMES[row.fact] ?? row.fact }));
+}
+
+/** One payment with its timeline as `role` may see it; null when there is no such payment. */
+export async function getPaymentView(db: Queryable, role: Role, id: number): Promise<PaymentPageView | null> {
+  const stored = await getPaymentById(db, id);
+  if (!stored) return null;
+  const { customerEmail: _masked, ...payment } = paymentView(role, stored);
+  return {
+    payment,
+    customer: customerView(stored.customerEmail, can(role, "payload.unmasked")),
+    timeline: await resourceTimeline(db, stored.provider, stored.chargeId),
+    factsFrom: await factSources(db, stored.id),
+    changes: await listPaymentChanges(db, stored.id),
+  };
+}

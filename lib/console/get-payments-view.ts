@@ -1,0 +1,23 @@
+import type { Role } from "../auth/permissions";
+import type { Queryable } from "../db/pool";
+import { paymentTotals, searchPayments, type PaymentFilter, type PaymentSort, type PaymentTotal } from "../payments/search-payments";
+import { searchesIdsOnly } from "../privacy/views-for-role";
+import { paymentRowView, type PaymentRowView } from "./payment-row-view";
+
+export type PaymentsView = {
+  rows: PaymentRowView[];
+  total: number;
+  totalCapped: boolean;
+  page: number;
+  pageSize: number;
+  /** Per currency, over every payment the filter matches (not only this page). */
+  totals: PaymentTotal[];
+  totalsCapped: boolean;
+};
+
+/** One page of payments for `role` with the filter's totals; a masked role's search matches charge ids only. */
+export async function getPaymentsView(db: Queryable, role: Role, filter: PaymentFilter, options: { page: number; sort: PaymentSort }): Promise<PaymentsView> {
+  const scoped = { ...filter, searchIdsOnly: searchesIdsOnly(role) };
+  const [page, sums] = await Promise.all([searchPayments(db, scoped, options), paymentTotals(db, scoped)]);
+  return { ...page, rows: page.rows.map((row) => paymentRowView(role, row)), totals: sums.totals, totalsCapped: sums.capped };
+}

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { PROVIDER_NAMES } from "../providers/registry";
+import { dateParamSchema, storableTextSchema } from "../request/input-schemas";
+import type { PaymentFilter } from "../payments/search-payments";
+import { PAYMENT_STATUSES } from "../payments/state-machine";
+
+export const PAYMENT_SORTS = ["updated_desc", "updated_asc", "created_desc", "created_asc", "amount_desc", "amount_asc"] as const;
+
+/** A payments filter as it comes from outside (a URL): what lists, totals and exports accept. */
+export const paymentFilterSchema = z.object({
+  search: storableTextSchema.trim().min(1).max(320).optional(),
+  statuses: z.array(z.enum(PAYMENT_STATUSES)).optional(),
+  provider: z.enum(PROVIDER_NAMES).optional(),
+  createdFrom: dateParamSchema.optional(),
+  createdTo: dateParamSchema.optional(),
+}) satisfies z.ZodType<PaymentFilter>;
