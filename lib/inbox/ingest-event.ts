@@ -55,7 +55,7 @@ export function keptQuery(driver: ProviderDriver, query: URLSearchParams): strin
 // the ledger insert so the key points at its row; a duplicate only burns a sequence number.
 const INSERT_KEY = `
   INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at)
-  VALUES ($2, $3, nextval('webhook_inbox_id_seq'), now())
+  VALUES ($2, $3, nextval('webhook_inbox_id_seq'), COALESCE($17::timestamptz, now()))
   ON CONFLICT (provider, event_id) DO NOTHING
   RETURNING inbox_id, received_at`;
 
@@ -156,6 +156,8 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.precision,
       status,
       normalized.ok ? null : normalized.error,
+      // A clock given to ingest (tests) also dates the row; otherwise the database's transaction time.
+      deps.now ? now : null,
     ],
   });
   const inserted = rows[0];

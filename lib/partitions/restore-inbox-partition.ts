@@ -21,7 +21,7 @@ export async function restoreInboxPartition(
   const restored = await withTransaction(deps.pool, async (tx) => {
     const { rows } = await tx.query<ArchivedPartition>(
       `SELECT rows, archive_file, archive_sha256,
-              format('FROM (%s) TO (%L)', CASE WHEN isfinite(range_from) THEN quote_literal(range_from) ELSE 'MINVALUE' END, range_to) AS bounds
+              format('FOR VALUES FROM (%s) TO (%L)', CASE WHEN isfinite(range_from) THEN quote_literal(range_from) ELSE 'MINVALUE' END, range_to) AS bounds
          FROM inbox_partitions WHERE name = $1 AND state = 'archived' FOR UPDATE`,
       [name],
     );

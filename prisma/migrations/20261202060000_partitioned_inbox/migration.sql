@@ -99,6 +99,16 @@ BEGIN
   END LOOP;
 END $$;
 
+-- Emptying the inbox empties its ledger (as it empties the hourly counts): the keys would otherwise
+-- call every resend of a truncated event a duplicate of nothing.
+CREATE FUNCTION inbox_event_keys_clear() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  TRUNCATE inbox_event_keys;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER inbox_event_keys_truncate AFTER TRUNCATE ON webhook_inbox
+    FOR EACH STATEMENT EXECUTE FUNCTION inbox_event_keys_clear();
+
 -- Rows whose month has no partition (a clock far off, a month the worker did not create ahead)
 -- land here instead of failing; an alert reports them.
 CREATE TABLE webhook_inbox_default PARTITION OF webhook_inbox DEFAULT;
