@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { appConfig, childEnv, setEnv, type AppConfig } from "@/lib/config/env";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { createPool } from "@/lib/db/pool";
+import { createPool, requireSessionPooling } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
 import { announceUsers, prepareEnvironment, productionWebArgs, type LaunchMode } from "./launch-environment";
@@ -90,6 +90,9 @@ async function main() {
     console.log(`[launcher] embedded PostgreSQL on 127.0.0.1:${embedded.port} (data in ${embedded.dataDir})`);
   }
   const url = config.databaseUrl!;
+  // It migrates and runs a worker, both of which hold session locks; the web and ingest processes
+  // alone can run behind transaction pooling (docs/scaling.md).
+  requireSessionPooling(config.databasePooler, "`npm start` (migrations and a worker)");
   const migrations = await migrateDatabase(url);
   console.log(
     `[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`,

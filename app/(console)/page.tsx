@@ -31,8 +31,10 @@ async function queueDepth(): Promise<QueueDepth | null> {
 
 export default async function OverviewPage() {
   await requirePagePermission(PAGE_ACCESS["/"]);
-  const { pool } = webRuntime();
-  const [stats, volume, backlog, queue] = await Promise.all([providerStats(pool), hourlyVolume(pool, 24), backlogSummary(pool), queueDepth()]);
+  const [[stats, volume, backlog], queue] = await Promise.all([
+    webRuntime().reads.read((pool) => Promise.all([providerStats(pool), hourlyVolume(pool, 24), backlogSummary(pool)])),
+    queueDepth(),
+  ]);
   const windows = Object.keys(STAT_WINDOWS) as StatWindow[];
   const jumped = stats.filter((row) => row.ignoredJump);
   return (

@@ -1,4 +1,5 @@
 import { providerStats } from "../inbox/inbox-stats";
+import { countStrayEvents } from "../partitions/list-inbox-partitions";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 
 // Events that failed within the window, per provider: settled by a worker (processed_at) or stored
@@ -24,10 +25,11 @@ const PREFIX = "[webhook-inbox]";
 /** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog. */
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
-  const [failures, stats, stale] = await Promise.all([
+  const [failures, stats, stale, strays] = await Promise.all([
     deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
+    countStrayEvents(deps.pool),
   ]);
   return [
     ...failures.rows.map((row) => ({
@@ -49,6 +51,18 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
       provider: row.provider,
       text: `${PREFIX} ${row.provider}: the oldest of ${row.n} pending event(s) has waited ${row.minutes} min (threshold ${pendingAgeMinutes} min): are the workers running?`,
     })),
+    ...(strays > 0
+      ? [
+          {
+            kind: "partition_strays" as const,
+            provider: "all",
+            text:
+              `${PREFIX} ${strays} event(s) were stored in the inbox's default partition: their month had no partition ` +
+              "(a clock far off, or no worker ran to create it ahead). Creating their month's partition moves them: " +
+              "`npm run cli -- partitions:create --month YYYY-MM` (workers create this month and the next two).",
+          },
+        ]
+      : []),
   ];
 }
 

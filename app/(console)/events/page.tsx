@@ -51,18 +51,21 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
       </>
     );
   }
-  const { pool, config } = webRuntime();
+  const { reads, config } = webRuntime();
   const started = performance.now();
-  const [page, matching] = await Promise.all([
-    listEvents(pool, { filter, sort, cursor, before, limit: PAGE_SIZE }),
-    countEvents(pool, filter, COUNT_CAP),
-  ]);
-  const serverMs = Math.round(performance.now() - started);
   const zone = await displayZone();
-  const [explanations, knownEmails] = await Promise.all([
-    explainOutcomes(pool, page.rows.filter((row) => row.status === "ignored" || row.status === "failed").map((row) => row.id), zone),
-    paymentEmails(pool, page.rows.flatMap((row) => (!row.customerEmail && row.resourceId ? [{ provider: row.provider, chargeId: row.resourceId }] : []))),
-  ]);
+  const { page, matching, serverMs, explanations, knownEmails } = await reads.read(async (pool) => {
+    const [page, matching] = await Promise.all([
+      listEvents(pool, { filter, sort, cursor, before, limit: PAGE_SIZE }),
+      countEvents(pool, filter, COUNT_CAP),
+    ]);
+    const serverMs = Math.round(performance.now() - started);
+    const [explanations, knownEmails] = await Promise.all([
+      explainOutcomes(pool, page.rows.filter((row) => row.status === "ignored" || row.status === "failed").map((row) => row.id), zone),
+      paymentEmails(pool, page.rows.flatMap((row) => (!row.customerEmail && row.resourceId ? [{ provider: row.provider, chargeId: row.resourceId }] : []))),
+    ]);
+    return { page, matching, serverMs, explanations, knownEmails };
+  });
   const query = paramsFromFilter(filter, sort);
   const unmasked = can(user.role, "payload.unmasked");
   const rows = page.rows.map((stored) => {

@@ -19,7 +19,7 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
   const term = typeof q === "string" ? q.slice(0, 320) : undefined;
   const query = storableTextSchema.max(320).optional().safeParse(term);
   const problem = !query.success ? "This search holds characters no record can contain." : maySearch(user.role, { query: term }) ? null : SEARCH_NEEDS_SUPPORT;
-  const result = problem ? { rows: [], total: 0, totalCapped: false, page: 1, pageSize: 1 } : await searchPayments(webRuntime().pool, term, { page: Number(pageParam) || 1 });
+  const result = problem ? { rows: [], total: 0, totalCapped: false, page: 1, pageSize: 1 } : await webRuntime().reads.read((pool) => searchPayments(pool, term, { page: Number(pageParam) || 1 }));
   const unmasked = can(user.role, "payload.unmasked");
   const rows = result.rows.map((payment) => ({ ...paymentView(user.role, payment), ...customerView(payment.customerEmail, unmasked) }));
   const pages = Math.max(1, Math.ceil(result.total / result.pageSize));

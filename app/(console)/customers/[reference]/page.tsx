@@ -32,12 +32,17 @@ export default async function CustomerPage({ params }: { params: Promise<{ refer
   const user = await requirePagePermission(PAGE_ACCESS["/customers/[reference]"]);
   const reference = safeDecode((await params).reference).trim();
   if (!reference || reference.length > 320) notFound();
-  const { pool } = webRuntime();
-  const summary = await customerSummary(pool, reference);
-  if (!summary) notFound();
+  const zone = await displayZone();
   const filter = { customer: reference };
-  const [events, eventCount, zone] = await Promise.all([listEvents(pool, { filter, limit: EVENTS_SHOWN }), countEvents(pool, filter, 10_000), displayZone()]);
-  const explanations = await explainOutcomes(pool, events.rows.filter((row) => row.status !== "processed").map((row) => row.id), zone);
+  const found = await webRuntime().reads.read(async (pool) => {
+    const summary = await customerSummary(pool, reference);
+    if (!summary) return null;
+    const [events, eventCount] = await Promise.all([listEvents(pool, { filter, limit: EVENTS_SHOWN }), countEvents(pool, filter, 10_000)]);
+    const explanations = await explainOutcomes(pool, events.rows.filter((row) => row.status !== "processed").map((row) => row.id), zone);
+    return { summary, events, eventCount, explanations };
+  });
+  if (!found) notFound();
+  const { summary, events, eventCount, explanations } = found;
   const unmasked = can(user.role, "payload.unmasked");
   const now = new Date().toISOString();
   const title = reference;

@@ -21,12 +21,14 @@ export const dynamic = "force-dynamic";
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
   const id = parseRowId((await params).id);
-  const { pool } = webRuntime();
-  const stored = id === null ? null : await getPaymentById(pool, id);
-  if (!stored) notFound();
+  const found = id === null ? null : await webRuntime().reads.read(async (pool) => {
+    const stored = await getPaymentById(pool, id);
+    return stored ? { stored, timeline: await resourceTimeline(pool, stored.provider, stored.chargeId) } : null;
+  });
+  if (!found) notFound();
+  const { stored, timeline } = found;
   const payment = paymentView(user.role, stored);
   const unmasked = can(user.role, "payload.unmasked");
-  const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
   return (
     <>
       <div className="row">
