@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import { freePort } from "@/lib/db/embedded";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { installQueues } from "@/lib/queue/boss";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
@@ -53,7 +54,7 @@ let ingestUrls: string[];
 
 beforeAll(async () => {
   replicated = await startReplicatedPostgres("inbox");
-  await migrateDatabase(replicated.primary.url("inbox"));
+  await migrateDatabase(replicated.primary.url("inbox"), installQueues);
   primary = createPool(replicated.primary.url("inbox"), 4, "test:many-processes");
   await createUser(createPrisma(primary), { email: ADMIN.email, role: "admin", password: ADMIN.password }, "test");
   await waitForReplay(replicated);

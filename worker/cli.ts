@@ -6,19 +6,19 @@ import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env"
 import { EMBEDDED_URL_FILE, loadEnvFiles, useRunningEmbeddedDatabase } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool, requireSessionPooling, type Pool } from "@/lib/db/pool";
-import { describeZodError } from "@/lib/http/app-error";
+import { describeZodError } from "@/lib/errors/app-error";
 import { createUser, resetPassword, type CreateUserInput } from "@/lib/auth/users";
 import { createPrisma, type PrismaClient } from "@/lib/db/prisma";
-import { eventFilterSchema } from "@/lib/inbox/event-filter";
-import { replayEvents } from "@/lib/inbox/replay-events";
-import { runRetention } from "@/lib/inbox/archive-settled-events";
-import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/restore-archived-events";
-import { sweepPending } from "@/lib/inbox/sweep-pending";
+import { eventFilterSchema } from "@/lib/inbox/queries/event-filter";
+import { replayEvents } from "@/lib/inbox/replay/replay-events";
+import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
+import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/retention/restore-archived-events";
+import { sweepPending } from "@/lib/inbox/process/sweep-pending";
 import { archiveInboxPartition } from "@/lib/partitions/archive-inbox-partition";
 import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
 import { countStrayEvents, listInboxPartitions } from "@/lib/partitions/list-inbox-partitions";
 import { restoreInboxPartition } from "@/lib/partitions/restore-inbox-partition";
-import { createProducer } from "@/lib/queue/boss";
+import { createProducer, installQueues } from "@/lib/queue/boss";
 
 // `npm run cli -- <command>`: operator commands. `npm run db:migrate` is `cli migrate`.
 
@@ -121,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "migrate": {
       requireSessionPooling(appConfig().databasePooler, "Migrating");
-      const result = await migrateDatabase(requireDatabaseUrl(appConfig()));
+      const result = await migrateDatabase(requireDatabaseUrl(appConfig()), installQueues);
       console.log(`applied ${result.applied.length} migration(s); ${result.alreadyApplied.length} already applied`);
       for (const name of result.applied) console.log(`  + ${name}`);
       return 0;

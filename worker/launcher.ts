@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { appConfig, childEnv, setEnv, type AppConfig } from "@/lib/config/env";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { installQueues } from "@/lib/queue/boss";
 import { createPool, requireSessionPooling } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
@@ -93,7 +94,7 @@ async function main() {
   // It migrates and runs a worker, both of which hold session locks; the web and ingest processes
   // alone can run behind transaction pooling (docs/scaling.md).
   requireSessionPooling(config.databasePooler, "`npm start` (migrations and a worker)");
-  const migrations = await migrateDatabase(url);
+  const migrations = await migrateDatabase(url, installQueues);
   console.log(
     `[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`,
   );

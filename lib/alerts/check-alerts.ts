@@ -1,4 +1,4 @@
-import { providerStats } from "../inbox/inbox-stats";
+import { providerStats } from "../inbox/queries/inbox-stats";
 import { countStrayEvents } from "../partitions/list-inbox-partitions";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { isProxyEntry } from "../http/client-address";
+import { isProxyEntry } from "../request/client-address";
 import { variablesWithDevelopmentValues } from "./development-values";
-import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
-import { senderVocabularySchema, type SenderVocabulary } from "./sender-vocabulary";
+import { PROVIDER_NAMES, type ProviderName } from "../providers/provider-names";
+import { senderVocabularySchema, type SenderVocabulary } from "../providers/sender-vocabulary";
 
 // The only module that reads process.env. Everything else receives an AppConfig.
 
@@ -159,7 +159,7 @@ const baseSchema = z.object({
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
-  // Events in flight per worker: two batches of 16 (lib/inbox/consume-webhooks.ts, docs/decisions.md).
+  // Events in flight per worker: two batches of 16 (lib/inbox/process/consume-webhooks.ts, docs/decisions.md).
   WORKER_CONCURRENCY: positiveInt(32),
   WORKER_MAX_ATTEMPTS: positiveInt(10),
   WORKER_RETRY_DELAYS_SECONDS: z

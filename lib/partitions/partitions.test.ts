@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent } from "@/e2e/simulator/gateway-events";
-import { ingestEvent, type IngestOutcome } from "@/lib/inbox/ingest-event";
+import { ingestEvent, type IngestOutcome } from "@/lib/inbox/ingest/ingest-event";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { archiveInboxPartition } from "./archive-inbox-partition";
 import { ensureInboxPartitions } from "./ensure-inbox-partitions";

@@ -1,7 +1,7 @@
 import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { AppConfig } from "../config/env";
-import { PROVIDER_NAMES } from "../config/provider-names";
+import { PROVIDER_NAMES } from "../providers/provider-names";
 import { withTransaction, type Pool } from "../db/pool";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { PAYMENT_STATUSES } from "./state-machine";

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { bearerAuth } from "./api-auth";
-import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
+import { hmac } from "../crypto/digest";
+import { safeEqual } from "../crypto/safe-equal";
+import { timestampReason, withinTolerance } from "./signature";
 import { fromIso } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { ParseError, type SyncVerifyingDriver, type VerifyResult } from "./types";

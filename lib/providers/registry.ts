@@ -1,4 +1,4 @@
-import { isProviderName } from "../config/provider-names";
+import { isProviderName } from "./provider-names";
 import { asaasDriver } from "./asaas";
 import { mercadopagoDriver } from "./mercadopago";
 import { pagarmeDriver } from "./pagarme";

@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
+import { hmac } from "../crypto/digest";
+import { safeEqual } from "../crypto/safe-equal";
+import { timestampReason, withinTolerance } from "./signature";
 import { fromIso, fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
 import { CHARGE_STATUSES, withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
-import { EMPTY_VOCABULARY, type SenderVocabulary, type VocabularyField } from "../config/sender-vocabulary";
+import { EMPTY_VOCABULARY, type SenderVocabulary, type VocabularyField } from "./sender-vocabulary";
 import { ParseError, type SyncVerifyingDriver } from "./types";
 import { optionalBearerAuth } from "./api-auth";
 

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
+import { hmac } from "../crypto/digest";
+import { safeEqual } from "../crypto/safe-equal";
+import { timestampReason, withinTolerance } from "./signature";
 import { fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, parseWith, toNormalizedEvent } from "./parse-helpers";
 import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";

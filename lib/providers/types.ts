@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ProviderName } from "../config/provider-names";
-import type { SenderVocabulary } from "../config/sender-vocabulary";
+import type { ProviderName } from "./provider-names";
+import type { SenderVocabulary } from "./sender-vocabulary";
 import { PRECISIONS, chargeSnapshotSchema, type ChargeSnapshot } from "../canonical/charge-event";
 
 /** A webhook after its driver parsed it; validated before it is stored. */

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { requireApiToken } from "@/app/_server/api-token";
 import { withErrors } from "@/app/_server/route-handler";
-import { AppError } from "@/lib/http/app-error";
+import { AppError } from "@/lib/errors/app-error";
 import { registerPayment, registerPaymentSchema } from "@/lib/payments/register-payment";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
