@@ -32,7 +32,7 @@ const children: { name: string; child: ChildProcess; logs: string[] }[] = [];
 
 function start(name: string, args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, NODE_ENV: "production", LOG_LEVEL: "warn" },
+    env: { ...process.env, LOG_LEVEL: "warn", ...env, NODE_ENV: "production" },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -43,11 +43,14 @@ function start(name: string, args: string[], env: Record<string, string>) {
   return entry;
 }
 
-const answers = (url: string, init?: RequestInit) =>
-  fetch(url, { ...init, signal: AbortSignal.timeout(10_000) }).then(
-    async (response) => ({ status: response.status, body: await response.text() }),
-    () => ({ status: 0, body: "" }),
-  );
+async function answers(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
+    return { status: response.status, body: await response.text() };
+  } catch {
+    return { status: 0, body: "" };
+  }
+}
 
 let webUrl: string;
 let ingestUrls: string[];
@@ -91,17 +94,18 @@ beforeAll(async () => {
       DATABASE_URL: bouncer.url("inbox_session"),
       DATABASE_POOLER: "session",
       WORKER_CONCURRENCY: "8",
+      // "worker started" is an info line: how the test knows each one consumes.
+      LOG_LEVEL: "info",
     });
   }
   await waitFor(async () => (await answers(`${webUrl}/api/health`)).status === 200 || null, 120_000, "the web server");
   for (const url of ingestUrls) {
     await waitFor(async () => (await answers(`${url}/api/webhooks/nobody`, { method: "POST", body: "{}" })).status === 404 || null, 60_000, "an ingest process");
   }
-  await waitFor(async () => {
-    const { rows } = await primary.query<{ n: number }>("SELECT count(DISTINCT worker)::int AS n FROM processing_attempts");
-    const ready = children.filter((entry) => entry.name.startsWith("worker") && entry.logs.join("").includes("worker started"));
-    return ready.length === 3 || rows[0]!.n >= 3 || null;
-  }, 120_000, "three workers started");
+  const workersReady = () => children.filter((entry) => entry.name.startsWith("worker") && entry.logs.join("").includes('"msg":"worker started"'));
+  await waitFor(async () => workersReady().length === 3 || null, 120_000, "three workers started").catch((error: Error) => {
+    throw new Error(`${error.message}\n${children.map((entry) => `--- ${entry.name}\n${entry.logs.join("").slice(-2000)}`).join("\n")}`);
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -113,9 +117,9 @@ afterAll(async () => {
 
 describe("[SCALE] two ingest processes, a web server and three workers behind PgBouncer, a primary and a standby", () => {
   it("settles every acknowledged event once and every payment true through a worker kill and a standby restart, the console answering throughout", async () => {
-    const list = generateHistories(2424, 150, ["stripe"], { sameSecondRate: 0 })
+    const list = generateHistories(2424, 450, ["stripe"], { sameSecondRate: 0 })
       .filter((history) => !history.payment.integration && history.steps.every((step) => !step.kind.startsWith("dispute")))
-      .slice(0, 50);
+      .slice(0, 150);
     const plan = planDeliveries(list, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 2424 });
     const acknowledged = new Set<string>();
     const perIngest = [0, 0];
@@ -133,18 +137,20 @@ describe("[SCALE] two ingest processes, a web server and three workers behind Pg
 
     const session = await httpSignIn(webUrl, ADMIN.email, ADMIN.password);
     const cookie = cookieHeader(session.cookies);
-    const pages: { status: number; readTarget: string | null }[] = [];
+    const pages: { status: number; readTarget: string | null; note: string | null }[] = [];
     let loadDone = false;
     const probe = (async () => {
       while (!loadDone) {
         for (const page of ["/events", "/", "/payments"]) {
           const answer = await answers(`${webUrl}${page}`, { headers: { cookie } });
-          pages.push({ status: answer.status, readTarget: /data-read-target="(\w+)"/.exec(answer.body)?.[1] ?? null });
+          const note = /data-read-target="(\w+)"[^>]*>([^<]*)</.exec(answer.body);
+          pages.push({ status: answer.status, readTarget: note?.[1] ?? null, note: note?.[2] ?? null });
         }
       }
     })();
 
-    const load = deliverAll(plan, sender, { concurrency: 6, maxDelayMs: 100, maxTries: 100, secrets }).finally(() => (loadDone = true));
+    // Paced so the load spans the kill and the restart (~30-60 s), not a burst that ends first.
+    const load = deliverAll(plan, sender, { concurrency: 4, maxDelayMs: 300, maxTries: 100, secrets }).finally(() => (loadDone = true));
     await waitFor(async () => acknowledged.size >= plan.length / 4 || null, 120_000, "a quarter of the load acknowledged");
     const victim = children.find((entry) => entry.name === "worker-1")!;
     process.kill(-victim.child.pid!, "SIGKILL");
@@ -179,7 +185,7 @@ describe("[SCALE] two ingest processes, a web server and three workers behind Pg
     process.stdout.write(
       `[scale] ${report.sent} sent, ${acknowledged.size} acknowledged (${perIngest.join(" + ")} by the two ingest processes), ` +
         `${settled.settled} settled by ${workers.length} workers; payments ${truth.matched}/${truth.payments} true; ` +
-        `console: ${pages.length} pages, statuses ${JSON.stringify(pages.reduce<Record<number, number>>((counts, sample) => ({ ...counts, [sample.status]: (counts[sample.status] ?? 0) + 1 }), {}))}, read targets ${JSON.stringify(targets)}\n`,
+        `console: ${pages.length} pages, statuses ${JSON.stringify(pages.reduce<Record<number, number>>((counts, sample) => ({ ...counts, [sample.status]: (counts[sample.status] ?? 0) + 1 }), {}))}, read targets ${JSON.stringify(targets)}; notes ${JSON.stringify([...new Set(pages.map((sample) => sample.note))])}\n`,
     );
 
     expect(report.failed).toBe(0);

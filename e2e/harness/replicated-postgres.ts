@@ -156,6 +156,8 @@ export async function startPgbouncer(databases: Record<string, { port: number; d
       "max_client_conn = 1000",
       "default_pool_size = 40",
       "server_reset_query = DISCARD ALL",
+      // A server that is down or restarting fails a waiting client after this, not after 120 s.
+      "query_wait_timeout = 10",
       "ignore_startup_parameters = extra_float_digits",
       `logfile = ${join(root, "pgbouncer.log")}`,
       "",

@@ -18,6 +18,13 @@ export type ReadRouter = {
 
 export type ReadRouterOptions = { maxLagSeconds: number; checkEveryMs?: number; now?: () => number };
 
+/**
+ * The replica pool's statement bound. Console reads take milliseconds; a replica that is
+ * restarting (or a pooler waiting for it: PgBouncer's query_wait_timeout) would otherwise hold a
+ * page for the primary's whole statement timeout before the read falls back to the primary.
+ */
+export const REPLICA_STATEMENT_MS = 5_000;
+
 // How far the replica has replayed compared with where the primary's WAL was a moment before:
 // caught up (0), else the age of the last transaction it replayed. Measured against the primary's
 // position, not the replica's own receive position, so a replica cut off from its primary (which

@@ -1,7 +1,7 @@
 import type { PgBoss } from "pg-boss";
 import { appConfig, requireDatabaseUrl, type AppConfig } from "../config/env";
 import { createPool, type Pool } from "../db/pool";
-import { createReadRouter, primaryOnly, type ReadRouter } from "../db/read-replica";
+import { createReadRouter, primaryOnly, REPLICA_STATEMENT_MS, type ReadRouter } from "../db/read-replica";
 import { createPrisma, type PrismaClient } from "../db/prisma";
 import { configureLogger } from "../observability/logger";
 import { createProducer } from "../queue/boss";
@@ -23,7 +23,13 @@ function createWebRuntime(): WebRuntime {
   const pooler = { pooler: config.databasePooler };
   const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web", config.databaseTimeouts, pooler);
   const reads = config.readReplica
-    ? createReadRouter(pool, createPool(config.readReplica.url, config.databasePoolMax, "webhook-inbox:web-reads", config.databaseTimeouts, pooler), {
+    ? createReadRouter(pool, createPool(
+        config.readReplica.url,
+        config.databasePoolMax,
+        "webhook-inbox:web-reads",
+        { connectMs: config.databaseTimeouts.connectMs, statementMs: Math.min(config.databaseTimeouts.statementMs, REPLICA_STATEMENT_MS) },
+        pooler,
+      ), {
         maxLagSeconds: config.readReplica.maxLagSeconds,
       })
     : primaryOnly(pool);
