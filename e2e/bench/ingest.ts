@@ -8,7 +8,7 @@ import { freePort } from "@/lib/db/embedded";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
-import { freshBenchDatabase } from "./bench-database";
+import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";
 import { groupPids, groupRssMb } from "./group-rss";
@@ -16,11 +16,13 @@ import { groupPids, groupRssMb } from "./group-rss";
 // `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
 // Ingest throughput side by side, in ONE run, same generator (autocannon, in this process), same
 // concurrency, same database server (TEST_DATABASE_URL's), a fresh database, the app's worker
-// draining throughout; each target is measured twice, in the order A B C D D C B A:
+// draining throughout; each target is measured twice, in the order A B C D E E D C B A:
 //   bare     e2e/bench/bare-ingest-server.ts: node:http + pg, the same signed insert, nothing else
 //   trivial  the app's Next.js server answering POST /api/webhooks/unknown (404 at once): its ceiling
 //   route    the app's POST /api/webhooks/stripe (`npm start`'s web server)
 //   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest/ingest-event.ts)
+//   flat     the same `npm run ingest` on a second database whose inbox is one plain table (the
+//            baseline for monthly partitions: same code, same ledger, no partitions)
 // then the route at a fixed --rate for its latency, an optional soak at that rate, the database's own
 // ceiling for the insert (pgbench, worker paused), where each request's CPU went, and each
 // process's resident memory. Builds the app first when there is no .next build.
@@ -113,11 +115,15 @@ async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, d
   writeFileSync(
     script,
     `\\set n random(1, 2000000000)
-WITH ins AS (
-  INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_email, payload, raw_body, headers, occurred_at, occurred_at_precision)
-  VALUES ('stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, 'charge.succeeded', 'ch_pgbench_' || :n::text, 'bench@example.com',
-          convert_from(decode('${body}', 'base64'), 'UTF8')::jsonb, decode('${body}', 'base64'), '{}', now(), 'second')
-  ON CONFLICT (provider, event_id) DO NOTHING RETURNING id
+WITH key AS (
+  INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at)
+  VALUES ('stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, nextval('webhook_inbox_id_seq'), now())
+  ON CONFLICT (provider, event_id) DO NOTHING RETURNING inbox_id, received_at
+), ins AS (
+  INSERT INTO webhook_inbox (id, received_at, provider, event_id, event_type, resource_id, customer_email, payload, raw_body, headers, occurred_at, occurred_at_precision)
+  SELECT key.inbox_id, key.received_at, 'stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, 'charge.succeeded', 'ch_pgbench_' || :n::text,
+         'bench@example.com', convert_from(decode('${body}', 'base64'), 'UTF8')::jsonb, decode('${body}', 'base64'), '{}', now(), 'second'
+    FROM key RETURNING id
 )
 INSERT INTO pgboss.${rows[0]!.table_name} (name, data, singleton_key, policy, retry_limit, expire_seconds)
 SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_' || :n::text, 'singleton', 5, 120 FROM ins;
@@ -185,25 +191,33 @@ const env = {
   SWEEPER_STALE_MINUTES: "60",
 };
 const app = await startAppServer(env);
+// The baseline for monthly partitions: the same ingest process on a plain inbox table.
+const flat = await freshBenchDatabase(`${name}_flat`);
+const flatPool = createPool(flat.url, 2, "bench");
+await flattenInbox(flatPool);
 const barePort = await freePort();
 const ingestPort = await freePort();
+const flatIngestPort = await freePort();
 const bare = startScript("e2e/bench/bare-ingest-server.ts", { ...env, PORT: String(barePort) });
 const ingest = startScript("worker/ingest.ts", { ...env, INGEST_PORT: String(ingestPort) });
+const flatIngest = startScript("worker/ingest.ts", { ...env, DATABASE_URL: flat.url, INGEST_PORT: String(flatIngestPort) });
 const bareUrl = `http://127.0.0.1:${barePort}`;
 const ingestUrl = `http://127.0.0.1:${ingestPort}`;
+const flatIngestUrl = `http://127.0.0.1:${flatIngestPort}`;
 const pool = createPool(url, 2, "bench");
 try {
-  await Promise.all([waitListening(bareUrl), waitListening(ingestUrl)]);
+  await Promise.all([waitListening(bareUrl), waitListening(ingestUrl), waitListening(flatIngestUrl)]);
   console.log(
-    `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C D D C B A, after a 3s warm-up each), worker draining throughout`,
+    `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C D E E D C B A, after a 3s warm-up each), worker draining throughout`,
   );
   const targets: [string, string, string, number][] = [
     ["bare node:http + pg (reference)", bareUrl, "/api/webhooks/stripe", bare.pid!],
     ["Next.js trivial route (404)", app.url, "/api/webhooks/unknown", app.pids.web],
     ["Next.js POST /api/webhooks/stripe", app.url, "/api/webhooks/stripe", app.pids.web],
     ["npm run ingest (lean server)", ingestUrl, "/api/webhooks/stripe", ingest.pid!],
+    ["npm run ingest, unpartitioned inbox (baseline)", flatIngestUrl, "/api/webhooks/stripe", flatIngest.pid!],
   ];
-  // Measured in the order A B C D D C B A: the worker's backlog grows through the run, and each
+  // Measured in the order A B C D E E D C B A: the worker's backlog grows through the run, and each
   // target's two halves then see, between them, the same background as every other target's.
   const runs = new Map<string, CountedResult[]>();
   for (const [title, base, path, server] of [...targets, ...[...targets].reverse()]) {
@@ -223,26 +237,30 @@ try {
   // The worker is paused for the ceiling, so the database's CPU is the inserts' own.
   process.kill(app.pids.worker, "SIGSTOP");
   const ceiling = await databaseCeiling(pool, url, connections, seconds).finally(() => process.kill(app.pids.worker, "SIGCONT"));
+  const flatCeiling = await databaseCeiling(flatPool, flat.url, connections, seconds);
 
   console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
-  const [bareResult, trivial, route, lean] = results as [Result, Result, Result, Result];
+  const [bareResult, trivial, route, lean, flatLean] = results as [Result, Result, Result, Result, Result];
   console.log(
     `\nratios: route / trivial route = ${(route.rps / trivial.rps).toFixed(2)}x (goal >= 0.85)` +
       ` · ingest / bare = ${(lean.rps / bareResult.rps).toFixed(2)}x (goal >= 0.7)` +
       ` · route / bare = ${(route.rps / bareResult.rps).toFixed(2)}x` +
-      ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)`,
+      ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)` +
+      ` · ingest partitioned / unpartitioned = ${(lean.rps / flatLean.rps).toFixed(2)}x (goal >= 0.9)`,
   );
   console.log(
     `database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ${ceiling.tps} tx/s, ` +
-      `database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused)`,
+      `database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused); on the unpartitioned inbox ` +
+      `${flatCeiling.tps} tx/s, ${flatCeiling.databaseMsPerInsert.toFixed(2)} ms per insert = ` +
+      `${(Number(ceiling.tps) / Number(flatCeiling.tps)).toFixed(2)}x partitioned / unpartitioned`,
   );
   printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);
   console.log(`resident memory now: web ${groupRssMb(app.pids.web)} MB, worker ${groupRssMb(app.pids.worker)} MB, ingest ${groupRssMb(ingest.pid!)} MB`);
 } finally {
-  await Promise.all([app.stop(), stopChild(bare), stopChild(ingest)]);
-  await pool.end();
-  await drop();
+  await Promise.all([app.stop(), stopChild(bare), stopChild(ingest), stopChild(flatIngest)]);
+  await Promise.all([pool.end(), flatPool.end()]);
+  await Promise.all([drop(), flat.drop()]);
 }
