@@ -133,12 +133,16 @@ export type Pgbouncer = { port: number; url: (database: string) => string; stop:
  * PgBouncer in front of the clusters: one logical database per entry, each with its pool_mode
  * (e.g. `inbox_tx` transaction pooling to the primary, `inbox_session` session pooling).
  */
-export async function startPgbouncer(databases: Record<string, { port: number; dbname: string; poolMode: "session" | "transaction" }>): Promise<Pgbouncer> {
+export async function startPgbouncer(
+  databases: Record<string, { port: number; dbname: string; poolMode: "session" | "transaction"; poolSize?: number }>,
+): Promise<Pgbouncer> {
   const root = mkdtempSync(join(tmpdir(), "inbox-pgbouncer-"));
   if (asRoot) chownSync(root, POSTGRES_UID, POSTGRES_UID);
   const port = await freePort();
   const lines = Object.entries(databases).map(
-    ([name, target]) => `${name} = host=127.0.0.1 port=${target.port} dbname=${target.dbname} user=postgres pool_mode=${target.poolMode}`,
+    ([name, target]) =>
+      `${name} = host=127.0.0.1 port=${target.port} dbname=${target.dbname} user=postgres pool_mode=${target.poolMode}` +
+      (target.poolSize ? ` pool_size=${target.poolSize}` : ""),
   );
   const config = join(root, "pgbouncer.ini");
   writeFileSync(join(root, "users.txt"), '"postgres" ""\n');
