@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent } from "@/e2e/simulator/gateway-events";
 import { ingestEvent, type IngestOutcome } from "@/lib/inbox/ingest/ingest-event";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { archiveInboxPartition } from "./archive-inbox-partition";
+import { archiveInboxPartition, archiveOldPartitions } from "./archive-inbox-partition";
 import { ensureInboxPartitions } from "./ensure-inbox-partitions";
 import { countStrayEvents, listInboxPartitions } from "./list-inbox-partitions";
 import { restoreInboxPartition } from "./restore-inbox-partition";
@@ -138,5 +138,19 @@ describe("archiving a month", () => {
     expect(await deliver(oldIds[1]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
     const { rows: audit } = await app.pool.query("SELECT details FROM audit_log WHERE action = 'restore'");
     expect(audit).toEqual([{ details: { partition: target.name, count: oldIds.length } }]);
+  });
+
+  it("archives, on retention's schedule, only the months that ended before the cutoff", async () => {
+    const partitions = await listInboxPartitions(app.pool);
+    const ended = partitions.filter((partition) => partition.state === "attached" && partition.to <= monthStart(0)).map((partition) => partition.name);
+    expect(ended.length).toBeGreaterThan(0);
+    expect(await deliver("evt_retained_old", new Date(monthStart(0).getTime() - 3600_000))).toMatchObject({ kind: "stored" });
+    expect(await deliver("evt_retained_now", new Date())).toMatchObject({ kind: "stored" });
+    await app.pool.query("UPDATE webhook_inbox SET status = 'processed', processed_at = now()");
+    const outcomes = await archiveOldPartitions({ pool: app.pool, archiveDir }, monthStart(0));
+    expect(outcomes.map((outcome) => [outcome.name, outcome.outcome])).toEqual(ended.map((name) => [name, "archived"]));
+    expect(await rowsOf("evt_retained_old")).toEqual([]);
+    expect(await rowsOf("evt_retained_now")).toHaveLength(1);
+    for (const name of ended) await restoreInboxPartition({ pool: app.pool, archiveDir }, name, { actor: "ops@example.com" });
   });
 });
