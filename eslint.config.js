@@ -121,7 +121,7 @@ export default tseslint.config(
       "no-restricted-imports": restrict([
         ...libPatterns,
         { group: ["@/lib/http/*", "../http/*"], message: "payments know nothing of HTTP." },
-        { group: ["@/lib/providers/*", "../providers/*", "!../providers/provider-names"], message: "payments know nothing of drivers (the gateway names aside): the shared vocabulary is lib/canonical." },
+        { group: ["@/lib/providers/*", "../providers/*"], message: "payments know nothing of drivers: the shared vocabulary is lib/canonical." },
       ]),
     },
   },

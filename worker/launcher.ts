@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { appConfig, childEnv, setEnv, type AppConfig } from "@/lib/config/env";
+import { appConfig, type AppConfig } from "@/lib/config/env";
+import { childEnv, setEnv } from "@/lib/config/process-env";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { installQueues } from "@/lib/queue/boss";
 import { createPool, requireSessionPooling } from "@/lib/db/pool";

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { checkFinalStates, deliverAll, httpSender, planDeliveries, type PaymentReading } from "./deliver";
-import { PROVIDER_NAMES } from "@/lib/providers/provider-names";
+import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type DeliverySecret, type SimulatedProvider } from "./gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";

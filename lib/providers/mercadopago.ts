@@ -120,8 +120,9 @@ function isPaymentNotice(type: string, topic: string | undefined): boolean {
   return topic === "payment" || type.startsWith("payment.");
 }
 
-export const mercadopagoDriver: SyncVerifyingDriver = {
+export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
   name: "mercadopago",
+  defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.mercadopago.com" },
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,

@@ -182,12 +182,23 @@ function verifyHubSignature(raw: Buffer, header: string, secrets: readonly strin
     : { ok: false, reason: "X-Hub-Signature matches no configured secret" };
 }
 
-export const pagarmeDriver: ProviderDriver = {
+/** The schemes PAGARME_SIGNATURES may choose; "rs256" alone when it is unset. */
+export const PAGARME_SIGNATURE_SCHEMES = ["rs256", "hub-signature", "basic"] as const;
+export type PagarmeSignatureScheme = (typeof PAGARME_SIGNATURE_SCHEMES)[number];
+
+/** Where Pagar.me publishes the keys of X-Webhook-Asymmetric-Signature (its plugins' JWKS_URL). */
+export const DEFAULT_PAGARME_JWKS_URL = "https://hubapi.pagar.me/.well-known/jwks.json";
+
+export const pagarmeDriver: ProviderDriver<"pagarme"> = {
   name: "pagarme",
+  // Thin bodies: payments are registered by the host, and every event's state is fetched.
+  defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.pagar.me/core/v5" },
   keptHeaders: ["x-webhook-asymmetric-signature", "x-hub-signature", "content-type", "user-agent"],
   secretHeaders: ["authorization"],
   // Core v5: HTTP Basic, the secret key as user name and an empty password.
   apiAuth: basicKeyAuth(),
+  // RS256 needs no shared secret: choosing the schemes is enough to turn Pagar.me on.
+  enabledBy: ["PAGARME_SIGNATURES"],
 
   async verify(raw, headers, { secrets, publicKeys, schemes = ["rs256"] }) {
     const asymmetric = headers["x-webhook-asymmetric-signature"];

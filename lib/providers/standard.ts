@@ -238,8 +238,10 @@ export function signStandard(secret: string, id: string, timestamp: number, body
   return `v1,${hmac("sha256", standardSecretKey(secret), `${id}.${timestamp}.`, body).toString("base64")}`;
 }
 
-export const standardDriver: SyncVerifyingDriver = {
+export const standardDriver: SyncVerifyingDriver<"standard"> = {
   name: "standard",
+  // Signed bodies carrying the payment; the sender's API, if any, is its own (STANDARD_API_URL).
+  defaults: { refetch: "", paymentSource: "gateway", timeZone: "UTC" },
   keptHeaders: [
     "webhook-id",
     "webhook-timestamp",

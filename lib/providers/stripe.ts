@@ -210,8 +210,11 @@ export function parseSignatureHeader(header: string): { timestamp: number | null
   return { timestamp, signatures };
 }
 
-export const stripeDriver: SyncVerifyingDriver = {
+export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
   name: "stripe",
+  // Signed bodies carrying the whole charge: Stripe creates payments from its own events and refetches
+  // only the high-impact ones (disputes).
+  defaults: { refetch: "charge.dispute.*", paymentSource: "gateway", timeZone: "UTC", apiUrl: "https://api.stripe.com" },
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,

@@ -1,5 +1,5 @@
 import type { AppConfig } from "../../config/env";
-import type { ProviderName } from "../../providers/provider-names";
+import type { ProviderName } from "../../providers/registry";
 import { createJwksCache, type PublicKeySource } from "../../http/jwks-cache";
 import type { VerifyContext } from "../../providers/types";
 

@@ -2,8 +2,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../config/env";
-import type { ProviderName } from "../../providers/provider-names";
-import { findDriver } from "../../providers/registry";
+import { findDriver, type ProviderName } from "../../providers/registry";
 import { createGatewayClients, missingCredentialWarnings } from "./gateway-clients";
 
 // Each gateway's API authenticated its own documented way: Asaas v3 `access_token: <key>`; Pagar.me

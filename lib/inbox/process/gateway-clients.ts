@@ -1,7 +1,7 @@
-import { credentialVariable, type AppConfig, type ProviderConfig } from "../../config/env";
-import { PROVIDER_NAMES, type ProviderName } from "../../providers/provider-names";
+import type { AppConfig } from "../../config/env";
+import { credentialVariable, type ProviderConfig } from "../../config/provider-config";
+import { findDriver, PROVIDER_NAMES, type ProviderName } from "../../providers/registry";
 import { createGatewayClient, type GatewayClient } from "../../http/gateway-client";
-import { findDriver } from "../../providers/registry";
 import type { ProviderDriver } from "../../providers/types";
 
 export type GatewayClients = (provider: ProviderName) => GatewayClient | undefined;

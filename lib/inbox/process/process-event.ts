@@ -1,18 +1,14 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../../config/env";
-import { plannedPerCall, preparedStatement, withTransaction, type Pool, type Queryable } from "../../db/pool";
-import { CircuitOpenError } from "../../http/circuit-breaker";
+import { withTransaction, type Pool, type Queryable } from "../../db/pool";
 import { applyChargeUpdates, paymentKey, type ChargeUpdate } from "../../payments/apply-charge-update";
-import { isoToMicros, type EventTime, type IgnoredReason } from "../../payments/state-machine";
-import { dispatchEvents, type DispatchableEvent } from "../../queue/boss";
+import type { IgnoredReason } from "../../payments/state-machine";
 import { findDriver } from "../../providers/registry";
-import type { ChargeSnapshot } from "../../canonical/charge-event";
-import type { ProviderName } from "../../providers/provider-names";
-import type { NormalizedEvent, ProviderDriver } from "../../providers/types";
-import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
-import { normalizeEvent, UNPARSEABLE_TYPE, type NormalizedColumns } from "../ingest/normalize-event";
-import { retryDelaySeconds } from "./retry-schedule";
-import { recordSettled } from "../../observability/metrics";
+import type { GatewayClients } from "./gateway-clients";
+import { normalizeEvent, UNPARSEABLE_TYPE } from "../ingest/normalize-event";
+import { observeCharge } from "./observe-charge";
+import { scheduleRetry } from "./schedule-retry";
+import { finishAttempt, recordAll, reviveColumns, settleEvents, startAttempts, SupersededAttempts, type Settled, type StartedAttempt } from "./track-attempts";
 
 export type ProcessDeps = {
   pool: Pool;
@@ -24,185 +20,6 @@ export type ProcessDeps = {
 };
 
 export type ProcessOutcome = "processed" | "ignored" | "failed" | "retry" | "deferred" | "skipped";
-
-type StartedAttempt = DispatchableEvent & {
-  eventType: string;
-  rawBody: Buffer;
-  headers: Record<string, string>;
-  queryString: string | null;
-  attempts: number;
-  attemptId: number;
-};
-
-// One statement for the whole batch, so it commits before any processing: the attempt is counted
-// even if this worker dies mid-way (kill -9, OOM), which is what eventually fails a poison event
-// instead of looping. It also closes attempts a dead worker left "running". A row that is not
-// pending (already done, or replayed and done again) or whose retry is not due yet starts nothing.
-const START_ATTEMPTS = plannedPerCall(`
-  WITH bumped AS (
-    UPDATE webhook_inbox SET attempts = attempts + 1
-     WHERE id = ANY($1::bigint[]) AND status = 'pending'
-       AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
-    RETURNING id, provider, event_id, event_type, resource_id, raw_body, headers, query_string, attempts
-  ), abandoned AS (
-    UPDATE processing_attempts
-       SET outcome = 'abandoned', finished_at = clock_timestamp(),
-           duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int,
-           error = 'the worker stopped during this attempt'
-     WHERE inbox_id IN (SELECT id FROM bumped) AND outcome = 'running'
-  ), attempt AS (
-    -- Numbered across replays (a replay resets the retry budget, not the event's history).
-    INSERT INTO processing_attempts (inbox_id, attempt, worker)
-    SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = bumped.id), 0) + 1, $2 FROM bumped
-    RETURNING id, inbox_id
-  )
-  SELECT bumped.*, attempt.id AS attempt_id FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
-
-const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
-  UPDATE processing_attempts
-     SET outcome = $2, error = $3, finished_at = clock_timestamp(),
-         duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
-   WHERE id = $1`);
-
-// Re-reads the row under lock: only the attempt that bumped `attempts` last may settle it.
-const LOCK_OWN_ATTEMPT = preparedStatement("lock_own_attempt", `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`);
-
-async function startAttempts(deps: ProcessDeps, inboxIds: readonly number[]): Promise<Map<number, StartedAttempt>> {
-  const { rows } = await deps.pool.query(START_ATTEMPTS([inboxIds, deps.workerId]));
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        id: row.id,
-        provider: row.provider,
-        eventId: row.event_id,
-        eventType: row.event_type,
-        resourceId: row.resource_id,
-        rawBody: row.raw_body,
-        headers: row.headers,
-        queryString: row.query_string,
-        attempts: row.attempts,
-        attemptId: row.attempt_id,
-      },
-    ]),
-  );
-}
-
-// Each event's final status and its attempt's outcome, in one statement for the batch. Only the
-// attempt that bumped `attempts` last may settle its row (the row lock taken here orders it against
-// any newer attempt's start); the statement returns the rows it settled.
-const SETTLE_EVENTS = plannedPerCall(`
-  WITH settling AS (
-    SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[])
-      AS s(inbox_id, attempts, status, reason, error, attempt_id)
-  ), settled AS (
-    UPDATE webhook_inbox w
-       SET status = s.status, ignored_reason = s.reason, last_error = s.error, processed_at = now(), next_attempt_at = NULL
-      FROM settling s
-     WHERE w.id = s.inbox_id AND w.attempts = s.attempts AND w.status = 'pending'
-    RETURNING w.id
-  ), finished AS (
-    UPDATE processing_attempts a
-       SET outcome = s.status, error = COALESCE(s.error, s.reason), finished_at = clock_timestamp(),
-           duration_ms = (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::int
-      FROM settling s JOIN settled ON settled.id = s.inbox_id
-     WHERE a.id = s.attempt_id
-  )
-  SELECT id FROM settled`);
-
-type Settled = { started: StartedAttempt; status: "processed" | "ignored" | "failed"; reason?: IgnoredReason; error?: string };
-
-/** A newer attempt started on these events while this one ran: this one must not settle them. */
-class SupersededAttempts extends Error {
-  override name = "SupersededAttempts";
-  constructor(readonly inboxIds: ReadonlySet<number>) {
-    super(`superseded by a newer attempt: events ${[...inboxIds].join(", ")}`);
-  }
-}
-
-/** Settles the events whose attempt is still the latest; throws SupersededAttempts if any is not. */
-async function settleEvents(tx: Queryable, settled: readonly Settled[]): Promise<void> {
-  if (settled.length === 0) return;
-  const { rows } = await tx.query<{ id: number }>(SETTLE_EVENTS([
-    settled.map(({ started }) => started.id),
-    settled.map(({ started }) => started.attempts),
-    settled.map(({ status }) => status),
-    settled.map(({ reason }) => reason ?? null),
-    settled.map(({ error }) => error ?? null),
-    settled.map(({ started }) => started.attemptId),
-  ]));
-  if (rows.length === settled.length) return;
-  const done = new Set(rows.map((row) => row.id));
-  throw new SupersededAttempts(new Set(settled.map(({ started }) => started.id).filter((id) => !done.has(id))));
-}
-
-/** Counted once the settling transaction has committed. */
-function recordAll(settled: readonly Settled[]): void {
-  for (const { started, status, reason } of settled) recordSettled(started.provider, status, reason ?? null);
-}
-
-/**
- * A body stored as unparseable that a fixed driver now reads: its columns catch up with it, written
- * exactly as ingest writes them, and committed at once so the row (and the sweeper) see its payment.
- */
-async function reviveColumns(deps: ProcessDeps, started: StartedAttempt, columns: NormalizedColumns): Promise<StartedAttempt> {
-  await deps.pool.query(
-    `UPDATE webhook_inbox
-        SET event_type = $3, resource_id = $4, customer_id = $5, customer_email = $6, payload = $7::jsonb,
-            occurred_at = $8::timestamptz, occurred_at_precision = $9
-      WHERE id = $1 AND status = 'pending' AND attempts = $2`,
-    [started.id, started.attempts, columns.type, columns.resourceId, columns.customerId, columns.customerEmail, columns.payload, columns.occurredAt, columns.precision],
-  );
-  // Its retries then queue behind the other events of its payment, not on a key of their own.
-  return { ...started, eventType: columns.type, resourceId: columns.resourceId };
-}
-
-export function eventTime(event: NormalizedEvent): EventTime | null {
-  return event.occurredAt && event.precision ? { micros: isoToMicros(event.occurredAt), precision: event.precision } : null;
-}
-
-/** A refetch that cannot authenticate: the event waits for the operator instead of failing with 401s. */
-export class MissingCredentialError extends Error {
-  override name = "MissingCredentialError";
-  readonly retryAt = new Date(Date.now() + CREDENTIAL_RECHECK_SECONDS * 1000);
-}
-
-export type Observation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" };
-
-/**
- * The observation an event's own body gives, or null when the worker fetches the charge from the
- * gateway instead (the body is only a notice, or refetch is configured for this type).
- */
-export function ownObservation(config: AppConfig, provider: ProviderName, event: NormalizedEvent): Observation | null {
-  if (event.charge && !event.refetchRequired && !matchesEventType(config.providers[provider].refetchTypes, event.type)) {
-    return { snapshot: event.charge, at: eventTime(event), source: "event" };
-  }
-  return null;
-}
-
-/** The state to apply: the event's own, or, where configured, the gateway's current one. */
-async function observe(deps: ProcessDeps, driver: ProviderDriver, event: NormalizedEvent & { resourceId: string }): Promise<Observation> {
-  const own = ownObservation(deps.config, driver.name, event);
-  if (own) return own;
-  const providerConfig = deps.config.providers[driver.name];
-  const client = deps.gateways(driver.name);
-  if (!driver.refetch || !client) {
-    throw new Error(
-      `refetch is configured for ${driver.name} ${event.type}, but ${driver.name} has no API to fetch from (set ${driver.name.toUpperCase()}_API_URL)`,
-    );
-  }
-  const missing = missingCredentials(driver, providerConfig);
-  if (missing.length > 0) {
-    throw new MissingCredentialError(`refetch needs ${notSet(missing)}; waiting for it (set it and restart the worker)`);
-  }
-  // The fetch starts before any lock is taken; its start time is when the state was true.
-  const fetchedAt = BigInt(Date.now()) * 1000n;
-  const snapshot = await driver.refetch(event.resourceId, client.fetchJson, {
-    credentials: providerConfig.credentials,
-    vocabulary: deps.config.standardVocabulary,
-  });
-  return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
-}
 
 /** What a started attempt ends in, decided before any lock is taken. */
 type Settlement =
@@ -222,7 +39,7 @@ type Settlement =
  */
 export async function processEvents(deps: ProcessDeps, inboxIds: readonly number[]): Promise<ProcessOutcome[]> {
   const distinct = [...new Set(inboxIds)];
-  const started = await startAttempts(deps, distinct);
+  const started = await startAttempts(deps.pool, deps.workerId, distinct);
   const prepared = await Promise.all(
     distinct.map((id) => {
       const attempt = started.get(id);
@@ -280,12 +97,12 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   // Parsing is deterministic: retrying the same bytes cannot help. A fixed driver + replay can.
   if (!normalized.ok) return { kind: "fail", started, error: normalized.error };
   const { event } = normalized;
-  if (started.eventType === UNPARSEABLE_TYPE) started = await reviveColumns(deps, started, normalized.columns);
+  if (started.eventType === UNPARSEABLE_TYPE) started = await reviveColumns(deps.pool, started, normalized.columns);
   try {
     if (event.charge === null && !event.refetchRequired) return { kind: "ignore", started, reason: "uninteresting_type" };
     const resourceId = event.resourceId;
     if (!resourceId) return { kind: "ignore", started, reason: "no_resource" };
-    const observation = await observe(deps, driver, { ...event, resourceId });
+    const observation = await observeCharge(deps, driver, { ...event, resourceId });
     return {
       kind: "apply",
       started,
@@ -323,7 +140,7 @@ async function settleTogether(deps: ProcessDeps, settlements: readonly Settlemen
       return Promise.all(
         settlements.map(async ({ started }) => {
           if (!error.inboxIds.has(started.id)) return settledRest[next++]!;
-          await deps.pool.query(FINISH_ATTEMPT([started.attemptId, "abandoned", "superseded by a newer attempt"]));
+          await finishAttempt(deps.pool, started.attemptId, "abandoned", "superseded by a newer attempt");
           return "skipped";
         }),
       );
@@ -348,46 +165,4 @@ async function settleInTransaction(
   });
   await settleEvents(tx, settled);
   return { outcomes: settled.map(({ status }) => status), settled };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return `${error.name === "Error" ? "" : `${error.name}: `}${error.message}${cause}`.slice(0, 2000);
-  }
-  return String(error).slice(0, 2000);
-}
-
-/** After a failed attempt: retry on the backoff schedule, defer for an open circuit, or give up. */
-async function scheduleRetry(deps: ProcessDeps, started: StartedAttempt, error: unknown): Promise<ProcessOutcome> {
-  const message = describe(error);
-  const failed: Settled = { started, status: "failed", error: message };
-  const outcome = await withTransaction(deps.pool, async (tx): Promise<ProcessOutcome> => {
-    if (!(await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount) {
-      await tx.query(FINISH_ATTEMPT([started.attemptId, "failed", message]));
-      return "skipped";
-    }
-    if (error instanceof CircuitOpenError || error instanceof MissingCredentialError) {
-      // The gateway is known to be down (come back when the circuit half-opens), or we can't
-      // authenticate until the operator sets a credential: nothing a retry could fix, attempt not spent.
-      await tx.query(
-        `UPDATE webhook_inbox SET attempts = attempts - 1, next_attempt_at = $2, last_error = $3 WHERE id = $1`,
-        [started.id, error.retryAt, message],
-      );
-      await tx.query(FINISH_ATTEMPT([started.attemptId, "deferred", message]));
-      await dispatchEvents(deps.boss, tx, [started], { startAfter: error.retryAt, expireInSeconds: deps.config.worker.jobExpireSeconds });
-      return "deferred";
-    }
-    if (started.attempts >= deps.config.worker.maxAttempts) {
-      await settleEvents(tx, [failed]);
-      return "failed";
-    }
-    const retryAt = new Date(Date.now() + retryDelaySeconds(deps.config.worker.retryDelaysSeconds, started.attempts) * 1000);
-    await tx.query(`UPDATE webhook_inbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1`, [started.id, retryAt, message]);
-    await tx.query(FINISH_ATTEMPT([started.attemptId, "retry", message]));
-    await dispatchEvents(deps.boss, tx, [started], { startAfter: retryAt, expireInSeconds: deps.config.worker.jobExpireSeconds });
-    return "retry";
-  });
-  if (outcome === "failed") recordAll([failed]);
-  return outcome;
 }

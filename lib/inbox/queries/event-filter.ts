@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROVIDER_NAMES } from "../../providers/provider-names";
+import { PROVIDER_NAMES } from "../../providers/registry";
 import { dateParamSchema, storableTextSchema } from "../../request/input-schemas";
 
 export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;

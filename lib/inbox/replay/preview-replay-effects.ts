@@ -5,7 +5,7 @@ import type { CurrentPayment, EventTime } from "../../payments/state-machine";
 import { findDriver } from "../../providers/registry";
 import { ParseError, type NormalizedEvent } from "../../providers/types";
 import { eventFilterSql, type EventFilter } from "../queries/event-filter";
-import { ownObservation } from "../process/process-event";
+import { ownObservation } from "../process/observe-charge";
 
 // A bulk replay's dry run: for a sample of the payments it touches, what the worker would do to each,
 // computed by the worker's own code (the driver's parse, the worker's choice of observation, the

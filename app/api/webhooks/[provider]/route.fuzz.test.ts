@@ -3,7 +3,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { standardEvent, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
 import { seededRandom } from "@/e2e/simulator/history";
-import { PROVIDER_NAMES, type ProviderName } from "@/lib/providers/provider-names";
+import { PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
