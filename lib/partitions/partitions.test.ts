@@ -128,6 +128,8 @@ describe("archiving a month", () => {
     expect(liveRows[0]!.n).toBe(live.length);
     expect(await rowsOf(oldIds[0]!)).toEqual([]);
     expect((await listInboxPartitions(app.pool)).find((partition) => partition.name === target.name)).toMatchObject({ state: "archived", rows: oldIds.length });
+    // Its month can't be recreated empty over the archive's record.
+    await expect(ensureInboxPartitions(app.pool, { now: new Date(target.to.getTime() - 1), monthsAhead: 0 })).rejects.toThrow(/was archived: restore it/);
     // The ledger kept the keys: a resend of an archived event is still a duplicate.
     expect(await deliver(oldIds[0]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
 

@@ -142,8 +142,15 @@ DECLARE
   upper_bound timestamptz := (date_trunc('month', at AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC';
   part text := 'webhook_inbox_p' || to_char(at AT TIME ZONE 'UTC', 'YYYYMM');
   strays webhook_inbox[];
+  archived text;
 BEGIN
   PERFORM pg_advisory_xact_lock(72310560);
+  -- An archived month comes back with its rows (restore), never as an empty table over its record.
+  SELECT name INTO archived FROM inbox_partitions
+   WHERE state <> 'attached' AND range_from < upper_bound AND range_to > lower_bound LIMIT 1;
+  IF archived IS NOT NULL THEN
+    RAISE EXCEPTION '% holds that month and was archived: restore it (npm run cli -- partitions:restore --name %)', archived, archived;
+  END IF;
   IF EXISTS (SELECT 1 FROM inbox_partitions
               WHERE state = 'attached' AND range_from < upper_bound AND range_to > lower_bound) THEN
     RETURN NULL;
