@@ -17,6 +17,8 @@ export const PAGE_ACCESS = {
   "/users": "users.manage",
   "/audit": "audit.read",
   "/alerts": "alerts.read",
+  "/destinations": "destinations.manage",
+  "/destinations/[id]": "destinations.manage",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {
@@ -26,6 +28,12 @@ export const ACTION_ACCESS = {
   debugSignature: "signatures.debug",
   createUser: "users.manage",
   updateUser: "users.manage",
+  createDestination: "destinations.manage",
+  updateDestination: "destinations.manage",
+  setDestinationEnabled: "destinations.manage",
+  rotateDestinationSecret: "destinations.manage",
+  resendDeliveries: "destinations.manage",
+  sendTestMessage: "destinations.manage",
 } as const satisfies Record<string, Permission>;
 
 export const ROUTE_ACCESS = {

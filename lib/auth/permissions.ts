@@ -11,6 +11,7 @@ export const PERMISSIONS = [
   "audit.read",
   "payload.restore",
   "alerts.read",
+  "destinations.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -28,6 +29,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "audit.read",
     "payload.restore",
     "alerts.read",
+    "destinations.manage",
   ],
 };
 

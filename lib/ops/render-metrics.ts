@@ -4,15 +4,18 @@ import { backlogSummary } from "../inbox/queries/inbox-stats";
 import { webhooksQueueDepth } from "../queue/boss";
 import { hasValidApiToken } from "../auth/api-token";
 import { metrics } from "../observability/metrics";
+import { destinationLag } from "../destinations/destination-stats";
 
 /** The Prometheus text of this process, backlog gauges refreshed from the database first. */
 export async function renderMetrics(db: Queryable, boss: () => Promise<PgBoss>): Promise<string> {
   const m = metrics();
-  const [backlog, depth] = await Promise.all([backlogSummary(db), boss().then(webhooksQueueDepth)]);
+  const [backlog, depth, lag] = await Promise.all([backlogSummary(db), boss().then(webhooksQueueDepth), destinationLag(db)]);
   m.pendingEvents.set(backlog.pending);
   m.failedEvents.set(backlog.failed);
   m.oldestPendingSeconds.set(backlog.oldestPendingSeconds ?? 0);
   for (const state of ["ready", "deferred", "active"] as const) m.queueJobs.set({ state }, depth?.[state] ?? 0);
+  m.deliveryLagSeconds.reset();
+  for (const { destination, seconds } of lag) m.deliveryLagSeconds.set({ destination }, seconds);
   return m.registry.metrics();
 }
 

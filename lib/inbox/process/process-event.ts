@@ -112,6 +112,7 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
         snapshot: observation.snapshot,
         at: observation.at,
         inboxId: started.id,
+        cause: { eventId: started.eventId, eventType: started.eventType, occurredAt: event.occurredAt },
         source: observation.source,
         createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
       },
