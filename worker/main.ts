@@ -108,7 +108,7 @@ if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set 
 
 // Pushing payment changes to destinations, on a pool of its own whose commits wait for the WAL flush:
 // a feed position handed out must never be handed out again after a database crash.
-const deliveryPool = createPool(url, 4, "webhook-inbox:destinations", config.databaseTimeouts);
+const deliveryPool = createPool(url, 4, "webhook-inbox:destinations", config.databaseTimeouts, { pooler: config.databasePooler });
 await syncConfiguredDestination(deliveryPool, config.destinations.configured);
 const deliveries = startDeliveryWorker(deliveryPool, config, (dead) => {
   sendAlert({ pool: deliveryPool, config }, deadDeliveryAlert(dead)).catch((error: unknown) =>
