@@ -5,7 +5,7 @@ import type { PgBoss } from "pg-boss";
 import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env";
 import { EMBEDDED_URL_FILE, loadEnvFiles, useRunningEmbeddedDatabase } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { createPool, type Pool } from "@/lib/db/pool";
+import { createPool, requireSessionPooling, type Pool } from "@/lib/db/pool";
 import { describeZodError } from "@/lib/errors/app-error";
 import { createUser, resetPassword, type CreateUserInput } from "@/lib/auth/users";
 import { createPrisma, type PrismaClient } from "@/lib/db/prisma";
@@ -14,6 +14,10 @@ import { replayEvents } from "@/lib/inbox/replay/replay-events";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/retention/restore-archived-events";
 import { sweepPending } from "@/lib/inbox/process/sweep-pending";
+import { archiveInboxPartition } from "@/lib/partitions/archive-inbox-partition";
+import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
+import { countStrayEvents, listInboxPartitions } from "@/lib/partitions/list-inbox-partitions";
+import { restoreInboxPartition } from "@/lib/partitions/restore-inbox-partition";
 import { createProducer, installQueues } from "@/lib/queue/boss";
 
 // `npm run cli -- <command>`: operator commands. `npm run db:migrate` is `cli migrate`.
@@ -34,6 +38,13 @@ const USAGE = `usage: npm run cli -- <command> [options]
   restore                 bring archived payloads back (checksums verified)
       --id N                one event (repeat for several)
       --provider P --from D --to D   a provider's events received in [D, D] (dates, UTC, inclusive)
+  partitions              list the inbox's monthly partitions (attached, archived) and stray events
+  partitions:create       create the partition of a month (and move its strays out of the default partition)
+      --month YYYY-MM
+  partitions:archive      archive a whole partition to ARCHIVE_DIR and drop it (settled events only)
+      --name webhook_inbox_pYYYYMM
+  partitions:restore      bring an archived partition back (checksums verified)
+      --name webhook_inbox_pYYYYMM
   user:create             add a console user
       --email E --role R    R: viewer, support, finance or admin
       --name N              optional display name
@@ -57,7 +68,7 @@ async function withQueue<T>(work: (deps: CliDeps) => Promise<T>): Promise<T> {
 /** A small pool for commands that need no queue. */
 async function withPool<T>(work: (dependencies: { pool: Pool; config: AppConfig }) => Promise<T>): Promise<T> {
   const config = appConfig();
-  const pool = createPool(requireDatabaseUrl(config), 3, "webhook-inbox:cli");
+  const pool = createPool(requireDatabaseUrl(config), 3, "webhook-inbox:cli", undefined, { pooler: config.databasePooler });
   try {
     return await work({ pool, config });
   } finally {
@@ -68,7 +79,7 @@ async function withPool<T>(work: (dependencies: { pool: Pool; config: AppConfig 
 function deps(): CliDeps {
   const config = appConfig();
   const url = requireDatabaseUrl(config);
-  return { config, pool: createPool(url, 2, "webhook-inbox:cli"), boss: createProducer(url) };
+  return { config, pool: createPool(url, 2, "webhook-inbox:cli", undefined, { pooler: config.databasePooler }), boss: createProducer(url) };
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -89,7 +100,8 @@ function restoreSelector(values: { id?: string[]; provider?: string; from?: stri
 }
 
 async function withPrisma(work: (prisma: PrismaClient) => Promise<void>): Promise<void> {
-  const pool = createPool(requireDatabaseUrl(appConfig()), 1, "webhook-inbox:cli");
+  const config = appConfig();
+  const pool = createPool(requireDatabaseUrl(config), 1, "webhook-inbox:cli", undefined, { pooler: config.databasePooler });
   const prisma = createPrisma(pool);
   try {
     await work(prisma);
@@ -108,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "migrate": {
+      requireSessionPooling(appConfig().databasePooler, "Migrating");
       const result = await migrateDatabase(requireDatabaseUrl(appConfig()), installQueues);
       console.log(`applied ${result.applied.length} migration(s); ${result.alreadyApplied.length} already applied`);
       for (const name of result.applied) console.log(`  + ${name}`);
@@ -151,6 +164,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "retention": {
       const { values } = parseArgs({ args: rest, options: { "dry-run": { type: "boolean", default: false } } });
+      requireSessionPooling(appConfig().databasePooler, "Retention");
       const result = await withPool((dependencies) => runRetention(dependencies, { dryRun: values["dry-run"] }));
       const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
       if (result.skipped) console.log("another retention run is in progress; nothing done");
@@ -171,6 +185,41 @@ async function main(argv: string[]): Promise<number> {
       const selector = restoreSelector(values);
       const result = await withPool((dependencies) => restoreArchivedEvents(dependencies, selector, { actor: `cli:${userInfo().username}` }));
       console.log(`restored ${result.restored} archived event(s)`);
+      return 0;
+    }
+    case "partitions": {
+      await withPool(async ({ pool }) => {
+        for (const partition of await listInboxPartitions(pool)) {
+          const from = partition.from?.toISOString().slice(0, 10) ?? "(start)";
+          console.log(`${partition.name.padEnd(24)} ${from} .. ${partition.to.toISOString().slice(0, 10)}  ${partition.state.padEnd(8)} ~${partition.rows} rows`);
+        }
+        console.log(`${await countStrayEvents(pool)} event(s) in the default partition`);
+      });
+      return 0;
+    }
+    case "partitions:create": {
+      const { values } = parseArgs({ args: rest, options: { month: { type: "string" } } });
+      if (!values.month || !/^\d{4}-(0[1-9]|1[0-2])$/.test(values.month)) throw new Error("partitions:create needs --month YYYY-MM");
+      const created = await withPool(({ pool }) => ensureInboxPartitions(pool, { now: new Date(`${values.month}-01T00:00:00Z`), monthsAhead: 0 }));
+      console.log(created.length > 0 ? `created ${created.join(", ")}` : "a partition already covers that month");
+      return 0;
+    }
+    case "partitions:archive":
+    case "partitions:restore": {
+      const { values } = parseArgs({ args: rest, options: { name: { type: "string" } } });
+      if (!values.name) throw new Error(`${command} needs --name (see npm run cli -- partitions)`);
+      const name = values.name;
+      await withPool(async ({ pool, config }) => {
+        const deps = { pool, archiveDir: config.retention.archiveDir };
+        if (command === "partitions:restore") {
+          console.log(`restored ${(await restoreInboxPartition(deps, name, { actor: cliActor() })).restored} event(s) into ${name}`);
+          return;
+        }
+        const outcome = await archiveInboxPartition(deps, name);
+        if (outcome.outcome === "archived") console.log(`archived ${outcome.rows} event(s) of ${name} into ${config.retention.archiveDir}/${outcome.file}`);
+        else if (outcome.outcome === "unsettled") console.log(`${name} still holds pending or failed events; nothing done`);
+        else console.log(`${name} is busy (its lock was not granted in time, or another run holds it); try again`);
+      });
       return 0;
     }
     case "user:create": {

@@ -14,7 +14,7 @@ const config = appConfig();
 configureLogger({ level: config.logLevel, format: config.logFormat });
 const log = logger("ingest");
 const url = requireDatabaseUrl(config);
-const pool = createPool(url, config.databasePoolMax, "webhook-inbox:ingest", config.databaseTimeouts);
+const pool = createPool(url, config.databasePoolMax, "webhook-inbox:ingest", config.databaseTimeouts, { pooler: config.databasePooler });
 const boss = createProducer(url, config.databaseTimeouts.connectMs);
 await boss.start();
 

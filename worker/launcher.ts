@@ -5,7 +5,7 @@ import { appConfig, type AppConfig } from "@/lib/config/env";
 import { childEnv, setEnv } from "@/lib/config/process-env";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { installQueues } from "@/lib/queue/boss";
-import { createPool } from "@/lib/db/pool";
+import { createPool, requireSessionPooling } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
 import { announceUsers, prepareEnvironment, productionWebArgs, type LaunchMode } from "./launch-environment";
@@ -92,6 +92,9 @@ async function main() {
     console.log(`[launcher] embedded PostgreSQL on 127.0.0.1:${embedded.port} (data in ${embedded.dataDir})`);
   }
   const url = config.databaseUrl!;
+  // It migrates and runs a worker, both of which hold session locks; the web and ingest processes
+  // alone can run behind transaction pooling (docs/scaling.md).
+  requireSessionPooling(config.databasePooler, "`npm start` (migrations and a worker)");
   const migrations = await migrateDatabase(url, installQueues);
   console.log(
     `[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`,

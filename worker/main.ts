@@ -1,13 +1,15 @@
 import { hostname } from "node:os";
 import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
-import { createPool } from "@/lib/db/pool";
+import { createPool, requireSessionPooling } from "@/lib/db/pool";
 import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/process/gateway-clients";
 import { consumeWebhooks, processingConnections } from "@/lib/inbox/process/consume-webhooks";
 import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/process/reclaim-dead-worker-jobs";
 import { recordHeartbeat } from "@/lib/inbox/process/worker-heartbeats";
 import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/replay-runs";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
+import { archiveOldPartitions } from "@/lib/partitions/archive-inbox-partition";
+import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
 import { checkAlerts, circuitOpenAlert, deadDeliveryAlert } from "@/lib/alerts/check-alerts";
 import { sendAlert } from "@/lib/alerts/send-alert";
 import { configureLogger, logger } from "@/lib/observability/logger";
@@ -32,11 +34,16 @@ configureLogger({ level: config.logLevel, format: config.logFormat });
 const log = logger("worker");
 const url = requireDatabaseUrl(config);
 const workerId = `${hostname()}:${process.pid}`;
+// The liveness lock below and retention's run lock are session advisory locks.
+requireSessionPooling(config.databasePooler, "The worker");
 // +3: the sweeper and replays, and the connection holding this worker's liveness lock.
 // Processing commits don't wait for the WAL flush: pg-boss completes each job afterwards with a
 // flushing commit, which makes everything the handler committed durable too; a database crash
 // before that leaves the job to retry and the event pending (docs/decisions.md).
-const pool = createPool(url, processingConnections(config.worker.concurrency) + 3, "webhook-inbox:worker", config.databaseTimeouts, { synchronousCommit: false });
+const pool = createPool(url, processingConnections(config.worker.concurrency) + 3, "webhook-inbox:worker", config.databaseTimeouts, {
+  synchronousCommit: false,
+  pooler: config.databasePooler,
+});
 const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
 // An opening circuit alerts at once (rate-limited); the scheduled check covers what the database shows.
 const gateways = createGatewayClients(config, (provider) => {
@@ -54,6 +61,13 @@ await boss.start({ attempts: 6 });
 // started (no attempt to reclaim) are failed back as soon as their heartbeat is stale, even if
 // workers keep dying before their first scheduled pass.
 await boss.supervise();
+
+// This month's partition and the next ones exist before anything is inserted into them; the sweeper
+// checks again every run, so a month never starts in the default partition while a worker runs.
+const logCreated = (created: string[]) => {
+  if (created.length > 0) logger("partitions").info({ created }, "inbox partitions created ahead");
+};
+logCreated(await ensureInboxPartitions(pool));
 
 // Alive while this lock is held; the jobs of workers whose lock is gone are failed back to retry at
 // once (and then every few seconds), so a killed worker's jobs don't wait for their heartbeat.
@@ -75,6 +89,13 @@ await boss.schedule(QUEUES.retention, config.retention.cron, null, { tz: "UTC" }
 await boss.work(QUEUES.retention, { localConcurrency: 1, pollingIntervalSeconds: 30 }, async () => {
   const result = await runRetention(deps);
   logger("retention").info({ events: result.events, bytes: result.bytes, batches: result.batches, skipped: result.skipped }, "retention run finished");
+  if (config.retention.partitionMonths > 0) {
+    const before = new Date();
+    before.setUTCMonth(before.getUTCMonth() - config.retention.partitionMonths);
+    for (const outcome of await archiveOldPartitions({ pool, archiveDir: config.retention.archiveDir }, before)) {
+      logger("retention").info(outcome, "inbox partition archive");
+    }
+  }
 });
 
 await boss.schedule(QUEUES.alerts, config.alerts.cron, null, { tz: "UTC" });
@@ -90,7 +111,7 @@ if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set 
 
 // Pushing payment changes to destinations, on a pool of its own whose commits wait for the WAL flush:
 // a feed position handed out must never be handed out again after a database crash.
-const deliveryPool = createPool(url, 4, "webhook-inbox:destinations", config.databaseTimeouts);
+const deliveryPool = createPool(url, 4, "webhook-inbox:destinations", config.databaseTimeouts, { pooler: config.databasePooler });
 await syncConfiguredDestination(deliveryPool, config.destinations.configured);
 const deliveries = startDeliveryWorker(deliveryPool, config, (dead) => {
   sendAlert({ pool: deliveryPool, config }, deadDeliveryAlert(dead)).catch((error: unknown) =>
@@ -124,6 +145,7 @@ await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5
   const result = await sweepPending(deps);
   if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
   await compactHourlyCounts(pool);
+  logCreated(await ensureInboxPartitions(pool));
 });
 
 // Bulk replays from the console, one at a time per worker.

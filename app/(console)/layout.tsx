@@ -6,6 +6,7 @@ import { currentUser } from "@/app/_server/session";
 import { PAGE_ACCESS, type PageRoute } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
 import { NavLinks } from "./nav-links.client";
+import { ReadTargetNote } from "./read-target-note";
 import { SearchShortcut } from "./search-shortcut.client";
 import { Sidebar } from "./sidebar.client";
 import { SignOutButton } from "./sign-out-button.client";
@@ -45,6 +46,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
               role: <strong>{user.role}</strong>
             </div>
             <SignOutButton />
+            <ReadTargetNote />
           </div>
         </Sidebar>
         <main className="content" id="content">

@@ -18,8 +18,8 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 
 export default async function OverviewPage() {
   await requirePagePermission(PAGE_ACCESS["/"]);
-  const { pool, config } = webRuntime();
-  const view = await getOverviewView(pool, configuredProviders(config));
+  const { reads, config } = webRuntime();
+  const view = await reads.read((pool) => getOverviewView(pool, configuredProviders(config)));
   const { backlog, jumped } = view;
   const now = new Date().toISOString();
   return (

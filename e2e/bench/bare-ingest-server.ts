@@ -4,7 +4,7 @@ import pg from "pg";
 
 // The bench's reference: the least a server can do for the same signed delivery. node:http + pg, no
 // framework, no drivers: check the Stripe signature (HMAC-SHA256, tolerance), read the JSON, and in
-// one statement insert the same inbox row (ON CONFLICT dedupe) and a webhooks job for the app's
+// one statement insert the same dedupe key and inbox row (ON CONFLICT on the ledger) and a webhooks job for the app's
 // worker. Started by `npm run bench:ingest` with DATABASE_URL, PORT and WEBHOOK_SECRET_STRIPE.
 
 const secret = process.env.WEBHOOK_SECRET_STRIPE!;
@@ -13,11 +13,17 @@ const { rows } = await pool.query<{ table_name: string }>("SELECT table_name FRO
 const jobTable = `pgboss.${rows[0]!.table_name}`;
 
 const INSERT = `
-  WITH ins AS (
-    INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_id, customer_email, payload, raw_body,
-                               headers, occurred_at, occurred_at_precision)
-    VALUES ('stripe', $1, $2, $3, $4, $5, $6::jsonb, $7, $8::jsonb, to_timestamp($9), 'second')
+  WITH key AS (
+    INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at)
+    VALUES ('stripe', $1, nextval('webhook_inbox_id_seq'), now())
     ON CONFLICT (provider, event_id) DO NOTHING
+    RETURNING inbox_id, received_at
+  ), ins AS (
+    INSERT INTO webhook_inbox (id, received_at, provider, event_id, event_type, resource_id, customer_id, customer_email, payload,
+                               raw_body, headers, occurred_at, occurred_at_precision)
+    SELECT key.inbox_id, key.received_at, 'stripe', $1, $2::text, $3::text, $4::text, $5::text, $6::jsonb, $7::bytea, $8::jsonb,
+           to_timestamp($9::float8), 'second'
+      FROM key
     RETURNING id
   ), job AS (
     INSERT INTO ${jobTable} (name, data, singleton_key, policy, retry_limit, retry_delay, retry_backoff, expire_seconds)

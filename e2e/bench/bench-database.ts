@@ -60,3 +60,26 @@ export async function copyBenchDatabase(source: string, name: string): Promise<B
   }
   return benchDatabase(name);
 }
+
+/**
+ * Turns a migrated database's partitioned inbox back into one plain table with the same columns,
+ * indexes and triggers (the baseline the partitioned schema is compared with in the same run). The
+ * dedupe ledger stays, so the code under test is the same and only partitioning differs; the
+ * partition catalog stays too, so a worker's "create the months ahead" finds them and does nothing.
+ */
+export async function flattenInbox(db: Queryable): Promise<void> {
+  await db.query(`
+    DO $$
+    DECLARE tg record;
+    BEGIN
+      CREATE TABLE webhook_inbox_flat (LIKE webhook_inbox INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES);
+      INSERT INTO webhook_inbox_flat SELECT * FROM webhook_inbox;
+      CREATE TEMPORARY TABLE flat_triggers ON COMMIT DROP AS
+        SELECT pg_get_triggerdef(oid) AS definition FROM pg_trigger WHERE tgrelid = 'webhook_inbox'::regclass AND NOT tgisinternal;
+      ALTER SEQUENCE webhook_inbox_id_seq OWNED BY NONE;
+      DROP TABLE webhook_inbox;
+      ALTER TABLE webhook_inbox_flat RENAME TO webhook_inbox;
+      ALTER SEQUENCE webhook_inbox_id_seq OWNED BY webhook_inbox.id;
+      FOR tg IN SELECT definition FROM flat_triggers LOOP EXECUTE tg.definition; END LOOP;
+    END $$`);
+}

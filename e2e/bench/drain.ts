@@ -8,7 +8,7 @@ import { createProducer } from "@/lib/queue/boss";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
-import { copyBenchDatabase, freshBenchDatabase } from "./bench-database";
+import { copyBenchDatabase, flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
 import { processRssMb } from "./group-rss";
@@ -24,6 +24,8 @@ import { processRssMb } from "./group-rss";
 // off, and prints the ratio: what the rollup costs.
 // Some events are always refetched (Stripe disputes, Standard refunds): a fake gateway that knows
 // every history answers them, with the refetch rate limit lifted so the figure is the engine's.
+// Unless --no-baseline, each worker count runs again on an unpartitioned inbox (flattenInbox) and
+// the ingest and drain rates print as ratios: partitioned / unpartitioned.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     concurrency: { type: "string" },
     "rollup-cost": { type: "boolean", default: false },
     "ceiling-batches": { type: "string", default: "1,8" },
+    "no-baseline": { type: "boolean", default: false },
   },
 });
 const targetEvents = Number(values.events);
@@ -48,9 +51,16 @@ async function pendingCount(pool: ReturnType<typeof createPool>): Promise<number
   return rows[0]!.n;
 }
 
-async function benchmark(workers: number, rollup = true): Promise<number> {
-  const name = `webhook_inbox_bench_${process.pid}_${workers}`;
+type Schema = "partitioned" | "unpartitioned";
+type Figures = { ingestPerSecond: number; drainPerSecond: number };
+
+async function benchmark(workers: number, rollup = true, schema: Schema = "partitioned"): Promise<Figures> {
+  const name = `webhook_inbox_bench_${process.pid}_${workers}_${schema}`;
   const { url, drop } = await freshBenchDatabase(name);
+  if (schema === "unpartitioned") {
+    const flat = createPool(url, 1, "bench");
+    await flattenInbox(flat).finally(() => flat.end());
+  }
   // At least two events per payment on average; the plan is cut at exactly N.
   const histories = generateHistories(workers, Math.ceil(targetEvents / 2), ["stripe", "standard"]);
   const gateway = await startFakeGateway(histories);
@@ -87,13 +97,14 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
       { concurrency: 16, secrets },
     );
     const backlog = await pendingCount(pool);
+    const ingestPerSecond = backlog / (ingest.ms / 1000);
     console.log(
-      `backlog: ${backlog} events ingested in ${(ingest.ms / 1000).toFixed(1)}s (${(backlog / (ingest.ms / 1000)).toFixed(0)}/s, in-process, no HTTP)`,
+      `[${schema}] backlog: ${backlog} events ingested in ${(ingest.ms / 1000).toFixed(1)}s (${ingestPerSecond.toFixed(0)}/s, in-process, no HTTP)`,
     );
 
     // The statistics a database with autovacuum would have by now (the job fetch plans on them).
     await pool.query("ANALYZE");
-    if (pgbench && rollup && ceilingBatches.length > 0) {
+    if (pgbench && rollup && schema === "partitioned" && ceilingBatches.length > 0) {
       // The same backlog for the database's own ceilings, measured once the worker is done.
       await boss.stop({ graceful: false });
       producing = false;
@@ -127,7 +138,7 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
          FROM processing_attempts`,
     );
     console.log(
-      `drain with ${workers} worker(s) x concurrency ${config.worker.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
+      `[${schema}] drain with ${workers} worker(s) x concurrency ${config.worker.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
         `${seconds.toFixed(1)}s = ${(backlog / seconds).toFixed(0)} events/s (start-up included) · attempt p50 ${durations[0]!.p50} ms, ` +
         `p95 ${durations[0]!.p95} ms · ${gateway.requests.length} refetch requests · worker RSS ${rss.join(", ")} MB · ` +
         rows.map((row) => `${row.status} ${row.n}`).join(", "),
@@ -150,8 +161,8 @@ async function benchmark(workers: number, rollup = true): Promise<number> {
           `${(backlog / seconds / ceiling.perSecond).toFixed(2)}x of it`,
       );
     }
-    if (!pgbench) console.log("database ceiling: skipped, pgbench not found (set PGBENCH to its path)");
-    return backlog / seconds;
+    if (!pgbench && schema === "partitioned") console.log("database ceiling: skipped, pgbench not found (set PGBENCH to its path)");
+    return { ingestPerSecond, drainPerSecond: backlog / seconds };
   } finally {
     await stopWorkers(children);
     if (producing) await boss.stop({ graceful: false });
@@ -171,6 +182,18 @@ for (const workers of workerCounts) {
   const withRollup = await benchmark(workers);
   if (values["rollup-cost"]) {
     const without = await benchmark(workers, false);
-    console.log(`rollup cost on drain: ${withRollup.toFixed(0)} vs ${without.toFixed(0)} events/s without it = ${(withRollup / without).toFixed(2)}x`);
+    console.log(
+      `rollup cost on drain: ${withRollup.drainPerSecond.toFixed(0)} vs ${without.drainPerSecond.toFixed(0)} events/s without it = ` +
+        `${(withRollup.drainPerSecond / without.drainPerSecond).toFixed(2)}x`,
+    );
+  }
+  if (!values["no-baseline"]) {
+    // The same backlog and workers on one plain inbox table: what monthly partitions cost.
+    const flat = await benchmark(workers, true, "unpartitioned");
+    console.log(
+      `partitioned vs unpartitioned, ${workers} worker(s): ingest ${withRollup.ingestPerSecond.toFixed(0)} vs ${flat.ingestPerSecond.toFixed(0)} events/s = ` +
+        `${(withRollup.ingestPerSecond / flat.ingestPerSecond).toFixed(2)}x · drain ${withRollup.drainPerSecond.toFixed(0)} vs ` +
+        `${flat.drainPerSecond.toFixed(0)} events/s = ${(withRollup.drainPerSecond / flat.drainPerSecond).toFixed(2)}x`,
+    );
   }
 }

@@ -7,9 +7,8 @@ import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
-import { isRunning } from "../harness/launcher-process";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
-import { freshBenchDatabase } from "./bench-database";
+import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";
 import { groupPids, groupRssMb } from "./group-rss";
@@ -17,11 +16,14 @@ import { groupPids, groupRssMb } from "./group-rss";
 // `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
 // Ingest throughput side by side, in ONE run, same generator (autocannon, in this process), same
 // concurrency, same database server (TEST_DATABASE_URL's), a fresh database, the app's worker
-// draining throughout; each target is measured twice, in the order A B C D D C B A:
+// draining throughout; each target is measured twice, in the order A B C D E F F E D C B A:
 //   bare     e2e/bench/bare-ingest-server.ts: node:http + pg, the same signed insert, nothing else
 //   trivial  the app's Next.js server answering POST /api/webhooks/unknown (404 at once): its ceiling
 //   route    the app's POST /api/webhooks/stripe (`npm start`'s web server)
 //   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest/ingest-event.ts)
+//   part     the same `npm run ingest` on a second, partitioned database no worker drains
+//   flat     the same on a third database whose inbox is one plain table (the baseline for monthly
+//            partitions: same code, same ledger, no partitions, no worker)
 // then the route at a fixed --rate for its latency, an optional soak at that rate, the database's own
 // ceiling for the insert (pgbench, worker paused), where each request's CPU went, and each
 // process's resident memory. Builds the app first when there is no .next build.
@@ -114,11 +116,15 @@ async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, d
   writeFileSync(
     script,
     `\\set n random(1, 2000000000)
-WITH ins AS (
-  INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_email, payload, raw_body, headers, occurred_at, occurred_at_precision)
-  VALUES ('stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, 'charge.succeeded', 'ch_pgbench_' || :n::text, 'bench@example.com',
-          convert_from(decode('${body}', 'base64'), 'UTF8')::jsonb, decode('${body}', 'base64'), '{}', now(), 'second')
-  ON CONFLICT (provider, event_id) DO NOTHING RETURNING id
+WITH key AS (
+  INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at)
+  VALUES ('stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, nextval('webhook_inbox_id_seq'), now())
+  ON CONFLICT (provider, event_id) DO NOTHING RETURNING inbox_id, received_at
+), ins AS (
+  INSERT INTO webhook_inbox (id, received_at, provider, event_id, event_type, resource_id, customer_email, payload, raw_body, headers, occurred_at, occurred_at_precision)
+  SELECT key.inbox_id, key.received_at, 'stripe', 'evt_pgbench_' || :n::text || '_' || :client_id::text, 'charge.succeeded', 'ch_pgbench_' || :n::text,
+         'bench@example.com', convert_from(decode('${body}', 'base64'), 'UTF8')::jsonb, decode('${body}', 'base64'), '{}', now(), 'second'
+    FROM key RETURNING id
 )
 INSERT INTO pgboss.${rows[0]!.table_name} (name, data, singleton_key, policy, retry_limit, expire_seconds)
 SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_' || :n::text, 'singleton', 5, 120 FROM ins;
@@ -249,17 +255,38 @@ async function run(): Promise<void> {
   const ingestUrl = `http://127.0.0.1:${ingestPort}`;
   const pool = createPool(url, 2, "bench");
   cleanups.push({ what: "closing the pool", run: () => pool.end() });
-  await Promise.all([waitListening(bareUrl), waitListening(ingestUrl)]);
+  // Monthly partitions against their baseline: the same ingest process on two more databases with no
+  // worker, one partitioned, one whose inbox is a plain table; and the database's own ceiling on each.
+  const part = await freshBenchDatabase(`${name}_part`);
+  cleanups.push({ what: `dropping database ${name}_part`, run: part.drop });
+  const flat = await freshBenchDatabase(`${name}_flat`);
+  cleanups.push({ what: `dropping database ${name}_flat`, run: flat.drop });
+  const partPool = createPool(part.url, 2, "bench");
+  cleanups.push({ what: "closing the partitioned pool", run: () => partPool.end() });
+  const flatPool = createPool(flat.url, 2, "bench");
+  cleanups.push({ what: "closing the unpartitioned pool", run: () => flatPool.end() });
+  await flattenInbox(flatPool);
+  const partIngestPort = await freePort();
+  const flatIngestPort = await freePort();
+  const partIngest = startScript("worker/ingest.ts", { ...env, DATABASE_URL: part.url, INGEST_PORT: String(partIngestPort) });
+  cleanups.push({ what: "stopping the partitioned ingest", run: () => stopChild(partIngest) });
+  const flatIngest = startScript("worker/ingest.ts", { ...env, DATABASE_URL: flat.url, INGEST_PORT: String(flatIngestPort) });
+  cleanups.push({ what: "stopping the unpartitioned ingest", run: () => stopChild(flatIngest) });
+  const partIngestUrl = `http://127.0.0.1:${partIngestPort}`;
+  const flatIngestUrl = `http://127.0.0.1:${flatIngestPort}`;
+  await Promise.all([waitListening(bareUrl), waitListening(ingestUrl), waitListening(partIngestUrl), waitListening(flatIngestUrl)]);
   console.log(
-    `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C D D C B A, after a 3s warm-up each), worker draining throughout`,
+    `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C D E F F E D C B A, after a 3s warm-up each), worker draining throughout`,
   );
   const targets: [string, string, string, number][] = [
     ["bare node:http + pg (reference)", bareUrl, "/api/webhooks/stripe", bare.pid!],
     ["Next.js trivial route (404)", app.url, "/api/webhooks/unknown", app.pids.web],
     ["Next.js POST /api/webhooks/stripe", app.url, "/api/webhooks/stripe", app.pids.web],
     ["npm run ingest (lean server)", ingestUrl, "/api/webhooks/stripe", ingest.pid!],
+    ["npm run ingest, partitioned inbox, no worker", partIngestUrl, "/api/webhooks/stripe", partIngest.pid!],
+    ["npm run ingest, unpartitioned inbox, no worker (baseline)", flatIngestUrl, "/api/webhooks/stripe", flatIngest.pid!],
   ];
-  // Measured in the order A B C D D C B A: the worker's backlog grows through the run, and each
+  // Measured in the order A B C D E F F E D C B A: the worker's backlog grows through the run, and each
   // target's two halves then see, between them, the same background as every other target's.
   const runs = new Map<string, CountedResult[]>();
   for (const [title, base, path, server] of [...targets, ...[...targets].reverse()]) {
@@ -276,31 +303,28 @@ async function run(): Promise<void> {
     results.push(soak);
   }
   results.push(fixed);
-  // The worker is paused for the ceiling, so the database's CPU is the inserts' own.
-  process.kill(app.pids.worker, "SIGSTOP");
-  // A stopped worker ignores SIGTERM until continued: whatever happens next, it is continued first.
-  cleanups.push({
-    what: "continuing the worker",
-    run: async () => {
-      if (isRunning(app.pids.worker)) process.kill(app.pids.worker, "SIGCONT");
-    },
-  });
-  const ceiling = await databaseCeiling(pool, url, connections, seconds).finally(() => process.kill(app.pids.worker, "SIGCONT"));
+  // On the databases no worker drains, so the database's CPU is the inserts' own (pausing a worker
+  // could freeze it inside a transaction whose row locks the inserts then wait for).
+  const ceiling = await databaseCeiling(partPool, part.url, connections, seconds);
+  const flatCeiling = await databaseCeiling(flatPool, flat.url, connections, seconds);
 
   console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
-  const [bareResult, trivial, route, lean] = results as [Result, Result, Result, Result];
+  const [bareResult, trivial, route, lean, partLean, flatLean] = results as [Result, Result, Result, Result, Result, Result];
   console.log(
     `\nratios: route / trivial route = ${(route.rps / trivial.rps).toFixed(2)}x (goal >= 0.85)` +
       ` · ingest / bare = ${(lean.rps / bareResult.rps).toFixed(2)}x (goal >= 0.7)` +
       ` · route / bare = ${(route.rps / bareResult.rps).toFixed(2)}x` +
-      ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)`,
+      ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)` +
+      ` · ingest partitioned / unpartitioned (no worker) = ${(partLean.rps / flatLean.rps).toFixed(2)}x (goal >= 0.9)`,
   );
   console.log(
     `database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ` +
-      (ceiling.databaseMsPerInsert === null
-        ? ceiling.tps
-        : `${ceiling.tps} tx/s, database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused)`),
+      (ceiling.databaseMsPerInsert === null || flatCeiling.databaseMsPerInsert === null
+        ? `partitioned ${ceiling.tps}; unpartitioned ${flatCeiling.tps}`
+        : `${ceiling.tps} tx/s, database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (no worker); on the unpartitioned inbox ` +
+          `${flatCeiling.tps} tx/s, ${flatCeiling.databaseMsPerInsert.toFixed(2)} ms per insert = ` +
+          `${(Number(ceiling.tps) / Number(flatCeiling.tps)).toFixed(2)}x partitioned / unpartitioned`),
   );
   printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");

@@ -142,6 +142,17 @@ describe("alerts", () => {
       ["stripe", false],
     ]);
   });
+
+  it("alerts when events land in the inbox's default partition (their month has none)", async () => {
+    await seed("stripe", "processed", 1);
+    expect(await checkAlerts(deps())).toEqual([]);
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, raw_body, status, received_at)
+       VALUES ('stripe', 'evt_far_future', 'charge.succeeded', '\\x7b7d', 'processed', now() + interval '5 years')`,
+    );
+    await checkAlerts(deps());
+    expect(received.map((message) => message.text)).toEqual([expect.stringMatching(/^\[webhook-inbox\] 1 event\(s\) were stored in the inbox's default partition/)]);
+  });
 });
 
 describe("worker and delivery alerts", () => {

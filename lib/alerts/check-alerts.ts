@@ -3,6 +3,7 @@ import type { SentDelivery } from "../destinations/deliver-changes";
 import { listWorkerBeats, WORKER_ALIVE_SECONDS } from "../inbox/process/worker-heartbeats";
 import { backlogSummary, providerStats } from "../inbox/queries/inbox-stats";
 import { providerDeliveries, silentForLongerThanUsual } from "../inbox/queries/provider-deliveries";
+import { countStrayEvents } from "../partitions/list-inbox-partitions";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 
 // Events that failed within the window, per provider: settled by a worker (processed_at) or stored
@@ -45,11 +46,12 @@ export async function findWorkerDownAlert(deps: AlertDeps): Promise<Alert | null
 /** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog, a silent provider. */
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
-  const [failures, stats, stale, deliveries] = await Promise.all([
+  const [failures, stats, stale, deliveries, strays] = await Promise.all([
     deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
     providerDeliveries(deps.pool, configuredProviders(deps.config)),
+    countStrayEvents(deps.pool),
   ]);
   return [
     ...failures.rows.map((row) => ({
@@ -78,6 +80,18 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
         `${PREFIX} ${delivery.provider}: no delivery for ${Math.round(delivery.secondsSinceLast! / 60)} min, far longer than usual ` +
         `(${delivery.weekTotal} in the last week): is its webhook endpoint still configured, or are its signatures rejected?`,
     })),
+    ...(strays > 0
+      ? [
+          {
+            kind: "partition_strays" as const,
+            provider: "all",
+            text:
+              `${PREFIX} ${strays} event(s) were stored in the inbox's default partition: their month had no partition ` +
+              "(a clock far off, or no worker ran to create it ahead). Creating their month's partition moves them: " +
+              "`npm run cli -- partitions:create --month YYYY-MM` (workers create this month and the next two).",
+          },
+        ]
+      : []),
   ];
 }
 

@@ -2,7 +2,16 @@ import { recordAudit } from "../audit/record-audit";
 import type { AppConfig } from "../config/env";
 import { withTransaction, type Pool } from "../db/pool";
 
-export const ALERT_KINDS = ["event_failed", "ignored_spike", "pending_stale", "circuit_open", "delivery_dead", "worker_down", "provider_silent"] as const;
+export const ALERT_KINDS = [
+  "event_failed",
+  "ignored_spike",
+  "pending_stale",
+  "circuit_open",
+  "delivery_dead",
+  "worker_down",
+  "provider_silent",
+  "partition_strays",
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export type Alert = { kind: AlertKind; provider: string; text: string };

@@ -23,6 +23,7 @@ const operationsSchema = {
   RETENTION_DAYS: positiveInt(90),
   RETENTION_CRON: z.string().default("30 3 * * *"),
   RETENTION_BATCH_SIZE: positiveInt(500),
+  RETENTION_PARTITION_MONTHS: z.coerce.number().int().min(0).default(0),
   ARCHIVE_DIR: z.string().default(".data/archive"),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -59,6 +60,15 @@ const baseSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  /** A streaming replica for the console's reads; unset, everything reads the primary. */
+  DATABASE_READ_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  /** Past this replay lag the console reads the primary again. */
+  DATABASE_READ_MAX_LAG_SECONDS: positiveInt(30),
+  /** What DATABASE_URL (and DATABASE_READ_URL) reach: the server itself, or PgBouncer in session or transaction pooling. */
+  DATABASE_POOLER: z.enum(["none", "session", "transaction"]).default("none"),
   DATABASE_POOL_MAX: positiveInt(10),
   DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
   DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
@@ -126,6 +136,10 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
     return {
       nodeEnv: b.NODE_ENV,
       databaseUrl: b.DATABASE_URL,
+      /** The console's read replica, and the lag past which it is not used. */
+      readReplica: b.DATABASE_READ_URL ? { url: b.DATABASE_READ_URL, maxLagSeconds: b.DATABASE_READ_MAX_LAG_SECONDS } : undefined,
+      /** What the database URLs reach; "transaction": no session state (no named statements, no session locks). */
+      databasePooler: b.DATABASE_POOLER,
       embeddedPostgresPort: b.EMBEDDED_POSTGRES_PORT,
       databasePoolMax: b.DATABASE_POOL_MAX,
       /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
@@ -179,7 +193,14 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       logLevel: b.LOG_LEVEL,
       /** Bulk replays larger than this need the count typed as confirmation. */
       replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
-      retention: { days: b.RETENTION_DAYS, cron: b.RETENTION_CRON, batchSize: b.RETENTION_BATCH_SIZE, archiveDir: b.ARCHIVE_DIR },
+      /** partitionMonths: whole monthly partitions older than this many months are archived and dropped (0: never). */
+      retention: {
+        days: b.RETENTION_DAYS,
+        cron: b.RETENTION_CRON,
+        batchSize: b.RETENTION_BATCH_SIZE,
+        archiveDir: b.ARCHIVE_DIR,
+        partitionMonths: b.RETENTION_PARTITION_MONTHS,
+      },
       /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
       metricsToken: b.METRICS_TOKEN,
       /** Port of the worker's own /metrics; unset, the worker serves none. */

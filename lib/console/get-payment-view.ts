@@ -1,6 +1,5 @@
 import { can, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
-import { listPaymentChanges, type PaymentChangeView } from "../destinations/list-deliveries";
 import { resourceTimeline, type TimelineEntry } from "../inbox/queries/get-event";
 import { getPaymentById, type PaymentView } from "../payments/get-payment";
 import { customerView, type CustomerView } from "../privacy/customer-view";
@@ -14,8 +13,6 @@ export type PaymentPageView = {
   customer: CustomerView;
   timeline: TimelineEntry[];
   factsFrom: FactSource[];
-  /** What the host application was told, version by version, and each delivery per destination. */
-  changes: PaymentChangeView[];
 };
 
 const FACT_NAMES: Record<string, string> = { amount: "amount", currency: "currency", customerId: "customer id", customerEmail: "customer e-mail" };
@@ -43,6 +40,5 @@ export async function getPaymentView(db: Queryable, role: Role, id: number): Pro
     customer: customerView(stored.customerEmail, can(role, "payload.unmasked")),
     timeline: await resourceTimeline(db, stored.provider, stored.chargeId),
     factsFrom: await factSources(db, stored.id),
-    changes: await listPaymentChanges(db, stored.id),
   };
 }

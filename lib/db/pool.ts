@@ -23,7 +23,41 @@ export type PoolOptions = {
    * never for ingest, whose 2xx promises durability.
    */
   synchronousCommit?: boolean;
+  /**
+   * What the URL reaches. PgBouncer passes on no startup parameters but a few, so behind it the
+   * timeouts are SET on each new connection instead (session pooling: the session is ours) or left
+   * to the server's configuration (transaction pooling: a SET would outlive our transaction on a
+   * connection others share; set them with ALTER ROLE). Transaction pooling also forbids named
+   * prepared statements on the PgBouncer Debian ships (1.18; 1.21+ can keep them per client).
+   */
+  pooler?: "none" | "session" | "transaction";
 };
+
+/** The work that needs a session of its own (a session advisory lock held across transactions). */
+export class SessionRequiredError extends Error {
+  override name = "SessionRequiredError";
+}
+
+/** Refuses to start `what` when the URL reaches PgBouncer in transaction pooling. */
+export function requireSessionPooling(pooler: PoolOptions["pooler"], what: string): void {
+  if (pooler === "transaction") {
+    throw new SessionRequiredError(
+      `${what} holds session advisory locks, which transaction pooling would hand to other clients: ` +
+        "point its DATABASE_URL at PgBouncer in session pooling (pool_mode=session) or at PostgreSQL itself.",
+    );
+  }
+}
+
+type QueryFunction = (...args: unknown[]) => unknown;
+
+// node-pg prepares a query config with a name once per connection and reuses it by name; behind
+// transaction pooling the next transaction may run on a connection that never saw it. Dropping the
+// name sends the same statement unnamed (parsed and planned on every call).
+function withoutStatementNames(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as QueryFunction;
+  (client as unknown as { query: QueryFunction }).query = (config: unknown, ...rest: unknown[]) =>
+    query(config !== null && typeof config === "object" && "name" in config ? { ...config, name: undefined } : config, ...rest);
+}
 
 /**
  * A statement each connection parses and plans once, by name (node-pg prepares it on first use):
@@ -50,6 +84,7 @@ export function createPool(
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
   options: PoolOptions = {},
 ): pg.Pool {
+  const pooler = options.pooler ?? "none";
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -57,11 +92,18 @@ export function createPool(
     connectionTimeoutMillis: timeouts.connectMs,
     // Server side, so a slow statement stops using the database; client side (a little later), so a
     // statement on a connection that silently died still ends.
-    statement_timeout: timeouts.statementMs,
+    ...(pooler === "none" ? { statement_timeout: timeouts.statementMs } : {}),
     query_timeout: timeouts.statementMs + 5_000,
     keepAlive: true,
-    ...(options.synchronousCommit === false ? { options: "-c synchronous_commit=off" } : {}),
+    ...(pooler === "none" && options.synchronousCommit === false ? { options: "-c synchronous_commit=off" } : {}),
   });
+  if (pooler === "session") {
+    const settings = `SET statement_timeout = ${timeouts.statementMs}${options.synchronousCommit === false ? "; SET synchronous_commit = off" : ""}`;
+    pool.on("connect", (client) => {
+      client.query(settings).catch((error: Error) => logger("db").warn({ pool: applicationName, error: error.message }, "session settings failed"));
+    });
+  }
+  if (pooler === "transaction") pool.on("connect", withoutStatementNames);
   // An idle client losing its connection (database restart) must not crash the process: the pool
   // drops it and opens a new connection on the next checkout.
   pool.on("error", (error) => logger("db").warn({ pool: applicationName, error: error.message }, "idle client error"));

@@ -72,13 +72,16 @@ describe("Prisma client on the migrated schema", () => {
     const audit = await prisma.auditLog.create({ data: { actor: "ops@example.com", action: "replay", details: { count: 1 } } });
     const user = await prisma.user.create({ data: { email: "u@example.com", role: "viewer", passwordHash: "scrypt$x" } });
 
-    const read = await prisma.inboxEvent.findUniqueOrThrow({
-      where: { provider_eventId: { provider: "stripe", eventId: "evt_prisma" } },
-      include: { processingAttempts: true, paymentTransitions: true },
-    });
+    const read = await prisma.inboxEvent.findUniqueOrThrow({ where: { id_receivedAt: { id: event.id, receivedAt: event.receivedAt } } });
     expect(Buffer.from(read.rawBody!).toString()).toBe('{"id":"evt_prisma"}');
-    expect(read.processingAttempts.map((row) => row.id)).toEqual([attempt.id]);
-    expect(read.paymentTransitions.map((row) => row.id)).toEqual([transition.id]);
+    expect((await prisma.processingAttempt.findMany({ where: { inboxId: event.id } })).map((row) => row.id)).toEqual([attempt.id]);
+    expect((await prisma.paymentTransition.findMany({ where: { inboxId: event.id } })).map((row) => row.id)).toEqual([transition.id]);
+    const key = await prisma.inboxEventKey.create({
+      data: { provider: "stripe", eventId: "evt_prisma", inboxId: event.id, receivedAt: event.receivedAt },
+    });
+    expect(await prisma.inboxEventKey.findUniqueOrThrow({ where: { provider_eventId: { provider: "stripe", eventId: "evt_prisma" } } })).toEqual(key);
+    const partitions = await prisma.inboxPartition.findMany({ where: { state: "attached" } });
+    expect(partitions.some((partition) => partition.rangeFrom <= event.receivedAt && event.receivedAt < partition.rangeTo)).toBe(true);
     expect((await prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transitions: true } })).transitions).toHaveLength(1);
     expect(await prisma.signatureFailure.findUniqueOrThrow({ where: { id: failure.id } })).toMatchObject({ bodyBytes: 2 });
     expect(await prisma.auditLog.findUniqueOrThrow({ where: { id: audit.id } })).toMatchObject({ details: { count: 1 } });
@@ -88,12 +91,12 @@ describe("Prisma client on the migrated schema", () => {
     const replay = await prisma.eventReplay.create({ data: { inboxId: event.id, runId: run.id, actor: "ops@example.com", previousStatus: "failed" } });
     expect(await prisma.eventReplay.findUniqueOrThrow({ where: { id: replay.id } })).toMatchObject({ runId: run.id, previousStatus: "failed" });
 
-    await prisma.inboxEvent.update({ where: { id: event.id }, data: { status: "processed", processedAt: new Date() } });
+    await prisma.inboxEvent.update({ where: { id_receivedAt: { id: event.id, receivedAt: event.receivedAt } }, data: { status: "processed", processedAt: new Date() } });
     const counts = await prisma.inboxHourlyCount.findMany({ where: { provider: "stripe" } });
     const byStatus = (status: string) => counts.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0n);
     expect([byStatus("pending"), byStatus("processed")]).toEqual([0n, 1n]);
     await expect(
-      prisma.inboxEvent.create({ data: { provider: "stripe", eventId: "evt_prisma", eventType: "x", rawBody: Buffer.from("") } }),
+      prisma.inboxEventKey.create({ data: { provider: "stripe", eventId: "evt_prisma", inboxId: 0n, receivedAt: new Date() } }),
     ).rejects.toThrow();
     await expect(prisma.user.create({ data: { email: "bad@example.com", role: "root", passwordHash: "x" } })).rejects.toThrow();
   });

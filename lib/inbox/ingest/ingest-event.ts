@@ -49,15 +49,25 @@ export function keptQuery(driver: ProviderDriver, query: URLSearchParams): strin
   return kept.toString().slice(0, 2000);
 }
 
-// The ingest insert. ON CONFLICT DO NOTHING on (provider, event_id) is what deduplicates: under any
-// concurrency exactly one insert returns a row, and only that row gets a job. Row and job are one
-// statement (pg-boss's own job insert as a second CTE): atomic without BEGIN/COMMIT, one round trip.
+// The ingest insert. The dedupe ledger's ON CONFLICT DO NOTHING on (provider, event_id) decides:
+// under any concurrency exactly one insert returns a key, and only that key gets an inbox row (in
+// the month partition of its received_at) and a job. Key, row and job are one statement (pg-boss's
+// own job insert as the last CTE): atomic without BEGIN/COMMIT, one round trip. The id is taken in
+// the ledger insert so the key points at its row; a duplicate only burns a sequence number.
+const INSERT_KEY = `
+  INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at)
+  VALUES ($2, $3, nextval('webhook_inbox_id_seq'), COALESCE($17::timestamptz, now()))
+  ON CONFLICT (provider, event_id) DO NOTHING
+  RETURNING inbox_id, received_at`;
+
 const INSERT_EVENT = `
   INSERT INTO webhook_inbox (
-    provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
+    id, received_at, provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
     payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error
-  ) VALUES ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13::timestamptz, $14, $15, $16)
-  ON CONFLICT (provider, event_id) DO NOTHING
+  )
+  SELECT key.inbox_id, key.received_at, $2, $3, $4::boolean, $5, $6, $7, $8, $9::jsonb, $10::bytea, $11::jsonb, $12,
+         $13::timestamptz, $14, $15, $16
+    FROM key
   RETURNING id, status`;
 
 const statementNames = new Map<string, string>();
@@ -129,7 +139,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     "inserted",
     "r.status = 'pending'",
   );
-  const text = `WITH inserted AS (${INSERT_EVENT}), job AS (${job.sql}) SELECT id FROM inserted`;
+  const text = `WITH key AS (${INSERT_KEY}), inserted AS (${INSERT_EVENT}), job AS (${job.sql}) SELECT id FROM inserted`;
   const { rows } = await deps.pool.query<{ id: number }>({
     // Prepared once per connection: the planner's work is not redone for every delivery.
     name: statementName(text),
@@ -151,6 +161,8 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.precision,
       status,
       normalized.ok ? null : normalized.error,
+      // A clock given to ingest (tests) also dates the row; otherwise the database's transaction time.
+      deps.now ? now : null,
     ],
   });
   const inserted = rows[0];

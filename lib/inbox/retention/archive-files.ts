@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmod, mkdir, open, readFile } from "node:fs/promises";
+import { chmod, mkdir, open, readFile, rm } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 
@@ -68,8 +68,8 @@ async function appendDurably(archiveDir: string, path: string, data: Buffer): Pr
   }
 }
 
-/** Appends one gzip member holding `events` to `file`, then its manifest line; both fsynced. */
-export async function appendArchiveSegment(archiveDir: string, file: string, events: ArchivedEvent[]): Promise<ManifestEntry> {
+/** Appends one gzip member holding `events` (one JSON line each) to `file`, then its manifest line; both fsynced. */
+export async function appendArchiveSegment(archiveDir: string, file: string, events: readonly { id: number }[]): Promise<ManifestEntry> {
   const member = gzipSync(Buffer.from(events.map((event) => JSON.stringify(event)).join("\n") + "\n"));
   const offset = await appendDurably(archiveDir, within(archiveDir, file), member);
   const ids = events.map((event) => event.id);
@@ -95,25 +95,47 @@ export async function readManifest(archiveDir: string, file: string): Promise<Ma
 }
 
 /**
- * The archived events of `file` with the given ids, read only from the members whose id range
- * covers them, each member checked against its manifest checksum. Later members win (an event
- * restored and archived again appears twice).
+ * The JSON lines of `file`, one array per member whose manifest entry `wanted` accepts, each
+ * member checked against its manifest checksum first.
  */
-export async function readArchivedEvents(archiveDir: string, file: string, ids: ReadonlySet<number>): Promise<Map<number, ArchivedEvent>> {
+export async function* readArchiveMembers(
+  archiveDir: string,
+  file: string,
+  wanted: (entry: ManifestEntry) => boolean = () => true,
+): AsyncGenerator<unknown[]> {
   const manifest = await readManifest(archiveDir, file);
   const data = await readFile(within(archiveDir, file));
-  const found = new Map<number, ArchivedEvent>();
   for (const entry of manifest) {
-    if (![...ids].some((id) => id >= entry.minId && id <= entry.maxId)) continue;
+    if (!wanted(entry)) continue;
     const member = data.subarray(entry.offset, entry.offset + entry.bytes);
     if (member.length !== entry.bytes || sha256Hex(member) !== entry.sha256) {
       throw new ArchiveError(`${file}: segment at offset ${entry.offset} does not match its manifest checksum`);
     }
-    for (const line of gunzipSync(member).toString("utf8").split("\n")) {
-      if (line.length === 0) continue;
-      const event = JSON.parse(line) as ArchivedEvent;
+    yield gunzipSync(member)
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as unknown);
+  }
+}
+
+/**
+ * The archived events of `file` with the given ids, read only from the members whose id range
+ * covers them. Later members win (an event restored and archived again appears twice).
+ */
+export async function readArchivedEvents(archiveDir: string, file: string, ids: ReadonlySet<number>): Promise<Map<number, ArchivedEvent>> {
+  const found = new Map<number, ArchivedEvent>();
+  const covers = (entry: ManifestEntry) => [...ids].some((id) => id >= entry.minId && id <= entry.maxId);
+  for await (const events of readArchiveMembers(archiveDir, file, covers)) {
+    for (const event of events as ArchivedEvent[]) {
       if (ids.has(event.id)) found.set(event.id, event);
     }
   }
   return found;
+}
+
+/** Removes an archive file and its manifest (an interrupted archive starts over). */
+export async function removeArchiveFile(archiveDir: string, file: string): Promise<void> {
+  await rm(within(archiveDir, file), { force: true });
+  await rm(within(archiveDir, manifestPathOf(file)), { force: true });
 }

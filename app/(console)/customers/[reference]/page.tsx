@@ -25,7 +25,8 @@ export default async function CustomerPage({ params }: { params: Promise<{ refer
   const user = await requirePagePermission(PAGE_ACCESS["/customers/[reference]"]);
   const reference = safeDecode((await params).reference).trim();
   if (!reference || reference.length > 320) notFound();
-  const view = await getCustomerView(webRuntime().pool, user.role, reference, await displayZone());
+  const zone = await displayZone();
+  const view = await webRuntime().reads.read((pool) => getCustomerView(pool, user.role, reference, zone));
   if (!view) notFound();
   const now = new Date().toISOString();
   const explorer = `/events?q=${encodeURIComponent(reference)}`;

@@ -20,8 +20,9 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   const user = await requirePagePermission(PAGE_ACCESS["/events"]);
   const params = await searchParams;
   const parsed = parseFilterParams(params);
-  const { pool, config } = webRuntime();
-  const view = parsed.ok ? await getEventsView(pool, user.role, { ...parsed, pageSize: PAGE_SIZE, zone: await displayZone() }) : parsed;
+  const { reads, config } = webRuntime();
+  const zone = await displayZone();
+  const view = parsed.ok ? await reads.read((pool) => getEventsView(pool, user.role, { ...parsed, pageSize: PAGE_SIZE, zone })) : parsed;
   if (!parsed.ok || !view.ok) {
     return (
       <>

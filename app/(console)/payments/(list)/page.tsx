@@ -27,8 +27,8 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
       </>
     );
   }
-  const { pool, config } = webRuntime();
-  const view = await getPaymentsView(pool, user.role, parsed.filter, parsed);
+  const { reads, config } = webRuntime();
+  const view = await reads.read((pool) => getPaymentsView(pool, user.role, parsed.filter, parsed));
   const query = paramsFromPaymentFilter(parsed.filter, parsed.sort);
   const pageLink = (page: number) => `/payments?${new URLSearchParams([...query, ["page", String(page)]]).toString()}`;
   const pages = Math.max(1, Math.ceil(view.total / view.pageSize));

@@ -8,6 +8,7 @@ import { TimelineTable } from "@/app/_components/timeline-table.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getPaymentView } from "@/lib/console/get-payment-view";
+import { listPaymentChanges } from "@/lib/destinations/list-deliveries";
 import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { FactSources } from "./fact-sources";
@@ -19,9 +20,12 @@ export const dynamic = "force-dynamic";
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
   const id = parseRowId((await params).id);
-  const view = id === null ? null : await getPaymentView(webRuntime().pool, user.role, id);
+  const { reads, pool } = webRuntime();
+  const view = id === null ? null : await reads.read((replica) => getPaymentView(replica, user.role, id));
   if (!view) notFound();
   const { payment } = view;
+  // Deliveries to the host change with actions on this page: read them where they are written.
+  const changes = await listPaymentChanges(pool, payment.id);
   return (
     <>
       <div className="row">
@@ -66,7 +70,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
       </section>
       <section className="panel" aria-labelledby="changes">
         <h2 id="changes">Changes told to your application</h2>
-        <PaymentChangesTable changes={view.changes} />
+        <PaymentChangesTable changes={changes} />
       </section>
     </>
   );
