@@ -76,6 +76,8 @@ function providerSchema(name: ProviderName) {
       [`${upper}_MARKETPLACE_ID`]: z.string().optional(),
       [`PAYMENT_SOURCE_${upper}`]: paymentSource.default(DEFAULT_PAYMENT_SOURCE[name]),
       [`REFETCH_${upper}`]: z.string().default(DEFAULT_REFETCH[name]),
+      // Minutes between scheduled reconciliation runs; 0 turns them off. They run only once the API's credentials are set.
+      [`RECONCILE_INTERVAL_MINUTES_${upper}`]: z.coerce.number().int().min(0).default(60),
       [`${upper}_TIMEZONE`]: z
         .string()
         .default(DEFAULT_TIMEZONE[name])
@@ -101,6 +103,7 @@ function providerSchema(name: ProviderName) {
         .map((part) => part.trim())
         .filter((part) => part.length > 0 && part !== "none"),
       timeZone: raw[`${upper}_TIMEZONE`] as string,
+      reconcileIntervalMinutes: raw[`RECONCILE_INTERVAL_MINUTES_${upper}`] as number,
       enabled: (raw[`WEBHOOK_SECRET_${upper}`] as string[]).length > 0,
     }));
 }
@@ -118,6 +121,18 @@ const operationsSchema = {
   ALERT_CRON: z.string().default("* * * * *"),
   ALERT_PENDING_AGE_MINUTES: positiveInt(15),
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
+};
+
+// Reconciliation against the gateways' list APIs (docs/reconciliation.md).
+const reconcileSchema = {
+  RECONCILE_LOOKBACK_HOURS: positiveInt(24),
+  RECONCILE_MAX_WINDOW_HOURS: positiveInt(24),
+  RECONCILE_OVERLAP_MINUTES: z.coerce.number().int().min(0).default(10),
+  RECONCILE_LAG_SECONDS: z.coerce.number().int().min(0).default(60),
+  RECONCILE_PAGE_SIZE: z.coerce.number().int().min(1).max(100).default(100),
+  RECONCILE_MAX_PAGES: positiveInt(50),
+  RECONCILE_STUCK_MINUTES: positiveInt(60),
+  RECONCILE_STUCK_LIMIT: z.coerce.number().int().min(0).default(100),
 };
 /** The variable that holds one of a gateway's API credentials, e.g. ("zoop", "marketplaceId") -> ZOOP_MARKETPLACE_ID. */
 export function credentialVariable(provider: ProviderName, credential: "apiKey" | "marketplaceId"): string {
@@ -181,6 +196,7 @@ const baseSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
   ...operationsSchema,
+  ...reconcileSchema,
   PAGARME_SIGNATURES: csv.pipe(z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` }))),
   PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
   PAGARME_JWKS_TTL_SECONDS: positiveInt(3600),
@@ -197,6 +213,8 @@ export type ProviderConfig = {
   refetchTypes: string[];
   /** Zone for local times without an offset in this gateway's bodies. */
   timeZone: string;
+  /** Minutes between scheduled reconciliation runs (0: none). */
+  reconcileIntervalMinutes: number;
 };
 
 export type AppConfig = {
@@ -257,6 +275,22 @@ export type AppConfig = {
     windowMinutes: number;
     cron: string;
     pendingAgeMinutes: number;
+  };
+  /**
+   * Reconciliation runs: the first window reaches lookbackHours back; a window is at most
+   * maxWindowHours, starts overlapMinutes before the last one ended and ends lagSeconds before now;
+   * a run lists at most maxPages pages of pageSize; payments not final and untouched for stuckMinutes
+   * are refetched, at most stuckLimit per run.
+   */
+  reconcile: {
+    lookbackHours: number;
+    maxWindowHours: number;
+    overlapMinutes: number;
+    lagSeconds: number;
+    pageSize: number;
+    maxPages: number;
+    stuckMinutes: number;
+    stuckLimit: number;
   };
   /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
   logFormat: "json" | "pretty" | undefined;
@@ -348,6 +382,16 @@ export function loadConfig(source: EnvSource = process.env): AppConfig {
       windowMinutes: b.ALERT_WINDOW_MINUTES,
       cron: b.ALERT_CRON,
       pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
+    },
+    reconcile: {
+      lookbackHours: b.RECONCILE_LOOKBACK_HOURS,
+      maxWindowHours: b.RECONCILE_MAX_WINDOW_HOURS,
+      overlapMinutes: b.RECONCILE_OVERLAP_MINUTES,
+      lagSeconds: b.RECONCILE_LAG_SECONDS,
+      pageSize: b.RECONCILE_PAGE_SIZE,
+      maxPages: b.RECONCILE_MAX_PAGES,
+      stuckMinutes: b.RECONCILE_STUCK_MINUTES,
+      stuckLimit: b.RECONCILE_STUCK_LIMIT,
     },
     logFormat: b.LOG_FORMAT,
     providers,

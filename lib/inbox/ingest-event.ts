@@ -6,7 +6,7 @@ import { webhookJobInsertCte } from "../queue/boss";
 import { findDriver } from "../providers/registry";
 import { KeysUnavailableError } from "../http/jwks-cache";
 import type { HeaderMap, ProviderDriver } from "../providers/types";
-import { normalizeEvent } from "./normalize-event";
+import { normalizeEvent, type NormalizedColumns } from "./normalize-event";
 import { recordSignatureFailure } from "./signature-failures";
 import { signatureOptions } from "./signature-keys";
 
@@ -54,8 +54,8 @@ export function keptQuery(driver: ProviderDriver, query: URLSearchParams): strin
 const INSERT_EVENT = `
   INSERT INTO webhook_inbox (
     provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
-    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error
-  ) VALUES ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13::timestamptz, $14, $15, $16)
+    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error, source
+  ) VALUES ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13::timestamptz, $14, $15, $16, $17)
   ON CONFLICT (provider, event_id) DO NOTHING
   RETURNING id, status`;
 
@@ -114,12 +114,45 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     timeZone: providerConfig.timeZone,
     vocabulary: deps.config.standardVocabulary,
   });
-  const event = normalized.columns;
-  const status = normalized.ok ? "pending" : "failed";
+  const inboxId = await storeEvent(deps, {
+    provider: driver.name,
+    columns: normalized.columns,
+    error: normalized.ok ? null : normalized.error,
+    rawBody: request.rawBody,
+    headers: keptHeaders(driver, request.headers),
+    queryString: keptQuery(driver, query),
+    source: "delivery",
+  });
+  if (inboxId === null) return { kind: "duplicate", duplicate: true };
+  return { kind: "stored", inboxId, duplicate: false, status: normalized.ok ? "pending" : "failed" };
+}
 
+/** Where an inbox row came from: POSTed by the gateway, or recovered from its API by reconciliation. */
+export type EventSource = "delivery" | "reconcile";
+
+export type StoredEvent = {
+  provider: string;
+  columns: NormalizedColumns;
+  /** Why the body could not be read (stored as failed), or null. */
+  error: string | null;
+  rawBody: Buffer;
+  /** Already kept (credentials redacted) by the caller. */
+  headers: Record<string, string>;
+  queryString: string | null;
+  source: EventSource;
+};
+
+/**
+ * Stores one normalized event under its `(provider, event_id)` key and enqueues its job in the same
+ * statement; null when the key was already there (a duplicate: nothing written, nothing enqueued).
+ * Deliveries and reconciliation both store through here, so a key holds whichever came first.
+ */
+export async function storeEvent(deps: Pick<IngestDeps, "pool" | "boss" | "config">, stored: StoredEvent): Promise<number | null> {
+  const event = stored.columns;
+  const status = stored.error === null ? "pending" : "failed";
   const job = await webhookJobInsertCte(
     deps.boss,
-    { id: 0, provider: driver.name, resourceId: event.resourceId, eventId: event.eventId },
+    { id: 0, provider: stored.provider, resourceId: event.resourceId, eventId: event.eventId },
     { expireInSeconds: deps.config.worker.jobExpireSeconds },
     "inserted",
     "r.status = 'pending'",
@@ -131,7 +164,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     text,
     values: [
       job.template,
-      driver.name,
+      stored.provider,
       event.eventId,
       event.eventIdDerived,
       event.type,
@@ -139,16 +172,15 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.customerId,
       event.customerEmail,
       event.payload,
-      request.rawBody,
-      JSON.stringify(keptHeaders(driver, request.headers)),
-      keptQuery(driver, query),
+      stored.rawBody,
+      JSON.stringify(stored.headers),
+      stored.queryString,
       event.occurredAt,
       event.precision,
       status,
-      normalized.ok ? null : normalized.error,
+      stored.error,
+      stored.source,
     ],
   });
-  const inserted = rows[0];
-  if (!inserted) return { kind: "duplicate", duplicate: true };
-  return { kind: "stored", inboxId: inserted.id, duplicate: false, status };
+  return rows[0]?.id ?? null;
 }

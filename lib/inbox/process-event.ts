@@ -13,6 +13,8 @@ import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSe
 import { normalizeEvent, UNPARSEABLE_TYPE, type NormalizedColumns } from "./normalize-event";
 import { retryDelaySeconds } from "./retry-schedule";
 import { recordSettled } from "../observability/metrics";
+import { observedChargeSchema } from "../canonical/observed-charge";
+import type { EventSource } from "./ingest-event";
 
 export type ProcessDeps = {
   pool: Pool;
@@ -27,6 +29,8 @@ export type ProcessOutcome = "processed" | "ignored" | "failed" | "retry" | "def
 
 type StartedAttempt = DispatchableEvent & {
   eventType: string;
+  eventIdDerived: boolean;
+  source: EventSource;
   rawBody: Buffer;
   headers: Record<string, string>;
   queryString: string | null;
@@ -43,7 +47,7 @@ const START_ATTEMPTS = plannedPerCall(`
     UPDATE webhook_inbox SET attempts = attempts + 1
      WHERE id = ANY($1::bigint[]) AND status = 'pending'
        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
-    RETURNING id, provider, event_id, event_type, resource_id, raw_body, headers, query_string, attempts
+    RETURNING id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source
   ), abandoned AS (
     UPDATE processing_attempts
        SET outcome = 'abandoned', finished_at = clock_timestamp(),
@@ -77,6 +81,8 @@ async function startAttempts(deps: ProcessDeps, inboxIds: readonly number[]): Pr
         provider: row.provider,
         eventId: row.event_id,
         eventType: row.event_type,
+        eventIdDerived: row.event_id_derived,
+        source: row.source,
         resourceId: row.resource_id,
         rawBody: row.raw_body,
         headers: row.headers,
@@ -271,6 +277,7 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   }
   const driver = findDriver(started.provider);
   if (!driver) return { kind: "fail", started, error: `no driver for provider "${started.provider}"` };
+  if (started.source === "reconcile" && started.eventIdDerived) return observedSettlement(deps, driver, started);
   const normalized = normalizeEvent(driver, started.rawBody, {
     headers: started.headers,
     query: new URLSearchParams(started.queryString ?? ""),
@@ -302,6 +309,35 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   } catch (error) {
     return scheduleRetry(deps, started, error);
   }
+}
+
+/**
+ * A charge state reconciliation read from the gateway's authenticated API (a listed resource, or a
+ * stuck payment refetched): applied as a refetch at the time it was seen, recorded as "reconcile".
+ */
+function observedSettlement(deps: ProcessDeps, driver: ProviderDriver, started: StartedAttempt): Settlement {
+  let body: unknown;
+  try {
+    body = JSON.parse(started.rawBody.toString("utf8"));
+  } catch {
+    body = null;
+  }
+  const observed = observedChargeSchema.safeParse(body);
+  if (!observed.success) return { kind: "fail", started, error: `not an observed charge: ${observed.error.issues[0]?.message}` };
+  const { resourceId, snapshot, observedAt } = observed.data;
+  return {
+    kind: "apply",
+    started,
+    update: {
+      provider: started.provider,
+      chargeId: resourceId,
+      snapshot,
+      at: { micros: isoToMicros(observedAt), precision: "millisecond" },
+      inboxId: started.id,
+      source: "reconcile",
+      createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
+    },
+  };
 }
 
 /**

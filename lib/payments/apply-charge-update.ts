@@ -17,7 +17,8 @@ export type ChargeUpdate = {
   /** When the gateway observed this state; null when unknown (then only the state machine orders). */
   at: EventTime | null;
   inboxId: number;
-  source: "event" | "refetch";
+  /** event: the event's own body; refetch: fetched for it; reconcile: seen by a reconciliation run. */
+  source: "event" | "refetch" | "reconcile";
   /** Gateway-sourced payments are created from their first event; host-sourced ones must exist. */
   createIfMissing: boolean;
 };

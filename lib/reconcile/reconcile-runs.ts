@@ -1,0 +1,117 @@
+import type { Queryable } from "../db/pool";
+
+// The record of each run: what it listed and what it found, for the console, the alerts and metrics.
+
+export type RunTrigger = "schedule" | "cli" | "console";
+
+export type RunCounts = { pages: number; listed: number; missingIngested: number; repaired: number; stuckRefetched: number; errors: number };
+
+export const emptyCounts = (): RunCounts => ({ pages: 0, listed: 0, missingIngested: 0, repaired: 0, stuckRefetched: 0, errors: 0 });
+
+export async function startRun(
+  db: Queryable,
+  run: { provider: string; trigger: RunTrigger; actor: string | null; since: Date; until: Date },
+): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO reconcile_runs (provider, trigger, actor, window_start, window_end) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [run.provider, run.trigger, run.actor, run.since, run.until],
+  );
+  return Number(rows[0]!.id);
+}
+
+/** The run's counts so far (after every page, so a run that dies mid-way still shows what it did). */
+export async function recordProgress(db: Queryable, runId: number, counts: RunCounts, lastError: string | null, status = "running"): Promise<void> {
+  await db.query(
+    `UPDATE reconcile_runs
+        SET pages = $2, listed = $3, missing_ingested = $4, repaired = $5, stuck_refetched = $6, errors = $7,
+            last_error = COALESCE($8, last_error), status = $9,
+            finished_at = CASE WHEN $9 = 'running' THEN NULL ELSE now() END
+      WHERE id = $1`,
+    [runId, counts.pages, counts.listed, counts.missingIngested, counts.repaired, counts.stuckRefetched, counts.errors, lastError, status],
+  );
+}
+
+/** A run, as the console and the CLI show it. */
+export type RunView = RunCounts & {
+  id: number;
+  provider: string;
+  trigger: string;
+  actor: string | null;
+  windowStart: string;
+  windowEnd: string;
+  status: string;
+  lastError: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+};
+
+type RunRow = {
+  id: string;
+  provider: string;
+  trigger: string;
+  actor: string | null;
+  window_start: Date;
+  window_end: Date;
+  status: string;
+  pages: number;
+  listed: number;
+  missing_ingested: number;
+  repaired: number;
+  stuck_refetched: number;
+  errors: number;
+  last_error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+};
+
+function toView(row: RunRow): RunView {
+  return {
+    id: Number(row.id),
+    provider: row.provider,
+    trigger: row.trigger,
+    actor: row.actor,
+    windowStart: row.window_start.toISOString(),
+    windowEnd: row.window_end.toISOString(),
+    status: row.status,
+    pages: row.pages,
+    listed: row.listed,
+    missingIngested: row.missing_ingested,
+    repaired: row.repaired,
+    stuckRefetched: row.stuck_refetched,
+    errors: row.errors,
+    lastError: row.last_error,
+    startedAt: row.started_at.toISOString(),
+    finishedAt: row.finished_at?.toISOString() ?? null,
+  };
+}
+
+/** The latest runs, newest first. */
+export async function listRuns(db: Queryable, limit = 50): Promise<RunView[]> {
+  const { rows } = await db.query<RunRow>(`SELECT * FROM reconcile_runs ORDER BY started_at DESC, id DESC LIMIT $1`, [limit]);
+  return rows.map(toView);
+}
+
+export async function getRun(db: Queryable, id: number): Promise<RunView | null> {
+  const { rows } = await db.query<RunRow>(`SELECT * FROM reconcile_runs WHERE id = $1`, [id]);
+  return rows[0] ? toView(rows[0]) : null;
+}
+
+/** Per provider, what every recorded run recovered: missed events ingested and payments repaired. */
+export async function recoveredByProvider(db: Queryable): Promise<{ provider: string; missingIngested: number; repaired: number }[]> {
+  const { rows } = await db.query<{ provider: string; missing: string; repaired: string }>(
+    `SELECT provider, sum(missing_ingested)::bigint AS missing, sum(repaired)::bigint AS repaired FROM reconcile_runs GROUP BY provider ORDER BY provider`,
+  );
+  return rows.map((row) => ({ provider: row.provider, missingIngested: Number(row.missing), repaired: Number(row.repaired) }));
+}
+
+/** Runs that finished within the window and found missed events or drifted payments (for the alert). */
+export async function runsWithFindings(db: Queryable, windowMinutes: number): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number }[]> {
+  const { rows } = await db.query<{ provider: string; runs: number; missing: number; repaired: number }>(
+    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS missing, sum(repaired)::int AS repaired
+       FROM reconcile_runs
+      WHERE finished_at > now() - make_interval(mins => $1) AND (missing_ingested > 0 OR repaired > 0)
+      GROUP BY provider ORDER BY provider`,
+    [windowMinutes],
+  );
+  return rows.map((row) => ({ provider: row.provider, runs: row.runs, missingIngested: row.missing, repaired: row.repaired }));
+}
