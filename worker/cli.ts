@@ -15,6 +15,10 @@ import { runRetention } from "@/lib/inbox/archive-settled-events";
 import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/restore-archived-events";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createProducer } from "@/lib/queue/boss";
+import { isProviderName } from "@/lib/config/provider-names";
+import { createGatewayClients } from "@/lib/inbox/gateway-clients";
+import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { listRuns } from "@/lib/reconcile/reconcile-runs";
 
 // `npm run cli -- <command>`: operator commands. `npm run db:migrate` is `cli migrate`.
 
@@ -34,6 +38,11 @@ const USAGE = `usage: npm run cli -- <command> [options]
   restore                 bring archived payloads back (checksums verified)
       --id N                one event (repeat for several)
       --provider P --from D --to D   a provider's events received in [D, D] (dates, UTC, inclusive)
+  reconcile               compare a gateway's list API with the inbox; ingest missed events, repair drifted payments
+      --provider P          the gateway (stripe, mercadopago, asaas, pagarme, zoop; standard: stuck payments only)
+      --since T --until T   this window (ISO-8601; --until defaults to now); unset, the gateway's cursor
+      --dry-run             print what a run would ingest and repair, change nothing
+  reconcile:runs          the latest reconciliation runs
   user:create             add a console user
       --email E --role R    R: viewer, support, finance or admin
       --name N              optional display name
@@ -100,6 +109,28 @@ async function withPrisma(work: (prisma: PrismaClient) => Promise<void>): Promis
 }
 
 const cliActor = () => `cli:${userInfo().username}`;
+
+function cliTime(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw new Error(`${name} must be an ISO-8601 time`);
+  return time;
+}
+
+function printReconcileResult(result: ReconcileResult): void {
+  if (result.outcome === "busy") return console.log(`a reconciliation of ${result.provider} is already running; nothing done`);
+  if (result.outcome === "unavailable") return console.log(`${result.provider}: ${result.reason}`);
+  const verb = result.dryRun ? "would ingest" : "ingested";
+  console.log(
+    `${result.provider} ${result.since} .. ${result.until}${result.runId ? ` (run #${result.runId})` : ""}: listed ${result.listed} in ${result.pages} page(s); ` +
+      `${verb} ${result.missingIngested} missed event(s), ${result.dryRun ? "would repair" : "repaired"} ${result.repaired} payment(s), ` +
+      `refetched ${result.stuckRefetched} stuck payment(s), ${result.errors} error(s)${result.complete ? "" : " (window not finished: the next run resumes it)"}`,
+  );
+  if (result.lastError) console.log(`  last error: ${result.lastError}`);
+  for (const finding of result.findings.slice(0, 50)) {
+    console.log(`  ${finding.kind} ${finding.resourceId ?? "-"} ${finding.eventType ?? ""} ${finding.ours !== undefined ? `${finding.ours ?? "none"} -> ${finding.theirs}` : (finding.eventId ?? "")}`);
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   loadEnvFiles();
@@ -171,6 +202,35 @@ async function main(argv: string[]): Promise<number> {
       const selector = restoreSelector(values);
       const result = await withPool((dependencies) => restoreArchivedEvents(dependencies, selector, { actor: `cli:${userInfo().username}` }));
       console.log(`restored ${result.restored} archived event(s)`);
+      return 0;
+    }
+    case "reconcile": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { provider: { type: "string" }, since: { type: "string" }, until: { type: "string" }, "dry-run": { type: "boolean", default: false } },
+      });
+      const provider = values.provider ?? "";
+      if (!isProviderName(provider)) throw new Error("reconcile needs --provider P (stripe, standard, pagarme, asaas, mercadopago, zoop)");
+      const since = cliTime(values.since, "--since");
+      const until = cliTime(values.until, "--until");
+      if (until && !since) throw new Error("--until needs --since");
+      const result = await withQueue((dependencies) =>
+        runReconciliation(
+          { ...dependencies, gateways: createGatewayClients(dependencies.config) },
+          { provider, since, until, dryRun: values["dry-run"], trigger: "cli", actor: cliActor() },
+        ),
+      );
+      printReconcileResult(result);
+      return result.outcome === "finished" ? 0 : 1;
+    }
+    case "reconcile:runs": {
+      const runs = await withPool(({ pool }) => listRuns(pool, 20));
+      for (const run of runs) {
+        console.log(
+          `#${run.id} ${run.provider} ${run.status} ${run.windowStart} .. ${run.windowEnd}: listed ${run.listed}, missed ${run.missingIngested}, ` +
+            `repaired ${run.repaired}, stuck refetched ${run.stuckRefetched}, errors ${run.errors}${run.lastError ? ` (${run.lastError})` : ""}`,
+        );
+      }
       return 0;
     }
     case "user:create": {

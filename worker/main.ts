@@ -16,6 +16,7 @@ import { compactHourlyCounts } from "@/lib/inbox/inbox-stats";
 import { sweepPending } from "@/lib/inbox/sweep-pending";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
+import { runDueReconciliations } from "@/lib/reconcile/run-due-reconciliations";
 import { stopOnSignals } from "./stop-on-signals";
 
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
@@ -109,6 +110,19 @@ await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5
   const result = await sweepPending(deps);
   if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
   await compactHourlyCounts(pool);
+});
+
+// Reconciliation: every minute, the gateways whose interval has passed (RECONCILE_INTERVAL_MINUTES_<P>).
+await boss.schedule(QUEUES.reconcile, "* * * * *", null, { tz: "UTC" });
+await boss.work(QUEUES.reconcile, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
+  for (const result of await runDueReconciliations(deps)) {
+    if (result.outcome === "busy" || result.outcome === "unavailable") continue;
+    const level = result.outcome === "finished" ? "info" : "warn";
+    logger("reconcile")[level](
+      { provider: result.provider, runId: result.runId, listed: result.listed, missingIngested: result.missingIngested, repaired: result.repaired, stuckRefetched: result.stuckRefetched, errors: result.errors, lastError: result.lastError },
+      "reconciliation run",
+    );
+  }
 });
 
 // Bulk replays from the console, one at a time per worker.

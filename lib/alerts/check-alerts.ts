@@ -1,4 +1,5 @@
 import { providerStats } from "../inbox/inbox-stats";
+import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 
 // Events that failed within the window, per provider: settled by a worker (processed_at) or stored
@@ -24,10 +25,11 @@ const PREFIX = "[webhook-inbox]";
 /** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog. */
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
-  const [failures, stats, stale] = await Promise.all([
+  const [failures, stats, stale, reconciled] = await Promise.all([
     deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
+    runsWithFindings(deps.pool, windowMinutes),
   ]);
   return [
     ...failures.rows.map((row) => ({
@@ -48,6 +50,14 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
       kind: "pending_stale" as const,
       provider: row.provider,
       text: `${PREFIX} ${row.provider}: the oldest of ${row.n} pending event(s) has waited ${row.minutes} min (threshold ${pendingAgeMinutes} min): are the workers running?`,
+    })),
+    // Missed events usually mean the gateway stopped delivering (a changed URL, a paused queue).
+    ...reconciled.map((row) => ({
+      kind: "reconcile_missed" as const,
+      provider: row.provider,
+      text:
+        `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never delivered and ${row.repaired} payment(s) ` +
+        `in another state than the gateway's in the last ${windowMinutes} min (recovered; console: Reconciliation). Is the webhook endpoint still configured at the gateway?`,
     })),
   ];
 }

@@ -1,7 +1,7 @@
 import type { Prisma } from "../db/generated/client.ts";
 import type { Queryable } from "../db/pool";
 
-export const AUDIT_ACTIONS = ["login", "login_failed", "logout", "replay", "user_created", "user_updated", "password_reset", "restore", "alert"] as const;
+export const AUDIT_ACTIONS = ["login", "login_failed", "logout", "replay", "user_created", "user_updated", "password_reset", "restore", "alert", "reconcile"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditEntry = { actor: string; action: AuditAction; ip?: string | null; details?: Record<string, unknown> };

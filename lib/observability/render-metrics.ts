@@ -4,15 +4,20 @@ import { backlogSummary } from "../inbox/inbox-stats";
 import { webhooksQueueDepth } from "../queue/boss";
 import { hasValidApiToken } from "../auth/api-token";
 import { metrics } from "./metrics";
+import { recoveredByProvider } from "../reconcile/reconcile-runs";
 
 /** The Prometheus text of this process, backlog gauges refreshed from the database first. */
 export async function renderMetrics(db: Queryable, boss: () => Promise<PgBoss>): Promise<string> {
   const m = metrics();
-  const [backlog, depth] = await Promise.all([backlogSummary(db), boss().then(webhooksQueueDepth)]);
+  const [backlog, depth, recovered] = await Promise.all([backlogSummary(db), boss().then(webhooksQueueDepth), recoveredByProvider(db)]);
   m.pendingEvents.set(backlog.pending);
   m.failedEvents.set(backlog.failed);
   m.oldestPendingSeconds.set(backlog.oldestPendingSeconds ?? 0);
   for (const state of ["ready", "deferred", "active"] as const) m.queueJobs.set({ state }, depth?.[state] ?? 0);
+  for (const row of recovered) {
+    m.reconcileRecovered.set({ provider: row.provider, kind: "missed" }, row.missingIngested);
+    m.reconcileRecovered.set({ provider: row.provider, kind: "repaired" }, row.repaired);
+  }
   return m.registry.metrics();
 }
 

@@ -12,6 +12,7 @@ import { nextWindow, saveCursor, type ReconcileWindow } from "./reconcile-cursor
 import { emptyCounts, recordProgress, startRun, type RunCounts, type RunTrigger } from "./reconcile-runs";
 import { drifted, driftKey, localPayments, storeDrift, type LocalPayment } from "./repair-drift";
 import { findStuckPayments } from "./find-stuck-payments";
+import { recordAudit } from "../audit/record-audit";
 
 export type ReconcileDeps = { pool: Pool; boss: PgBoss; config: AppConfig; gateways: GatewayClients; now?: () => Date };
 
@@ -131,6 +132,14 @@ async function reconcile(deps: ReconcileDeps, driver: ProviderDriver, fetchJson:
   if (complete && driver.refetch) await refetchStuck(run);
   const outcome = complete && run.counts.errors === 0 ? "finished" : "interrupted";
   if (runId !== null) await recordProgress(deps.pool, runId, run.counts, run.lastError, outcome);
+  // A person's run (CLI, console) is audited; scheduled ones are in reconcile_runs alone.
+  if (runId !== null && request.trigger !== "schedule") {
+    await recordAudit(deps.pool, {
+      actor: request.actor ?? request.trigger,
+      action: "reconcile",
+      details: { provider: request.provider, runId, since: window.since, until: window.until, outcome, ...run.counts },
+    });
+  }
   return {
     outcome,
     provider: request.provider,
