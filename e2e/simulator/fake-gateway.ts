@@ -402,6 +402,8 @@ export type FakeGateway = {
    * undefined to let the fake answer. Null removes it.
    */
   intercept: (handler: ((path: string) => { status: number; body: unknown } | undefined) | null) => void;
+  /** Forgets every payment and event it was given (between tests that list). */
+  reset: () => void;
   /** While down, every request gets 503. */
   setDown: (down: boolean) => void;
   /** Answers only after this many milliseconds (a slow gateway, for timeouts). */
@@ -467,6 +469,10 @@ export async function startFakeGateway(
     },
     add,
     addEvents: (more) => void events.push(...more),
+    reset: () => {
+      byCharge.clear();
+      events.length = 0;
+    },
     intercept: (handler) => {
       interceptor = handler;
     },

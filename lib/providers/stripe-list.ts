@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseWith } from "./parse-helpers";
-import type { GatewayLister } from "./types";
+import { ParseError, type GatewayLister } from "./types";
 
 // Stripe's events list, for reconciliation (docs.stripe.com/api/events/list; Stripe's own guide
 // docs.stripe.com/webhooks/process-undelivered-events): `GET /v1/events` with `created[gte]`,
@@ -45,10 +45,11 @@ export const stripeLister: GatewayLister = {
     if (pageToken) query.set("starting_after", pageToken);
     const list = parseWith(eventListSchema, await fetchJson(`/v1/events?${query}`), "not a Stripe list of events");
     const last = list.data.at(-1)?.id;
+    // Nothing to continue from: asking again would loop. The run stops here; the next one asks again.
+    if (list.has_more && !last) throw new ParseError("Stripe answered an empty page with has_more: no event to continue after");
     return {
       items: list.data.map((event) => ({ kind: "event" as const, eventId: event.id, body: event })),
-      // An empty page that still says has_more keeps the old cursor (Stripe's own clients stop there too).
-      nextPageToken: list.has_more ? (last ?? pageToken) : null,
+      nextPageToken: list.has_more ? last! : null,
     };
   },
 };

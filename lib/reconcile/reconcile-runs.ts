@@ -24,8 +24,8 @@ export async function recordProgress(db: Queryable, runId: number, counts: RunCo
   await db.query(
     `UPDATE reconcile_runs
         SET pages = $2, listed = $3, missing_ingested = $4, repaired = $5, stuck_refetched = $6, errors = $7,
-            last_error = COALESCE($8, last_error), status = $9,
-            finished_at = CASE WHEN $9 = 'running' THEN NULL ELSE now() END
+            last_error = COALESCE($8, last_error), status = $9::text,
+            finished_at = CASE WHEN $9::text = 'running' THEN NULL ELSE now() END
       WHERE id = $1`,
     [runId, counts.pages, counts.listed, counts.missingIngested, counts.repaired, counts.stuckRefetched, counts.errors, lastError, status],
   );

@@ -159,6 +159,8 @@ async function listWindow(run: Run, lister: GatewayLister, window: ReconcileWind
   const { config, pool } = run.deps;
   const providerConfig = config.providers[run.request.provider];
   let pageToken = window.pageToken;
+  // The window is pinned before the first page: a run stopped anywhere in it resumes this window.
+  if (moveCursor) await saveCursor(pool, run.request.provider, window, false);
   for (let page = 0; page < config.reconcile.maxPages; page++) {
     const observedAt = new Date().toISOString();
     let listed;
@@ -176,15 +178,11 @@ async function listWindow(run: Run, lister: GatewayLister, window: ReconcileWind
     run.counts.pages++;
     run.counts.listed += listed.items.length;
     await handleItems(run, listed.items, observedAt);
-    // A page that gives no way forward (Stripe: empty, yet has_more) would be asked again forever.
-    const stalled = listed.nextPageToken !== null && listed.nextPageToken === pageToken;
-    if (stalled) recordError(run, new Error(`the gateway answered a page with nothing to continue from (cursor ${pageToken ?? "start"}); the next run asks again`));
-    pageToken = stalled ? pageToken : listed.nextPageToken;
+    pageToken = listed.nextPageToken;
     const done = pageToken === null;
     if (moveCursor) await saveCursor(pool, run.request.provider, { ...window, pageToken }, done);
     if (run.runId !== null) await recordProgress(pool, run.runId, run.counts, run.lastError);
     if (done) return true;
-    if (stalled) return false;
   }
   run.lastError ??= `stopped after ${config.reconcile.maxPages} pages (RECONCILE_MAX_PAGES); the next run continues`;
   return false;

@@ -3,7 +3,13 @@
 
 -- 'delivery': the gateway POSTed it (signature checked); 'reconcile': listed or fetched from the
 -- gateway's authenticated API by a reconciliation run. Its received_at is when it was recovered.
-ALTER TABLE webhook_inbox ADD COLUMN source varchar(20) NOT NULL DEFAULT 'delivery';
+ALTER TABLE webhook_inbox ADD COLUMN source varchar(20) NOT NULL DEFAULT 'delivery'
+  CHECK (source IN ('delivery', 'reconcile'));
+
+-- The ledger says why a payment moved: a state reconciliation saw on the gateway's API.
+ALTER TABLE payment_transitions DROP CONSTRAINT payment_transitions_source_check;
+ALTER TABLE payment_transitions ADD CONSTRAINT payment_transitions_source_check
+  CHECK (source IN ('event', 'refetch', 'registration', 'reconcile'));
 
 -- One run (schedule, CLI or console) of one gateway over one window. No foreign keys to
 -- webhook_inbox: it is being partitioned by month.
