@@ -10,8 +10,12 @@ export type OwnPostgres = {
   /** URL of the app database in this cluster. */
   url: string;
   port: number;
-  /** Fast shutdown (SIGINT: sessions are terminated, in-flight transactions roll back), then start. */
-  restart: () => Promise<{ downMs: number }>;
+  /**
+   * Fast shutdown (SIGINT: sessions are terminated, in-flight transactions roll back), then start
+   * once `whileDown` resolves: the caller keeps the database away until it has seen what the outage
+   * caused, however fast this machine restarts a cluster.
+   */
+  restart: (whileDown?: () => Promise<void>) => Promise<{ downMs: number }>;
   stop: () => Promise<void>;
 };
 
@@ -29,10 +33,14 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
   return {
     url: urlFor(port, "fault_test"),
     port,
-    restart: async () => {
+    restart: async (whileDown) => {
       const started = Date.now();
       await cluster.stop();
-      await cluster.start();
+      try {
+        await whileDown?.();
+      } finally {
+        await cluster.start();
+      }
       return { downMs: Date.now() - started };
     },
     stop: async () => {

@@ -42,9 +42,8 @@ describe("checkHealth", () => {
     try {
       await holder.query("BEGIN");
       await holder.query("LOCK TABLE webhook_inbox IN ACCESS EXCLUSIVE MODE");
-      const started = Date.now();
+      // The lock is held until the rollback below: an answer at all means the 500 ms bound fired.
       const stalled = await checkHealth(app.pool, async () => app.boss, 500);
-      expect(Date.now() - started).toBeLessThan(3_000);
       expect(stalled).toMatchObject({ healthy: false, status: "degraded", database: { ok: false, error: expect.stringMatching(/within 500 ms/) } });
       await holder.query("ROLLBACK");
       expect(await checkHealth(app.pool, async () => app.boss, 500)).toMatchObject({ healthy: true, status: "ok" });

@@ -111,10 +111,9 @@ describe("pagarme X-Webhook-Asymmetric-Signature", () => {
   });
 
   it("gives up on a slow key set at its timeout", async () => {
+    // The key set would arrive after 2 s and verify: a rejection means the 200 ms timeout fired.
     server.delay(2_000);
-    const started = Date.now();
     await expect(verify(keys({ timeoutMs: 200 }), asymmetricSignature(first, body))).rejects.toThrow(KeysUnavailableError);
-    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it("shares one fetch among concurrent deliveries", async () => {
