@@ -19,6 +19,7 @@ const NAV: { href: PageRoute; label: string }[] = [
   { href: "/users", label: "Users" },
   { href: "/audit", label: "Audit log" },
   { href: "/alerts", label: "Alerts" },
+  { href: "/reconciliation", label: "Reconciliation" },
 ];
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {

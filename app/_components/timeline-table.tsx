@@ -3,6 +3,16 @@ import type { TimelineEntry } from "@/lib/inbox/get-event";
 import { DisplayTime } from "./display-time.client";
 import { StatusBadge } from "./status-badge";
 
+/** Said of an event the gateway never delivered, and of the payments it moved. */
+export function RecoveredLabel({ at }: { at: Date }) {
+  return (
+    <span className="muted" data-testid="recovered-label">
+      {" "}
+      recovered by reconciliation on <DisplayTime value={at} />
+    </span>
+  );
+}
+
 /** A payment's events in the gateway's order, with what each applied or why it was ignored. */
 export function TimelineTable({ entries, currentId }: { entries: TimelineEntry[]; currentId?: number }) {
   return (
@@ -31,6 +41,7 @@ export function TimelineTable({ entries, currentId }: { entries: TimelineEntry[]
             </td>
             <td data-label="Type">
               <Link href={`/events/${entry.id}`}>{entry.eventType}</Link>
+              {entry.recovered ? <RecoveredLabel at={entry.receivedAt} /> : null}
             </td>
             <td data-label="Outcome">
               <StatusBadge status={entry.status} reason={entry.ignoredReason} />

@@ -1,5 +1,6 @@
 import { deliveriesFor, signedDelivery, type Delivery, type DeliverySecret } from "./gateway-events";
 import { seededRandom, type PaymentHistory } from "./history";
+import type { ListedStripeEvent } from "./fake-gateway";
 
 // Turning histories into deliveries the way a real gateway would: every step once, some of them
 // again (resends), in an order that can be shuffled, several at a time, retried until acknowledged.
@@ -44,6 +45,27 @@ export function planDeliveries(histories: PaymentHistory[], options: DeliveryPla
     [all[i], all[j]] = [all[j]!, all[i]!];
   }
   return all;
+}
+
+/**
+ * A gateway that never delivered some events (a changed endpoint, an outage past its retries): each
+ * distinct event is withheld, every copy of it, with probability `rate` (seeded). The withheld ones
+ * are what reconciliation must find.
+ */
+export function withholdDeliveries(plan: PlannedDelivery[], rate: number, seed: number): { delivered: PlannedDelivery[]; withheld: PlannedDelivery[] } {
+  const random = seededRandom(seed ^ 0x5eed);
+  const dropped = new Set<string>();
+  for (const eventId of new Set(plan.map((delivery) => `${delivery.provider}:${delivery.eventId}`))) if (random() < rate) dropped.add(eventId);
+  const isDropped = (delivery: PlannedDelivery) => dropped.has(`${delivery.provider}:${delivery.eventId}`);
+  const withheld = new Map(plan.filter(isDropped).map((delivery) => [`${delivery.provider}:${delivery.eventId}`, delivery]));
+  return { delivered: plan.filter((delivery) => !isDropped(delivery)), withheld: [...withheld.values()] };
+}
+
+/** The Stripe events of a plan (delivered or not), for the fake gateway's events list. */
+export function stripeEventsOf(plan: PlannedDelivery[]): ListedStripeEvent[] {
+  const events = new Map<string, ListedStripeEvent>();
+  for (const delivery of plan) if (delivery.provider === "stripe") events.set(delivery.eventId, JSON.parse(delivery.body) as ListedStripeEvent);
+  return [...events.values()];
 }
 
 export type SendResult = { status: number };

@@ -17,6 +17,7 @@ export const PAGE_ACCESS = {
   "/users": "users.manage",
   "/audit": "audit.read",
   "/alerts": "alerts.read",
+  "/reconciliation": "payments.reconcile",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {
@@ -26,6 +27,7 @@ export const ACTION_ACCESS = {
   debugSignature: "signatures.debug",
   createUser: "users.manage",
   updateUser: "users.manage",
+  reconcileGateway: "payments.reconcile",
 } as const satisfies Record<string, Permission>;
 
 export const ROUTE_ACCESS = {

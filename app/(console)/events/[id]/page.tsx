@@ -5,7 +5,7 @@ import { CopyButton } from "@/app/_components/copy-button.client";
 import { JsonViewer } from "@/app/_components/json-viewer";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
-import { TimelineTable } from "@/app/_components/timeline-table";
+import { RecoveredLabel, TimelineTable } from "@/app/_components/timeline-table";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
@@ -106,6 +106,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
             <dt>Received</dt>
             <dd>
               <DisplayTime value={event.receivedAt} />
+              {event.source === "reconcile" ? <RecoveredLabel at={event.receivedAt} /> : null}
             </dd>
             <dt>Processed</dt>
             <dd>

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
-import { TimelineTable } from "@/app/_components/timeline-table";
+import { RecoveredLabel, TimelineTable } from "@/app/_components/timeline-table";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
@@ -27,11 +27,14 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
   const payment = paymentView(user.role, stored);
   const unmasked = can(user.role, "payload.unmasked");
   const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
+  // The latest event reconciliation recovered that moved this payment, if any.
+  const recovered = timeline.filter((entry) => entry.recovered && entry.applied).at(-1);
   return (
     <>
       <div className="row">
         <h1 className="mono">{payment.chargeId}</h1>
         <StatusBadge status={payment.status} />
+        {recovered ? <RecoveredLabel at={recovered.receivedAt} /> : null}
       </div>
       <section className="panel">
         <dl className="kv">
