@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
-import { checkFinalStates, deliverAll, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries } from "./simulator/deliver";
+import { checkFinalStates, deliverAll, historiesAsDelivered, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries } from "./simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import type { DeliverySecret, SimulatedProvider } from "./simulator/gateway-events";
 import { generateHistories } from "./simulator/history";
@@ -79,15 +79,17 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries",
   it.each(GATEWAYS)("%s: one run brings every payment to its true state, 0 failed; a second finds nothing", async (provider) => {
     const seed = 4200 + GATEWAYS.indexOf(provider);
     const histories = generateHistories(seed, PAYMENTS, [provider], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 });
-    gateway.add(histories);
     const secrets: Partial<Record<SimulatedProvider, DeliverySecret>> = { ...SHARED_SECRETS, pagarme: gateway.pagarmeKey };
     const plan = planDeliveries(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed });
     gateway.addEvents(stripeEventsOf(plan));
     const { delivered, withheld } = withholdDeliveries(plan, 0.1, seed);
     expect(withheld.length).toBeGreaterThan(0);
+    // While the withheld notices were due, the gateway's API showed each payment as of the last one it sent.
+    gateway.add(historiesAsDelivered(histories, delivered));
     const report = await deliverAll(delivered, httpSender(server.url), { concurrency: 8, secrets });
     expect(report.failed).toBe(0);
     await drained(provider);
+    gateway.add(histories);
 
     const read = async (history: (typeof histories)[number]) => {
       const { rows } = await app.pool.query<{ status: string; amountRefunded: number }>(
@@ -97,13 +99,19 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries",
       return rows[0] ?? null;
     };
     const since = new Date(Date.now() - 3 * 3_600_000).toISOString();
+    const before = await checkFinalStates(histories, read);
     const first = await cli(["reconcile", "--provider", provider, "--since", since]);
     expect(first.code, first.output).toBe(0);
     await drained(provider);
     const check = await checkFinalStates(histories, read);
     expect(check.mismatches, JSON.stringify(check.mismatches)).toEqual([]);
     expect(await failedCount(provider)).toBe(0);
-    console.log(`${provider}: ${withheld.length} of ${new Set(plan.map((delivery) => delivery.eventId)).size} events withheld; ${first.output.trim().split("\n")[0]}`);
+    console.log(
+      `${provider}: ${withheld.length} of ${new Set(plan.map((delivery) => delivery.eventId)).size} events withheld, ` +
+        `${before.mismatches.length} of ${PAYMENTS} payments wrong before reconciling; ${first.output.trim().split("\n")[0]}`,
+    );
+    // The withholding made a difference the run had to repair.
+    expect(before.mismatches.length).toBeGreaterThan(0);
 
     const second = await cli(["reconcile", "--provider", provider, "--since", since]);
     expect(second.code, second.output).toBe(0);

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
-import { checkFinalStates, deliverAll, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries, type PaymentReading } from "./deliver";
+import { checkFinalStates, deliverAll, historiesAsDelivered, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries, type PaymentReading } from "./deliver";
 import { PROVIDER_NAMES } from "@/lib/config/provider-names";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type DeliverySecret, type SimulatedProvider } from "./gateway-events";
@@ -195,12 +195,17 @@ async function run(options: Options): Promise<number> {
     // The gateway's events list knows every event, delivered or not.
     gateway?.addEvents(stripeEventsOf(planned));
     const { delivered, withheld } = withholdDeliveries(planned, options.drop, options.seed);
-    if (withheld.length > 0) console.log(`withholding ${withheld.length} event(s) (--drop ${options.drop}): the gateway lists them, never delivers them`);
+    if (withheld.length > 0) {
+      console.log(`withholding ${withheld.length} event(s) (--drop ${options.drop}): the gateway lists them, never delivers them`);
+      // While they were due, its API showed each payment as of the last step it told us about.
+      gateway?.add(historiesAsDelivered(histories, delivered));
+    }
     const plan = [
       ...delivered,
       ...unknown.map((history) => ({
         ...deliveryFor("stripe", history.payment, history.steps[0]!, secrets.stripe ?? deliverySecrets(["stripe"], gateway).stripe!),
         chargeId: history.payment.chargeId,
+        step: 0,
       })),
     ];
     const events = new Set(plan.map((delivery) => delivery.eventId)).size;
@@ -222,6 +227,8 @@ async function run(options: Options): Promise<number> {
 
     const drained = await waitForDrain(options.url, options.drainTimeoutMs);
     const drainMs = Date.now() - started;
+    // Since then the payments moved on at the gateway, as the withheld notices would have said.
+    gateway?.add(histories);
     if (gateway) {
       const refused = gateway.requests.filter((request) => !request.authorized && !request.path.startsWith("/.well-known/")).length;
       console.log(`fake gateway: ${gateway.requests.length} API requests, ${refused} refused for bad credentials`);

@@ -1,5 +1,5 @@
 import { deliveriesFor, signedDelivery, type Delivery, type DeliverySecret } from "./gateway-events";
-import { seededRandom, type PaymentHistory } from "./history";
+import { historyAsOf, seededRandom, type PaymentHistory } from "./history";
 import type { ListedStripeEvent } from "./fake-gateway";
 
 // Turning histories into deliveries the way a real gateway would: every step once, some of them
@@ -14,7 +14,8 @@ export type DeliveryPlanOptions = {
   seed: number;
 };
 
-export type PlannedDelivery = Delivery & { chargeId: string };
+/** A delivery, the payment it is about and the step of its history it reports. */
+export type PlannedDelivery = Delivery & { chargeId: string; step: number };
 
 export function planDeliveries(histories: PaymentHistory[], options: DeliveryPlanOptions): PlannedDelivery[] {
   const random = seededRandom(options.seed);
@@ -23,8 +24,8 @@ export function planDeliveries(histories: PaymentHistory[], options: DeliveryPla
       const secret = options.secrets[history.provider]!;
       const refundedBefore = history.steps[index - 1]?.amountRefunded ?? 0;
       return deliveriesFor(history.provider, history.payment, step, secret, refundedBefore).flatMap((first) => {
-        const copies: PlannedDelivery[] = [{ ...first, chargeId: history.payment.chargeId }];
-        while (random() < options.duplicateRate) copies.push({ ...first, chargeId: history.payment.chargeId });
+        const copies: PlannedDelivery[] = [{ ...first, chargeId: history.payment.chargeId, step: index }];
+        while (random() < options.duplicateRate) copies.push({ ...first, chargeId: history.payment.chargeId, step: index });
         return copies;
       });
     }),
@@ -59,6 +60,19 @@ export function withholdDeliveries(plan: PlannedDelivery[], rate: number, seed: 
   const isDropped = (delivery: PlannedDelivery) => dropped.has(`${delivery.provider}:${delivery.eventId}`);
   const withheld = new Map(plan.filter(isDropped).map((delivery) => [`${delivery.provider}:${delivery.eventId}`, delivery]));
   return { delivered: plan.filter((delivery) => !isDropped(delivery)), withheld: [...withheld.values()] };
+}
+
+/**
+ * Each payment as the gateway shows it while the withheld notices were due: up to the last step it
+ * did deliver (its API then changes on, without telling). Payments with nothing delivered are left out.
+ */
+export function historiesAsDelivered(histories: PaymentHistory[], delivered: PlannedDelivery[]): PaymentHistory[] {
+  const lastStep = new Map<string, number>();
+  for (const delivery of delivered) lastStep.set(delivery.chargeId, Math.max(lastStep.get(delivery.chargeId) ?? 0, delivery.step));
+  return histories.flatMap((history) => {
+    const step = lastStep.get(history.payment.chargeId);
+    return step === undefined ? [] : [historyAsOf(history, step)];
+  });
 }
 
 /** The Stripe events of a plan (delivered or not), for the fake gateway's events list. */
