@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
+import { openBrowser, screenshot, signIn } from "./harness/browser";
+import { createUser } from "@/lib/auth/users";
 import { checkFinalStates, deliverAll, historiesAsDelivered, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries } from "./simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import type { DeliverySecret, SimulatedProvider } from "./simulator/gateway-events";
@@ -21,6 +23,7 @@ let app: TestApp;
 let gateway: FakeGateway;
 let server: AppServer;
 let env: Record<string, string>;
+const PASSWORD = "correct horse battery staple";
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
@@ -45,6 +48,7 @@ beforeAll(async () => {
     WORKER_RETRY_DELAYS_SECONDS: "1",
   };
   server = await startAppServer(env);
+  for (const role of ["finance", "viewer"] as const) await createUser(app.prisma, { email: `${role}@reconcile.test`, role, password: PASSWORD }, "e2e");
 });
 afterAll(async () => {
   await server?.stop();
@@ -123,6 +127,55 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries",
       const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: late.headers, body: late.body });
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ received: true, duplicate: true });
+    }
+  });
+});
+
+describe("[FINANCE][RECONCILE]: the Reconciliation page and what it recovered, in Chromium", () => {
+  it("previews, runs (audited) and lists runs; a recovered event and its payment say so", async () => {
+    const histories = generateHistories(4300, 4, ["stripe"], { startMs: Date.now() - 3_600_000, spreadMs: 600_000 });
+    gateway.add(histories);
+    const plan = planDeliveries(histories, { secrets: SHARED_SECRETS, duplicateRate: 0, shuffle: "none", seed: 4300 });
+    gateway.addEvents(stripeEventsOf(plan));
+    // Nothing delivered at all: every event is one the gateway never sent.
+    const events = new Set(plan.map((delivery) => delivery.eventId)).size;
+
+    const context = await openBrowser();
+    try {
+      const page = await signIn(context, server.url, "finance@reconcile.test", PASSWORD);
+      await page.goto(`${server.url}/reconciliation`);
+      await page.getByRole("link", { name: "Reconciliation" }).waitFor();
+      await page.getByLabel("Gateway").selectOption("stripe");
+      await page.getByLabel("Since").fill(new Date(Date.now() - 2 * 3_600_000).toISOString());
+      await page.getByRole("button", { name: "Preview" }).click();
+      await page.getByTestId("reconcile-result").getByText("Preview (nothing written)").waitFor();
+      expect(await page.getByTestId("reconcile-missing").textContent()).toBe(String(events));
+      const runsBefore = await page.getByTestId("reconcile-run").count();
+      await page.getByRole("button", { name: "Run", exact: true }).click();
+      await page.getByTestId("reconcile-result").getByText(/^Run #\d+/).waitFor();
+      expect(await page.getByTestId("reconcile-missing").textContent()).toBe(String(events));
+      await waitFor(async () => (await page.getByTestId("reconcile-run").count()) === runsBefore + 1, 10_000, "the new run listed");
+      await screenshot(page, "reconciliation");
+      const audit = await app.pool.query("SELECT actor FROM audit_log WHERE action = 'reconcile' AND actor = 'finance@reconcile.test'");
+      expect(audit.rows).toHaveLength(1);
+
+      await drained("stripe");
+      const { rows } = await app.pool.query<{ id: string; payment_id: string }>(
+        `SELECT w.id, p.id AS payment_id FROM webhook_inbox w JOIN payments p ON p.provider = w.provider AND p.gateway_charge_id = w.resource_id
+          WHERE w.source = 'reconcile' AND w.resource_id = $1 LIMIT 1`,
+        [histories[0]!.payment.chargeId],
+      );
+      await page.goto(`${server.url}/events/${rows[0]!.id}`);
+      expect(await page.getByTestId("recovered-label").first().textContent()).toMatch(/recovered by reconciliation on \S/);
+      await page.goto(`${server.url}/payments/${rows[0]!.payment_id}`);
+      expect(await page.getByTestId("recovered-label").first().textContent()).toMatch(/recovered by reconciliation on \S/);
+      await screenshot(page, "payment-recovered");
+
+      const viewer = await signIn(await openBrowser(), server.url, "viewer@reconcile.test", PASSWORD);
+      expect((await viewer.goto(`${server.url}/reconciliation`))?.status()).toBe(403);
+      await viewer.context().close();
+    } finally {
+      await context.close();
     }
   });
 });

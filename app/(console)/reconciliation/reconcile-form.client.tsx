@@ -8,13 +8,13 @@ import { reconcileGateway } from "./actions";
 function Summary({ result }: { result: ReconcileResult }) {
   if (result.outcome === "busy") return <p role="status">A run of {result.provider} is in progress; try again when it ends.</p>;
   if (result.outcome === "unavailable") return <p role="status">{result.reason}</p>;
-  const would = result.dryRun ? "would" : "did";
+  const [ingest, repair] = result.dryRun ? ["would ingest", "would repair"] : ["ingested", "repaired"];
   return (
     <div role="status" data-testid="reconcile-result">
       <p>
         {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {result.provider}, {result.since} to {result.until}. Listed{" "}
-        <strong>{result.listed}</strong> in {result.pages} page(s); {would} ingest <strong data-testid="reconcile-missing">{result.missingIngested}</strong>{" "}
-        missed event(s), {would} repair <strong data-testid="reconcile-repaired">{result.repaired}</strong> payment(s); refetched {result.stuckRefetched}{" "}
+        <strong>{result.listed}</strong> in {result.pages} page(s); {ingest} <strong data-testid="reconcile-missing">{result.missingIngested}</strong>{" "}
+        missed event(s), {repair} <strong data-testid="reconcile-repaired">{result.repaired}</strong> payment(s); refetched {result.stuckRefetched}{" "}
         stuck payment(s); {result.errors} error(s).
         {result.complete ? "" : " The window is not finished: the next run resumes it."}
       </p>
