@@ -269,9 +269,8 @@ function stripeEventList({ query, events }: ListContext) {
   const lt = int(query.get("created[lt]"), Number.MAX_SAFE_INTEGER);
   const types = query.getAll("types[]");
   const limit = Math.min(int(query.get("limit"), 10), 100);
-  const matching = events
-    .filter((event) => event.created >= gte && event.created < lt && (types.length === 0 || types.includes(event.type)))
-    .sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
+  // `events` is kept newest first (ties by id), so pages are stable.
+  const matching = events.filter((event) => event.created >= gte && event.created < lt && (types.length === 0 || types.includes(event.type)));
   const after = query.get("starting_after");
   const start = after === null ? 0 : matching.findIndex((event) => event.id === after) + 1;
   const data = matching.slice(start, start + limit);
@@ -468,7 +467,10 @@ export async function startFakeGateway(
       delayMs = ms;
     },
     add,
-    addEvents: (more) => void events.push(...more),
+    addEvents: (more) => {
+      for (const event of more) events.push(event);
+      events.sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
+    },
     reset: () => {
       byCharge.clear();
       events.length = 0;

@@ -230,16 +230,17 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
   const { deps, driver } = run;
   const known = await keyExists(deps.pool, driver.name, events.map((event) => event.eventId));
   const providerConfig = deps.config.providers[driver.name];
-  for (const event of events) {
-    if (known.has(event.eventId)) continue;
-    // The bytes are the API's rendering of the event (a delivery's own bytes were never received).
-    const rawBody = Buffer.from(JSON.stringify(event.body));
-    const normalized = normalizeEvent(driver, rawBody, {
-      headers: {},
-      query: new URLSearchParams(),
-      timeZone: providerConfig.timeZone,
-      vocabulary: deps.config.standardVocabulary,
-    });
+  // Oldest first (Stripe lists newest first): each event of a payment then applies in turn.
+  const missing = events
+    .filter((event) => !known.has(event.eventId))
+    .map((event) => {
+      // The bytes are the API's rendering of the event (a delivery's own bytes were never received).
+      const rawBody = Buffer.from(JSON.stringify(event.body));
+      const context = { headers: {}, query: new URLSearchParams(), timeZone: providerConfig.timeZone, vocabulary: deps.config.standardVocabulary };
+      return { rawBody, normalized: normalizeEvent(driver, rawBody, context) };
+    })
+    .sort((a, b) => (a.normalized.columns.occurredAt ?? "").localeCompare(b.normalized.columns.occurredAt ?? ""));
+  for (const { rawBody, normalized } of missing) {
     if (run.runId !== null) {
       const inboxId = await storeEvent(deps, {
         provider: driver.name,
