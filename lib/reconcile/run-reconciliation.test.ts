@@ -258,18 +258,38 @@ describe("gateways without an events API: Mercado Pago's payments search", () =>
   it("turns each payment whose state differs from ours into a derived event the worker applies; again, nothing", async () => {
     const histories = generateHistories(seed++, 7, ["mercadopago"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 });
     gateway.add(histories);
-    // One of them we know, in a state the gateway has since left.
+    // One we know in a state the gateway has since left, one we know as the gateway shows it.
+    const [behind, agreeing] = histories;
     await app.pool.query(
-      `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('mercadopago', $1, 'pending', $2, 'brl')`,
-      [histories[0]!.payment.chargeId, histories[0]!.payment.amount],
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency)
+       VALUES ('mercadopago', $1, 'pending', $2, 0, 'brl'), ('mercadopago', $3, $4, $5, $6, 'brl')`,
+      [behind!.payment.chargeId, behind!.payment.amount, agreeing!.payment.chargeId, agreeing!.truth.status, agreeing!.payment.amount, agreeing!.truth.amountRefunded],
     );
     const first = counted(await reconcile({ provider: "mercadopago", ...window() }));
-    expect(first).toMatchObject({ outcome: "finished", listed: 7, repaired: histories[0]!.truth.status === "pending" ? 6 : 7, missingIngested: 0 });
+    expect(first).toMatchObject({ outcome: "finished", listed: 7, repaired: behind!.truth.status === "pending" ? 5 : 6, missingIngested: 0 });
+    expect(first.findings.map((finding) => finding.resourceId)).not.toContain(agreeing!.payment.chargeId);
     await settled();
     for (const state of await paymentStates(histories)) expect(state.app, state.chargeId).toBe(state.truth);
     const derived = await app.pool.query("SELECT DISTINCT event_id_derived, source, event_type LIKE 'reconcile.%' AS typed FROM webhook_inbox");
     expect(derived.rows).toEqual([{ event_id_derived: true, source: "reconcile", typed: true }]);
     expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ listed: 7, repaired: 0 });
+  });
+
+  it("stores a drift the state machine refuses once: running again finds nothing new", async () => {
+    const history = generateHistories(seed++, 40, ["mercadopago"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 }).find(
+      (candidate) => candidate.truth.status === "paid",
+    )!;
+    gateway.add([history]);
+    // Ours says failed (final); the gateway says paid: the worker can't move it, and says why.
+    await app.pool.query(`INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('mercadopago', $1, 'failed', $2, 'brl')`, [
+      history.payment.chargeId,
+      history.payment.amount,
+    ]);
+    expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ repaired: 1 });
+    await settled();
+    expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ listed: 1, repaired: 0 });
+    const { rows } = await app.pool.query("SELECT status, ignored_reason FROM webhook_inbox WHERE resource_id = $1", [history.payment.chargeId]);
+    expect(rows).toEqual([{ status: "ignored", ignored_reason: expect.any(String) }]);
   });
 
   it("moves to the next offset past an empty page short of paging.total", async () => {
