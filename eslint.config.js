@@ -1,9 +1,74 @@
+import path from "node:path";
 import tseslint from "typescript-eslint";
 
-// Architecture as lint rules: dependencies point inward (app and worker import lib, never back),
-// providers know nothing of payments, payments know nothing of HTTP, and client components never
+// Architecture as lint rules.
+//
+// lib/ is layered. Each folder of lib/ sits in LIB_LAYERS below, bottom first, and a file may import
+// its own folder and folders listed before it, never one listed after it (rule `layers/lib-order`):
+//
+//   errors         the AppError class and its code -> HTTP status table
+//   crypto         constant-time comparison, HMAC and hashes
+//   request        inbound request helpers: body limits, client address, input schemas, headers
+//   canonical      the payment vocabulary drivers and payments share
+//   time           formatting instants in a zone
+//   providers      one driver a gateway, and the registry of them
+//   config         the environment, validated once
+//   observability  logger and metrics
+//   db             pools, Prisma, migrations, the embedded PostgreSQL
+//   queue          pg-boss: queues, job schemas, dispatch
+//   http           the OUTBOUND gateway client: timeouts, rate limit, circuit breaker, JWKS
+//   audit          the audit log
+//   auth           users, roles, permissions, API tokens
+//   payments       the state machine and its writes
+//   inbox          the pipeline: ingest, process, replay, retention, queries
+//   privacy        what each role may see of events and payments
+//   *              feature rooms not named here: above the pipeline, below alerts; they may import
+//                  each other, and nothing named before them imports them
+//   alerts         alert rules and delivery
+//   ops            health and metrics rendering
+//   runtime        the web process's wiring
+//
+// Where a lower layer must act inside a higher one's work (a write inside the payment transaction),
+// the lower room exposes a small function or takes a callback; it never imports upward.
+// lib/testing (test harness) and *.test.ts files sit outside the order.
+//
+// Beyond the order: dependencies point inward (app and worker import lib, never back), providers know
+// nothing of the database, payments know nothing of HTTP or of drivers, and client components never
 // reach the database.
-// (A later block replaces an earlier block's rule, so each block lists the lib-wide patterns too.)
+// (A later block replaces an earlier block's no-restricted-imports, so each block lists the lib-wide
+// patterns too.)
+const LIB_LAYERS = ["errors", "crypto", "request", "canonical", "time", "providers", "config", "observability", "db", "queue", "http", "audit", "auth", "payments", "inbox", "privacy", "*", "alerts", "ops", "runtime"];
+const layerOf = (folder) => (LIB_LAYERS.includes(folder) ? LIB_LAYERS.indexOf(folder) : LIB_LAYERS.indexOf("*"));
+
+const libOrder = {
+  meta: {
+    type: "problem",
+    schema: [],
+    messages: { upward: "lib/{{from}} sits below lib/{{to}} in LIB_LAYERS (eslint.config.js): a lower layer never imports a higher one." },
+  },
+  create(context) {
+    const file = path.relative(import.meta.dirname, context.filename).split(path.sep).join("/");
+    const from = /^lib\/([^/]+)\//.exec(file)?.[1];
+    if (!from) return {};
+    const check = (source) => {
+      const spec = source?.value;
+      if (typeof spec !== "string") return;
+      let target;
+      if (spec.startsWith("@/")) target = spec.slice(2);
+      else if (spec.startsWith(".")) target = path.posix.join(path.posix.dirname(file), spec);
+      else return;
+      const to = /^lib\/([^/]+)/.exec(target)?.[1];
+      if (to && to !== from && layerOf(to) > layerOf(from)) context.report({ node: source, messageId: "upward", data: { from, to } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+    };
+  },
+};
+
 const restrict = (patterns) => ["error", { patterns }];
 const libPatterns = [
   { group: ["@/app/*", "@/worker/*", "@/e2e/*", "**/app/*", "**/worker/*", "**/e2e/*"], message: "lib/ never imports app/, worker/ or e2e/." },
@@ -33,7 +98,9 @@ export default tseslint.config(
   {
     files: ["lib/**/*.ts"],
     ignores: ["lib/**/*.test.ts", "lib/testing/**"],
+    plugins: { layers: { rules: { "lib-order": libOrder } } },
     rules: {
+      "layers/lib-order": "error",
       "no-restricted-imports": restrict(libPatterns),
     },
   },
@@ -43,7 +110,6 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         ...libPatterns,
-        { group: ["@/lib/payments/*", "../payments/*", "@/lib/inbox/*", "../inbox/*"], message: "providers know nothing of payments or the inbox." },
         { group: ["@/lib/db/*", "../db/*", "pg", "pg-boss", "@prisma/*"], message: "providers know nothing of the database." },
       ]),
     },

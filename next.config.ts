@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { STATIC_SECURITY_HEADERS } from "./lib/http/security-headers";
+import { STATIC_SECURITY_HEADERS } from "./lib/request/security-headers";
 
 const nextConfig: NextConfig = {
   // Database and queue drivers stay as Node packages instead of being bundled into every route.

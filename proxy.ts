@@ -1,7 +1,7 @@
 import { withAuth, type NextRequestWithAuth } from "next-auth/middleware";
 import { NextResponse } from "next/server";
 import { appConfig } from "@/lib/config/env";
-import { contentSecurityPolicy, createNonce, transportSecurityHeader } from "@/lib/http/security-headers";
+import { contentSecurityPolicy, createNonce, transportSecurityHeader } from "@/lib/request/security-headers";
 
 // Every page gets a Content-Security-Policy with a fresh nonce (Next reads it from the request's CSP
 // header and puts it on its scripts) and HSTS when the public URL is https. Signed-out visitors of

@@ -77,7 +77,7 @@ describe("security", () => {
     page.on("request", (request) => {
       if (new URL(request.url()).host !== new URL(plain.url).host) foreignRequests.push(request.url());
     });
-    // The full table of hostile inputs is lib/http/same-origin-path.test.ts; here, the browser's side.
+    // The full table of hostile inputs is lib/request/same-origin-path.test.ts; here, the browser's side.
     for (const hostile of ["//evil.example/steal", "/\\evil.example/steal", "https://evil.example/steal"]) {
       await page.context().clearCookies();
       await page.goto(`${plain.url}/login?callbackUrl=${encodeURIComponent(hostile)}`);

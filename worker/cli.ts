@@ -6,17 +6,17 @@ import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env"
 import { EMBEDDED_URL_FILE, loadEnvFiles, useRunningEmbeddedDatabase } from "@/lib/config/env-files";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPool, type Pool } from "@/lib/db/pool";
-import { describeZodError } from "@/lib/http/app-error";
+import { describeZodError } from "@/lib/errors/app-error";
 import { createUser, resetPassword, type CreateUserInput } from "@/lib/auth/users";
 import { createPrisma, type PrismaClient } from "@/lib/db/prisma";
-import { eventFilterSchema } from "@/lib/inbox/event-filter";
-import { replayEvents } from "@/lib/inbox/replay-events";
-import { runRetention } from "@/lib/inbox/archive-settled-events";
-import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/restore-archived-events";
-import { sweepPending } from "@/lib/inbox/sweep-pending";
-import { createProducer } from "@/lib/queue/boss";
-import { isProviderName } from "@/lib/config/provider-names";
-import { createGatewayClients } from "@/lib/inbox/gateway-clients";
+import { eventFilterSchema } from "@/lib/inbox/queries/event-filter";
+import { replayEvents } from "@/lib/inbox/replay/replay-events";
+import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
+import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/retention/restore-archived-events";
+import { sweepPending } from "@/lib/inbox/process/sweep-pending";
+import { createProducer, installQueues } from "@/lib/queue/boss";
+import { isProviderName } from "@/lib/providers/registry";
+import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
 import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
 import { listRuns } from "@/lib/reconcile/reconcile-runs";
 
@@ -139,7 +139,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "migrate": {
-      const result = await migrateDatabase(requireDatabaseUrl(appConfig()));
+      const result = await migrateDatabase(requireDatabaseUrl(appConfig()), installQueues);
       console.log(`applied ${result.applied.length} migration(s); ${result.alreadyApplied.length} already applied`);
       for (const name of result.applied) console.log(`  + ${name}`);
       return 0;

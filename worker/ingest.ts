@@ -1,7 +1,7 @@
 import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool } from "@/lib/db/pool";
-import { createIngestServer } from "@/lib/inbox/ingest-server";
+import { createIngestServer } from "@/lib/inbox/ingest/ingest-server";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { createProducer } from "@/lib/queue/boss";
 import { stopOnSignals } from "./stop-on-signals";

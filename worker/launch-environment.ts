@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { ensureDemoAdmin } from "@/lib/auth/users";
-import { appConfig, ConfigError, setEnv, type AppConfig } from "@/lib/config/env";
+import { appConfig, ConfigError, type AppConfig } from "@/lib/config/env";
+import { setEnv } from "@/lib/config/process-env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { ensureProductionSecrets } from "@/lib/config/production-secrets";
 import type { PrismaClient } from "@/lib/db/prisma";

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { appConfig, childEnv, setEnv, type AppConfig } from "@/lib/config/env";
+import { appConfig, type AppConfig } from "@/lib/config/env";
+import { childEnv, setEnv } from "@/lib/config/process-env";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { installQueues } from "@/lib/queue/boss";
 import { createPool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
@@ -90,7 +92,7 @@ async function main() {
     console.log(`[launcher] embedded PostgreSQL on 127.0.0.1:${embedded.port} (data in ${embedded.dataDir})`);
   }
   const url = config.databaseUrl!;
-  const migrations = await migrateDatabase(url);
+  const migrations = await migrateDatabase(url, installQueues);
   console.log(
     `[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`,
   );

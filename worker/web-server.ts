@@ -1,12 +1,12 @@
 import { createServer } from "node:http";
 import next from "next";
 import { appConfig } from "@/lib/config/env";
-import { PEER_ADDRESS_HEADER, trustPeerAddressHeader } from "@/lib/http/client-address";
+import { PEER_ADDRESS_HEADER, trustPeerAddressHeader } from "@/lib/request/client-address";
 import { stopOnSignals } from "./stop-on-signals";
 
 // The production web server (`npm start` runs it; `next start` would do the same minus this): Next's
 // handlers can't see the socket, so every request gets the peer address in a header we overwrite,
-// which lib/http/client-address reads together with TRUSTED_PROXIES. Args: [--hostname H].
+// which lib/request/client-address reads together with TRUSTED_PROXIES. Args: [--hostname H].
 
 const config = appConfig();
 const hostnameIndex = process.argv.indexOf("--hostname");

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryFor, randomId } from "@/e2e/simulator/gateway-events";
-import { ingestEvent } from "@/lib/inbox/ingest-event";
+import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 

@@ -4,7 +4,7 @@ import { displayZone } from "@/app/_server/display-zone";
 import { requirePagePermission } from "@/app/_server/session";
 import { VolumeChart } from "@/app/_components/volume-chart";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type StatWindow } from "@/lib/inbox/inbox-stats";
+import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type StatWindow } from "@/lib/inbox/queries/inbox-stats";
 import { webhooksQueueDepth, type QueueDepth } from "@/lib/queue/boss";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { TimelineEntry } from "@/lib/inbox/get-event";
+import type { TimelineEntry } from "@/lib/inbox/queries/get-event";
 import { DisplayTime } from "./display-time.client";
 import { StatusBadge } from "./status-badge";
 

@@ -1,4 +1,4 @@
-import type { HourlyVolume } from "@/lib/inbox/inbox-stats";
+import type { HourlyVolume } from "@/lib/inbox/queries/inbox-stats";
 import { formatTime, zonedParts, zoneLabel } from "@/lib/time/format-time";
 
 const SERIES = [

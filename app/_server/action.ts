@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { ACTION_ACCESS, type ActionName } from "@/lib/auth/access-table";
 import type { UserView } from "@/lib/auth/users";
-import { asAppError, describeZodError, errorForLog } from "@/lib/http/app-error";
+import { asAppError, describeZodError, errorForLog } from "@/lib/errors/app-error";
 import { logger } from "@/lib/observability/logger";
 import { clientIp } from "./auth";
 import { requirePermission } from "./session";

@@ -1,6 +1,6 @@
 import { hasValidApiToken } from "@/lib/auth/api-token";
 import { can } from "@/lib/auth/permissions";
-import { AppError } from "@/lib/http/app-error";
+import { AppError } from "@/lib/errors/app-error";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { currentUser } from "./session";
 

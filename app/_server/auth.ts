@@ -4,12 +4,12 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { authenticate } from "@/lib/auth/login";
 import { isRole } from "@/lib/auth/permissions";
 import { endSessions } from "@/lib/auth/users";
-import { clientAddress, trustedProxySet } from "@/lib/http/client-address";
+import { clientAddress, trustedProxySet } from "@/lib/request/client-address";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 const SESSION_HOURS = 8;
 
-/** The client's address (see lib/http/client-address: X-Forwarded-For counts only from TRUSTED_PROXIES). */
+/** The client's address (see lib/request/client-address: X-Forwarded-For counts only from TRUSTED_PROXIES). */
 export function clientIp(headers: Record<string, string | string[] | undefined> | Headers): string | null {
   return clientAddress(headers, trustedProxySet(webRuntime().config.trustedProxies));
 }

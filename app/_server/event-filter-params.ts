@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { eventFilterSchema, type EventFilter } from "@/lib/inbox/event-filter";
-import { decodeCursor, EVENT_SORTS, type EventSort } from "@/lib/inbox/list-events";
+import { eventFilterSchema, type EventFilter } from "@/lib/inbox/queries/event-filter";
+import { decodeCursor, EVENT_SORTS, type EventSort } from "@/lib/inbox/queries/list-events";
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable } from "@/lib/db/pool";
-import { asAppError, describeZodError, errorForLog } from "@/lib/http/app-error";
+import { asAppError, describeZodError, errorForLog } from "@/lib/errors/app-error";
 import { logger } from "@/lib/observability/logger";
 
 /** Seconds a client is asked to wait before retrying while the database is unreachable. */

@@ -2,7 +2,7 @@ import { getServerSession } from "next-auth";
 import { forbidden, redirect } from "next/navigation";
 import { can, type Permission } from "@/lib/auth/permissions";
 import { findActiveUser, type UserView } from "@/lib/auth/users";
-import { AppError } from "@/lib/http/app-error";
+import { AppError } from "@/lib/errors/app-error";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { authOptions } from "./auth";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { appConfig } from "@/lib/config/env";
-import { sameOriginPath } from "@/lib/http/same-origin-path";
+import { sameOriginPath } from "@/lib/request/same-origin-path";
 import { LoginForm } from "./login-form.client";
 
 export const metadata: Metadata = { title: "Sign in" };

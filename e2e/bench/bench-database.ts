@@ -1,4 +1,5 @@
 import { migrateDatabase } from "@/lib/db/migrate";
+import { installQueues } from "@/lib/queue/boss";
 import type { Queryable } from "@/lib/db/pool";
 import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 
@@ -16,14 +17,14 @@ export async function freshBenchDatabase(name: string): Promise<BenchDatabase> {
   await dropDatabase(name);
   await adminQuery(`CREATE DATABASE ${name}`);
   const database = benchDatabase(name);
-  await migrateDatabase(database.url);
+  await migrateDatabase(database.url, installQueues);
   return database;
 }
 
 /** A database a previous run kept (`--keep`), migrated to the current schema. */
 export async function keptBenchDatabase(name: string): Promise<BenchDatabase> {
   const database = benchDatabase(name);
-  await migrateDatabase(database.url);
+  await migrateDatabase(database.url, installQueues);
   return database;
 }
 

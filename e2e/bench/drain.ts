@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
-import { ingestEvent } from "@/lib/inbox/ingest-event";
+import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";

@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { createPool, type Pool } from "@/lib/db/pool";
-import { backlogSummary, hourlyVolume, providerStats } from "@/lib/inbox/inbox-stats";
-import { countEvents } from "@/lib/inbox/count-events";
-import { listEvents } from "@/lib/inbox/list-events";
-import { previewReplayEffects } from "@/lib/inbox/preview-replay-effects";
-import { previewReplay, replayable } from "@/lib/inbox/replay-events";
+import { backlogSummary, hourlyVolume, providerStats } from "@/lib/inbox/queries/inbox-stats";
+import { countEvents } from "@/lib/inbox/queries/count-events";
+import { listEvents } from "@/lib/inbox/queries/list-events";
+import { previewReplayEffects } from "@/lib/inbox/replay/preview-replay-effects";
+import { previewReplay, replayable } from "@/lib/inbox/replay/replay-events";
 import { loadConfig } from "@/lib/config/env";
 import { customerSummary } from "@/lib/payments/customer-summary";
 import { searchPayments } from "@/lib/payments/search-payments";

@@ -20,7 +20,7 @@ import { groupPids, groupRssMb } from "./group-rss";
 //   bare     e2e/bench/bare-ingest-server.ts: node:http + pg, the same signed insert, nothing else
 //   trivial  the app's Next.js server answering POST /api/webhooks/unknown (404 at once): its ceiling
 //   route    the app's POST /api/webhooks/stripe (`npm start`'s web server)
-//   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest-event.ts)
+//   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest/ingest-event.ts)
 // then the route at a fixed --rate for its latency, an optional soak at that rate, the database's own
 // ceiling for the insert (pgbench, worker paused), where each request's CPU went, and each
 // process's resident memory. Builds the app first when there is no .next build.

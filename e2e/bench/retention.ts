@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
-import { ingestEvent } from "@/lib/inbox/ingest-event";
+import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { randomId, signedDelivery, stripeEvent } from "../simulator/gateway-events";
 import { freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "@/lib/config/env";
-import { PROVIDER_NAMES, type ProviderName } from "@/lib/config/provider-names";
+import { PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
 import type { ApiCredentials } from "@/lib/providers/types";
 import { generateSigningKey, type SigningKey } from "@/lib/testing/jwks-server";
 import type { PaymentHistory } from "./history";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
-import { createGatewayClients } from "../inbox/gateway-clients";
+import { createGatewayClients } from "../inbox/process/gateway-clients";
 import { checkAlerts, circuitOpenAlert } from "./check-alerts";
 import { listAlerts } from "./list-alerts";
 import { sendAlert, type AlertOutcome } from "./send-alert";

@@ -1,4 +1,4 @@
-import { providerStats } from "../inbox/inbox-stats";
+import { providerStats } from "../inbox/queries/inbox-stats";
 import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 

@@ -1,4 +1,4 @@
-import { safeEqual } from "../providers/signature";
+import { safeEqual } from "../crypto/safe-equal";
 
 /** Does the `Authorization: Bearer <token>` header carry one of the configured tokens? */
 export function hasValidApiToken(authorization: string | null, tokens: readonly string[]): boolean {

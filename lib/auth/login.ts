@@ -2,7 +2,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
 import type { PrismaClient } from "../db/prisma";
-import { storableText } from "../db/storable-text";
+import { storableText } from "../request/storable-text";
 import { hashPassword, verifyPassword } from "./password";
 import type { UserView } from "./users";
 import { findActiveUser } from "./users";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../http/app-error";
+import { AppError } from "../errors/app-error";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { createUser, findActiveUser, listUsers, updateUser } from "./users";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { auditRow } from "../audit/record-audit";
 import type { PrismaClient } from "../db/prisma";
-import { AppError } from "../http/app-error";
+import { AppError } from "../errors/app-error";
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./password";
 import { ROLES, type Role } from "./permissions";
 

@@ -1,12 +1,12 @@
 import type { Precision } from "./charge-event";
 
-export type EventTime = { occurredAt: string; precision: Precision };
+export type ReportedTime = { occurredAt: string; precision: Precision };
 
 /**
  * Unix seconds as an event time. A time outside what both a JS Date and PostgreSQL's timestamptz
  * hold (4713 BC .. 275760 AD) is a RangeError saying so, never an "Invalid time value" from deep inside.
  */
-export function fromUnixSeconds(seconds: number): EventTime {
+export function fromUnixSeconds(seconds: number): ReportedTime {
   const date = new Date(seconds * 1000);
   if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < -4712) throw new RangeError(`event time out of range: ${String(seconds).slice(0, 30)} seconds since 1970`);
   return { occurredAt: date.toISOString().replace(".000Z", "Z"), precision: "second" };
@@ -18,7 +18,7 @@ const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|
  * An ISO-8601 time with an offset, kept with all its fractional digits (up to microseconds, which is
  * what PostgreSQL stores) and normalized to UTC. Returns null when the text is not such a time.
  */
-export function fromIso(text: string): EventTime | null {
+export function fromIso(text: string): ReportedTime | null {
   const match = ISO_WITH_ZONE.exec(text);
   if (!match) return null;
   const [, wholeSeconds, fraction = "", zone] = match;
@@ -34,7 +34,7 @@ export function fromIso(text: string): EventTime | null {
  * A local wall-clock time with no zone ("2024-06-12 16:45:03", as Asaas and Pagar.me send it),
  * interpreted in `timeZone`. Returns null when the text is not such a time.
  */
-export function fromLocalTime(text: string, timeZone: string): EventTime | null {
+export function fromLocalTime(text: string, timeZone: string): ReportedTime | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text);
   if (!match) return null;
   const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];

@@ -1,7 +1,7 @@
 import type { AppConfig } from "./env";
-import { PROVIDER_NAMES, type ProviderName } from "./provider-names";
+import type { ProviderName } from "../providers/registry";
 
-/** The providers this deployment accepts webhooks from (those with a secret configured). */
+/** The providers this deployment accepts webhooks from (ProviderConfig.enabled: the one meaning of "configured"). */
 export function configuredProviders(config: AppConfig): ProviderName[] {
-  return PROVIDER_NAMES.filter((name) => config.providers[name].secrets.length > 0);
+  return (Object.keys(config.providers) as ProviderName[]).filter((name) => config.providers[name].enabled);
 }

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { connectClient } from "./pool";
-import { installQueues } from "../queue/boss";
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
 
@@ -101,8 +100,11 @@ export async function applyMigrations(connectionString: string, dir: string = MI
   }
 }
 
-/** `npm run db:migrate`: our tables, then pg-boss's schema and queues. */
-export async function migrateDatabase(connectionString: string): Promise<MigrateResult> {
+/**
+ * `npm run db:migrate`: our tables, then the queue's schema and queues (pg-boss's installer, passed
+ * in so the database layer doesn't depend on the queue layer above it).
+ */
+export async function migrateDatabase(connectionString: string, installQueues: (connectionString: string) => Promise<void>): Promise<MigrateResult> {
   const result = await applyMigrations(connectionString);
   await installQueues(connectionString);
   return result;

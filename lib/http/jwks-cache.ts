@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readBodyWithLimit } from "./read-body";
+import { readBodyWithLimit } from "../request/read-body";
 
 /** The published keys could not be had (outage, timeout, oversized or malformed answer). */
 export class KeysUnavailableError extends Error {

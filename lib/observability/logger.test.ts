@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedDelivery, stripeEvent } from "@/e2e/simulator/gateway-events";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
-import { startWebAndWorker, type WebAndWorker } from "@/lib/testing/web-runtime-env";
+import { startWebAndWorker, type WebAndWorker } from "@/e2e/harness/web-runtime";
 import { configureLogger, prettyLine } from "./logger";
 
 // What the app logs, captured from the real ingest route and a real worker: JSON lines, a request

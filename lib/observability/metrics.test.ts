@@ -6,9 +6,9 @@ import { createGatewayClient } from "@/lib/http/gateway-client";
 import { signStripe } from "@/lib/providers/stripe";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
-import { startWebAndWorker, type WebAndWorker } from "@/lib/testing/web-runtime-env";
-import { checkMetricsAccess, renderMetrics } from "./render-metrics";
-import { serveMetrics } from "./serve-metrics";
+import { startWebAndWorker, type WebAndWorker } from "@/e2e/harness/web-runtime";
+import { checkMetricsAccess, renderMetrics } from "../ops/render-metrics";
+import { serveMetrics } from "../ops/serve-metrics";
 
 // The web endpoint through its real route handler and the worker's own endpoint over HTTP, both
 // parsed with an independent Prometheus text-format parser (parse-prometheus-text-format). That

@@ -1,16 +1,18 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { CircuitBreaker } from "../http/circuit-breaker";
 
 // Prometheus metrics of this process. Counters live in the process that counts (ingest counters in
 // the web server, processing and refetch counters in each worker); backlog gauges are read from the
 // database at scrape time, so any process reports the same values.
+
+/** What a scrape reads of a circuit breaker (lib/http's, which reports itself here). */
+export type BreakerState = { readonly state: "closed" | "half_open" | "open" };
 
 export type IngestResult = "stored" | "stored_failed" | "duplicate" | "rejected" | "not_configured" | "unverifiable";
 
 function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "webhook_inbox_process_" });
-  const breakers = new Map<string, CircuitBreaker>();
+  const breakers = new Map<string, BreakerState>();
   const BREAKER_STATES = { closed: 0, half_open: 1, open: 2 } as const;
   return {
     registry,
@@ -116,7 +118,7 @@ export function recordRefetch(provider: string, ok: boolean): void {
 }
 
 /** Reports this breaker's state on every scrape. */
-export function trackBreaker(provider: string, breaker: CircuitBreaker): void {
+export function trackBreaker(provider: string, breaker: BreakerState): void {
   metrics().breakers.set(provider, breaker);
 }
 

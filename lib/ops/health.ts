@@ -1,6 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
-import { backlogSummary } from "../inbox/inbox-stats";
+import { backlogSummary } from "../inbox/queries/inbox-stats";
 import { webhooksQueueDepth } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
 

@@ -1,22 +1,26 @@
 import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { AppConfig } from "../config/env";
-import { PROVIDER_NAMES } from "../config/provider-names";
 import { withTransaction, type Pool } from "../db/pool";
 import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
 import { PAYMENT_STATUSES } from "./state-machine";
 
-/** What the host application tells us about a payment it created at a gateway. */
-export const registerPaymentSchema = z.object({
-  provider: z.enum(PROVIDER_NAMES),
-  chargeId: z.string().min(1).max(150),
-  amount: z.number().int().nonnegative(),
-  currency: z.string().length(3).transform((value) => value.toLowerCase()),
-  status: z.enum(PAYMENT_STATUSES).default("pending"),
-  customerId: z.string().max(150).optional(),
-  customerEmail: z.email().max(320).optional(),
-});
-export type RegisterPaymentInput = z.input<typeof registerPaymentSchema>;
+/**
+ * What the host application tells us about a payment it created at one of the gateways the
+ * configuration knows (its keys: payments know the gateways' names, never their drivers).
+ */
+export function registerPaymentSchema(config: Pick<AppConfig, "providers">) {
+  return z.object({
+    provider: z.enum(Object.keys(config.providers)),
+    chargeId: z.string().min(1).max(150),
+    amount: z.number().int().nonnegative(),
+    currency: z.string().length(3).transform((value) => value.toLowerCase()),
+    status: z.enum(PAYMENT_STATUSES).default("pending"),
+    customerId: z.string().max(150).optional(),
+    customerEmail: z.email().max(320).optional(),
+  });
+}
+export type RegisterPaymentInput = z.input<ReturnType<typeof registerPaymentSchema>>;
 
 export type RegisteredPayment = { id: number; created: boolean; eventsWoken: number };
 
@@ -28,7 +32,7 @@ export async function registerPayment(
   deps: { pool: Pool; boss: PgBoss; config: AppConfig },
   input: RegisterPaymentInput,
 ): Promise<RegisteredPayment> {
-  const payment = registerPaymentSchema.parse(input);
+  const payment = registerPaymentSchema(deps.config).parse(input);
   return withTransaction(deps.pool, async (tx) => {
     const inserted = await tx.query<{ id: number }>(
       `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_id, customer_email, registered_by)

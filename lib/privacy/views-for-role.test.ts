@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EventDetail } from "../inbox/get-event";
+import type { EventDetail } from "../inbox/queries/get-event";
 import { MASKED } from "./mask-pii";
 import { attemptViews, errorCategory, eventRowView, eventView, maySearch, paymentView } from "./views-for-role";
 

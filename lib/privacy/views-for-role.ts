@@ -1,6 +1,6 @@
 import { can, type Role } from "../auth/permissions";
-import type { AttemptRow, EventDetail } from "../inbox/get-event";
-import type { EventListRow } from "../inbox/list-events";
+import type { AttemptRow, EventDetail } from "../inbox/queries/get-event";
+import type { EventListRow } from "../inbox/queries/list-events";
 import type { PaymentView } from "../payments/get-payment";
 import { MASKED, maskEmail, maskPayload } from "./mask-pii";
 

@@ -10,15 +10,16 @@ function fromKey(build: (key: string) => Headers): (credentials: ApiCredentials)
 }
 
 /** `Authorization: Bearer <key>` (Stripe, Mercado Pago). */
-export const bearerAuth: ApiAuth = { needs: ["apiKey"], headers: fromKey((key) => ({ authorization: `Bearer ${key}` })) };
+export const bearerAuth: ApiAuth = { uses: ["apiKey"], needs: ["apiKey"], headers: fromKey((key) => ({ authorization: `Bearer ${key}` })) };
 
 /** Bearer when a key is configured, nothing otherwise (a Standard Webhooks sender's own API). */
 export const optionalBearerAuth: ApiAuth = { ...bearerAuth, needs: [] };
 
 /** HTTP Basic with the secret key as user name and an empty password (Pagar.me core v5, Zoop). */
 export function basicKeyAuth(needs: ApiAuth["needs"] = ["apiKey"]): ApiAuth {
-  return { needs, headers: fromKey((key) => ({ authorization: `Basic ${Buffer.from(`${key}:`).toString("base64")}` })) };
+  return { uses: needs, needs, headers: fromKey((key) => ({ authorization: `Basic ${Buffer.from(`${key}:`).toString("base64")}` })) };
 }
 
 /** The key in an `access_token` header (Asaas v3). */
-export const accessTokenAuth: ApiAuth = { needs: ["apiKey"], headers: fromKey((key) => ({ access_token: key })) };
+export const accessTokenAuth: ApiAuth = { uses: ["apiKey"], needs: ["apiKey"], headers: fromKey((key) => ({ access_token: key })) };
+

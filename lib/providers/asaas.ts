@@ -144,8 +144,10 @@ const asaasLister: GatewayLister = {
   },
 };
 
-export const asaasDriver: SyncVerifyingDriver = {
+export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
   name: "asaas",
+  // A fixed token, not a signature: every event's state is fetched. Its times are São Paulo wall clock.
+  defaults: { refetch: "*", paymentSource: "host", timeZone: "America/Sao_Paulo", apiUrl: "https://api.asaas.com/v3" },
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["asaas-access-token"],
   // Asaas v3 takes the API key in an `access_token` header, not as a bearer token.

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { listedResource, parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { bearerAuth } from "./api-auth";
-import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
+import { hmac } from "../crypto/digest";
+import { safeEqual } from "../crypto/safe-equal";
+import { timestampReason, withinTolerance } from "./signature";
 import { fromIso } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type SyncVerifyingDriver, type VerifyResult } from "./types";
@@ -154,8 +156,9 @@ function isPaymentNotice(type: string, topic: string | undefined): boolean {
   return topic === "payment" || type.startsWith("payment.");
 }
 
-export const mercadopagoDriver: SyncVerifyingDriver = {
+export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
   name: "mercadopago",
+  defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.mercadopago.com" },
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,

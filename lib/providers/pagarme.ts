@@ -3,7 +3,8 @@ import { z } from "zod";
 import { listedResource, parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
 import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
-import { hmac, safeEqual } from "./signature";
+import { hmac } from "../crypto/digest";
+import { safeEqual } from "../crypto/safe-equal";
 import { fromIso, fromLocalTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type ProviderDriver, type VerifyContext, type VerifyResult } from "./types";
@@ -205,12 +206,23 @@ const pagarmeLister: GatewayLister = {
   },
 };
 
-export const pagarmeDriver: ProviderDriver = {
+/** The schemes PAGARME_SIGNATURES may choose; "rs256" alone when it is unset. */
+export const PAGARME_SIGNATURE_SCHEMES = ["rs256", "hub-signature", "basic"] as const;
+export type PagarmeSignatureScheme = (typeof PAGARME_SIGNATURE_SCHEMES)[number];
+
+/** Where Pagar.me publishes the keys of X-Webhook-Asymmetric-Signature (its plugins' JWKS_URL). */
+export const DEFAULT_PAGARME_JWKS_URL = "https://hubapi.pagar.me/.well-known/jwks.json";
+
+export const pagarmeDriver: ProviderDriver<"pagarme"> = {
   name: "pagarme",
+  // Thin bodies: payments are registered by the host, and every event's state is fetched.
+  defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.pagar.me/core/v5" },
   keptHeaders: ["x-webhook-asymmetric-signature", "x-hub-signature", "content-type", "user-agent"],
   secretHeaders: ["authorization"],
   // Core v5: HTTP Basic, the secret key as user name and an empty password.
   apiAuth: basicKeyAuth(),
+  // RS256 needs no shared secret: choosing the schemes is enough to turn Pagar.me on.
+  enabledBy: ["PAGARME_SIGNATURES"],
   lister: pagarmeLister,
 
   async verify(raw, headers, { secrets, publicKeys, schemes = ["rs256"] }) {

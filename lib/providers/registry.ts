@@ -1,4 +1,3 @@
-import { isProviderName } from "../config/provider-names";
 import { asaasDriver } from "./asaas";
 import { mercadopagoDriver } from "./mercadopago";
 import { pagarmeDriver } from "./pagarme";
@@ -7,11 +6,23 @@ import { stripeDriver } from "./stripe";
 import { zoopDriver } from "./zoop";
 import type { ProviderDriver } from "./types";
 
-/** Every driver, by the name in `/api/webhooks/{provider}`. A new gateway is one file plus one line here. */
-const DRIVERS: ProviderDriver[] = [stripeDriver, standardDriver, pagarmeDriver, asaasDriver, mercadopagoDriver, zoopDriver];
+/**
+ * Every driver. A new gateway is its driver file (verification, parsing, refetch and its defaults)
+ * plus one entry here: configuration, the console's filters and the documented variables follow.
+ */
+export const DRIVERS = [stripeDriver, standardDriver, pagarmeDriver, asaasDriver, mercadopagoDriver, zoopDriver] as const;
 
-const byName = new Map(DRIVERS.map((driver) => [driver.name as string, driver]));
+/** A gateway the inbox has a driver for; the `{provider}` in `/api/webhooks/{provider}`. */
+export type ProviderName = (typeof DRIVERS)[number]["name"];
 
-export function findDriver(provider: string): ProviderDriver | undefined {
-  return isProviderName(provider) ? byName.get(provider) : undefined;
+export const PROVIDER_NAMES: readonly ProviderName[] = DRIVERS.map((driver) => driver.name);
+
+const byName = new Map<string, ProviderDriver<ProviderName>>(DRIVERS.map((driver) => [driver.name, driver]));
+
+export function isProviderName(value: string): value is ProviderName {
+  return byName.has(value);
+}
+
+export function findDriver(provider: string): ProviderDriver<ProviderName> | undefined {
+  return byName.get(provider);
 }

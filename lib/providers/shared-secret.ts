@@ -1,4 +1,4 @@
-import { safeEqual } from "./signature";
+import { safeEqual } from "../crypto/safe-equal";
 import type { VerifyResult } from "./types";
 
 // Gateways that sign nothing (Asaas, Zoop) or may not (Pagar.me v5) are authenticated by a fixed

@@ -2,7 +2,8 @@ import { createHmac } from "node:crypto";
 import { z } from "zod";
 import { parseSignatureHeader } from "./stripe";
 import { standardSecretKey } from "./standard";
-import { safeEqual, timestampReason, withinTolerance } from "./signature";
+import { safeEqual } from "../crypto/safe-equal";
+import { timestampReason, withinTolerance } from "./signature";
 
 // The signature debugger: given a payload, a secret and what the sender put in the signature
 // header(s), says what is wrong: the header, the secret, the encoding, the algorithm, the signed

@@ -1,23 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-
-/** Constant-time equality of two strings or buffers (a length mismatch returns early: lengths aren't secret). */
-export function safeEqual(a: string | Buffer, b: string | Buffer): boolean {
-  const left = typeof a === "string" ? Buffer.from(a) : a;
-  const right = typeof b === "string" ? Buffer.from(b) : b;
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-export function hmac(algorithm: "sha1" | "sha256", key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
-  const mac = createHmac(algorithm, key);
-  for (const part of parts) mac.update(part);
-  return mac.digest();
-}
-
-export function sha256Hex(...parts: (string | Buffer)[]): string {
-  const hash = createHash("sha256");
-  for (const part of parts) hash.update(part);
-  return hash.digest("hex");
-}
+import { sha256Hex } from "../crypto/digest";
 
 /** Is `timestamp` (Unix seconds) within `toleranceSeconds` of now, in either direction? */
 export function withinTolerance(timestamp: number, nowSeconds: number, toleranceSeconds: number): boolean {

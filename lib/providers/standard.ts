@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
+import { hmac } from "../crypto/digest";
+import { safeEqual } from "../crypto/safe-equal";
+import { timestampReason, withinTolerance } from "./signature";
 import { fromIso, fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
 import { CHARGE_STATUSES, withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
-import { EMPTY_VOCABULARY, type SenderVocabulary, type VocabularyField } from "../config/sender-vocabulary";
+import { EMPTY_VOCABULARY, type SenderVocabulary, type VocabularyField } from "./sender-vocabulary";
 import { ParseError, type SyncVerifyingDriver } from "./types";
 import { optionalBearerAuth } from "./api-auth";
 
@@ -236,8 +238,10 @@ export function signStandard(secret: string, id: string, timestamp: number, body
   return `v1,${hmac("sha256", standardSecretKey(secret), `${id}.${timestamp}.`, body).toString("base64")}`;
 }
 
-export const standardDriver: SyncVerifyingDriver = {
+export const standardDriver: SyncVerifyingDriver<"standard"> = {
   name: "standard",
+  // Signed bodies carrying the payment; the sender's API, if any, is its own (STANDARD_API_URL).
+  defaults: { refetch: "", paymentSource: "gateway", timeZone: "UTC" },
   keptHeaders: [
     "webhook-id",
     "webhook-timestamp",

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { hmac, safeEqual, timestampReason, withinTolerance } from "./signature";
+import { hmac } from "../crypto/digest";
+import { safeEqual } from "../crypto/safe-equal";
+import { timestampReason, withinTolerance } from "./signature";
 import { fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, parseWith, toNormalizedEvent } from "./parse-helpers";
 import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
@@ -209,8 +211,11 @@ export function parseSignatureHeader(header: string): { timestamp: number | null
   return { timestamp, signatures };
 }
 
-export const stripeDriver: SyncVerifyingDriver = {
+export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
   name: "stripe",
+  // Signed bodies carrying the whole charge: Stripe creates payments from its own events and refetches
+  // only the high-impact ones (disputes).
+  defaults: { refetch: "charge.dispute.*", paymentSource: "gateway", timeZone: "UTC", apiUrl: "https://api.stripe.com" },
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,

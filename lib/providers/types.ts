@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { ProviderName } from "../config/provider-names";
-import type { SenderVocabulary } from "../config/sender-vocabulary";
+import type { SenderVocabulary } from "./sender-vocabulary";
 import { PRECISIONS, chargeSnapshotSchema, type ChargeSnapshot } from "../canonical/charge-event";
 
 /** A webhook after its driver parsed it; validated before it is stored. */
@@ -64,8 +63,12 @@ export type ApiCredential = keyof ApiCredentials;
 /** What a refetch may need beyond the resource: the API credentials, and a sender's own words. */
 export type RefetchContext = { credentials?: ApiCredentials; vocabulary?: SenderVocabulary; timeZone?: string };
 
-/** How a gateway's API authenticates: which credentials it cannot do without, and the headers they make. */
+/**
+ * How a gateway's API authenticates: the credentials it reads (each from `<PROVIDER>_<CREDENTIAL>`,
+ * see credentialVariable), those it cannot do without, and the headers they make.
+ */
 export type ApiAuth = {
+  uses: readonly ApiCredential[];
   needs: readonly ApiCredential[];
   headers(credentials: ApiCredentials): Record<string, string>;
 };
@@ -93,8 +96,31 @@ export type GatewayLister = {
   listPage(fetchJson: GatewayFetch, request: ListRequest, context?: RefetchContext): Promise<ListPage>;
 };
 
-export interface ProviderDriver {
-  readonly name: ProviderName;
+/**
+ * What a gateway is unless the deployment says otherwise; lib/config reads these through the registry
+ * as the defaults of REFETCH_<PROVIDER>, PAYMENT_SOURCE_<PROVIDER>, <PROVIDER>_TIMEZONE and
+ * <PROVIDER>_API_URL.
+ */
+export type GatewayDefaults = {
+  /**
+   * Event types whose state is fetched from the gateway's API before it is applied (comma-separated
+   * patterns, `*` any run of characters; "" none). Weakly authenticated gateways refetch everything.
+   */
+  refetch: string;
+  /** "gateway": its events create the payment they describe; "host": the host application registers it first. */
+  paymentSource: "gateway" | "host";
+  /** IANA zone of the local times without an offset in its bodies. */
+  timeZone: string;
+  /** Its API's base URL; none when there is no one API (a Standard Webhooks sender's is its own). */
+  apiUrl?: string;
+};
+
+export interface ProviderDriver<Name extends string = string> {
+  /** The `{provider}` in `/api/webhooks/{provider}`, and the upper-cased stem of its variables. */
+  readonly name: Name;
+  readonly defaults: GatewayDefaults;
+  /** Variables besides WEBHOOK_SECRET_<PROVIDER> that, set, turn the gateway on (a scheme needing no shared secret). */
+  readonly enabledBy?: readonly string[];
   /** Headers kept with the event so it can be re-verified and inspected. */
   readonly keptHeaders: readonly string[];
   /** Headers that carry a credential: stored and shown as "[redacted]". */
@@ -115,6 +141,6 @@ export interface ProviderDriver {
 }
 
 /** A driver whose verification needs nothing but its secrets: it answers at once. */
-export type SyncVerifyingDriver = Omit<ProviderDriver, "verify"> & {
+export type SyncVerifyingDriver<Name extends string = string> = Omit<ProviderDriver<Name>, "verify"> & {
   verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
 };

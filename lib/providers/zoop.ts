@@ -3,7 +3,7 @@ import { listedResource, parseJson, parseWith, refundStatus, toMinorUnits, toNor
 import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { deriveEventKey } from "./signature";
-import { fromIso, type EventTime } from "../canonical/event-time";
+import { fromIso, type ReportedTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./types";
 
@@ -111,7 +111,7 @@ function snapshotOf(transaction: ZoopTransaction, eventStatus: ChargeStatus): Ch
 }
 
 /** The key of an event Zoop sent without an id: what identifies it, never the whole body. */
-function derivedKey(type: string, transaction: ZoopTransaction | null, time: EventTime | null): string {
+function derivedKey(type: string, transaction: ZoopTransaction | null, time: ReportedTime | null): string {
   if (!transaction || !time) throw new ParseError("Zoop event has no id, and no transaction and time to derive a key from");
   return deriveEventKey(transaction.id, type, transaction.status ?? "", time.occurredAt);
 }
@@ -152,8 +152,10 @@ const zoopLister: GatewayLister = {
   },
 };
 
-export const zoopDriver: SyncVerifyingDriver = {
+export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   name: "zoop",
+  // Unsigned notices: every event's state is fetched.
+  defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.zoop.ws/v1" },
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["authorization"],
   secretQueryParams: ["token"],

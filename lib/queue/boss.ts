@@ -19,7 +19,7 @@ export const HEARTBEAT_SECONDS = 10;
 // The webhooks queue gets its own table (partition) and its own worker concurrency: a bulkhead,
 // so a flood on another queue can't slow event processing. pg-boss retries cover infrastructure
 // failures only (a crashed worker, an unreachable database); business retries with the 10s..15m
-// schedule are scheduled by lib/inbox/process-event.ts, which owns the attempt count. Infrastructure
+// schedule are scheduled by lib/inbox/process/process-event.ts, which owns the attempt count. Infrastructure
 // retries start at 1 s and stay short (at most 30 s apart), so a job a killed worker held is back
 // within seconds; a row whose job still runs out of retries is re-dispatched by the sweeper.
 const QUEUE_DEFINITIONS: Queue[] = [

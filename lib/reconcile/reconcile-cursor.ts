@@ -1,5 +1,5 @@
 import type { AppConfig } from "../config/env";
-import type { ProviderName } from "../config/provider-names";
+import type { ProviderName } from "../providers/registry";
 import type { Queryable } from "../db/pool";
 
 /** The window a run lists and the page it starts at (null: the window's first page). */

@@ -3,8 +3,8 @@ import type { Pool, Queryable } from "../db/pool";
 import type { PgBoss } from "pg-boss";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { observedChargeType, type ObservedCharge } from "../canonical/observed-charge";
-import { jsonbText } from "../inbox/normalize-event";
-import { storeEvent } from "../inbox/ingest-event";
+import { jsonbText } from "../inbox/ingest/normalize-event";
+import { storeEvent } from "../inbox/ingest/ingest-event";
 import { deriveEventKey } from "../providers/signature";
 
 // A charge the gateway shows in another state than our payment: stored as a derived-key event with

@@ -1,11 +1,11 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../config/env";
-import type { ProviderName } from "../config/provider-names";
+import type { ProviderName } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import type { ObservedCharge } from "../canonical/observed-charge";
-import { missingCredentials, notSet, type GatewayClients } from "../inbox/gateway-clients";
-import { keptHeaders, storeEvent } from "../inbox/ingest-event";
-import { normalizeEvent } from "../inbox/normalize-event";
+import { missingCredentials, notSet, type GatewayClients } from "../inbox/process/gateway-clients";
+import { keptHeaders, storeEvent } from "../inbox/ingest/ingest-event";
+import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
 import type { GatewayLister, ListedItem, ProviderDriver } from "../providers/types";
 import { nextWindow, saveCursor, type ReconcileWindow } from "./reconcile-cursor";
@@ -96,7 +96,7 @@ export async function runReconciliation(deps: ReconcileDeps, request: ReconcileR
 
 type Run = {
   deps: ReconcileDeps;
-  driver: ProviderDriver;
+  driver: ProviderDriver<ProviderName>;
   fetchJson: (path: string) => Promise<unknown>;
   request: ReconcileRequest;
   runId: number | null;
@@ -114,7 +114,7 @@ function recordError(run: Run, error: unknown): void {
   run.lastError = describe(error);
 }
 
-async function reconcile(deps: ReconcileDeps, driver: ProviderDriver, fetchJson: Run["fetchJson"], request: ReconcileRequest): Promise<ReconcileResult> {
+async function reconcile(deps: ReconcileDeps, driver: ProviderDriver<ProviderName>, fetchJson: Run["fetchJson"], request: ReconcileRequest): Promise<ReconcileResult> {
   const now = deps.now?.() ?? new Date();
   const explicit = request.since !== undefined;
   const window: ReconcileWindow = explicit

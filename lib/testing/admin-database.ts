@@ -1,5 +1,5 @@
 import { connectClient } from "../db/pool";
-import { testAdminDatabaseUrl } from "../config/env";
+import { testAdminDatabaseUrl } from "../config/process-env";
 
 /** The URL of database `name` on the server tests and benchmarks use (TEST_DATABASE_URL). */
 export function databaseUrl(name: string): string {

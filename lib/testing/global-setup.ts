@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { migrateDatabase } from "../db/migrate";
+import { installQueues } from "../queue/boss";
 import { adminQuery, databaseUrl } from "./admin-database";
 
 declare module "vitest" {
@@ -16,7 +17,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const template = `webhook_inbox_template_${process.pid}`;
   await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE ${template}`);
-  await migrateDatabase(databaseUrl(template));
+  await migrateDatabase(databaseUrl(template), installQueues);
   project.provide("templateDatabase", template);
   return () => adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
 }

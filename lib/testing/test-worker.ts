@@ -1,8 +1,8 @@
 import { loadConfig, type AppConfig } from "../config/env";
 import { createPool } from "../db/pool";
-import { createGatewayClients } from "../inbox/gateway-clients";
-import { consumeWebhooks, processingConnections } from "../inbox/consume-webhooks";
-import type { ProcessOutcome } from "../inbox/process-event";
+import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { consumeWebhooks, processingConnections } from "../inbox/process/consume-webhooks";
+import type { ProcessOutcome } from "../inbox/process/process-event";
 import { createWorkerBoss } from "../queue/boss";
 
 export type TestWorker = { outcomes: ProcessOutcome[]; stop: () => Promise<void> };

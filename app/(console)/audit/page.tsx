@@ -6,7 +6,7 @@ import { AUDIT_ACTIONS } from "@/lib/audit/record-audit";
 import { listAudit } from "@/lib/audit/list-audit";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { parseRowId } from "@/lib/http/input-schemas";
+import { parseRowId } from "@/lib/request/input-schemas";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";

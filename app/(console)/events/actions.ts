@@ -2,10 +2,10 @@
 
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/app/_server/action";
-import { eventFilterSchema } from "@/lib/inbox/event-filter";
-import { REPLAYABLE_STATUSES, replayEvents } from "@/lib/inbox/replay-events";
-import { restoreArchivedEvents } from "@/lib/inbox/restore-archived-events";
-import { startReplayRun } from "@/lib/inbox/replay-runs";
+import { eventFilterSchema } from "@/lib/inbox/queries/event-filter";
+import { REPLAYABLE_STATUSES, replayEvents } from "@/lib/inbox/replay/replay-events";
+import { restoreArchivedEvents } from "@/lib/inbox/retention/restore-archived-events";
+import { startReplayRun } from "@/lib/inbox/replay/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 async function deps() {

@@ -9,7 +9,7 @@ import { CustomerLink } from "@/app/_components/customer-link";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { ShortId } from "@/app/_components/short-id.client";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { EventListRow } from "@/lib/inbox/list-events";
+import type { EventListRow } from "@/lib/inbox/queries/list-events";
 
 /**
  * An explorer row as it crosses to the browser: times as ISO strings, the customer as the viewer may

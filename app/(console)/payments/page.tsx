@@ -5,7 +5,7 @@ import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
 import { searchPayments } from "@/lib/payments/search-payments";
-import { storableTextSchema } from "@/lib/http/input-schemas";
+import { storableTextSchema } from "@/lib/request/input-schemas";
 import { maySearch, paymentView, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/views-for-role";
 import { customerView } from "@/lib/privacy/customer-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";

@@ -2,8 +2,8 @@
 
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/app/_server/action";
-import { PROVIDER_NAMES } from "@/lib/config/provider-names";
-import { createGatewayClients } from "@/lib/inbox/gateway-clients";
+import { PROVIDER_NAMES } from "@/lib/providers/registry";
+import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
 import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 

@@ -3,10 +3,10 @@ import Link from "next/link";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/signature-failures";
+import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/ingest/signature-failures";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { SignatureDebugger, type DebuggerPrefill } from "./signature-debugger.client";
-import { parseRowId } from "@/lib/http/input-schemas";
+import { parseRowId } from "@/lib/request/input-schemas";
 
 export const metadata: Metadata = { title: "Signatures" };
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
-import { useWebRuntime } from "@/lib/testing/web-runtime-env";
+import { useWebRuntime } from "@/e2e/harness/web-runtime";
 
 // /api/health through the real route handler (issue 8, finding 10): public bare answer, details
 // for a monitoring token. (The console-session path is covered in e2e/input-safety.e2e.test.ts.)

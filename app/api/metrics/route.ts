@@ -1,6 +1,6 @@
 import type { NextRequest } from "next/server";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
-import { checkMetricsAccess, renderMetrics } from "@/lib/observability/render-metrics";
+import { checkMetricsAccess, renderMetrics } from "@/lib/ops/render-metrics";
 import { METRICS_CONTENT_TYPE } from "@/lib/observability/metrics";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 

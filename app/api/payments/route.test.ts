@@ -1,7 +1,7 @@
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
-import { useWebRuntime } from "@/lib/testing/web-runtime-env";
+import { useWebRuntime } from "@/e2e/harness/web-runtime";
 
 // The host application's API through the real route handlers, on a database of this file's own.
 

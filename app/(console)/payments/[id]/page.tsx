@@ -7,13 +7,13 @@ import { RecoveredLabel, TimelineTable } from "@/app/_components/timeline-table"
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { can } from "@/lib/auth/permissions";
-import { resourceTimeline } from "@/lib/inbox/get-event";
+import { resourceTimeline } from "@/lib/inbox/queries/get-event";
 import { getPaymentById } from "@/lib/payments/get-payment";
 import { paymentView } from "@/lib/privacy/views-for-role";
 import { customerView } from "@/lib/privacy/customer-view";
 import { CustomerLink } from "@/app/_components/customer-link";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { parseRowId } from "@/lib/http/input-schemas";
+import { parseRowId } from "@/lib/request/input-schemas";
 
 export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";

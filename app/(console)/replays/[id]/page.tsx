@@ -4,11 +4,11 @@ import { notFound } from "next/navigation";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { replayRunOutcomes } from "@/lib/inbox/replay-history";
-import { getReplayRun } from "@/lib/inbox/replay-runs";
+import { replayRunOutcomes } from "@/lib/inbox/replay/replay-history";
+import { getReplayRun } from "@/lib/inbox/replay/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayProgress } from "./replay-progress.client";
-import { parseRowId } from "@/lib/http/input-schemas";
+import { parseRowId } from "@/lib/request/input-schemas";
 
 export const metadata: Metadata = { title: "Replay" };
 export const dynamic = "force-dynamic";

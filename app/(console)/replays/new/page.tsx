@@ -7,9 +7,9 @@ import { StatusBadge } from "@/app/_components/status-badge";
 import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { previewReplayEffects, type PaymentEffect } from "@/lib/inbox/preview-replay-effects";
-import { previewReplay, replayable } from "@/lib/inbox/replay-events";
-import { confirmationRequired } from "@/lib/inbox/replay-runs";
+import { previewReplayEffects, type PaymentEffect } from "@/lib/inbox/replay/preview-replay-effects";
+import { previewReplay, replayable } from "@/lib/inbox/replay/replay-events";
+import { confirmationRequired } from "@/lib/inbox/replay/replay-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { BulkReplayForm } from "./bulk-replay-form.client";
 

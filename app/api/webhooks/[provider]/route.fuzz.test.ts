@@ -3,11 +3,11 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { standardEvent, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
 import { seededRandom } from "@/e2e/simulator/history";
-import { PROVIDER_NAMES, type ProviderName } from "@/lib/config/provider-names";
+import { PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { useWebRuntime } from "@/lib/testing/web-runtime-env";
+import { useWebRuntime } from "@/e2e/harness/web-runtime";
 
 // Issue 8's promise, checked through the real route handler on a database of this file's own: a
 // validly signed body is stored exactly once and answered 200 whatever it holds; a badly signed one

@@ -2,7 +2,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryFor, randomId } from "@/e2e/simulator/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { useWebRuntime } from "@/lib/testing/web-runtime-env";
+import { useWebRuntime } from "@/e2e/harness/web-runtime";
 
 // The ingest route while the database does not answer: a fast 503 the gateway retries, nothing
 // stored half-way; and the same delivery accepted once the database answers again.

@@ -1,8 +1,8 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
-import { ingestEvent } from "@/lib/inbox/ingest-event";
-import { deliveryRequestId, ingestReply, recordDelivery, unknownProvider } from "@/lib/inbox/ingest-reply";
-import { BodyTooLargeError, headerMap, readBodyWithLimit } from "@/lib/http/read-body";
+import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
+import { deliveryRequestId, ingestReply, recordDelivery, unknownProvider } from "@/lib/inbox/ingest/ingest-reply";
+import { BodyTooLargeError, headerMap, readBodyWithLimit } from "@/lib/request/read-body";
 import { findDriver } from "@/lib/providers/registry";
 import { logger } from "@/lib/observability/logger";
 import { webRuntime } from "@/lib/runtime/web-runtime";

@@ -2,9 +2,9 @@ import type { NextRequest } from "next/server";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { requirePermission } from "@/app/_server/session";
 import { ROUTE_ACCESS } from "@/lib/auth/access-table";
-import { getEvent } from "@/lib/inbox/get-event";
+import { getEvent } from "@/lib/inbox/queries/get-event";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { rowIdSchema } from "@/lib/http/input-schemas";
+import { rowIdSchema } from "@/lib/request/input-schemas";
 
 export const dynamic = "force-dynamic";
 

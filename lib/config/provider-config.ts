@@ -1,0 +1,105 @@
+import { z } from "zod";
+import type { ProviderName } from "../providers/registry";
+import type { ApiCredential, ApiCredentials, ProviderDriver } from "../providers/types";
+import { csv, timeZone } from "./env-values";
+
+// A gateway's variables, named from its driver's name and defaulting to what its driver declares:
+// WEBHOOK_SECRET_<P>, <P>_API_URL, its API credentials, PAYMENT_SOURCE_<P>, REFETCH_<P>, <P>_TIMEZONE.
+
+type Env = Record<string, string | undefined>;
+
+/** Each field of providerSchema and its variable, as docs/configuration.md spells it. */
+const FIELD_VARIABLES = {
+  secrets: "WEBHOOK_SECRET_<PROVIDER>",
+  apiUrl: "<PROVIDER>_API_URL",
+  apiKey: "<PROVIDER>_API_KEY",
+  marketplaceId: "<PROVIDER>_MARKETPLACE_ID",
+  paymentSource: "PAYMENT_SOURCE_<PROVIDER>",
+  refetch: "REFETCH_<PROVIDER>",
+  timeZone: "<PROVIDER>_TIMEZONE",
+  reconcileInterval: "RECONCILE_INTERVAL_MINUTES_<PROVIDER>",
+} as const satisfies Record<string, string>;
+type Field = keyof typeof FIELD_VARIABLES;
+
+const variableOf = (provider: string, field: Field) => FIELD_VARIABLES[field].replace("<PROVIDER>", provider.toUpperCase());
+
+/** The variable that holds one of a gateway's API credentials, e.g. ("zoop", "marketplaceId") -> ZOOP_MARKETPLACE_ID. */
+export function credentialVariable(provider: string, credential: ApiCredential): string {
+  return variableOf(provider, credential);
+}
+
+function providerSchema(driver: ProviderDriver) {
+  return z
+    .object({
+      secrets: csv,
+      apiUrl: z.url().optional(),
+      apiKey: z.string().optional(),
+      marketplaceId: z.string().optional(),
+      paymentSource: z.enum(["gateway", "host"]).default(driver.defaults.paymentSource),
+      refetch: z.string().default(driver.defaults.refetch),
+      timeZone: timeZone(driver.defaults.timeZone),
+      // Minutes between scheduled reconciliation runs; 0 turns them off. They run only once the API's credentials are set.
+      reconcileInterval: z.coerce.number().int().min(0).default(60),
+      /** One of the variables the driver names as enough on their own is set. */
+      enabledBy: z.boolean(),
+    })
+    .transform((raw) => {
+      const credentials: ApiCredentials = {};
+      for (const credential of ["apiKey", "marketplaceId"] as const) if (raw[credential] !== undefined) credentials[credential] = raw[credential];
+      return {
+        secrets: raw.secrets,
+        apiUrl: raw.apiUrl ?? driver.defaults.apiUrl,
+        /** `<PROVIDER>_API_KEY` and (Zoop) `<PROVIDER>_MARKETPLACE_ID`: the credentials its driver's API uses. */
+        credentials,
+        paymentSource: raw.paymentSource,
+        refetchTypes: raw.refetch
+          .split(",")
+          .map((part) => part.trim())
+          .filter((part) => part.length > 0 && part !== "none"),
+        /** Zone for local times without an offset in this gateway's bodies. */
+        timeZone: raw.timeZone,
+        /** Minutes between scheduled reconciliation runs (0: none). */
+        reconcileIntervalMinutes: raw.reconcileInterval,
+        /**
+         * Webhooks are accepted (the one meaning of "configured"): a secret is set, or a variable the
+         * driver names as enough on its own (Pagar.me's PAGARME_SIGNATURES: RS256 needs no secret).
+         */
+        enabled: raw.secrets.length > 0 || raw.enabledBy,
+      };
+    });
+}
+
+export type ProviderConfig = z.output<ReturnType<typeof providerSchema>>;
+
+/** The fields a driver reads: all but the API credentials its API doesn't use. */
+function fieldsOf(driver: ProviderDriver): Field[] {
+  const uses: readonly string[] = driver.apiAuth?.uses ?? [];
+  return (Object.keys(FIELD_VARIABLES) as Field[]).filter((field) => (field !== "apiKey" && field !== "marketplaceId") || uses.includes(field));
+}
+
+/** The variables a driver reads, each with the spelling docs/configuration.md documents it under. */
+export function providerVariables(driver: ProviderDriver): { variable: string; documentedAs: string }[] {
+  return fieldsOf(driver).map((field) => ({ variable: variableOf(driver.name, field), documentedAs: FIELD_VARIABLES[field] }));
+}
+
+/** Every driver's configuration, keyed by its name. */
+export function providersSchema(drivers: readonly ProviderDriver<ProviderName>[]) {
+  return z.record(z.string(), z.string()).transform((env: Env, context) => {
+    const providers = {} as Record<ProviderName, ProviderConfig>;
+    for (const driver of drivers) {
+      const own = {
+        ...Object.fromEntries(fieldsOf(driver).map((field) => [field, env[variableOf(driver.name, field)]])),
+        enabledBy: (driver.enabledBy ?? []).some((variable) => env[variable] !== undefined),
+      };
+      const result = providerSchema(driver).safeParse(own);
+      if (!result.success) {
+        for (const issue of result.error.issues) {
+          context.addIssue({ code: "custom", path: [variableOf(driver.name, issue.path[0] as Field)], message: issue.message });
+        }
+        continue;
+      }
+      providers[driver.name] = result.data;
+    }
+    return providers;
+  });
+}

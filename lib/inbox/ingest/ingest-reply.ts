@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../../observability/logger";
+import { recordIngest } from "../../observability/metrics";
+import type { IngestOutcome } from "./ingest-event";
+
+export type IngestReply = {
+  status: number;
+  body: { received: true; duplicate: boolean } | { error: string; code: string };
+  headers?: Record<string, string>;
+};
+
+/** The HTTP answer to a delivery, the same from the Next.js route and the lean ingest server. */
+export function ingestReply(outcome: IngestOutcome, provider: string): IngestReply {
+  switch (outcome.kind) {
+    case "stored":
+    case "duplicate":
+      return { status: 200, body: { received: true, duplicate: outcome.duplicate } };
+    case "rejected":
+      return { status: 401, body: { error: `invalid signature: ${outcome.reason}`, code: "INVALID_SIGNATURE" } };
+    case "unverifiable":
+      // Our side can't check the signature right now: 503 makes the gateway resend later, and nothing
+      // unverified is stored or acknowledged.
+      return {
+        status: 503,
+        body: { error: "the signature cannot be verified right now; retry later", code: "SIGNATURE_UNVERIFIABLE" },
+        headers: { "retry-after": "60" },
+      };
+    case "not_configured":
+      return { status: 503, body: { error: `provider "${outcome.provider}" is not configured`, code: "NOT_CONFIGURED" } };
+    case "unknown_provider":
+      return { status: 404, body: unknownProvider(provider) };
+  }
+}
+
+export function unknownProvider(provider: string): { error: string; code: string } {
+  return { error: `unknown provider "${provider}"`, code: "NOT_FOUND" };
+}
+
+/** Counts a delivery's outcome and logs one line for it (never its body), from either server. */
+export function recordDelivery(log: Logger, provider: string, outcome: IngestOutcome, seconds: number, bytes: number): void {
+  if (outcome.kind === "unknown_provider") return;
+  const result = outcome.kind === "stored" && outcome.status === "failed" ? "stored_failed" : outcome.kind;
+  recordIngest(provider, result, seconds);
+  const inboxId = outcome.kind === "stored" ? outcome.inboxId : undefined;
+  const reason = outcome.kind === "rejected" || outcome.kind === "unverifiable" ? outcome.reason : undefined;
+  log[result === "stored" || result === "duplicate" ? "info" : "warn"]({ result, inboxId, reason, ms: Math.round(seconds * 1000), bytes }, "delivery answered");
+  if (outcome.kind === "not_configured") {
+    log.error(
+      `refusing ${outcome.provider} webhooks: no secret configured ` +
+        `(set WEBHOOK_SECRET_${outcome.provider.toUpperCase()}); unsigned events are never accepted`,
+    );
+  }
+}
+
+/** A proxy's or gateway's request id is kept when it looks like one; otherwise each delivery gets its own. */
+export function deliveryRequestId(given: string | null | undefined): string {
+  return given && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();
+}

@@ -1,0 +1,77 @@
+import type { AppConfig } from "../../config/env";
+import type { ChargeSnapshot } from "../../canonical/charge-event";
+import { observedChargeSchema } from "../../canonical/observed-charge";
+import { isoToMicros, type EventTime } from "../../payments/state-machine";
+import type { ProviderName } from "../../providers/registry";
+import type { NormalizedEvent, ProviderDriver } from "../../providers/types";
+import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
+
+// The event-or-refetch decision: an event's own body says what its charge is, unless the body is only
+// a notice or refetch is configured for its type; then the gateway's API says. The replay preview asks
+// the same question without fetching.
+
+export function eventTime(event: NormalizedEvent): EventTime | null {
+  return event.occurredAt && event.precision ? { micros: isoToMicros(event.occurredAt), precision: event.precision } : null;
+}
+
+/** A refetch that cannot authenticate: the event waits for the operator instead of failing with 401s. */
+export class MissingCredentialError extends Error {
+  override name = "MissingCredentialError";
+  readonly retryAt = new Date(Date.now() + CREDENTIAL_RECHECK_SECONDS * 1000);
+}
+
+/** A charge's state as the worker observed it: from the event's body, or fetched from the gateway. */
+export type ChargeObservation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" | "reconcile" };
+
+/**
+ * The body of a derived event reconciliation stored (a charge state it read from the gateway's
+ * authenticated API): applied as a refetch at the time it was seen, recorded as "reconcile".
+ */
+export function reconciledObservation(raw: Buffer): { chargeId: string; observation: ChargeObservation } | { error: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch {
+    body = null;
+  }
+  const observed = observedChargeSchema.safeParse(body);
+  if (!observed.success) return { error: `not an observed charge: ${observed.error.issues[0]?.message}` };
+  const { resourceId, snapshot, observedAt } = observed.data;
+  return { chargeId: resourceId, observation: { snapshot, at: { micros: isoToMicros(observedAt), precision: "millisecond" }, source: "reconcile" } };
+}
+
+/**
+ * The observation an event's own body gives, or null when the worker fetches the charge from the
+ * gateway instead (the body is only a notice, or refetch is configured for this type).
+ */
+export function ownObservation(config: AppConfig, provider: ProviderName, event: NormalizedEvent): ChargeObservation | null {
+  if (event.charge && !event.refetchRequired && !matchesEventType(config.providers[provider].refetchTypes, event.type)) {
+    return { snapshot: event.charge, at: eventTime(event), source: "event" };
+  }
+  return null;
+}
+
+/** The state to apply: the event's own, or, where configured, the gateway's current one. */
+export async function observeCharge(deps: { config: AppConfig; gateways: GatewayClients }, driver: ProviderDriver<ProviderName>, event: NormalizedEvent & { resourceId: string }): Promise<ChargeObservation> {
+  const own = ownObservation(deps.config, driver.name, event);
+  if (own) return own;
+  const providerConfig = deps.config.providers[driver.name];
+  const client = deps.gateways(driver.name);
+  if (!driver.refetch || !client) {
+    throw new Error(
+      `refetch is configured for ${driver.name} ${event.type}, but ${driver.name} has no API to fetch from (set ${driver.name.toUpperCase()}_API_URL)`,
+    );
+  }
+  const missing = missingCredentials(driver, providerConfig);
+  if (missing.length > 0) {
+    throw new MissingCredentialError(`refetch needs ${notSet(missing)}; waiting for it (set it and restart the worker)`);
+  }
+  // The fetch starts before any lock is taken; its start time is when the state was true.
+  const fetchedAt = BigInt(Date.now()) * 1000n;
+  const snapshot = await driver.refetch(event.resourceId, client.fetchJson, {
+    credentials: providerConfig.credentials,
+    vocabulary: deps.config.standardVocabulary,
+  });
+  return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
+}
+

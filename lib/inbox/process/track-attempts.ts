@@ -1,0 +1,170 @@
+import { plannedPerCall, preparedStatement, type Pool, type Queryable } from "../../db/pool";
+import type { IgnoredReason } from "../../payments/state-machine";
+import type { DispatchableEvent } from "../../queue/boss";
+import { recordSettled } from "../../observability/metrics";
+import type { NormalizedColumns } from "../ingest/normalize-event";
+import type { EventSource } from "../ingest/ingest-event";
+
+// The bookkeeping of processing attempts: every statement that starts, finishes, settles or
+// reschedules an attempt of an inbox event, and the rule that only an event's latest attempt may
+// settle it.
+
+/** An attempt this worker started: the event's stored bytes and the attempt that counts. */
+export type StartedAttempt = DispatchableEvent & {
+  eventType: string;
+  eventIdDerived: boolean;
+  source: EventSource;
+  rawBody: Buffer;
+  headers: Record<string, string>;
+  queryString: string | null;
+  attempts: number;
+  attemptId: number;
+};
+
+// One statement for the whole batch, so it commits before any processing: the attempt is counted
+// even if this worker dies mid-way (kill -9, OOM), which is what eventually fails a poison event
+// instead of looping. It also closes attempts a dead worker left "running". A row that is not
+// pending (already done, or replayed and done again) or whose retry is not due yet starts nothing.
+const START_ATTEMPTS = plannedPerCall(`
+  WITH bumped AS (
+    UPDATE webhook_inbox SET attempts = attempts + 1
+     WHERE id = ANY($1::bigint[]) AND status = 'pending'
+       AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
+    RETURNING id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source
+  ), abandoned AS (
+    UPDATE processing_attempts
+       SET outcome = 'abandoned', finished_at = clock_timestamp(),
+           duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int,
+           error = 'the worker stopped during this attempt'
+     WHERE inbox_id IN (SELECT id FROM bumped) AND outcome = 'running'
+  ), attempt AS (
+    -- Numbered across replays (a replay resets the retry budget, not the event's history).
+    INSERT INTO processing_attempts (inbox_id, attempt, worker)
+    SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = bumped.id), 0) + 1, $2 FROM bumped
+    RETURNING id, inbox_id
+  )
+  SELECT bumped.*, attempt.id AS attempt_id FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
+
+const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
+  UPDATE processing_attempts
+     SET outcome = $2, error = $3, finished_at = clock_timestamp(),
+         duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
+   WHERE id = $1`);
+
+// Re-reads the row under lock: only the attempt that bumped `attempts` last may settle it.
+const LOCK_OWN_ATTEMPT = preparedStatement("lock_own_attempt", `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`);
+
+/** Starts an attempt of each pending, due event in one statement; events not started are absent. */
+export async function startAttempts(pool: Pool, workerId: string, inboxIds: readonly number[]): Promise<Map<number, StartedAttempt>> {
+  const { rows } = await pool.query(START_ATTEMPTS([inboxIds, workerId]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        id: row.id,
+        provider: row.provider,
+        eventId: row.event_id,
+        eventType: row.event_type,
+        eventIdDerived: row.event_id_derived,
+        source: row.source,
+        resourceId: row.resource_id,
+        rawBody: row.raw_body,
+        headers: row.headers,
+        queryString: row.query_string,
+        attempts: row.attempts,
+        attemptId: row.attempt_id,
+      },
+    ]),
+  );
+}
+
+// Each event's final status and its attempt's outcome, in one statement for the batch. Only the
+// attempt that bumped `attempts` last may settle its row (the row lock taken here orders it against
+// any newer attempt's start); the statement returns the rows it settled.
+const SETTLE_EVENTS = plannedPerCall(`
+  WITH settling AS (
+    SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+      AS s(inbox_id, attempts, status, reason, error, attempt_id)
+  ), settled AS (
+    UPDATE webhook_inbox w
+       SET status = s.status, ignored_reason = s.reason, last_error = s.error, processed_at = now(), next_attempt_at = NULL
+      FROM settling s
+     WHERE w.id = s.inbox_id AND w.attempts = s.attempts AND w.status = 'pending'
+    RETURNING w.id
+  ), finished AS (
+    UPDATE processing_attempts a
+       SET outcome = s.status, error = COALESCE(s.error, s.reason), finished_at = clock_timestamp(),
+           duration_ms = (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::int
+      FROM settling s JOIN settled ON settled.id = s.inbox_id
+     WHERE a.id = s.attempt_id
+  )
+  SELECT id FROM settled`);
+
+export type Settled = { started: StartedAttempt; status: "processed" | "ignored" | "failed"; reason?: IgnoredReason; error?: string };
+
+/** A newer attempt started on these events while this one ran: this one must not settle them. */
+export class SupersededAttempts extends Error {
+  override name = "SupersededAttempts";
+  constructor(readonly inboxIds: ReadonlySet<number>) {
+    super(`superseded by a newer attempt: events ${[...inboxIds].join(", ")}`);
+  }
+}
+
+/** Settles the events whose attempt is still the latest; throws SupersededAttempts if any is not. */
+export async function settleEvents(tx: Queryable, settled: readonly Settled[]): Promise<void> {
+  if (settled.length === 0) return;
+  const { rows } = await tx.query<{ id: number }>(SETTLE_EVENTS([
+    settled.map(({ started }) => started.id),
+    settled.map(({ started }) => started.attempts),
+    settled.map(({ status }) => status),
+    settled.map(({ reason }) => reason ?? null),
+    settled.map(({ error }) => error ?? null),
+    settled.map(({ started }) => started.attemptId),
+  ]));
+  if (rows.length === settled.length) return;
+  const done = new Set(rows.map((row) => row.id));
+  throw new SupersededAttempts(new Set(settled.map(({ started }) => started.id).filter((id) => !done.has(id))));
+}
+
+/** Counted once the settling transaction has committed. */
+export function recordAll(settled: readonly Settled[]): void {
+  for (const { started, status, reason } of settled) recordSettled(started.provider, status, reason ?? null);
+}
+
+/**
+ * A body stored as unparseable that a fixed driver now reads: its columns catch up with it, written
+ * exactly as ingest writes them, and committed at once so the row (and the sweeper) see its payment.
+ */
+export async function reviveColumns(pool: Pool, started: StartedAttempt, columns: NormalizedColumns): Promise<StartedAttempt> {
+  await pool.query(
+    `UPDATE webhook_inbox
+        SET event_type = $3, resource_id = $4, customer_id = $5, customer_email = $6, payload = $7::jsonb,
+            occurred_at = $8::timestamptz, occurred_at_precision = $9
+      WHERE id = $1 AND status = 'pending' AND attempts = $2`,
+    [started.id, started.attempts, columns.type, columns.resourceId, columns.customerId, columns.customerEmail, columns.payload, columns.occurredAt, columns.precision],
+  );
+  // Its retries then queue behind the other events of its payment, not on a key of their own.
+  return { ...started, eventType: columns.type, resourceId: columns.resourceId };
+}
+
+/** Closes an attempt without settling its event (superseded, deferred, or rescheduled). */
+export async function finishAttempt(db: Queryable, attemptId: number, outcome: "abandoned" | "failed" | "deferred" | "retry", error: string): Promise<void> {
+  await db.query(FINISH_ATTEMPT([attemptId, outcome, error]));
+}
+
+/** Locks the event's row if this attempt is still its latest; false when a newer one started. */
+export async function lockOwnAttempt(tx: Queryable, started: StartedAttempt): Promise<boolean> {
+  return ((await tx.query(LOCK_OWN_ATTEMPT([started.id, started.attempts]))).rowCount ?? 0) > 0;
+}
+
+/** The attempt didn't count (the gateway is down, a credential is missing): look again at `retryAt`. */
+export async function deferAttempt(tx: Queryable, started: StartedAttempt, retryAt: Date, error: string): Promise<void> {
+  await tx.query(`UPDATE webhook_inbox SET attempts = attempts - 1, next_attempt_at = $2, last_error = $3 WHERE id = $1`, [started.id, retryAt, error]);
+  await finishAttempt(tx, started.attemptId, "deferred", error);
+}
+
+/** The attempt failed and another is due at `retryAt`. */
+export async function rescheduleAttempt(tx: Queryable, started: StartedAttempt, retryAt: Date, error: string): Promise<void> {
+  await tx.query(`UPDATE webhook_inbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1`, [started.id, retryAt, error]);
+  await finishAttempt(tx, started.attemptId, "retry", error);
+}

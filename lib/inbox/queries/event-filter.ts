@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { PROVIDER_NAMES } from "../../providers/registry";
+import { dateParamSchema, storableTextSchema } from "../../request/input-schemas";
+
+export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;
+export type InboxStatus = (typeof INBOX_STATUSES)[number];
+
+const optionalDate = dateParamSchema.optional();
+
+/**
+ * Which inbox events an operation is about. The explorer lists by it, bulk replay previews and
+ * replays by it: one definition, so the preview count is the count the replay touches.
+ */
+export const eventFilterSchema = z.object({
+  provider: z.enum(PROVIDER_NAMES).optional(),
+  statuses: z.array(z.enum(INBOX_STATUSES)).optional(),
+  type: storableTextSchema.max(80).optional(),
+  receivedFrom: optionalDate,
+  receivedTo: optionalDate,
+  occurredFrom: optionalDate,
+  occurredTo: optionalDate,
+  eventId: storableTextSchema.max(150).optional(),
+  resourceId: storableTextSchema.max(150).optional(),
+  /** A customer e-mail (contains "@") or a customer id. */
+  customer: storableTextSchema.max(320).optional(),
+  /** What support has in hand: an e-mail, or an event, charge or customer id. */
+  search: storableTextSchema.trim().min(1).max(320).optional(),
+  /** A dotted path into the payload (`data.object.metadata.order_id`) and the value it must hold. */
+  jsonPath: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, "use a dotted path like data.object.id")
+    .optional(),
+  jsonValue: storableTextSchema.max(500).optional(),
+  ids: z.array(z.number().int().positive()).max(10_000).optional(),
+  /** The events a bulk replay run put back to pending. */
+  replayRun: z.coerce.number().int().positive().optional(),
+});
+export type EventFilter = z.infer<typeof eventFilterSchema>;
+
+export type SqlFragment = { where: string; params: unknown[] };
+
+/** The payload containing `value` at `path`, as a jsonb document (what `@>` and the GIN index match). */
+function containment(path: string, value: unknown): string {
+  return JSON.stringify(path.split(".").reduceRight<unknown>((inner, key) => ({ [key]: inner }), value));
+}
+
+/**
+ * Events of a customer: those that name the customer, and those of the customer's payments (a
+ * dispute or refund notice often carries no customer at all). As lookups to union, one per index.
+ */
+function customerLookups(value: string, placeholder: string): string[] {
+  const [column, term] = value.includes("@") ? ["customer_email", `lower(${placeholder})`] : ["customer_id", placeholder];
+  return [
+    `SELECT id FROM webhook_inbox WHERE ${column} = ${term}`,
+    `SELECT w.id FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id WHERE p.${column} = ${term}`,
+  ];
+}
+
+// The ids a union of index lookups finds. Written as an OR (with a subquery on payments), the same
+// condition can't use those indexes together: PostgreSQL walks the inbox in time order and tests
+// every row, seconds at 10M rows for a rare match; as a union it is a few index probes.
+function anyOf(lookups: string[]): string {
+  return `id IN (${lookups.join(" UNION ALL ")})`;
+}
+
+/**
+ * The filter as a WHERE clause over webhook_inbox (alias-free), with numbered parameters starting
+ * after `offset`. Every condition is one an index serves (see the explorer migration).
+ */
+export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${offset + params.length}`;
+  };
+  if (filter.provider) conditions.push(`provider = ${param(filter.provider)}`);
+  if (filter.statuses?.length) conditions.push(`status = ANY(${param(filter.statuses)}::text[])`);
+  if (filter.type) conditions.push(`event_type = ${param(filter.type)}`);
+  if (filter.receivedFrom) conditions.push(`received_at >= ${param(filter.receivedFrom)}`);
+  if (filter.receivedTo) conditions.push(`received_at < ${param(filter.receivedTo)}`);
+  if (filter.occurredFrom) conditions.push(`occurred_at >= ${param(filter.occurredFrom)}`);
+  if (filter.occurredTo) conditions.push(`occurred_at < ${param(filter.occurredTo)}`);
+  if (filter.eventId) conditions.push(`event_id = ${param(filter.eventId)}`);
+  if (filter.resourceId) conditions.push(`resource_id = ${param(filter.resourceId)}`);
+  if (filter.customer) conditions.push(anyOf(customerLookups(filter.customer, param(filter.customer))));
+  if (filter.search) {
+    const term = param(filter.search);
+    const byId = [`SELECT id FROM webhook_inbox WHERE event_id = ${term}`, `SELECT id FROM webhook_inbox WHERE resource_id = ${term}`];
+    conditions.push(anyOf([...(filter.search.includes("@") ? [] : byId), ...customerLookups(filter.search, term)]));
+  }
+  if (filter.jsonPath && filter.jsonValue !== undefined) {
+    const asText = containment(filter.jsonPath, filter.jsonValue);
+    const number = Number(filter.jsonValue);
+    const alternatives = [`payload @> ${param(asText)}::jsonb`];
+    if (filter.jsonValue.trim() !== "" && Number.isFinite(number)) {
+      alternatives.push(`payload @> ${param(containment(filter.jsonPath, number))}::jsonb`);
+    }
+    if (filter.jsonValue === "true" || filter.jsonValue === "false") {
+      alternatives.push(`payload @> ${param(containment(filter.jsonPath, filter.jsonValue === "true"))}::jsonb`);
+    }
+    conditions.push(`(${alternatives.join(" OR ")})`);
+  }
+  if (filter.ids?.length) conditions.push(`id = ANY(${param(filter.ids)}::bigint[])`);
+  if (filter.replayRun) conditions.push(`id IN (SELECT inbox_id FROM event_replays WHERE run_id = ${param(filter.replayRun)})`);
+  return { where: conditions.length ? conditions.join(" AND ") : "true", params };
+}

@@ -1,0 +1,101 @@
+import type { Queryable } from "../../db/pool";
+
+export type EventDetail = {
+  id: number;
+  provider: string;
+  eventId: string;
+  eventIdDerived: boolean;
+  eventType: string;
+  resourceId: string | null;
+  customerId: string | null;
+  customerEmail: string | null;
+  payload: unknown;
+  /** Null once archived (see archivedAt) until it is restored. */
+  rawBody: Buffer | null;
+  archivedAt: Date | null;
+  headers: Record<string, string>;
+  queryString: string | null;
+  occurredAt: Date | null;
+  occurredAtPrecision: string | null;
+  receivedAt: Date;
+  status: string;
+  ignoredReason: string | null;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastError: string | null;
+  processedAt: Date | null;
+  /** "delivery", or "reconcile": recovered from the gateway's API by a reconciliation run (at receivedAt). */
+  source: string;
+};
+
+export type AttemptRow = {
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date | null;
+  durationMs: number | null;
+  outcome: string;
+  error: string | null;
+  worker: string | null;
+};
+
+/** One event of a payment's timeline, with what it did to the payment (if anything). */
+export type TimelineEntry = {
+  id: number;
+  eventType: string;
+  occurredAt: Date | null;
+  receivedAt: Date;
+  status: string;
+  ignoredReason: string | null;
+  /** The gateway never delivered it: a reconciliation run recovered it (at receivedAt). */
+  recovered: boolean;
+  applied: { fromStatus: string | null; toStatus: string; source: string } | null;
+};
+
+export async function getEvent(db: Queryable, id: number): Promise<EventDetail | null> {
+  const { rows } = await db.query<EventDetail>(
+    `SELECT id, provider, event_id AS "eventId", event_id_derived AS "eventIdDerived", event_type AS "eventType",
+            resource_id AS "resourceId", customer_id AS "customerId", customer_email AS "customerEmail", payload,
+            raw_body AS "rawBody", headers, query_string AS "queryString", occurred_at AS "occurredAt",
+            occurred_at_precision AS "occurredAtPrecision", received_at AS "receivedAt", status,
+            ignored_reason AS "ignoredReason", attempts, next_attempt_at AS "nextAttemptAt",
+            last_error AS "lastError", processed_at AS "processedAt", archived_at AS "archivedAt", source
+       FROM webhook_inbox WHERE id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function listAttempts(db: Queryable, inboxId: number): Promise<AttemptRow[]> {
+  const { rows } = await db.query<AttemptRow>(
+    `SELECT attempt, started_at AS "startedAt", finished_at AS "finishedAt", duration_ms AS "durationMs",
+            outcome, error, worker
+       FROM processing_attempts WHERE inbox_id = $1 ORDER BY attempt, id`,
+    [inboxId],
+  );
+  return rows;
+}
+
+/**
+ * Every event of one resource (a payment) in the order the gateway says they happened, with the
+ * transition each one applied or the reason it was ignored. Bounded: a resource with thousands of
+ * events shows its latest `limit`.
+ */
+export async function resourceTimeline(db: Queryable, provider: string, resourceId: string, limit = 500): Promise<TimelineEntry[]> {
+  const { rows } = await db.query<Omit<TimelineEntry, "applied"> & { fromStatus: string | null; toStatus: string | null; source: string | null }>(
+    `SELECT * FROM (
+       SELECT i.id, i.event_type AS "eventType", i.occurred_at AS "occurredAt", i.received_at AS "receivedAt",
+              i.status, i.ignored_reason AS "ignoredReason", i.source = 'reconcile' AS recovered,
+              t.from_status AS "fromStatus", t.to_status AS "toStatus", t.source
+         FROM webhook_inbox i
+         LEFT JOIN payment_transitions t ON t.inbox_id = i.id
+        WHERE i.provider = $1 AND i.resource_id = $2
+        ORDER BY COALESCE(i.occurred_at, i.received_at) DESC, i.id DESC
+        LIMIT $3
+     ) latest ORDER BY COALESCE("occurredAt", "receivedAt"), id`,
+    [provider, resourceId, limit],
+  );
+  return rows.map(({ fromStatus, toStatus, source, ...row }) => ({
+    ...row,
+    applied: toStatus ? { fromStatus, toStatus, source: source! } : null,
+  }));
+}

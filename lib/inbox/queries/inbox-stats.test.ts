@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { backlogSummary, compactHourlyCounts, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
+
+let app: TestApp;
+let seq = 0;
+
+async function add(provider: string, status: string, minutesAgo: number, count = 1) {
+  for (let i = 0; i < count; i++) {
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, status, received_at, raw_body)
+       VALUES ($1, $2, 'x', $3, now() - make_interval(mins => $4), '\\x00')`,
+      [provider, `e${seq++}`, status, minutesAgo],
+    );
+  }
+}
+
+beforeAll(async () => {
+  app = await createTestApp("stats");
+  // stripe: a normal week (10% ignored), then an hour where half is ignored.
+  await add("stripe", "processed", 3 * 24 * 60, 180);
+  await add("stripe", "ignored", 3 * 24 * 60, 20);
+  await add("stripe", "processed", 10, 15);
+  await add("stripe", "ignored", 10, 15);
+  await add("stripe", "failed", 5, 2);
+  // standard: steady, with a pending backlog from two hours ago, and an event older than a week.
+  await add("standard", "processed", 120, 8);
+  await add("standard", "pending", 125, 2);
+  await add("standard", "ignored", 30, 2);
+  await add("standard", "processed", 8 * 24 * 60, 50);
+});
+afterAll(async () => app.close());
+
+describe("overview statistics", () => {
+  it("counts by provider, window and status, with ratios", async () => {
+    const stats = await providerStats(app.pool);
+    expect(stats.map((row) => row.provider)).toEqual(["standard", "stripe"]);
+    const [standard, stripe] = stats;
+    expect(stripe!.windows.hour).toMatchObject({ total: 32, processed: 15, ignored: 15, failed: 2, pending: 0 });
+    expect(stripe!.windows.hour.ignoredRatio).toBeCloseTo(15 / 32);
+    expect(stripe!.windows.hour.failedRatio).toBeCloseTo(2 / 32);
+    expect(stripe!.windows.day).toMatchObject({ total: 32 });
+    expect(stripe!.windows.week).toMatchObject({ total: 232, ignored: 35, processed: 195, failed: 2 });
+    expect(stripe!.baselineIgnoredRatio).toBeCloseTo(0.1);
+    expect(stripe!.ignoredJump).toBe(true);
+
+    expect(standard!.windows.hour).toMatchObject({ total: 2, ignored: 2 });
+    expect(standard!.windows.day).toMatchObject({ total: 12, processed: 8, pending: 2, ignored: 2 });
+    expect(standard!.windows.week.total).toBe(12);
+    expect(standard!.ignoredJump).toBe(false);
+  });
+
+  it("flags a jump only against a real baseline", () => {
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.5 }, { ratio: 0.1, total: 1000 })).toBe(true);
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.2 }, { ratio: 0.1, total: 1000 })).toBe(false);
+    expect(ignoredRatioJumped({ total: 10, ignoredRatio: 0.9 }, { ratio: 0.1, total: 1000 })).toBe(false);
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.9 }, { ratio: 0, total: 0 })).toBe(false);
+    expect(ignoredRatioJumped({ total: 40, ignoredRatio: 0.8 }, { ratio: 0.45, total: 1000 })).toBe(false);
+  });
+
+  it("buckets the last 24 hours by hour and status, gaps filled", async () => {
+    const volume = await hourlyVolume(app.pool, 24);
+    expect(volume).toHaveLength(24);
+    const sum = (key: "processed" | "ignored" | "failed" | "pending") => volume.reduce((total, hour) => total + hour[key], 0);
+    expect(sum("processed")).toBe(15 + 8);
+    expect(sum("ignored")).toBe(15 + 2);
+    expect(sum("failed")).toBe(2);
+    expect(sum("pending")).toBe(2);
+    expect((await hourlyVolume(app.pool, 24, "standard")).reduce((total, hour) => total + hour.processed, 0)).toBe(8);
+  });
+
+  it("summarizes the backlog", async () => {
+    const backlog = await backlogSummary(app.pool);
+    expect(backlog.pending).toBe(2);
+    expect(backlog.failed).toBe(2);
+    expect(backlog.oldestPendingSeconds).toBeGreaterThanOrEqual(125 * 60 - 5);
+  });
+});
+
+describe("the hourly rollup the overview reads", () => {
+  // The rollup summed over slots, next to the same counts taken from the inbox itself.
+  async function rollupAndTruth() {
+    const rollup = await app.pool.query(
+      `SELECT hour, provider, status, sum(n)::int AS n FROM inbox_hourly_counts GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`,
+    );
+    const truth = await app.pool.query(
+      `SELECT date_trunc('hour', received_at, 'UTC') AS hour, provider, status, count(*)::int AS n
+         FROM webhook_inbox GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    );
+    return { rollup: rollup.rows, truth: truth.rows };
+  }
+
+  it("follows inserts, settles, replays, moves and deletes, from many connections at once", async () => {
+    await add("pagarme", "pending", 90, 40);
+    const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE provider = 'pagarme' ORDER BY id");
+    // Concurrent single-row settles, as workers do them, on 20 pooled connections.
+    await Promise.all(
+      rows.map(({ id }, i) =>
+        app.pool.query("UPDATE webhook_inbox SET status = $2 WHERE id = $1", [id, i % 4 === 0 ? "ignored" : "processed"]),
+      ),
+    );
+    await app.pool.query("UPDATE webhook_inbox SET status = 'pending' WHERE provider = 'pagarme' AND status = 'ignored'");
+    await app.pool.query("UPDATE webhook_inbox SET attempts = attempts + 1 WHERE provider = 'pagarme'");
+    await app.pool.query("UPDATE webhook_inbox SET received_at = received_at - interval '3 hours' WHERE id = $1", [rows[1]!.id]);
+    await app.pool.query("DELETE FROM webhook_inbox WHERE id = ANY($1)", [rows.slice(30).map((row) => row.id)]);
+    const { rollup, truth } = await rollupAndTruth();
+    expect(rollup).toEqual(truth);
+    expect(truth.find((row) => row.provider === "pagarme" && row.status === "pending")?.n).toBe(8);
+  });
+
+  it("compacts old hours into one row per hour, provider and status, keeping every count", async () => {
+    // Rows written from several connections land in several slots.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => add("asaas", i % 3 === 0 ? "failed" : "processed", 5 * 60 + i)));
+    const before = await rollupAndTruth();
+    const statsBefore = await providerStats(app.pool);
+    expect(await compactHourlyCounts(app.pool)).toBeGreaterThan(0);
+    const after = await rollupAndTruth();
+    expect(after.rollup).toEqual(before.truth);
+    const { rows } = await app.pool.query(
+      `SELECT count(*)::int AS n FROM inbox_hourly_counts WHERE hour < date_trunc('hour', now(), 'UTC') - interval '2 hours' AND (slot <> 0 OR n = 0)`,
+    );
+    expect(rows[0].n).toBe(0);
+    expect(await providerStats(app.pool)).toEqual(statsBefore);
+  });
+
+  it("is emptied with the inbox by TRUNCATE", async () => {
+    const db = await createTestApp("stats_truncate");
+    try {
+      await db.pool.query(`INSERT INTO webhook_inbox (provider, event_id, event_type, raw_body) VALUES ('stripe', 'e1', 'x', '\\x00')`);
+      await db.pool.query("TRUNCATE webhook_inbox CASCADE");
+      expect((await db.pool.query("SELECT count(*)::int AS n FROM inbox_hourly_counts")).rows[0].n).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../testing/test-app";
+import { listEvents, type EventSort } from "./list-events";
+import type { EventFilter } from "./event-filter";
+
+let app: TestApp;
+
+type Seed = { provider?: string; eventId: string; type?: string; resource?: string; email?: string; customer?: string; status?: string; receivedAt: string; occurredAt?: string | null; payload?: unknown };
+
+async function seed(rows: Seed[]) {
+  for (const row of rows) {
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_email, customer_id, status, received_at, occurred_at, payload, raw_body)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, '\\x7b7d')`,
+      [
+        row.provider ?? "stripe",
+        row.eventId,
+        row.type ?? "charge.succeeded",
+        row.resource ?? null,
+        row.email ?? null,
+        row.customer ?? null,
+        row.status ?? "processed",
+        row.receivedAt,
+        row.occurredAt ?? null,
+        JSON.stringify(row.payload ?? {}),
+      ],
+    );
+  }
+}
+
+async function allPages(filter: EventFilter, sort: EventSort, limit: number, between?: (page: number) => Promise<void>) {
+  const ids: number[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await listEvents(app.pool, { filter, sort, cursor, limit });
+    ids.push(...result.rows.map((row) => row.id));
+    if (!result.nextCursor) break;
+    cursor = result.nextCursor;
+    await between?.(page);
+  }
+  return ids;
+}
+
+beforeAll(async () => {
+  app = await createTestApp("explorer");
+  const base = Date.parse("2026-01-01T00:00:00Z");
+  const rows: Seed[] = [];
+  for (let i = 0; i < 60; i++) {
+    rows.push({
+      provider: i % 3 === 0 ? "standard" : "stripe",
+      eventId: `evt_${i}`,
+      resource: `ch_${i % 10}`,
+      email: i % 10 === 0 ? "vip@example.com" : `c${i}@example.com`,
+      customer: `cus_${i % 7}`,
+      status: i % 4 === 0 ? "ignored" : i % 9 === 0 ? "failed" : "processed",
+      // Pairs of rows share a received_at to the microsecond: the id breaks the tie.
+      receivedAt: new Date(base + Math.floor(i / 2) * 1000).toISOString().replace(".000Z", ".123456Z"),
+      occurredAt: i % 5 === 0 ? null : new Date(base - i * 1000).toISOString(),
+      payload: { data: { object: { metadata: { order: i % 6 === 0 ? "A-1" : `B-${i}`, priority: i % 2 } } } },
+    });
+  }
+  await seed(rows);
+});
+afterAll(async () => app.close());
+
+describe("listEvents", () => {
+  it("pages back with `before` to exactly the page it came from, and knows where the ends are", async () => {
+    for (const sort of ["received_desc", "occurred_asc"] as EventSort[]) {
+      const first = await listEvents(app.pool, { filter: {}, sort, limit: 7 });
+      expect(first.prevCursor).toBeNull();
+      const second = await listEvents(app.pool, { filter: {}, sort, cursor: first.nextCursor!, limit: 7 });
+      const third = await listEvents(app.pool, { filter: {}, sort, cursor: second.nextCursor!, limit: 7 });
+      const backToSecond = await listEvents(app.pool, { filter: {}, sort, before: third.prevCursor!, limit: 7 });
+      expect(backToSecond.rows.map((row) => row.id)).toEqual(second.rows.map((row) => row.id));
+      const backToFirst = await listEvents(app.pool, { filter: {}, sort, before: backToSecond.prevCursor!, limit: 7 });
+      expect(backToFirst.rows.map((row) => row.id)).toEqual(first.rows.map((row) => row.id));
+      expect(backToFirst.prevCursor).toBeNull();
+      expect(backToFirst.nextCursor).not.toBeNull();
+    }
+  });
+
+  it.each<EventSort>(["received_desc", "received_asc", "occurred_desc", "occurred_asc"])(
+    "pages through every row exactly once, in order (%s)",
+    async (sort) => {
+      const ids = await allPages({}, sort, 7);
+      expect(ids).toHaveLength(60);
+      expect(new Set(ids).size).toBe(60);
+      const { rows } = await app.pool.query<{ id: number }>(
+        `SELECT id FROM webhook_inbox ORDER BY ${sort.startsWith("received") ? "received_at" : "COALESCE(occurred_at, received_at)"} ${sort.endsWith("desc") ? "DESC" : "ASC"}, id ${sort.endsWith("desc") ? "DESC" : "ASC"}`,
+      );
+      expect(ids).toEqual(rows.map((row) => row.id));
+    },
+  );
+
+  it("stays stable while events arrive: no row repeated or skipped", async () => {
+    let inserted = 0;
+    const before = (await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox")).rows.map((row) => row.id);
+    const ids = await allPages({}, "received_desc", 9, async (page) => {
+      // New events land at the head (newer) and, for good measure, one in the past.
+      await seed([
+        { eventId: `late_new_${page}`, receivedAt: new Date(Date.parse("2027-01-01T00:00:00Z") + page).toISOString() },
+        { eventId: `late_old_${page}`, receivedAt: new Date(Date.parse("2025-01-01T00:00:00Z") + page).toISOString() },
+      ]);
+      inserted += 2;
+    });
+    expect(inserted).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of before) expect(ids).toContain(id);
+    await app.pool.query("DELETE FROM webhook_inbox WHERE event_id LIKE 'late_%'");
+  });
+
+  it("filters by search (e-mail, event, charge and customer id), status, provider, type and time", async () => {
+    const count = async (filter: EventFilter) => (await allPages(filter, "received_desc", 200)).length;
+    expect(await count({ search: "VIP@example.com" })).toBe(6);
+    expect(await count({ search: "evt_7" })).toBe(1);
+    expect(await count({ search: "ch_3" })).toBe(6);
+    expect(await count({ search: "cus_2" })).toBe(9);
+    expect(await count({ customer: "vip@example.com" })).toBe(6);
+    expect(await count({ statuses: ["ignored"] })).toBe(15);
+    expect(await count({ statuses: ["ignored", "failed"] })).toBe(15 + 5);
+    expect(await count({ provider: "standard" })).toBe(20);
+    expect(await count({ provider: "standard", statuses: ["ignored"] })).toBe(5);
+    expect(await count({ type: "charge.refunded" })).toBe(0);
+    expect(await count({ receivedFrom: new Date("2026-01-01T00:00:10Z"), receivedTo: new Date("2026-01-01T00:00:20Z") })).toBe(20);
+    expect(await count({ occurredTo: new Date("2025-12-31T23:59:30Z") })).toBe(24);
+  });
+
+  it("finds a customer's events through their payments when the event itself names no customer", async () => {
+    await app.pool.query(
+      "INSERT INTO payments (provider, gateway_charge_id, status, customer_email, customer_id) VALUES ('stripe', 'ch_disputed', 'disputed', 'zed@example.com', 'cus_zed')",
+    );
+    await seed([{ eventId: "evt_dispute_zed", resource: "ch_disputed", receivedAt: "2026-01-02T00:00:00Z" }]);
+    for (const filter of [{ search: "Zed@example.com" }, { search: "cus_zed" }, { customer: "zed@example.com" }]) {
+      const page = await listEvents(app.pool, { filter, limit: 10 });
+      expect(page.rows.map((row) => row.eventId)).toEqual(["evt_dispute_zed"]);
+    }
+    await app.pool.query("DELETE FROM webhook_inbox WHERE event_id = 'evt_dispute_zed'");
+    await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'ch_disputed'");
+  });
+
+  it("finds events by a JSON path and value, string or number", async () => {
+    const count = async (filter: EventFilter) => (await allPages(filter, "received_desc", 200)).length;
+    expect(await count({ jsonPath: "data.object.metadata.order", jsonValue: "A-1" })).toBe(10);
+    expect(await count({ jsonPath: "data.object.metadata.priority", jsonValue: "1" })).toBe(30);
+    expect(await count({ jsonPath: "data.object.metadata.missing", jsonValue: "1" })).toBe(0);
+  });
+
+  it("ignores a tampered cursor rather than failing", async () => {
+    const page = await listEvents(app.pool, { filter: {}, cursor: "not-a-cursor", limit: 5 });
+    expect(page.rows).toHaveLength(5);
+  });
+});

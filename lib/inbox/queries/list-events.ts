@@ -1,0 +1,103 @@
+import { z } from "zod";
+import type { Queryable } from "../../db/pool";
+import { eventFilterSql, type EventFilter } from "./event-filter";
+
+export const EVENT_SORTS = ["received_desc", "received_asc", "occurred_desc", "occurred_asc"] as const;
+export type EventSort = (typeof EVENT_SORTS)[number];
+
+export type EventListRow = {
+  id: number;
+  provider: string;
+  eventId: string;
+  eventType: string;
+  resourceId: string | null;
+  customerEmail: string | null;
+  status: string;
+  ignoredReason: string | null;
+  attempts: number;
+  occurredAt: Date | null;
+  receivedAt: Date;
+  lastError: string | null;
+};
+
+/** A page and the keysets of its neighbours (null where there is none). */
+export type EventPage = { rows: EventListRow[]; nextCursor: string | null; prevCursor: string | null };
+
+// The keyset: the sort value as exact text (microseconds survive, a JS Date would not) and the id.
+// A cursor comes back from the URL: anything else than what encodeCursor wrote is no cursor.
+const cursorSchema = z.object({
+  v: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
+    .refine((text) => !Number.isNaN(Date.parse(text))),
+  id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
+type Cursor = z.infer<typeof cursorSchema>;
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString("base64url");
+}
+
+export function decodeCursor(text: string | undefined): Cursor | null {
+  if (!text) return null;
+  try {
+    return cursorSchema.parse(JSON.parse(Buffer.from(text, "base64url").toString("utf8")));
+  } catch {
+    return null;
+  }
+}
+
+// Each sort has an index whose order it reads (see the console migration).
+const SORT_EXPRESSION: Record<"received" | "occurred", string> = {
+  received: "received_at",
+  occurred: "COALESCE(occurred_at, received_at)",
+};
+
+/**
+ * One page of the events explorer: filtered and sorted on the server, keyset-paginated on
+ * (sort value, id). Rows arriving while someone pages don't shift later pages: a page starts
+ * strictly after the last row of the one before (`cursor`), or ends strictly before the first row
+ * of the one after (`before`, for "previous page").
+ */
+export async function listEvents(
+  db: Queryable,
+  input: { filter: EventFilter; sort?: EventSort; cursor?: string; before?: string; limit?: number },
+): Promise<EventPage> {
+  const sort = input.sort ?? "received_desc";
+  const [key, sortDirection] = sort.split("_") as ["received" | "occurred", "desc" | "asc"];
+  const backwards = !input.cursor && decodeCursor(input.before) !== null;
+  // Paging backwards reads the same index the other way, then turns the page around.
+  const direction = backwards ? (sortDirection === "desc" ? "asc" : "desc") : sortDirection;
+  const expression = SORT_EXPRESSION[key];
+  const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
+  const { where, params } = eventFilterSql(input.filter);
+  const cursor = decodeCursor(backwards ? input.before : input.cursor);
+  const conditions = [where];
+  if (cursor) {
+    params.push(cursor.v, cursor.id);
+    const comparison = direction === "desc" ? "<" : ">";
+    conditions.push(`(${expression}, id) ${comparison} ($${params.length - 1}::timestamptz, $${params.length}::bigint)`);
+  }
+  params.push(limit + 1);
+  const { rows } = await db.query<EventListRow & { sortValue: string }>(
+    `SELECT id, provider, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId",
+            customer_email AS "customerEmail", status, ignored_reason AS "ignoredReason", attempts,
+            occurred_at AS "occurredAt", received_at AS "receivedAt", left(last_error, 200) AS "lastError",
+            to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortValue"
+       FROM webhook_inbox
+      WHERE ${conditions.join(" AND ")}
+      ORDER BY ${expression} ${direction}, id ${direction}
+      LIMIT $${params.length}`,
+    params,
+  );
+  const more = rows.length > limit;
+  const page = backwards ? rows.slice(0, limit).reverse() : rows.slice(0, limit);
+  const first = page[0];
+  const last = page.at(-1);
+  const keyOf = (row: { sortValue: string; id: number } | undefined) => (row ? encodeCursor({ v: row.sortValue, id: row.id }) : null);
+  return {
+    rows: page.map(({ sortValue: _sortValue, ...row }) => row),
+    nextCursor: backwards || more ? keyOf(last) : null,
+    prevCursor: (backwards ? more : cursor !== null) ? keyOf(first) : null,
+  };
+}

@@ -1,0 +1,30 @@
+import type { PgBoss } from "pg-boss";
+import type { Queryable } from "../db/pool";
+import { backlogSummary } from "../inbox/queries/inbox-stats";
+import { webhooksQueueDepth } from "../queue/boss";
+import { hasValidApiToken } from "../auth/api-token";
+import { metrics } from "../observability/metrics";
+import { recoveredByProvider } from "../reconcile/reconcile-runs";
+
+/** The Prometheus text of this process, backlog gauges refreshed from the database first. */
+export async function renderMetrics(db: Queryable, boss: () => Promise<PgBoss>): Promise<string> {
+  const m = metrics();
+  const [backlog, depth, recovered] = await Promise.all([backlogSummary(db), boss().then(webhooksQueueDepth), recoveredByProvider(db)]);
+  m.pendingEvents.set(backlog.pending);
+  m.failedEvents.set(backlog.failed);
+  m.oldestPendingSeconds.set(backlog.oldestPendingSeconds ?? 0);
+  for (const state of ["ready", "deferred", "active"] as const) m.queueJobs.set({ state }, depth?.[state] ?? 0);
+  for (const row of recovered) {
+    m.reconcileRecovered.set({ provider: row.provider, kind: "missed" }, row.missingIngested);
+    m.reconcileRecovered.set({ provider: row.provider, kind: "repaired" }, row.repaired);
+  }
+  return m.registry.metrics();
+}
+
+export type MetricsAccess = "allowed" | "not_configured" | "unauthorized";
+
+/** A scrape needs `Authorization: Bearer <METRICS_TOKEN>`; with no token configured, nobody gets in. */
+export function checkMetricsAccess(token: string | undefined, authorization: string | null | undefined): MetricsAccess {
+  if (!token) return "not_configured";
+  return hasValidApiToken(authorization ?? null, [token]) ? "allowed" : "unauthorized";
+}
