@@ -1,5 +1,13 @@
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { RunView } from "@/lib/reconcile/reconcile-runs";
+import type { RunCounts, RunView } from "@/lib/reconcile/reconcile-runs";
+
+const COUNTS: [string, keyof RunCounts][] = [
+  ["Listed", "listed"],
+  ["Missed events", "missingIngested"],
+  ["Repaired", "repaired"],
+  ["Stuck refetched", "stuckRefetched"],
+  ["Errors", "errors"],
+];
 
 /** The latest runs (schedule, CLI, console), newest first. */
 export function RunsTable({ runs }: { runs: RunView[] }) {
@@ -13,11 +21,11 @@ export function RunsTable({ runs }: { runs: RunView[] }) {
           <th>By</th>
           <th>Window</th>
           <th>Status</th>
-          <th className="num">Listed</th>
-          <th className="num">Missed events</th>
-          <th className="num">Repaired</th>
-          <th className="num">Stuck refetched</th>
-          <th className="num">Errors</th>
+          {COUNTS.map(([label]) => (
+            <th key={label} className="num">
+              {label}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>
@@ -34,21 +42,11 @@ export function RunsTable({ runs }: { runs: RunView[] }) {
             <td data-label="Status" title={run.lastError ?? undefined}>
               {run.status}
             </td>
-            <td className="num" data-label="Listed">
-              {run.listed}
-            </td>
-            <td className="num" data-label="Missed events">
-              {run.missingIngested}
-            </td>
-            <td className="num" data-label="Repaired">
-              {run.repaired}
-            </td>
-            <td className="num" data-label="Stuck refetched">
-              {run.stuckRefetched}
-            </td>
-            <td className="num" data-label="Errors">
-              {run.errors}
-            </td>
+            {COUNTS.map(([label, field]) => (
+              <td key={label} className="num" data-label={label}>
+                {run[field]}
+              </td>
+            ))}
           </tr>
         ))}
       </tbody>
