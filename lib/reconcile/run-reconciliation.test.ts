@@ -9,6 +9,7 @@ import { createGatewayClients } from "../inbox/process/gateway-clients";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { renderMetrics } from "../ops/render-metrics";
 import { runReconciliation, type ReconcileRequest, type ReconcileResult } from "./run-reconciliation";
+import { reconcilableProviders, runDueReconciliations } from "./run-due-reconciliations";
 
 // Reconciliation against the fake gateway's list APIs and a real database, processed by a real
 // pg-boss worker: missed events ingested under their own key, drift repaired through derived events,
@@ -301,6 +302,24 @@ describe("gateways without an events API: Mercado Pago's payments search", () =>
     const result = counted(await reconcile({ provider: "mercadopago", ...window() }));
     // The first page came back empty: the three payments on it are left to the next run; the fourth is listed.
     expect(result).toMatchObject({ outcome: "finished", pages: 2, listed: 1 });
+  });
+});
+
+describe("the worker's schedule", () => {
+  it("runs a gateway once its API credentials are set, on its own interval, and not again before it", async () => {
+    const deps = (overrides: Record<string, string>) => {
+      const config = testConfig(app.env, overrides);
+      return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) };
+    };
+    const stripeOnly = { RECONCILE_INTERVAL_MINUTES_MERCADOPAGO: "0", RECONCILE_INTERVAL_MINUTES_STANDARD: "0" };
+    expect(reconcilableProviders(testConfig(app.env, { STRIPE_API_KEY: "" }), { scheduled: true })).not.toContain("stripe");
+    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }), { scheduled: true })).not.toContain("stripe");
+    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).toContain("stripe");
+    const first = await runDueReconciliations(deps(stripeOnly));
+    expect(first.map((result) => result.provider)).toEqual(["stripe"]);
+    expect(await runDueReconciliations(deps(stripeOnly))).toEqual([]);
+    const runs = await app.pool.query("SELECT provider, trigger FROM reconcile_runs");
+    expect(runs.rows).toEqual([{ provider: "stripe", trigger: "schedule" }]);
   });
 });
 
