@@ -127,9 +127,16 @@ async function reconcile(deps: ReconcileDeps, driver: ProviderDriver<ProviderNam
   const run: Run = { deps, driver, fetchJson, request, runId, counts: emptyCounts(), findings: [], lastError: null };
 
   let complete = true;
-  if (driver.lister) complete = await listWindow(run, driver.lister, window, !explicit && !dryRun);
-  // Stuck payments only once the window is through: what it listed may already have repaired them.
-  if (complete && driver.refetch) await refetchStuck(run);
+  try {
+    if (driver.lister) complete = await listWindow(run, driver.lister, window, !explicit && !dryRun);
+    // Stuck payments only once the window is through: what it listed may already have repaired them.
+    if (complete && driver.refetch) await refetchStuck(run);
+  } catch (error) {
+    // Our own failure (the database), not the gateway's: the run is marked failed, not left running.
+    recordError(run, error);
+    if (runId !== null) await recordProgress(deps.pool, runId, run.counts, run.lastError, "failed").catch(() => undefined);
+    throw error;
+  }
   const outcome = complete && run.counts.errors === 0 ? "finished" : "interrupted";
   if (runId !== null) await recordProgress(deps.pool, runId, run.counts, run.lastError, outcome);
   // A person's run (CLI, console) is audited; scheduled ones are in reconcile_runs alone.
