@@ -70,6 +70,14 @@ const libOrder = {
 };
 
 const restrict = (patterns) => ["error", { patterns }];
+// Data access (docs/decisions.md, "Data access"): SQL on lib/db/pool for every table but users, which
+// lib/auth reaches through Prisma; the pg driver and Prisma's packages stay inside lib/db.
+const driverPatterns = [
+  { group: ["pg", "@prisma/*"], message: "the database drivers stay in lib/db: take Pool, Queryable and withTransaction from lib/db/pool." },
+];
+const prismaPatterns = [
+  { group: ["**/db/prisma", "**/db/generated/*", "**/db/generated/**"], message: "Prisma reaches the users table only (lib/auth); every other table is SQL on lib/db/pool (docs/decisions.md, Data access)." },
+];
 const libPatterns = [
   { group: ["@/app/*", "@/worker/*", "@/e2e/*", "**/app/*", "**/worker/*", "**/e2e/*"], message: "lib/ never imports app/, worker/ or e2e/." },
   { group: ["next", "next/*", "react", "react-dom", "next-auth", "next-auth/*"], message: "lib/ is framework-free." },
@@ -101,8 +109,19 @@ export default tseslint.config(
     plugins: { layers: { rules: { "lib-order": libOrder } } },
     rules: {
       "layers/lib-order": "error",
-      "no-restricted-imports": restrict(libPatterns),
+      "no-restricted-imports": restrict([...libPatterns, ...driverPatterns, ...prismaPatterns]),
     },
+  },
+  // The users' room and the web process's wiring hold a Prisma client; lib/db owns both drivers.
+  {
+    files: ["lib/auth/**/*.ts", "lib/runtime/**/*.ts"],
+    ignores: ["lib/**/*.test.ts"],
+    rules: { "no-restricted-imports": restrict([...libPatterns, ...driverPatterns]) },
+  },
+  {
+    files: ["lib/db/**/*.ts"],
+    ignores: ["lib/**/*.test.ts"],
+    rules: { "no-restricted-imports": restrict(libPatterns) },
   },
   {
     files: ["lib/providers/**/*.ts"],
@@ -120,6 +139,8 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         ...libPatterns,
+        ...driverPatterns,
+        ...prismaPatterns,
         { group: ["@/lib/http/*", "../http/*"], message: "payments know nothing of HTTP." },
         { group: ["@/lib/providers/*", "../providers/*"], message: "payments know nothing of drivers: the shared vocabulary is lib/canonical." },
       ]),

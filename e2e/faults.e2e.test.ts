@@ -16,7 +16,7 @@ import { generateHistories, type PaymentHistory } from "./simulator/history";
 // server must never stop. Each test prints its figures. ~30-60 s each.
 
 /**
- * The documented bound (README "Surviving faults"): once a worker runs again (or while another one
+ * The documented bound (docs/operations.md, "Surviving faults"): once a worker runs again (or while another one
  * runs), a killed worker's jobs run again within it: the dead-worker check (at start-up, then every
  * WORKER_RECLAIM_SECONDS = 2), pg-boss's first retry delay (1-2 s), polling (0.5 s).
  */

@@ -7,7 +7,7 @@ import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, signIn } from "./harness/browser";
 
-// Issue 8, findings 3, 4, 9 and 10, against `next start` and a real worker in a real Chromium: no
+// Input safety against `next start` and a real worker in a real Chromium: no
 // password hash in what the Users page or its actions send, the viewer's masking on a hostile
 // payload, bad query input answered without a 500 or database text, and /api/health's two faces.
 

@@ -6,7 +6,7 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser } from "./harness/browser";
 import { cookieHeader, httpSignIn, httpSignOut } from "./harness/http-session";
 
-// Issue 8 against the built app: redirects after sign-in, security headers and CSP in Chromium,
+// Security defaults against the built app: redirects after sign-in, security headers and CSP in Chromium,
 // sessions that end on sign-out, forwarded addresses, and Secure cookies + HSTS behind https.
 // Two servers: a plain one (no trusted proxies) and one whose public URL is https and which trusts
 // the test as its proxy.

@@ -87,7 +87,7 @@ async function fillPayments(pool: Pool) {
   console.log(`filled ${Math.floor(total / 3) + 1} payments in ${((Date.now() - started) / 1000).toFixed(0)}s`);
 }
 
-/** The console's customer-centred queries (issue 12): search, customer page, pager totals, replay dry run. */
+/** The console's customer-centred queries: search, customer page, pager totals, replay dry run. */
 async function timeCustomerQueries(pool: Pool) {
   const config = loadConfig({ DATABASE_URL: url });
   await time("customer search: e-mail prefix (customer4242@ex)", () => searchPayments(pool, "customer4242@ex"));

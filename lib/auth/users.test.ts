@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listAudit } from "../audit/list-audit";
 import { AppError } from "../errors/app-error";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { createUser, findActiveUser, listUsers, updateUser } from "./users";
 
-// Users leave lib/auth as explicit views (issue 8, finding 3) and a creation race is a conflict
-// (finding 9), on a database of this file's own.
+// Users leave lib/auth as explicit views and a creation race is a conflict, on a database of this
+// file's own.
 
 let app: TestApp;
 const PASSWORD = "a long enough password";
@@ -43,5 +44,19 @@ describe("createUser", () => {
         }
       }
     }
+  });
+});
+
+describe("a user change", () => {
+  it("writes its audit row, and the audit log reads the rows back newest first, paged by id", async () => {
+    const created = await createUser(app.prisma, { email: "audited@example.com", role: "viewer", password: PASSWORD }, "admin@example.com");
+    await updateUser(app.prisma, { id: created.user.id, disabled: true }, "admin@example.com");
+    const { rows, nextBefore } = await listAudit(app.pool, { limit: 1 });
+    expect(rows).toEqual([
+      expect.objectContaining({ actor: "admin@example.com", action: "user_updated", details: { email: "audited@example.com", disabled: true } }),
+    ]);
+    const older = await listAudit(app.pool, { before: nextBefore!, action: "user_created" });
+    expect(older.rows[0]).toMatchObject({ action: "user_created", details: { email: "audited@example.com", role: "viewer" } });
+    expect(older.rows[0]!.id).toBeLessThan(rows[0]!.id);
   });
 });

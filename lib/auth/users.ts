@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { auditRow } from "../audit/record-audit";
-import type { PrismaClient } from "../db/prisma";
+import { recordAudit } from "../audit/record-audit";
+import { sqlOn, type PrismaClient } from "../db/prisma";
 import { AppError } from "../errors/app-error";
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./password";
 import { ROLES, type Role } from "./permissions";
@@ -44,12 +44,11 @@ export async function createUser(
   const conflict = new AppError("CONFLICT", `a user with e-mail ${parsed.email} already exists`);
   if (await prisma.user.findUnique({ where: { email: parsed.email }, select: { id: true } })) throw conflict;
   try {
-    const [user] = await prisma.$transaction([
-      prisma.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } }),
-      prisma.auditLog.create({
-        data: auditRow({ actor, action: "user_created", details: { email: parsed.email, role: parsed.role } }),
-      }),
-    ]);
+    const user = await prisma.$transaction(async (tx) => {
+      const created = await tx.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } });
+      await recordAudit(sqlOn(tx), { actor, action: "user_created", details: { email: parsed.email, role: parsed.role } });
+      return created;
+    });
     return { user: view(user), password };
   } catch (error) {
     // Two creations of one e-mail at once both pass the check above; the unique index decides.
@@ -79,9 +78,7 @@ export async function updateUser(prisma: PrismaClient, input: z.input<typeof upd
         ...(changesAccess ? { sessionVersion: { increment: 1 } } : {}),
       },
     });
-    await tx.auditLog.create({
-      data: auditRow({ actor, action: "user_updated", details: { email: user.email, role, disabled } }),
-    });
+    await recordAudit(sqlOn(tx), { actor, action: "user_updated", details: { email: user.email, role, disabled } });
     return view(updated);
   });
 }
@@ -129,7 +126,7 @@ export async function resetPassword(prisma: PrismaClient, email: string, actor: 
       where: { id: found.id },
       data: { passwordHash, sessionVersion: { increment: 1 } },
     });
-    await tx.auditLog.create({ data: auditRow({ actor, action: "password_reset", details: { email: address } }) });
+    await recordAudit(sqlOn(tx), { actor, action: "password_reset", details: { email: address } });
     return { user: view(user), password };
   });
 }

@@ -8,8 +8,9 @@ import { variablesWithDevelopmentValues } from "./development-values";
 import { csv, positiveInt } from "./env-values";
 import { providersSchema, providerVariables } from "./provider-config";
 
-// The only module that reads the configuration from process.env (lib/config/process-env.ts changes
-// it for child processes). Everything else receives an AppConfig: the output of configSchema.
+// The only module that reads the configuration from process.env (process-env.ts and env-files.ts
+// change it, for this process and its children). Everything else receives an AppConfig: the output
+// of configSchema.
 
 // Left alone, V8 lets a busy Next.js server's heap grow towards a quarter of the machine's memory
 // before collecting in earnest (588 MB resident after a 10-minute soak, docs/benchmarks.md); its

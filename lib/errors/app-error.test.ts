@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { AppError, asAppError, errorForLog } from "./app-error";
 
-// What the one error wrapper makes of database errors, on real PostgreSQL errors (issue 8,
-// findings 9 and 10): bad input is a 400 and a taken key a 409, never the database's text; logs
+// What the one error wrapper makes of database errors, on real PostgreSQL errors: bad input is a 400 and a taken key a 409, never the database's text; logs
 // carry the error's class, never the payload a jsonb error quotes.
 
 let app: TestApp;

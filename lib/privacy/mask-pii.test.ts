@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MASKED, maskEmail, maskPayload } from "./mask-pii";
 
-// The viewer's allow-list (issue 8, finding 4): hostile payloads carrying each item the old
+// The viewer's allow-list: hostile payloads carrying each item the old
 // deny-list missed, by name. Each must come out masked; the event's own facts must still show.
 
 /** The value at `path` (keys and indexes) in a masked payload. */

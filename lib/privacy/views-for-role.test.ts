@@ -3,7 +3,7 @@ import type { EventDetail } from "../inbox/queries/get-event";
 import { MASKED } from "./mask-pii";
 import { attemptViews, errorCategory, eventRowView, eventView, maySearch, paymentView } from "./views-for-role";
 
-// The one place rows become what a role may see (issue 8, finding 4).
+// The one place rows become what a role may see.
 
 const stored: EventDetail = {
   id: 7,

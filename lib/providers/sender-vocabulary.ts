@@ -20,7 +20,7 @@ export type SenderVocabulary = {
 
 const PATH = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-/** `key=value,key=value` pairs (the issue's path names the variable). */
+/** `key=value,key=value` pairs (a zod issue's path names the variable). */
 function pairs(value: string | undefined, context: z.RefinementCtx): [string, string][] {
   const entries: [string, string][] = [];
   for (const part of (value ?? "").split(",").map((item) => item.trim()).filter(Boolean)) {

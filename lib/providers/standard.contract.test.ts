@@ -41,7 +41,7 @@ describe("standard webhooks signatures, with the reference library", () => {
   });
 });
 
-describe("a real sender's own words (issue 7, point 7)", () => {
+describe("a real sender's own words", () => {
   it("reads Dodo Payments' payment.succeeded: status, total_amount, customer.customer_id", () => {
     expect(parse(dodo)).toMatchObject({
       eventId: "msg_2Lk7",

@@ -18,7 +18,7 @@ import { optionalBearerAuth } from "./api-auth";
 // The spec leaves event types and payloads to the sender. The driver reads a payment event in the
 // common vocabularies (ours, and real senders' such as Dodo Payments: `payment.succeeded` with
 // `data.status: "succeeded"`, `total_amount`, `customer.customer_id`), and a deployment adds its
-// sender's words with STANDARD_STATUS_MAP, STANDARD_TYPE_MAP and STANDARD_FIELD_MAP (README).
+// sender's words with STANDARD_STATUS_MAP, STANDARD_TYPE_MAP and STANDARD_FIELD_MAP (docs/gateways.md).
 // - The state: the event type (STANDARD_TYPE_MAP, then the known types below); for payment events
 //   (`payment.*`, `charge.*`, `transaction.*`) of another type, `data.status` (STANDARD_STATUS_MAP,
 //   then the known words). A payment event that still can't be mapped fails, naming the variables.

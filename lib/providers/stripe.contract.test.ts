@@ -68,7 +68,7 @@ function stripeApi(chargeObject: Stripe.Charge, disputes: Stripe.Dispute[], page
 
 const disputeWith = (index: number, status: Stripe.Dispute.Status) => variant(dispute, { id: `${dispute.id}_${index}`, charge: charge.id, status });
 
-describe("stripe refetch reads disputes the documented way (issue 7, point 1)", () => {
+describe("stripe refetch reads disputes the documented way", () => {
   const disputed = variant(captured, { disputed: true });
 
   it.each<[string, Stripe.Dispute.Status[], string]>([
@@ -128,7 +128,7 @@ describe("stripe dispute events map by their dispute's status", () => {
   });
 });
 
-describe("stripe PaymentIntent events (issue 7, point 2)", () => {
+describe("stripe PaymentIntent events", () => {
   const withCharge = (overrides: Partial<Stripe.PaymentIntent>) => variant(intent, { latest_charge: charge.id, amount: 5000, ...overrides });
 
   it.each<[string, Partial<Stripe.PaymentIntent>, string]>([

@@ -56,7 +56,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </>
     );
   }
-  const page = await listAudit(webRuntime().prisma, { before, action, limit: 100 });
+  const page = await listAudit(webRuntime().pool, { before, action, limit: 100 });
   const withAction = (extra: Record<string, string>) => new URLSearchParams({ ...(action ? { action } : {}), ...extra }).toString();
   return (
     <>

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/e2e/harness/web-runtime";
 
-// /api/health through the real route handler (issue 8, finding 10): public bare answer, details
+// /api/health through the real route handler public bare answer, details
 // for a monitoring token. (The console-session path is covered in e2e/input-safety.e2e.test.ts.)
 
 let app: TestApp;

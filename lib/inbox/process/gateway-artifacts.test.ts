@@ -11,7 +11,7 @@ import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent } from "./process-event";
 import { replayEvents } from "../replay/replay-events";
 
-// Issue 7, points 1, 2 and 7 end to end on the real database: deliveries built from the gateways'
+// Disputes, PaymentIntent-only integrations and a sender's own words end to end on the real database: deliveries built from the gateways'
 // own artifacts (stripe/openapi fixtures, Dodo Payments' documented payload), signed by the official
 // SDKs, ingested and processed by the worker's code, refetching through the fake gateway's API.
 
@@ -76,7 +76,7 @@ async function payment(chargeId: string) {
 
 const seconds = () => Math.floor(Date.now() / 1000) - 120;
 
-describe("point 1: a charge's disputes, read the documented way", () => {
+describe("a charge's disputes, read the documented way", () => {
   it("charges back a payment whose second dispute was lost after the first was won", async () => {
     const chargeId = `ch_artifact_${Date.now()}`;
     const facts = { chargeId, amount: 5000, currency: "usd", customerId: "cus_1", customerEmail: "ana@example.com" };
@@ -96,7 +96,7 @@ describe("point 1: a charge's disputes, read the documented way", () => {
   });
 });
 
-describe("point 2: PaymentIntent-only integrations", () => {
+describe("PaymentIntent-only integrations", () => {
   const refetchNothing = { REFETCH_STRIPE: "none" };
 
   it("creates the payment of a PaymentIntent's latest charge from the intent's own status and amounts", async () => {
@@ -129,7 +129,7 @@ describe("point 2: PaymentIntent-only integrations", () => {
   });
 });
 
-describe("point 7: a Standard Webhooks sender's own words", () => {
+describe("a Standard Webhooks sender's own words", () => {
   it("processes Dodo Payments' payment.succeeded as paid", async () => {
     const id = await standardDelivery(dodo);
     expect(await processEvent(deps(), id)).toBe("processed");

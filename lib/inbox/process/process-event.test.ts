@@ -180,7 +180,7 @@ describe("processEvent", () => {
     expect(await payment(p.chargeId)).toMatchObject({ status: "paid", registered_by: "host" });
   });
 
-  describe("an event stored as unparseable that a fixed driver now reads (issue 7, point 8)", () => {
+  describe("an event stored as unparseable that a fixed driver now reads", () => {
     // The row an older driver left: the bytes and headers kept, keyed by its bytes, then replayed to pending.
     async function storedAsUnparseable(p: PaymentFacts, description: string) {
       const delivery = deliveryFor("stripe", p, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }, TEST_SECRETS.stripe);

@@ -43,7 +43,11 @@ const START_ATTEMPTS = plannedPerCall(`
     SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = bumped.id), 0) + 1, $2 FROM bumped
     RETURNING id, inbox_id
   )
-  SELECT bumped.*, attempt.id AS attempt_id FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
+  SELECT bumped.id, bumped.provider, bumped.event_id AS "eventId", bumped.event_type AS "eventType",
+         bumped.event_id_derived AS "eventIdDerived", bumped.source,
+         bumped.resource_id AS "resourceId", bumped.raw_body AS "rawBody", bumped.headers,
+         bumped.query_string AS "queryString", bumped.attempts, attempt.id AS "attemptId"
+    FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
 
 const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
   UPDATE processing_attempts
@@ -56,26 +60,8 @@ const LOCK_OWN_ATTEMPT = preparedStatement("lock_own_attempt", `SELECT 1 FROM we
 
 /** Starts an attempt of each pending, due event in one statement; events not started are absent. */
 export async function startAttempts(pool: Pool, workerId: string, inboxIds: readonly number[]): Promise<Map<number, StartedAttempt>> {
-  const { rows } = await pool.query(START_ATTEMPTS([inboxIds, workerId]));
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        id: row.id,
-        provider: row.provider,
-        eventId: row.event_id,
-        eventType: row.event_type,
-        eventIdDerived: row.event_id_derived,
-        source: row.source,
-        resourceId: row.resource_id,
-        rawBody: row.raw_body,
-        headers: row.headers,
-        queryString: row.query_string,
-        attempts: row.attempts,
-        attemptId: row.attempt_id,
-      },
-    ]),
-  );
+  const { rows } = await pool.query<StartedAttempt>(START_ATTEMPTS([inboxIds, workerId]));
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 // Each event's final status and its attempt's outcome, in one statement for the batch. Only the

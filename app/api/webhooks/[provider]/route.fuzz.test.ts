@@ -9,7 +9,7 @@ import { signStripe } from "@/lib/providers/stripe";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/e2e/harness/web-runtime";
 
-// Issue 8's promise, checked through the real route handler on a database of this file's own: a
+// Ingest's promise, checked through the real route handler on a database of this file's own: a
 // validly signed body is stored exactly once and answered 200 whatever it holds; a badly signed one
 // is answered 401 and stored nowhere; nothing answers 500. First the named hostile bodies, then a
 // seeded fuzz run of random and hostile bodies and headers to every provider (2,000 requests,
@@ -101,7 +101,7 @@ function validEvent(provider: ProviderName, id: string): Record<string, unknown>
 
 const deepArrays = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
 
-/** The hostile bodies of issue 8, by name: each one crashed ingest with a 500 before. */
+/** Hostile bodies, by name: each one crashed ingest with a 500 before. */
 const NAMED: Record<string, (id: string) => { provider: ProviderName; body: string }> = {
   "created: 9000000000000000 (RangeError: Invalid time value)": (id) => ({
     provider: "stripe",
@@ -170,7 +170,7 @@ async function storedBodies(): Promise<Map<string, number>> {
   return new Map(rows.map((row) => [row.key, row.n]));
 }
 
-describe("hostile signed bodies (issue 8, finding 5)", () => {
+describe("hostile signed bodies", () => {
   for (const [name, make] of Object.entries(NAMED)) {
     it(`stores ${name} once, answers 200, and refuses it unsigned`, async () => {
       const id = `named${Math.floor(Math.random() * 1e9)}`;
@@ -305,7 +305,7 @@ function namesOnlySignedResource(delivery: Delivery, signedId: string): boolean 
 
 const FUZZ_REQUESTS = 2000;
 
-describe("fuzz (issue 8, done-when)", () => {
+describe("fuzz", () => {
   it(`sends ${FUZZ_REQUESTS} seeded random and hostile deliveries to every provider: no 5xx, bad signatures store nothing, signed bodies stored once`, async () => {
     const seed = Number(process.env.FUZZ_SEED ?? 20261201);
     const random = seededRandom(seed);
@@ -317,7 +317,7 @@ describe("fuzz (issue 8, done-when)", () => {
       const id = `fz${seed}x${index}`;
       const good = signed(provider, Buffer.from(randomBody(random, provider, id)), id);
       if (!namesOnlySignedResource(good, id)) {
-        // A Mercado Pago body naming another resource than the signed query id is refused (issue 7, pt 6).
+        // A Mercado Pago body naming another resource than the signed query id is refused.
         deliveries.push({ delivery: good, signed: false });
       } else if (random() < 0.55) {
         deliveries.push({ delivery: good, signed: true });
