@@ -258,9 +258,14 @@ type ListContext = { query: URLSearchParams; histories: PaymentHistory[]; events
 
 const firstMs = (history: PaymentHistory) => history.steps[0]!.occurredAtMs;
 const lastMs = (history: PaymentHistory) => history.steps.at(-1)!.occurredAtMs;
-const of = (histories: PaymentHistory[], provider: ProviderName) => histories.filter((history) => history.provider === provider);
-const inRange = (ms: number, from: string | null, to: string | null, toInclusive = true) =>
-  (from === null || ms >= Date.parse(from)) && (to === null || (toInclusive ? ms <= Date.parse(to) : ms < Date.parse(to)));
+/** A gateway's payments whose time (`at`) passes `within`, oldest first. */
+function listed(histories: PaymentHistory[], provider: ProviderName, at: (history: PaymentHistory) => number, within: (ms: number) => boolean) {
+  return histories.filter((history) => history.provider === provider && within(at(history))).sort((a, b) => at(a) - at(b));
+}
+/** Between two ISO times (either may be absent), both inclusive. */
+const between = (from: string | null, to: string | null) => (ms: number) => (from === null || ms >= Date.parse(from)) && (to === null || ms <= Date.parse(to));
+/** The list's own times of a payment: its first step and its last. */
+const times = (history: PaymentHistory) => ({ created: new Date(firstMs(history)).toISOString(), updated: new Date(lastMs(history)).toISOString() });
 const int = (value: string | null, fallback: number) => (value === null ? fallback : Number(value));
 
 /** `GET /v1/events`: newest first (ties by id, so pages are stable), `starting_after` an event id. */
@@ -281,14 +286,11 @@ function stripeEventList({ query, events }: ListContext) {
 function mercadopagoSearch({ query, histories }: ListContext) {
   const offset = int(query.get("offset"), 0);
   const limit = int(query.get("limit"), 30);
-  const matching = of(histories, "mercadopago")
-    .filter((history) => inRange(lastMs(history), query.get("begin_date"), query.get("end_date")))
-    .sort((a, b) => lastMs(a) - lastMs(b));
-  const results = matching.slice(offset, offset + limit).map((history) => ({
-    ...mercadopagoPaymentOf(history),
-    date_created: new Date(firstMs(history)).toISOString(),
-    date_last_updated: new Date(lastMs(history)).toISOString(),
-  }));
+  const matching = listed(histories, "mercadopago", lastMs, between(query.get("begin_date"), query.get("end_date")));
+  const results = matching.slice(offset, offset + limit).map((history) => {
+    const { created, updated } = times(history);
+    return { ...mercadopagoPaymentOf(history), date_created: created, date_last_updated: updated };
+  });
   return { paging: { total: matching.length, limit, offset }, results };
 }
 
@@ -300,9 +302,7 @@ function asaasPaymentList({ query, histories }: ListContext) {
   const limit = Math.min(int(query.get("limit"), 10), 100);
   const from = query.get("dateCreated[ge]");
   const to = query.get("dateCreated[le]");
-  const matching = of(histories, "asaas")
-    .filter((history) => (from === null || saoPauloDay(firstMs(history)) >= from) && (to === null || saoPauloDay(firstMs(history)) <= to))
-    .sort((a, b) => firstMs(a) - firstMs(b));
+  const matching = listed(histories, "asaas", firstMs, (ms) => (from === null || saoPauloDay(ms) >= from) && (to === null || saoPauloDay(ms) <= to));
   const data = matching.slice(offset, offset + limit).map((history) => ({ ...asaasPaymentOf(history), dateCreated: saoPauloDay(firstMs(history)) }));
   return { object: "list", hasMore: offset + limit < matching.length, totalCount: matching.length, limit, offset, data };
 }
@@ -311,14 +311,11 @@ function asaasPaymentList({ query, histories }: ListContext) {
 function pagarmeChargeList({ query, histories }: ListContext) {
   const page = int(query.get("page"), 1);
   const size = int(query.get("size"), 10);
-  const matching = of(histories, "pagarme")
-    .filter((history) => inRange(firstMs(history), query.get("created_since"), query.get("created_until")))
-    .sort((a, b) => firstMs(a) - firstMs(b));
-  const data = matching.slice((page - 1) * size, page * size).map((history) => ({
-    ...pagarmeChargeOf(history),
-    created_at: new Date(firstMs(history)).toISOString(),
-    updated_at: new Date(lastMs(history)).toISOString(),
-  }));
+  const matching = listed(histories, "pagarme", firstMs, between(query.get("created_since"), query.get("created_until")));
+  const data = matching.slice((page - 1) * size, page * size).map((history) => {
+    const { created, updated } = times(history);
+    return { ...pagarmeChargeOf(history), created_at: created, updated_at: updated };
+  });
   const pages = Math.ceil(matching.length / size);
   const link = (to: number) => `/core/v5/charges?${new URLSearchParams({ ...Object.fromEntries(query), page: String(to) })}`;
   return { data, paging: { total: pages, ...(page > 1 ? { previous: link(page - 1) } : {}), ...(page < pages ? { next: link(page + 1) } : {}) } };
@@ -328,14 +325,11 @@ function pagarmeChargeList({ query, histories }: ListContext) {
 function zoopTransactionList({ query, histories }: ListContext) {
   const offset = int(query.get("offset"), 0);
   const limit = int(query.get("limit"), 20);
-  const matching = of(histories, "zoop")
-    .filter((history) => inRange(firstMs(history), query.get("date_range[gte]"), query.get("date_range[lte]")))
-    .sort((a, b) => firstMs(a) - firstMs(b));
-  const items = matching.slice(offset, offset + limit).map((history) => ({
-    ...zoopTransactionOf(history),
-    created_at: new Date(firstMs(history)).toISOString(),
-    updated_at: new Date(lastMs(history)).toISOString(),
-  }));
+  const matching = listed(histories, "zoop", firstMs, between(query.get("date_range[gte]"), query.get("date_range[lte]")));
+  const items = matching.slice(offset, offset + limit).map((history) => {
+    const { created, updated } = times(history);
+    return { ...zoopTransactionOf(history), created_at: created, updated_at: updated };
+  });
   return { resource: "list", items, has_more: offset + limit < matching.length, total: matching.length, offset, limit };
 }
 
