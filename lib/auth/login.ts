@@ -25,7 +25,7 @@ const PAIR_MEMORY_HOURS = 24;
  * the address itself spraying (many failures over any accounts in the window)?
  */
 async function loginBlocked(pool: Pool, email: string, ip: string | null, login: AppConfig["login"]): Promise<boolean> {
-  const { rows } = await pool.query<{ pair: number; locked_until: Date | null; now: Date; address: number }>(
+  const { rows } = await pool.query<{ pair: number; lockedUntil: Date | null; now: Date; address: number }>(
     `WITH since AS (
        SELECT GREATEST(now() - make_interval(hours => $4::int),
                        COALESCE((SELECT max(at) FROM audit_log
@@ -37,7 +37,7 @@ async function loginBlocked(pool: Pool, email: string, ip: string | null, login:
           AND a.details->>'reason' IS DISTINCT FROM 'rate_limited'
      )
      SELECT pair.n AS pair,
-            CASE WHEN pair.n >= $5::int THEN pair.last + make_interval(secs => LEAST($6::int * power(2, pair.n - $5::int), $3::int * 60)) END AS locked_until,
+            CASE WHEN pair.n >= $5::int THEN pair.last + make_interval(secs => LEAST($6::int * power(2, pair.n - $5::int), $3::int * 60)) END AS "lockedUntil",
             now() AS now,
             (SELECT count(*)::int FROM audit_log
               WHERE action = 'login_failed' AND $2::text IS NOT NULL AND ip = $2 AND at > now() - make_interval(mins => $3::int)) AS address
@@ -45,7 +45,7 @@ async function loginBlocked(pool: Pool, email: string, ip: string | null, login:
     [email, ip, login.windowMinutes, PAIR_MEMORY_HOURS, login.maxFailures, login.backoffSeconds],
   );
   const row = rows[0]!;
-  const pairLocked = row.locked_until !== null && row.locked_until > row.now;
+  const pairLocked = row.lockedUntil !== null && row.lockedUntil > row.now;
   return pairLocked || row.address >= login.maxFailures * 4;
 }
 

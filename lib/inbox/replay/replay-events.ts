@@ -64,8 +64,8 @@ export async function replayEvents(
   for (;;) {
     const batch = await withTransaction(deps.pool, async (tx) => {
       const { where, params } = eventFilterSql(scoped, 2);
-      const { rows } = await tx.query<DispatchableEvent & { archive_file: string | null; archive_sha256: string }>(
-        `SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId", archive_file, archive_sha256
+      const { rows } = await tx.query<DispatchableEvent & { archiveFile: string | null; archiveSha256: string }>(
+        `SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId", archive_file AS "archiveFile", archive_sha256 AS "archiveSha256"
            FROM webhook_inbox
           WHERE id > $1 AND ${where}
           ORDER BY id
@@ -78,7 +78,7 @@ export async function replayEvents(
       await restoreArchivedRows(
         tx,
         deps.config.retention.archiveDir,
-        rows.filter((row): row is typeof row & { archive_file: string } => row.archive_file !== null),
+        rows.filter((row): row is typeof row & { archiveFile: string } => row.archiveFile !== null),
       );
       // The history row keeps who and from which status; the UPDATE then resets the retry budget.
       await tx.query(

@@ -9,7 +9,7 @@ export type RestoreSelector = { ids: number[] } | { provider: string; from: Date
 
 export type RestoreResult = { restored: number };
 
-type ArchivedRow = { id: number; archive_file: string; archive_sha256: string };
+type ArchivedRow = { id: number; archiveFile: string; archiveSha256: string };
 
 const BATCH_SIZE = 500;
 
@@ -26,7 +26,7 @@ const RESTORE_ROW = `
  */
 export async function restoreArchivedRows(db: Queryable, archiveDir: string, rows: readonly ArchivedRow[]): Promise<number> {
   const byFile = new Map<string, ArchivedRow[]>();
-  for (const row of rows) byFile.set(row.archive_file, [...(byFile.get(row.archive_file) ?? []), row]);
+  for (const row of rows) byFile.set(row.archiveFile, [...(byFile.get(row.archiveFile) ?? []), row]);
   let restored = 0;
   for (const [file, fileRows] of byFile) {
     const events = await readArchivedEvents(archiveDir, file, new Set(fileRows.map((row) => row.id)));
@@ -34,7 +34,7 @@ export async function restoreArchivedRows(db: Queryable, archiveDir: string, row
       const event = events.get(row.id);
       if (!event) throw new ArchiveError(`event ${row.id} is not in ${file}`);
       const rawBody = Buffer.from(event.rawBodyBase64, "base64");
-      if (sha256Hex(rawBody) !== row.archive_sha256) {
+      if (sha256Hex(rawBody) !== row.archiveSha256) {
         throw new ArchiveError(`event ${row.id}: the archived bytes in ${file} do not match the checksum recorded when it was archived`);
       }
       await db.query(RESTORE_ROW, [row.id, rawBody, event.payload === null ? null : JSON.stringify(event.payload), JSON.stringify(event.headers)]);
@@ -64,7 +64,7 @@ export async function restoreArchivedEvents(
   for (;;) {
     const batch = await withTransaction(deps.pool, async (tx) => {
       const { rows } = await tx.query<ArchivedRow>(
-        `SELECT id, archive_file, archive_sha256 FROM webhook_inbox
+        `SELECT id, archive_file AS "archiveFile", archive_sha256 AS "archiveSha256" FROM webhook_inbox
           WHERE archived_at IS NOT NULL AND id > $1 AND ${where}
           ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE`,
         [afterId, ...params],

@@ -1,0 +1,23 @@
+import { fileURLToPath } from "node:url";
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+// The layer rule at the top of eslint.config.js, on scratch text in real files' places: an upward
+// import fails lint, a downward one doesn't, whether written relative or with "@/".
+
+const eslint = new ESLint({ cwd: fileURLToPath(new URL("../..", import.meta.url)) });
+
+async function layerErrors(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.filter((message) => message.ruleId === "layers/lib-order").map((message) => message.message);
+}
+
+describe("lib/ layers", () => {
+  it("refuse an upward import and accept a downward one", async () => {
+    expect(await layerErrors("lib/db/migrate.ts", 'import { installQueues } from "../queue/boss";\nexport const x = installQueues;\n')).toEqual([
+      "lib/db sits below lib/queue in LIB_LAYERS (eslint.config.js): a lower layer never imports a higher one.",
+    ]);
+    expect(await layerErrors("lib/inbox/ingest/ingest-event.ts", 'export const load = () => import("@/lib/alerts/check-alerts");\n')).toHaveLength(1);
+    expect(await layerErrors("lib/queue/boss.ts", 'import { withTransaction } from "../db/pool";\nexport const x = withTransaction;\n')).toEqual([]);
+  });
+});
