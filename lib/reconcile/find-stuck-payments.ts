@@ -10,8 +10,8 @@ export const NON_FINAL_STATUSES = ["pending", "authorized", "disputed"] as const
  */
 export async function findStuckPayments(db: Queryable, provider: string, minutes: number, limit: number): Promise<LocalPayment[]> {
   if (limit === 0) return [];
-  const { rows } = await db.query<{ charge_id: string; status: string; amount_refunded: string }>(
-    `SELECT p.gateway_charge_id AS charge_id, p.status, p.amount_refunded::text
+  const { rows } = await db.query<LocalPayment>(
+    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::float8 AS "amountRefunded", false AS "pendingEvents"
        FROM payments p
       WHERE p.provider = $1 AND p.status = ANY($2::text[])
         AND GREATEST(p.updated_at, COALESCE(p.last_gateway_event_at, p.updated_at)) < now() - make_interval(mins => $3)
@@ -20,5 +20,5 @@ export async function findStuckPayments(db: Queryable, provider: string, minutes
       LIMIT $4`,
     [provider, NON_FINAL_STATUSES, minutes, limit],
   );
-  return rows.map((row) => ({ chargeId: row.charge_id, status: row.status, amountRefunded: Number(row.amount_refunded), pendingEvents: false }));
+  return rows;
 }

@@ -45,73 +45,34 @@ export type RunView = RunCounts & {
   finishedAt: string | null;
 };
 
-type RunRow = {
-  id: string;
-  provider: string;
-  trigger: string;
-  actor: string | null;
-  window_start: Date;
-  window_end: Date;
-  status: string;
-  pages: number;
-  listed: number;
-  missing_ingested: number;
-  repaired: number;
-  stuck_refetched: number;
-  errors: number;
-  last_error: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-};
-
-function toView(row: RunRow): RunView {
-  return {
-    id: Number(row.id),
-    provider: row.provider,
-    trigger: row.trigger,
-    actor: row.actor,
-    windowStart: row.window_start.toISOString(),
-    windowEnd: row.window_end.toISOString(),
-    status: row.status,
-    pages: row.pages,
-    listed: row.listed,
-    missingIngested: row.missing_ingested,
-    repaired: row.repaired,
-    stuckRefetched: row.stuck_refetched,
-    errors: row.errors,
-    lastError: row.last_error,
-    startedAt: row.started_at.toISOString(),
-    finishedAt: row.finished_at?.toISOString() ?? null,
-  };
-}
+// The columns as RunView names; times become ISO strings (a view object crosses to the console).
+const RUN_COLUMNS = `
+  id::float8 AS id, provider, trigger, actor, to_json(window_start)#>>'{}' AS "windowStart", to_json(window_end)#>>'{}' AS "windowEnd",
+  status, pages, listed, missing_ingested AS "missingIngested", repaired, stuck_refetched AS "stuckRefetched", errors,
+  last_error AS "lastError", to_json(started_at)#>>'{}' AS "startedAt", to_json(finished_at)#>>'{}' AS "finishedAt"`;
 
 /** The latest runs, newest first. */
 export async function listRuns(db: Queryable, limit = 50): Promise<RunView[]> {
-  const { rows } = await db.query<RunRow>(`SELECT * FROM reconcile_runs ORDER BY started_at DESC, id DESC LIMIT $1`, [limit]);
-  return rows.map(toView);
-}
-
-export async function getRun(db: Queryable, id: number): Promise<RunView | null> {
-  const { rows } = await db.query<RunRow>(`SELECT * FROM reconcile_runs WHERE id = $1`, [id]);
-  return rows[0] ? toView(rows[0]) : null;
+  const { rows } = await db.query<RunView>(`SELECT ${RUN_COLUMNS} FROM reconcile_runs ORDER BY started_at DESC, id DESC LIMIT $1`, [limit]);
+  return rows;
 }
 
 /** Per provider, what every recorded run recovered: missed events ingested and payments repaired. */
 export async function recoveredByProvider(db: Queryable): Promise<{ provider: string; missingIngested: number; repaired: number }[]> {
-  const { rows } = await db.query<{ provider: string; missing: string; repaired: string }>(
-    `SELECT provider, sum(missing_ingested)::bigint AS missing, sum(repaired)::bigint AS repaired FROM reconcile_runs GROUP BY provider ORDER BY provider`,
+  const { rows } = await db.query<{ provider: string; missingIngested: number; repaired: number }>(
+    `SELECT provider, sum(missing_ingested)::float8 AS "missingIngested", sum(repaired)::float8 AS repaired FROM reconcile_runs GROUP BY provider ORDER BY provider`,
   );
-  return rows.map((row) => ({ provider: row.provider, missingIngested: Number(row.missing), repaired: Number(row.repaired) }));
+  return rows;
 }
 
 /** Runs that finished within the window and found missed events or drifted payments (for the alert). */
 export async function runsWithFindings(db: Queryable, windowMinutes: number): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number }[]> {
-  const { rows } = await db.query<{ provider: string; runs: number; missing: number; repaired: number }>(
-    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS missing, sum(repaired)::int AS repaired
+  const { rows } = await db.query<{ provider: string; runs: number; missingIngested: number; repaired: number }>(
+    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS "missingIngested", sum(repaired)::int AS repaired
        FROM reconcile_runs
       WHERE finished_at > now() - make_interval(mins => $1) AND (missing_ingested > 0 OR repaired > 0)
       GROUP BY provider ORDER BY provider`,
     [windowMinutes],
   );
-  return rows.map((row) => ({ provider: row.provider, runs: row.runs, missingIngested: row.missing, repaired: row.repaired }));
+  return rows;
 }

@@ -17,13 +17,14 @@ export type LocalPayment = { chargeId: string; status: string; amountRefunded: n
 /** Our payments for these charges, and whether an event of theirs is still waiting to be processed. */
 export async function localPayments(db: Queryable, provider: string, chargeIds: readonly string[]): Promise<Map<string, LocalPayment>> {
   if (chargeIds.length === 0) return new Map();
-  const { rows } = await db.query<{ charge_id: string; status: string; amount_refunded: string; pending: boolean }>(
-    `SELECT p.gateway_charge_id AS charge_id, p.status, p.amount_refunded::text,
-            EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.status = 'pending') AS pending
+  // Amounts are minor units: float8 holds them exactly (below 2^53).
+  const { rows } = await db.query<LocalPayment>(
+    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::float8 AS "amountRefunded",
+            EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.status = 'pending') AS "pendingEvents"
        FROM payments p WHERE p.provider = $1 AND p.gateway_charge_id = ANY($2::text[])`,
     [provider, chargeIds],
   );
-  return new Map(rows.map((row) => [row.charge_id, { chargeId: row.charge_id, status: row.status, amountRefunded: Number(row.amount_refunded), pendingEvents: row.pending }]));
+  return new Map(rows.map((row) => [row.chargeId, row]));
 }
 
 /**
