@@ -26,5 +26,5 @@ export default async function proxy(request: NextRequestWithAuth) {
 export const config = {
   // Webhooks, health, the host API and next-auth's own routes answer for themselves; static assets
   // need no policy.
-  matcher: ["/((?!api/webhooks|api/health|api/payments|api/auth|_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!api/webhooks|api/health|api/payments|api/payment-changes|api/auth|_next/static|_next/image|favicon.ico).*)"],
 };

@@ -7,13 +7,15 @@ import { consumeWebhooks, processingConnections } from "@/lib/inbox/process/cons
 import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/process/reclaim-dead-worker-jobs";
 import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/replay-runs";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
-import { checkAlerts, circuitOpenAlert } from "@/lib/alerts/check-alerts";
+import { checkAlerts, circuitOpenAlert, deadDeliveryAlert } from "@/lib/alerts/check-alerts";
 import { sendAlert } from "@/lib/alerts/send-alert";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { renderMetrics } from "@/lib/ops/render-metrics";
 import { serveMetrics } from "@/lib/ops/serve-metrics";
 import { compactHourlyCounts } from "@/lib/inbox/queries/inbox-stats";
 import { sweepPending } from "@/lib/inbox/process/sweep-pending";
+import { syncConfiguredDestination } from "@/lib/destinations/manage-destinations";
+import { startDeliveryWorker } from "@/lib/destinations/run-delivery-worker";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
 import { runDueReconciliations } from "@/lib/reconcile/run-due-reconciliations";
@@ -84,6 +86,16 @@ const metricsServer = config.workerMetricsPort
   : null;
 if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set but METRICS_TOKEN is not: /metrics answers 404");
 
+// Pushing payment changes to destinations, on a pool of its own whose commits wait for the WAL flush:
+// a feed position handed out must never be handed out again after a database crash.
+const deliveryPool = createPool(url, 4, "webhook-inbox:destinations", config.databaseTimeouts);
+await syncConfiguredDestination(deliveryPool, config.destinations.configured);
+const deliveries = startDeliveryWorker(deliveryPool, config, (dead) => {
+  sendAlert({ pool: deliveryPool, config }, deadDeliveryAlert(dead)).catch((error: unknown) =>
+    logger("alerts").error({ error: error instanceof Error ? error.message : String(error) }, "dead-delivery alert failed"),
+  );
+});
+
 // Set before any job is taken, so a signal mid-job always waits for it.
 stopOnSignals(
   async (signal) => {
@@ -92,9 +104,9 @@ stopOnSignals(
     // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
     clearInterval(reclaimTimer);
     metricsServer?.server.close();
-    await boss.stop({ graceful: true, timeout: 30_000 });
+    await Promise.all([boss.stop({ graceful: true, timeout: 30_000 }), deliveries.stop()]);
     liveness.stop();
-    await pool.end();
+    await Promise.all([pool.end(), deliveryPool.end()]);
   },
   {
     whenLauncherGone: true,

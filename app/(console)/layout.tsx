@@ -20,6 +20,7 @@ const NAV: { href: PageRoute; label: string }[] = [
   { href: "/audit", label: "Audit log" },
   { href: "/alerts", label: "Alerts" },
   { href: "/reconciliation", label: "Reconciliation" },
+  { href: "/destinations", label: "Destinations" },
 ];
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {

@@ -6,6 +6,7 @@ import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type DeliverySecret, type SimulatedProvider } from "./gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
+import { startHostReceiver, type HostReceiver } from "./host-receiver";
 
 // `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
 // per-payment event histories, signs them the way each gateway does (Stripe, Standard Webhooks,
@@ -43,7 +44,17 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
   --drain-timeout S         seconds to wait for the app to drain (default 900)
   --unknown N               also send N Stripe disputes on charges the fake gateway learns only after
                             the drain: their refetch fails, so they end failed, ready to replay
-  --hold                    keep serving the fake gateway after the check, until Ctrl-C`;
+  --hold                    keep serving the fake gateway after the check, until Ctrl-C
+
+  Playing the host application (destinations):
+  --host-port N             a receiver on N that verifies every push with DESTINATION_SECRET (standardwebhooks),
+                            dedupes on webhook-id and keeps each payment's last version; set the app's
+                            DESTINATION_URL=http://127.0.0.1:N/webhooks. The check then also compares the
+                            host's final view with the true states (default 0 = off)
+  --host-fail RATE          share of pushes the host answers 500 (default 0)
+  --host-hang RATE          share of pushes the host never answers (the sender times out) (default 0)
+  --host-outage S           the host is down for S seconds once half the deliveries are sent (default 0)
+  --host-wait S             seconds to wait for the host to converge (default 300)`;
 
 type Options = ReturnType<typeof parse>;
 
@@ -69,6 +80,11 @@ function parse(argv: string[]) {
       "drain-timeout": { type: "string", default: "900" },
       unknown: { type: "string", default: "0" },
       hold: { type: "boolean", default: false },
+      "host-port": { type: "string", default: "0" },
+      "host-fail": { type: "string", default: "0" },
+      "host-hang": { type: "string", default: "0" },
+      "host-outage": { type: "string", default: "0" },
+      "host-wait": { type: "string", default: "300" },
       help: { type: "boolean", default: false },
     },
   });
@@ -101,6 +117,13 @@ function parse(argv: string[]) {
     drainTimeoutMs: number("drain-timeout", 1) * 1000,
     unknown: number("unknown", 0, 1000),
     hold: values.hold,
+    host: {
+      port: number("host-port", 0, 65535),
+      failShare: number("host-fail", 0, 0.95),
+      hangShare: number("host-hang", 0, 0.95),
+      outageMs: number("host-outage", 0) * 1000,
+      waitMs: number("host-wait", 1) * 1000,
+    },
   };
 }
 
@@ -184,11 +207,54 @@ function unknownDisputes(seed: number, count: number): PaymentHistory[] {
   }));
 }
 
+/** The host's view against the truth: each payment's last pushed version in its true final state. */
+function hostMismatches(histories: PaymentHistory[], host: HostReceiver): string[] {
+  return histories.flatMap((history) => {
+    const last = host.lastVersion.get(`${history.provider}/${history.payment.chargeId}`);
+    const matches = last && last.status === history.truth.status && last.amountRefunded === history.truth.amountRefunded;
+    return matches ? [] : [`${history.payment.chargeId}: true ${history.truth.status}, host has ${last ? `${last.status} (v${last.version})` : "nothing"}`];
+  });
+}
+
+/** Waits for the host to hold every payment's true final state; reports what it saw. */
+async function checkHost(histories: PaymentHistory[], host: HostReceiver, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  while (hostMismatches(histories, host).length > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 250));
+  const mismatches = hostMismatches(histories, host);
+  console.log(
+    `host: ${host.received.length} verified pushes, ${host.applied.length} applied after dedupe on webhook-id, ${host.rejected} rejected, ` +
+      `${host.outOfOrder.length} out of order; ${histories.length - mismatches.length}/${histories.length} payments in their true final state`,
+  );
+  for (const line of [...host.outOfOrder, ...mismatches].slice(0, 20)) console.log(`  ${line}`);
+  return mismatches.length === 0 && host.outOfOrder.length === 0 && host.rejected === 0;
+}
+
+/** The receiver that plays the host, if asked for, with its outage scheduled at half the deliveries. */
+async function startHost(options: Options, total: number): Promise<{ host: HostReceiver; onSent: (sent: number) => void } | null> {
+  if (!options.host.port) return null;
+  const secret = appConfig().destinations.configured?.secret;
+  if (!secret) throw new Error("--host-port verifies with DESTINATION_SECRET: set it (and DESTINATION_URL) for the app and the simulator");
+  const host = await startHostReceiver(secret, { failShare: options.host.failShare, hangShare: options.host.hangShare }, options.host.port);
+  console.log(`host receiver on ${host.url} (fail ${options.host.failShare}, hang ${options.host.hangShare}, outage ${options.host.outageMs / 1000}s)`);
+  let outage = options.host.outageMs > 0;
+  return {
+    host,
+    onSent: (sent) => {
+      if (!outage || sent < total / 2) return;
+      outage = false;
+      host.set({ down: true });
+      console.log(`host down for ${options.host.outageMs / 1000}s`);
+      setTimeout(() => host.set({ down: false }), options.host.outageMs).unref();
+    },
+  };
+}
+
 async function run(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
   const unknown = unknownDisputes(options.seed, options.unknown);
   const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort, appCredentials()) : null;
   if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate with the app's <PROVIDER>_API_KEY)`);
+  let playedHost: Awaited<ReturnType<typeof startHost>> = null;
   try {
     const secrets = deliverySecrets(options.providers, gateway);
     const planned = planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed });
@@ -213,8 +279,14 @@ async function run(options: Options): Promise<number> {
       `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} deliveries ` +
         `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
     );
+    playedHost = await startHost(options, plan.length);
     const started = Date.now();
-    const report = await deliverAll(plan, httpSender(options.url), {
+    const send = httpSender(options.url);
+    let sent = 0;
+    const report = await deliverAll(plan, async (delivery) => {
+      playedHost?.onSent(++sent);
+      return send(delivery);
+    }, {
       concurrency: options.concurrency,
       maxDelayMs: options.maxDelayMs,
       secrets,
@@ -266,9 +338,11 @@ async function run(options: Options): Promise<number> {
       console.log(`serving the fake gateway on ${gateway.url} until Ctrl-C`);
       await new Promise<void>((done) => process.once("SIGINT", done));
     }
-    return check.mismatches.length === 0 && report.failed === 0 ? 0 : 1;
+    const hostConverged = playedHost ? await checkHost(histories, playedHost.host, options.host.waitMs) : true;
+    return check.mismatches.length === 0 && report.failed === 0 && hostConverged ? 0 : 1;
   } finally {
     await gateway?.close();
+    await playedHost?.host.close();
   }
 }
 

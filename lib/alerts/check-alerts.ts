@@ -1,3 +1,4 @@
+import type { SentDelivery } from "../destinations/deliver-changes";
 import { providerStats } from "../inbox/queries/inbox-stats";
 import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
@@ -70,6 +71,16 @@ export async function checkAlerts(deps: AlertDeps): Promise<AlertOutcome[]> {
 }
 
 /** The alert for a circuit that just opened in this process (refetches from that gateway stop). */
+/** A change that ran out of retries on its way to a destination (one alert per destination per window). */
+export function deadDeliveryAlert({ claimed }: SentDelivery): Alert {
+  const { change } = claimed;
+  return {
+    kind: "delivery_dead",
+    provider: `destination:${claimed.destinationId}`,
+    text: `${PREFIX} destination ${claimed.destinationName}: change ${change.id} (${change.provider} ${change.chargeId} v${change.version}) is dead after ${claimed.attempts} attempts; resend it from the Destinations page.`,
+  };
+}
+
 export function circuitOpenAlert(provider: string, cooldownSeconds: number): Alert {
   return {
     kind: "circuit_open",

@@ -2,7 +2,7 @@ import { recordAudit } from "../audit/record-audit";
 import type { AppConfig } from "../config/env";
 import { withTransaction, type Pool } from "../db/pool";
 
-export const ALERT_KINDS = ["event_failed", "ignored_spike", "pending_stale", "circuit_open", "reconcile_missed"] as const;
+export const ALERT_KINDS = ["event_failed", "ignored_spike", "pending_stale", "circuit_open", "delivery_dead", "reconcile_missed"] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export type Alert = { kind: AlertKind; provider: string; text: string };

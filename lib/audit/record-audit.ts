@@ -1,4 +1,19 @@
-export const AUDIT_ACTIONS = ["login", "login_failed", "logout", "replay", "user_created", "user_updated", "password_reset", "restore", "alert", "reconcile"] as const;
+export const AUDIT_ACTIONS = [
+  "login",
+  "login_failed",
+  "logout",
+  "replay",
+  "user_created",
+  "user_updated",
+  "password_reset",
+  "restore",
+  "alert",
+  "destination_created",
+  "destination_updated",
+  "destination_secret_rotated",
+  "delivery_resent",
+  "reconcile",
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditEntry = { actor: string; action: AuditAction; ip?: string | null; details?: Record<string, unknown> };

@@ -15,6 +15,7 @@ const EXPECTED: Record<Permission, readonly Role[]> = {
   "payload.restore": ["support", "finance", "admin"],
   "alerts.read": ["support", "admin"],
   "payments.reconcile": ["finance", "admin"],
+  "destinations.manage": ["admin"],
 };
 
 const entries = [
@@ -90,7 +91,7 @@ describe("every entry point checks its permission", () => {
 
   it("console API routes check ROUTE_ACCESS; the public ones are the ingest, health, host and auth endpoints", () => {
     const routes = all.filter((path) => path.startsWith(join(APP, "api")) && path.endsWith("route.ts"));
-    const publicRoutes = ["/api/webhooks/[provider]", "/api/health", "/api/auth/[...nextauth]", "/api/payments", "/api/payments/[provider]/[chargeId]", "/api/metrics"];
+    const publicRoutes = ["/api/webhooks/[provider]", "/api/health", "/api/auth/[...nextauth]", "/api/payments", "/api/payments/[provider]/[chargeId]", "/api/payment-changes", "/api/metrics"];
     const checked = routes
       .map((path) => ({ path, route: routeOf(path, APP), source: readFileSync(path, "utf8") }))
       .filter(({ route }) => !publicRoutes.includes(route));
@@ -99,7 +100,7 @@ describe("every entry point checks its permission", () => {
     }
     expect(checked.map(({ route }) => `GET ${route}`).sort()).toEqual(Object.keys(ROUTE_ACCESS).sort());
     // The host API is token-protected instead.
-    for (const route of routes.filter((path) => path.includes("/api/payments/"))) {
+    for (const route of routes.filter((path) => path.includes("/api/payments/") || path.includes("/api/payment-changes/"))) {
       expect(readFileSync(route, "utf8")).toContain("requireApiToken(request)");
     }
     expect(readFileSync(join(APP, "api/metrics/route.ts"), "utf8")).toContain("checkMetricsAccess(");

@@ -18,6 +18,8 @@ export const PAGE_ACCESS = {
   "/audit": "audit.read",
   "/alerts": "alerts.read",
   "/reconciliation": "payments.reconcile",
+  "/destinations": "destinations.manage",
+  "/destinations/[id]": "destinations.manage",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {
@@ -28,6 +30,12 @@ export const ACTION_ACCESS = {
   createUser: "users.manage",
   updateUser: "users.manage",
   reconcileGateway: "payments.reconcile",
+  createDestination: "destinations.manage",
+  updateDestination: "destinations.manage",
+  setDestinationEnabled: "destinations.manage",
+  rotateDestinationSecret: "destinations.manage",
+  resendDeliveries: "destinations.manage",
+  sendTestMessage: "destinations.manage",
 } as const satisfies Record<string, Permission>;
 
 export const ROUTE_ACCESS = {

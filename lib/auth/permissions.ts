@@ -12,6 +12,7 @@ export const PERMISSIONS = [
   "payload.restore",
   "alerts.read",
   "payments.reconcile",
+  "destinations.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -30,6 +31,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "payload.restore",
     "alerts.read",
     "payments.reconcile",
+    "destinations.manage",
   ],
 };
 

@@ -25,6 +25,20 @@ describe("loadConfig", () => {
     expect(attempt).toThrow(/STRIPE_API_URL/);
   });
 
+  it("takes one destination from DESTINATION_URL and a whsec_ DESTINATION_SECRET, both or neither", () => {
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    expect(loadConfig({}).destinations.configured).toBeUndefined();
+    expect(loadConfig({ DESTINATION_URL: "http://shop.internal/hooks", DESTINATION_SECRET: secret }).destinations).toMatchObject({
+      configured: { url: "http://shop.internal/hooks", secret },
+      timeoutMs: 10_000,
+      breakerFailures: 10,
+    });
+    expect(loadConfig({}).destinations.retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) / 86_400).toBeCloseTo(2.7, 1);
+    expect(() => loadConfig({ DESTINATION_URL: "http://shop.internal/hooks" })).toThrow(/DESTINATION_SECRET: set DESTINATION_URL and DESTINATION_SECRET together/);
+    expect(() => loadConfig({ DESTINATION_URL: "http://shop.internal/hooks", DESTINATION_SECRET: "hunter2" })).toThrow(/DESTINATION_SECRET: must be a whsec_ key/);
+    expect(() => loadConfig({ DESTINATION_URL: "ftp://shop.internal/", DESTINATION_SECRET: secret })).toThrow(/DESTINATION_URL/);
+  });
+
   it("parses the env example unchanged", async () => {
     const { readFile } = await import("node:fs/promises");
     const text = await readFile(new URL("../../.env.example", import.meta.url), "utf8");

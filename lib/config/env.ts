@@ -43,6 +43,25 @@ const reconcileSchema = {
   RECONCILE_STUCK_MINUTES: positiveInt(60),
   RECONCILE_STUCK_LIMIT: z.coerce.number().int().min(0).default(100),
 };
+// Pushing payment changes to the host (lib/destinations): one destination may come from here.
+const destinationSchema = {
+  DESTINATION_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DESTINATION_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "must be a whsec_ key (whsec_ and base64)").optional(),
+  DESTINATION_TIMEOUT_MS: positiveInt(10_000),
+  // Doubling from 5 s, capped at 6 h: 22 retries over about 2.7 days; each delay gets +-25% jitter.
+  DESTINATION_RETRY_DELAYS_SECONDS: z
+    .string()
+    .default("5,10,20,40,80,160,320,640,1280,2560,5120,10240,20480,21600,21600,21600,21600,21600,21600,21600,21600,21600")
+    .transform((value) => value.split(",").map((part) => Number(part.trim())))
+    .refine((delays) => delays.length > 0 && delays.every((delay) => Number.isFinite(delay) && delay >= 0), {
+      message: "must be comma-separated seconds",
+    }),
+  DESTINATION_BREAKER_FAILURES: positiveInt(10),
+  DESTINATION_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
+  DESTINATION_CONCURRENCY: positiveInt(64),
+  DESTINATION_SECRET_OVERLAP_HOURS: positiveInt(24),
+};
+
 const baseSchema = z.object({
   // Set by Next (`next start` production, `next dev` development), vitest (test) and our launcher.
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -95,9 +114,13 @@ const baseSchema = z.object({
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
   ...operationsSchema,
   ...reconcileSchema,
+  ...destinationSchema,
   PAGARME_SIGNATURES: csv.pipe(z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` }))),
   PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
   PAGARME_JWKS_TTL_SECONDS: positiveInt(3600),
+}).refine((b) => Boolean(b.DESTINATION_URL) === Boolean(b.DESTINATION_SECRET), {
+  message: "set DESTINATION_URL and DESTINATION_SECRET together (the secret signs what is sent to the URL)",
+  path: ["DESTINATION_SECRET"],
 });
 
 /**
@@ -189,6 +212,19 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       },
       /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
       logFormat: b.LOG_FORMAT,
+      destinations: {
+        /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
+        configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
+        timeoutMs: b.DESTINATION_TIMEOUT_MS,
+        /** Delay before retry n (1-based), before jitter; a delivery is dead after the last. */
+        retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
+        breakerFailures: b.DESTINATION_BREAKER_FAILURES,
+        breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,
+        /** Requests in flight per worker. */
+        concurrency: b.DESTINATION_CONCURRENCY,
+        /** How long a rotated-out secret keeps signing beside the new one. */
+        secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
+      },
       providers,
       /** Which Pagar.me signatures are accepted ("rs256" alone when PAGARME_SIGNATURES is unset), and where its keys are published. */
       pagarme: {

@@ -51,6 +51,21 @@ describe("Prisma client on the migrated schema", () => {
     const transition = await prisma.paymentTransition.create({
       data: { paymentId: payment.id, inboxId: event.id, fromStatus: null, toStatus: "paid", toAmountRefunded: 0n, source: "event" },
     });
+    const change = await prisma.paymentChange.create({
+      data: { paymentId: payment.id, version: 1, provider: "stripe", gatewayChargeId: "ch_1", status: "paid", amountRefunded: 0n, inboxId: event.id },
+    });
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { changes: true } })).changes).toMatchObject([
+      { id: change.id, feedPosition: null },
+    ]);
+    expect(await prisma.paymentFeedHead.findMany()).toEqual([{ id: true, lastPosition: 0n }]);
+    const destination = await prisma.destination.create({ data: { name: "host", url: "http://host.internal/hooks", secret: "whsec_x", providers: ["stripe"] } });
+    const delivery = await prisma.delivery.create({ data: { destinationId: destination.id, changeId: change.id, paymentId: payment.id, version: 1 } });
+    await prisma.deliveryAttempt.create({ data: { deliveryId: delivery.id, destinationId: destination.id, outcome: "delivered", statusCode: 204, latencyMs: 3 } });
+    expect(await prisma.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptRows: true, destination: true } })).toMatchObject({
+      status: "pending",
+      attemptRows: [{ statusCode: 204 }],
+      destination: { providers: ["stripe"], enabled: true, feedPosition: 0n },
+    });
     const failure = await prisma.signatureFailure.create({
       data: { provider: "stripe", reason: "bad", bodyExcerpt: "{}", bodySha256: "0".repeat(64), bodyBytes: 2 },
     });

@@ -78,6 +78,25 @@ function createMetrics() {
     }),
     pendingEvents: new Gauge({ name: "webhook_inbox_pending_events", help: "Inbox events pending, read at scrape time.", registers: [registry] }),
     failedEvents: new Gauge({ name: "webhook_inbox_failed_events", help: "Inbox events failed, read at scrape time.", registers: [registry] }),
+    deliveriesTotal: new Counter({
+      name: "webhook_inbox_destination_deliveries_total",
+      help: "Attempts to push a change to a destination, by destination and outcome (delivered, failed, gone); dead: deliveries that ran out of retries.",
+      labelNames: ["destination", "outcome"] as const,
+      registers: [registry],
+    }),
+    deliverySeconds: new Histogram({
+      name: "webhook_inbox_destination_delivery_duration_seconds",
+      help: "Time from sending a change to a destination to its answer (or timeout), by destination.",
+      labelNames: ["destination"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    deliveryLagSeconds: new Gauge({
+      name: "webhook_inbox_destination_lag_seconds",
+      help: "Age of the oldest change not yet delivered to each destination (0 when none), read at scrape time.",
+      labelNames: ["destination"] as const,
+      registers: [registry],
+    }),
     oldestPendingSeconds: new Gauge({
       name: "webhook_inbox_oldest_pending_age_seconds",
       help: "Age of the oldest pending event (0 when none), read at scrape time.",
@@ -115,6 +134,13 @@ export function recordRefetch(provider: string, ok: boolean): void {
   const m = metrics();
   m.refetchTotal.inc({ provider });
   if (!ok) m.refetchErrors.inc({ provider });
+}
+
+/** Counts one attempt to push a change (or a delivery gone dead) for a destination. */
+export function recordDelivery(destination: string, outcome: "delivered" | "failed" | "gone" | "dead", seconds?: number): void {
+  const m = metrics();
+  m.deliveriesTotal.inc({ destination, outcome });
+  if (seconds !== undefined) m.deliverySeconds.observe({ destination }, seconds);
 }
 
 /** Reports this breaker's state on every scrape. */

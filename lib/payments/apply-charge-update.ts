@@ -17,6 +17,8 @@ export type ChargeUpdate = {
   /** When the gateway observed this state; null when unknown (then only the state machine orders). */
   at: EventTime | null;
   inboxId: number;
+  /** The inbox event behind the observation, recorded with the change it causes. */
+  cause: { eventId: string; eventType: string; occurredAt: string | null };
   /** event: the event's own body; refetch: fetched for it; reconcile: seen by a reconciliation run. */
   source: "event" | "refetch" | "reconcile";
   /** Gateway-sourced payments are created from their first event; host-sourced ones must exist. */
@@ -76,21 +78,25 @@ const LOCK_PAYMENTS = plannedPerCall(`
 // - seen_again: the same state seen again, later, still tells us it held at that later time, so the
 //   payment's last event time moves forward and anything older that arrives afterwards is stale. (A
 //   dispute won before its "opened" arrives: the late "opened" must not reopen it.)
+// Every create and apply also bumps the payment's version and writes its change row (the outbox the
+// feed and the destinations read) in this same statement: a change exists exactly when its payment
+// change committed. A seen_again changes nothing the host sees, so it writes none.
 const WRITE_PAYMENTS = plannedPerCall(`
   WITH decided AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
-                         $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::bigint[], $16::text[])
+                         $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::bigint[], $16::text[],
+                         $17::text[], $18::text[], $19::text[])
       AS d(kind, payment_id, provider, charge_id, status, amount_refunded, amount, currency, customer_id, customer_email,
-           at, at_precision, inbox_id, from_status, from_amount_refunded, source)
+           at, at_precision, inbox_id, from_status, from_amount_refunded, source, event_id, event_type, occurred_at)
   ), created AS (
     INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
-                          customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision)
-    SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision
+                          customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision, version)
+    SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision, 1
       FROM decided
      WHERE kind = 'create'
      ORDER BY provider, charge_id
     ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-    RETURNING id, provider, gateway_charge_id
+    RETURNING id, provider, gateway_charge_id, version, amount, currency, customer_id, customer_email
   ), applied AS (
     UPDATE payments p
        SET status = d.status, amount_refunded = d.amount_refunded,
@@ -100,10 +106,10 @@ const WRITE_PAYMENTS = plannedPerCall(`
            last_gateway_event_precision = CASE WHEN d.at IS NOT NULL
                 AND (d.at::timestamptz >= p.last_gateway_event_at OR p.last_gateway_event_at IS NULL)
                 THEN d.at_precision ELSE p.last_gateway_event_precision END,
-           updated_at = now()
+           version = p.version + 1, updated_at = now()
       FROM decided d
      WHERE p.id = d.payment_id AND d.kind = 'apply'
-    RETURNING p.id
+    RETURNING p.id, p.provider, p.gateway_charge_id, p.version, p.amount, p.currency, p.customer_id, p.customer_email
   ), seen_again AS (
     UPDATE payments p
        SET last_gateway_event_at = d.at::timestamptz, last_gateway_event_precision = d.at_precision
@@ -117,6 +123,14 @@ const WRITE_PAYMENTS = plannedPerCall(`
     UNION ALL
     SELECT applied.id, d.inbox_id, d.from_status, d.status, d.from_amount_refunded, d.amount_refunded, d.source
       FROM applied JOIN decided d ON d.kind = 'apply' AND d.payment_id = applied.id
+  ), changed AS (
+    INSERT INTO payment_changes (payment_id, version, provider, gateway_charge_id, previous_status, status, amount, amount_refunded,
+                                 currency, customer_id, customer_email, inbox_id, event_id, event_type, occurred_at)
+    SELECT p.id, p.version, p.provider, p.gateway_charge_id, d.from_status, d.status, p.amount, d.amount_refunded,
+           p.currency, p.customer_id, p.customer_email, d.inbox_id, d.event_id, d.event_type, d.occurred_at::timestamptz
+      FROM (SELECT *, 'create' AS kind FROM created UNION ALL SELECT *, 'apply' FROM applied) p
+      JOIN decided d ON d.kind = p.kind AND d.provider = p.provider AND d.charge_id = p.gateway_charge_id
+     ORDER BY p.id
   )
   SELECT provider, gateway_charge_id FROM created`);
 
@@ -177,6 +191,9 @@ async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<S
     writes.map(({ row }) => row?.status ?? null),
     writes.map(({ row }) => row?.amount_refunded ?? null),
     writes.map(({ update }) => update.source),
+    writes.map(({ update }) => update.cause.eventId),
+    writes.map(({ update }) => update.cause.eventType),
+    writes.map(({ update }) => update.cause.occurredAt),
   ]));
   return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));
 }

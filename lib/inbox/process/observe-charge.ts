@@ -27,7 +27,7 @@ export type ChargeObservation = { snapshot: ChargeSnapshot; at: EventTime | null
  * The body of a derived event reconciliation stored (a charge state it read from the gateway's
  * authenticated API): applied as a refetch at the time it was seen, recorded as "reconcile".
  */
-export function reconciledObservation(raw: Buffer): { chargeId: string; observation: ChargeObservation } | { error: string } {
+export function reconciledObservation(raw: Buffer): { chargeId: string; observedAt: string; observation: ChargeObservation } | { error: string } {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString("utf8"));
@@ -37,7 +37,7 @@ export function reconciledObservation(raw: Buffer): { chargeId: string; observat
   const observed = observedChargeSchema.safeParse(body);
   if (!observed.success) return { error: `not an observed charge: ${observed.error.issues[0]?.message}` };
   const { resourceId, snapshot, observedAt } = observed.data;
-  return { chargeId: resourceId, observation: { snapshot, at: { micros: isoToMicros(observedAt), precision: "millisecond" }, source: "reconcile" } };
+  return { chargeId: resourceId, observedAt, observation: { snapshot, at: { micros: isoToMicros(observedAt), precision: "millisecond" }, source: "reconcile" } };
 }
 
 /**

@@ -435,6 +435,7 @@ describe("processEvents: a batch settles together, each event as it would alone"
       snapshot,
       at: { micros: BigInt(atMs) * 1000n, precision: "second" },
       inboxId,
+      cause: { eventId: `evt_${inboxId}`, eventType: "charge.updated", occurredAt: null },
       source: "event",
       createIfMissing: true,
     });

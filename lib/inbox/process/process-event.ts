@@ -92,7 +92,7 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   if (!driver) return { kind: "fail", started, error: `no driver for provider "${started.provider}"` };
   if (started.source === "reconcile" && started.eventIdDerived) {
     const reconciled = reconciledObservation(started.rawBody);
-    return "error" in reconciled ? { kind: "fail", started, error: reconciled.error } : applying(deps, driver, started, reconciled.chargeId, reconciled.observation);
+    return "error" in reconciled ? { kind: "fail", started, error: reconciled.error } : applying(deps, driver, started, reconciled.chargeId, reconciled.observation, reconciled.observedAt);
   }
   const normalized = normalizeEvent(driver, started.rawBody, {
     headers: started.headers,
@@ -108,13 +108,13 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
     if (event.charge === null && !event.refetchRequired) return { kind: "ignore", started, reason: "uninteresting_type" };
     const resourceId = event.resourceId;
     if (!resourceId) return { kind: "ignore", started, reason: "no_resource" };
-    return applying(deps, driver, started, resourceId, await observeCharge(deps, driver, { ...event, resourceId }));
+    return applying(deps, driver, started, resourceId, await observeCharge(deps, driver, { ...event, resourceId }), event.occurredAt);
   } catch (error) {
     return scheduleRetry(deps, started, error);
   }
 }
 
-function applying(deps: ProcessDeps, driver: ProviderDriver<ProviderName>, started: StartedAttempt, chargeId: string, observation: ChargeObservation): Settlement {
+function applying(deps: ProcessDeps, driver: ProviderDriver<ProviderName>, started: StartedAttempt, chargeId: string, observation: ChargeObservation, occurredAt: string | null): Settlement {
   return {
     kind: "apply",
     started,
@@ -124,6 +124,7 @@ function applying(deps: ProcessDeps, driver: ProviderDriver<ProviderName>, start
       snapshot: observation.snapshot,
       at: observation.at,
       inboxId: started.id,
+      cause: { eventId: started.eventId, eventType: started.eventType, occurredAt },
       source: observation.source,
       createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
     },

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
@@ -13,6 +14,7 @@ import { paymentView } from "@/lib/privacy/views-for-role";
 import { customerView } from "@/lib/privacy/customer-view";
 import { CustomerLink } from "@/app/_components/customer-link";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { listPaymentChanges } from "@/lib/destinations/list-deliveries";
 import { parseRowId } from "@/lib/request/input-schemas";
 
 export const metadata: Metadata = { title: "Payment" };
@@ -26,7 +28,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
   if (!stored) notFound();
   const payment = paymentView(user.role, stored);
   const unmasked = can(user.role, "payload.unmasked");
-  const timeline = await resourceTimeline(pool, payment.provider, payment.chargeId);
+  const [timeline, changes] = await Promise.all([resourceTimeline(pool, payment.provider, payment.chargeId), listPaymentChanges(pool, stored.id)]);
   // The latest event reconciliation recovered that moved this payment, if any.
   const recovered = timeline.filter((entry) => entry.recovered && entry.applied).at(-1);
   return (
@@ -71,6 +73,57 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           <p className="muted">No events for this charge yet.</p>
         ) : (
           <TimelineTable entries={timeline} />
+        )}
+      </section>
+      <section className="panel" aria-labelledby="changes">
+        <h2 id="changes">Changes told to your application</h2>
+        {changes.length === 0 ? (
+          <p className="muted">No changes yet.</p>
+        ) : (
+          <table className="data stack" aria-label="Changes">
+            <thead>
+              <tr>
+                <th>Version</th>
+                <th>Change</th>
+                <th>Cause</th>
+                <th>Committed</th>
+                <th>Deliveries</th>
+              </tr>
+            </thead>
+            <tbody>
+              {changes.map((change) => (
+                <tr key={change.changeId}>
+                  <td data-label="Version" className="mono">
+                    v{change.version} <span className="muted">{change.changeId}</span>
+                  </td>
+                  <td data-label="Change">
+                    {change.previousStatus ?? "new"} → <strong>{change.status}</strong>
+                  </td>
+                  <td data-label="Cause" className="mono">
+                    {change.eventType} <span className="muted">{change.eventId}</span>
+                  </td>
+                  <td data-label="Committed">
+                    <DisplayTime value={change.committedAt} />
+                  </td>
+                  <td data-label="Deliveries">
+                    {change.deliveries.length === 0 ? (
+                      <span className="muted">none</span>
+                    ) : (
+                      change.deliveries.map((delivery) => (
+                        <div key={delivery.id}>
+                          {delivery.destinationName}: <DeliveryBadge status={delivery.status} />{" "}
+                          <span className="muted">
+                            {delivery.attempts} attempt{delivery.attempts === 1 ? "" : "s"}
+                            {delivery.lastStatusCode ? `, last ${delivery.lastStatusCode}` : ""}
+                          </span>
+                        </div>
+                      ))
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         )}
       </section>
     </>

@@ -1,0 +1,229 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { CopyButton } from "@/app/_components/copy-button.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
+import type { ActionResult } from "@/app/_server/action";
+import { createDestination, resendDeliveries, rotateDestinationSecret, sendTestMessage, setDestinationEnabled, updateDestination } from "./actions";
+
+export type DestinationRow = {
+  id: number;
+  name: string;
+  url: string;
+  providers: string[];
+  statuses: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  fromConfig: boolean;
+  breakerOpenUntil: string | null;
+  successRateLastHour: number | null;
+  p95LatencyMsLastHour: number | null;
+  oldestUndeliveredAt: string | null;
+  pending: number;
+  dead: number;
+};
+
+type Message = { kind: "ok" | "bad"; text: string; secret?: string };
+
+export function DestinationsManager({ destinations, providers, statuses }: { destinations: DestinationRow[]; providers: string[]; statuses: string[] }) {
+  const router = useRouter();
+  const [pending, startTransition] = useTransition();
+  const [message, setMessage] = useState<Message | null>(null);
+  const [editing, setEditing] = useState<DestinationRow | null>(null);
+  /** Runs an action, shows its outcome (a secret only this once), refreshes the list. */
+  function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string, secret?: (data: T) => string) {
+    startTransition(async () => {
+      const result = await work();
+      setMessage(result.ok ? { kind: "ok", text: describe(result.data), secret: secret?.(result.data) } : { kind: "bad", text: result.error });
+      router.refresh();
+    });
+  }
+  return (
+    <>
+      <form
+        key={editing?.id ?? "new"}
+        className="panel filters"
+        aria-label={editing ? `Edit ${editing.name}` : "Add a destination"}
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const input = {
+            name: String(form.get("name")),
+            url: String(form.get("url")),
+            providers: form.getAll("providers").map(String),
+            statuses: form.getAll("statuses").map(String),
+            enabled: form.get("enabled") === "on",
+          };
+          if (editing) {
+            run(() => updateDestination({ ...input, id: editing.id }), () => `Saved ${input.name}.`);
+            setEditing(null);
+          } else {
+            event.currentTarget.reset();
+            run(
+              () => createDestination(input),
+              () => `Added ${input.name}. Its signing secret (shown once; the host verifies with it):`,
+              (data) => data.secret,
+            );
+          }
+        }}
+      >
+        <label>
+          Name
+          <input name="name" required maxLength={100} defaultValue={editing?.name} />
+        </label>
+        <label>
+          URL
+          <input name="url" type="url" required placeholder="https://shop.internal/payments-webhook" defaultValue={editing?.url} />
+        </label>
+        <label>
+          Providers (none: all)
+          <select name="providers" multiple defaultValue={editing?.providers}>
+            {providers.map((provider) => (
+              <option key={provider}>{provider}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Statuses (none: all)
+          <select name="statuses" multiple defaultValue={editing?.statuses}>
+            {statuses.map((status) => (
+              <option key={status}>{status}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <input name="enabled" type="checkbox" defaultChecked={editing?.enabled ?? true} /> Enabled
+        </label>
+        <button className="primary" type="submit" disabled={pending}>
+          {editing ? "Save" : "Add destination"}
+        </button>
+        {editing ? (
+          <button type="button" onClick={() => setEditing(null)}>
+            Cancel
+          </button>
+        ) : null}
+      </form>
+      {message ? (
+        <p role="status" className={`banner ${message.kind}`}>
+          {message.text}
+          {message.secret ? (
+            <>
+              {" "}
+              <code data-testid="destination-secret">{message.secret}</code> <CopyButton text={message.secret} label="Copy secret" />
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      <table className="data stack" aria-label="Destinations">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>URL</th>
+            <th>State</th>
+            <th>Success (1 h)</th>
+            <th>p95 (1 h)</th>
+            <th>Oldest undelivered</th>
+            <th>Pending</th>
+            <th>Dead</th>
+            <th>Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {destinations.map((destination) => (
+            <tr key={destination.id}>
+              <td data-label="Name">
+                <Link href={`/destinations/${destination.id}`}>{destination.name}</Link>
+                {destination.providers.length + destination.statuses.length > 0 ? (
+                  <div className="muted">{[...destination.providers, ...destination.statuses].join(", ")}</div>
+                ) : null}
+              </td>
+              <td data-label="URL" className="mono">
+                {destination.url}
+              </td>
+              <td data-label="State">
+                {destination.enabled ? (
+                  destination.breakerOpenUntil ? (
+                    <span className="badge failed">circuit open</span>
+                  ) : (
+                    <span className="badge processed">enabled</span>
+                  )
+                ) : (
+                  <span className="badge failed" title={destination.disabledReason ?? undefined}>
+                    disabled{destination.disabledReason ? `: ${destination.disabledReason}` : ""}
+                  </span>
+                )}
+              </td>
+              <td data-label="Success (1 h)">{destination.successRateLastHour === null ? "—" : `${(destination.successRateLastHour * 100).toFixed(1)}%`}</td>
+              <td data-label="p95 (1 h)">{destination.p95LatencyMsLastHour === null ? "—" : `${Math.round(destination.p95LatencyMsLastHour)} ms`}</td>
+              <td data-label="Oldest undelivered">{destination.oldestUndeliveredAt ? <DisplayTime value={destination.oldestUndeliveredAt} /> : "none"}</td>
+              <td data-label="Pending">{destination.pending}</td>
+              <td data-label="Dead" data-testid={`dead-${destination.id}`}>
+                {destination.dead}
+              </td>
+              <td data-label="Actions">
+                <button
+                  type="button"
+                  disabled={pending}
+                  onClick={() =>
+                    run(
+                      () => sendTestMessage({ id: destination.id }),
+                      (data) => (data.statusCode === null ? `Test message: no answer (${data.error}).` : `Test message answered ${data.statusCode} in ${data.latencyMs} ms.`),
+                    )
+                  }
+                >
+                  Send test
+                </button>{" "}
+                {destination.dead > 0 ? (
+                  <button
+                    type="button"
+                    disabled={pending}
+                    onClick={() => {
+                      if (!window.confirm(`Resend ${destination.dead} dead deliveries to ${destination.name}?`)) return;
+                      run(() => resendDeliveries({ destinationId: destination.id }), (data) => `Resending ${data.resent} deliveries.`);
+                    }}
+                  >
+                    Resend dead
+                  </button>
+                ) : null}{" "}
+                <button
+                  type="button"
+                  disabled={pending}
+                  onClick={() =>
+                    run(() => setDestinationEnabled({ id: destination.id, enabled: !destination.enabled }), (data) => `${destination.name} ${data.enabled ? "enabled" : "disabled"}.`)
+                  }
+                >
+                  {destination.enabled ? "Disable" : "Enable"}
+                </button>{" "}
+                {destination.fromConfig ? (
+                  <span className="muted">from DESTINATION_URL</span>
+                ) : (
+                  <>
+                    <button type="button" disabled={pending} onClick={() => setEditing(destination)}>
+                      Edit
+                    </button>{" "}
+                    <button
+                      type="button"
+                      disabled={pending}
+                      onClick={() => {
+                        if (!window.confirm(`Rotate the secret of ${destination.name}? The old one keeps signing for a while.`)) return;
+                        run(
+                          () => rotateDestinationSecret({ id: destination.id }),
+                          (data) => `New secret for ${destination.name} (shown once; the old one signs too for ${data.overlapHours} h):`,
+                          (data) => data.secret,
+                        );
+                      }}
+                    >
+                      Rotate secret
+                    </button>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

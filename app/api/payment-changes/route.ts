@@ -1,0 +1,17 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { requireApiToken } from "@/app/_server/api-token";
+import { withErrors } from "@/app/_server/route-handler";
+import { changeFeedQuerySchema, readChangeFeed } from "@/lib/outbox/read-change-feed";
+import { webRuntime } from "@/lib/runtime/web-runtime";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * The change feed for the host application: payment changes in feed order after `after`, with the
+ * cursor to resume from. A reader that follows the cursor sees every change once (docs/host-integration.md).
+ */
+export const GET = withErrors(async (request: NextRequest) => {
+  requireApiToken(request);
+  const query = changeFeedQuerySchema.parse(Object.fromEntries(request.nextUrl.searchParams));
+  return NextResponse.json(await readChangeFeed(webRuntime().pool, query, request.signal));
+});

@@ -1,0 +1,134 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { parseArgs } from "node:util";
+import { loadConfig } from "@/lib/config/env";
+import { createPool, type Pool } from "@/lib/db/pool";
+import { generateSecret } from "@/lib/destinations/sign-message";
+import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
+import { changeFeedQuerySchema, readChangeFeed } from "@/lib/outbox/read-change-feed";
+import { createProducer } from "@/lib/queue/boss";
+import { deliverAll, planDeliveries } from "../simulator/deliver";
+import { generateHistories } from "../simulator/history";
+import { startHostReceiver } from "../simulator/host-receiver";
+import { freshBenchDatabase } from "./bench-database";
+import { processRssMb } from "./group-rss";
+
+// `npm run bench:deliver -- [--events N]`: telling the host, as ratios measured in one run on
+// TEST_DATABASE_URL's server.
+//   1. drain: one worker drains a backlog of N events with no destination (the baseline);
+//   2. deliver: a destination added at the start of the feed (every change of step 1 to push), one
+//      worker pushes them to a local receiver that verifies each with standardwebhooks;
+//   3. feed: one reader follows the feed from the start, 1,000 changes a page (in-process, no HTTP);
+//   4. drain with a destination: the same backlog on a second database with DESTINATION_URL set.
+// Prints each rate, its ratio to the drain, and the worker's resident memory.
+
+const { values } = parseArgs({ args: process.argv.slice(2), options: { events: { type: "string", default: "10000" } } });
+const targetEvents = Number(values.events);
+const secrets = { stripe: "whsec_bench_stripe" };
+const destinationSecret = generateSecret();
+
+function startWorker(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: { ...process.env, ...env, LOG_LEVEL: "warn" }, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  await new Promise((done) => child.once("exit", done));
+}
+
+async function count(pool: Pool, sql: string): Promise<number> {
+  return (await pool.query<{ n: number }>(sql)).rows[0]!.n;
+}
+
+/** Seconds until `sql` counts zero, polled. */
+async function until(pool: Pool, sql: string, check: (n: number) => boolean): Promise<number> {
+  const started = Date.now();
+  while (!check(await count(pool, sql))) await new Promise((done) => setTimeout(done, 200));
+  return (Date.now() - started) / 1000;
+}
+
+/** A fresh database holding a backlog of N pending events (ingested in-process, no worker running). */
+async function backlog(name: string, env: Record<string, string>) {
+  const database = await freshBenchDatabase(name);
+  const config = loadConfig({ ...env, DATABASE_URL: database.url });
+  const pool = createPool(database.url, 20, "bench:deliver");
+  const boss = createProducer(database.url);
+  await boss.start();
+  const histories = generateHistories(7, Math.ceil(targetEvents / 2), ["stripe"], { sameSecondRate: 0 });
+  const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "payment", seed: 7 }).slice(0, targetEvents);
+  await deliverAll(
+    plan,
+    async (delivery) => {
+      const outcome = await ingestEvent({ pool, boss, config }, { provider: delivery.provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+      return { status: outcome.kind === "stored" ? 200 : 500 };
+    },
+    { concurrency: 16, secrets },
+  );
+  await boss.stop({ graceful: false });
+  await pool.query("ANALYZE");
+  const events = await count(pool, "SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");
+  return { ...database, pool, events };
+}
+
+const PENDING = "SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'";
+const receiver = await startHostReceiver(destinationSecret);
+const baseEnv = { WEBHOOK_SECRET_STRIPE: secrets.stripe, REFETCH_STRIPE: "none", SWEEPER_STALE_MINUTES: "60" };
+const first = await backlog(`webhook_inbox_bench_deliver_${process.pid}_a`, baseEnv);
+const second = await backlog(`webhook_inbox_bench_deliver_${process.pid}_b`, baseEnv);
+const workers: ChildProcess[] = [];
+try {
+  // 1. The baseline: drain without a destination.
+  workers.push(startWorker({ ...baseEnv, DATABASE_URL: first.url }));
+  const drainSeconds = await until(first.pool, PENDING, (n) => n === 0);
+  await stopWorker(workers[0]!);
+  const drainRate = first.events / drainSeconds;
+  const changes = await count(first.pool, "SELECT count(*)::int AS n FROM payment_changes");
+  console.log(`drain, no destination: ${first.events} events in ${drainSeconds.toFixed(1)}s = ${drainRate.toFixed(0)} events/s (${changes} changes)`);
+
+  // 2. Push every change of the drain to one destination, one worker.
+  await first.pool.query("INSERT INTO destinations (name, url, secret) VALUES ('bench', $1, $2)", [receiver.url, destinationSecret]);
+  const pusher = startWorker({ ...baseEnv, DATABASE_URL: first.url });
+  workers.push(pusher);
+  const deliverSeconds = await until(first.pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'", (n) => n === changes);
+  const rss = processRssMb(pusher.pid!);
+  await stopWorker(pusher);
+  const deliverRate = changes / deliverSeconds;
+  console.log(
+    `deliver: ${changes} changes to one destination in ${deliverSeconds.toFixed(1)}s = ${deliverRate.toFixed(0)} changes/s ` +
+      `(${(deliverRate / drainRate).toFixed(2)}x the drain) · ${receiver.applied.length} verified by the host, ${receiver.outOfOrder.length} out of order · worker RSS ${rss} MB`,
+  );
+
+  // 3. One reader follows the feed from the start.
+  const feedStarted = Date.now();
+  let read = 0;
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await readChangeFeed(first.pool, changeFeedQuerySchema.parse({ limit: "1000", ...(cursor ? { after: cursor } : {}) }));
+    if (page.data.length === 0) break;
+    read += page.data.length;
+    cursor = page.cursor;
+  }
+  const feedRate = read / ((Date.now() - feedStarted) / 1000);
+  console.log(`feed: ${read} changes to one reader at ${feedRate.toFixed(0)} changes/s (${(feedRate / drainRate).toFixed(1)}x the drain)`);
+
+  // 4. The same backlog drained with a destination configured.
+  const withDestination = startWorker({ ...baseEnv, DATABASE_URL: second.url, DESTINATION_URL: receiver.url, DESTINATION_SECRET: destinationSecret });
+  workers.push(withDestination);
+  const drainWithSeconds = await until(second.pool, PENDING, (n) => n === 0);
+  const secondChanges = await count(second.pool, "SELECT count(*)::int AS n FROM payment_changes");
+  const deliveredAfter = await until(second.pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'", (n) => n === secondChanges);
+  const rssWith = processRssMb(withDestination.pid!);
+  await stopWorker(withDestination);
+  const drainWithRate = second.events / drainWithSeconds;
+  console.log(
+    `drain, one destination: ${second.events} events in ${drainWithSeconds.toFixed(1)}s = ${drainWithRate.toFixed(0)} events/s = ` +
+      `${(drainWithRate / drainRate).toFixed(2)}x the drain without · last change delivered ${deliveredAfter.toFixed(1)}s after the drain · worker RSS ${rssWith} MB`,
+  );
+} finally {
+  await Promise.all(workers.map(stopWorker));
+  await receiver.close();
+  for (const database of [first, second]) {
+    await database.pool.end();
+    await database.drop();
+  }
+}

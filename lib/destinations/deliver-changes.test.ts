@@ -1,0 +1,206 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { HistoryStep, PaymentFacts } from "@/e2e/simulator/gateway-events";
+import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
+import type { ProcessDeps } from "@/lib/inbox/process/process-event";
+import { changeStripePayment, processDeps, stripePayment } from "@/lib/testing/payment-events";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { testConfig, waitFor } from "@/lib/testing/test-worker";
+import type { AppConfig } from "../config/env";
+import { createDestination, rotateDestinationSecret } from "./manage-destinations";
+import type { SentDelivery } from "./deliver-changes";
+import { postMessage } from "./post-message";
+import { refusingLookup } from "./refuse-address";
+import { resendDeliveries } from "./resend-deliveries";
+import { startDeliveryWorker, type DeliveryWorker } from "./run-delivery-worker";
+
+// Pushing changes to a destination, against a real database and a receiver that verifies every
+// message with the official standardwebhooks library, as a host would.
+
+let app: TestApp;
+let deps: ProcessDeps;
+let config: AppConfig;
+let workers: DeliveryWorker[] = [];
+let receivers: HostReceiver[] = [];
+let deadOnes: SentDelivery[] = [];
+const admin = { actor: "admin@example.com" };
+
+beforeAll(async () => {
+  app = await createTestApp("deliver_changes");
+  config = testConfig(app.env, { DESTINATION_RETRY_DELAYS_SECONDS: "0.05,0.05", DESTINATION_TIMEOUT_MS: "2000", DESTINATION_BREAKER_FAILURES: "1000" });
+  deps = processDeps(app, config);
+});
+afterAll(async () => app.close());
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, payments, payment_changes, destinations, audit_log CASCADE");
+});
+afterEach(async () => {
+  await Promise.all(workers.map((worker) => worker.stop()));
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  workers = [];
+  receivers = [];
+  deadOnes = [];
+});
+
+const facts = stripePayment;
+
+async function change(payment: PaymentFacts, step: Pick<HistoryStep, "kind" | "occurredAtMs"> & Partial<HistoryStep>): Promise<void> {
+  expect(await changeStripePayment(app, deps, payment, step)).toBe("processed");
+}
+
+/** A destination on a fresh receiver, and a running delivery worker. */
+async function destinationWithReceiver(overrides: Partial<AppConfig["destinations"]> = {}) {
+  const { destination, secret } = await createDestination(app.pool, { name: "host", url: "http://127.0.0.1:9/placeholder" }, admin);
+  const receiver = await startHostReceiver(secret);
+  receivers.push(receiver);
+  await app.pool.query("UPDATE destinations SET url = $2 WHERE id = $1", [destination.id, receiver.url]);
+  workers.push(startDeliveryWorker(app.pool, { ...config, destinations: { ...config.destinations, ...overrides } }, (dead) => deadOnes.push(dead)));
+  return { destination, secret, receiver };
+}
+
+async function deliveryStatuses(destinationId: number) {
+  const { rows } = await app.pool.query<{ version: number; status: string; attempts: number }>(
+    "SELECT version, status, attempts FROM deliveries WHERE destination_id = $1 ORDER BY id",
+    [destinationId],
+  );
+  return rows;
+}
+
+describe("destinations", () => {
+  it("delivers every change once, signed, with the change id as webhook-id and each payment's versions in order", async () => {
+    const { receiver } = await destinationWithReceiver();
+    const payments = Array.from({ length: 8 }, facts);
+    const now = Date.now();
+    for (const payment of payments) await change(payment, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    for (const payment of payments) await change(payment, { kind: "refund", amountRefunded: 200, occurredAtMs: now - 20_000 });
+    for (const payment of payments.slice(0, 4)) await change(payment, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 10_000 });
+
+    await waitFor(async () => receiver.applied.length === 20, 30_000, "20 changes delivered");
+    const { rows } = await app.pool.query<{ id: string }>("SELECT 'chg_' || id AS id FROM payment_changes ORDER BY id");
+    expect(receiver.applied.map(({ id }) => id).sort()).toEqual(rows.map(({ id }) => id).sort());
+    expect(receiver.received.every(({ id, change }) => id === change.id)).toBe(true);
+    expect(receiver.outOfOrder).toEqual([]);
+    expect(receiver.rejected).toBe(0);
+    // Each answer is recorded as it comes: one attempt per delivery, none lost to a lease running out.
+    const tally = async () =>
+      (await app.pool.query("SELECT count(*)::int AS delivered, sum(attempts)::int AS attempts, (SELECT count(*)::int FROM delivery_attempts) AS recorded FROM deliveries WHERE status = 'delivered'")).rows[0];
+    expect(await waitFor(async () => ((await tally()).delivered === 20 ? tally() : null), 30_000, "20 delivered")).toEqual({ delivered: 20, attempts: 20, recorded: 20 });
+    expect(receiver.lastVersion.get(`stripe/${payments[0]!.chargeId}`)).toMatchObject({ version: 3, status: "refunded", previousStatus: "partially_refunded", amountRefunded: 1000 });
+  });
+
+  it("holds a payment's next version until the previous one is answered, while other payments pass it", async () => {
+    const { receiver, destination } = await destinationWithReceiver({ retryDelaysSeconds: Array(50).fill(0.05) });
+    const stuck = facts();
+    const other = facts();
+    receiver.set({ refuse: (change) => change.chargeId === stuck.chargeId });
+    const now = Date.now();
+    await change(stuck, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    await change(stuck, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 20_000 });
+    await change(other, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    await change(other, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 20_000 });
+
+    await waitFor(async () => receiver.applied.length === 2, 30_000, "the other payment's two versions");
+    const stuckDeliveries = async () =>
+      (await app.pool.query<{ version: number; attempts: number; status: string }>(
+        "SELECT c.version, d.attempts, d.status FROM deliveries d JOIN payment_changes c ON c.id = d.change_id WHERE c.gateway_charge_id = $1 ORDER BY c.version",
+        [stuck.chargeId],
+      )).rows;
+    await waitFor(async () => ((await stuckDeliveries())[0]?.attempts ?? 0) >= 3, 30_000, "the stuck version 1 retried");
+    expect((await stuckDeliveries())[1]).toEqual({ version: 2, attempts: 0, status: "pending" });
+    expect(destination.enabled).toBe(true);
+
+    receiver.set({ refuse: null });
+    await waitFor(async () => receiver.applied.length === 4, 30_000, "the stuck payment's versions");
+    expect(receiver.applied.filter(({ chargeId }) => chargeId === stuck.chargeId).map(({ version }) => version)).toEqual([1, 2]);
+    expect(receiver.outOfOrder).toEqual([]);
+  });
+
+  it("records each attempt, goes dead after the last retry (reported for the alert), lets the next version go, and resends on request (audited)", async () => {
+    const { receiver, destination } = await destinationWithReceiver();
+    const payment = facts();
+    receiver.set({ fixedStatus: 503 });
+    const now = Date.now();
+    await change(payment, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    await waitFor(async () => (await deliveryStatuses(destination.id))[0]?.status === "dead", 30_000, "dead after the retries");
+    expect(await deliveryStatuses(destination.id)).toEqual([{ version: 1, status: "dead", attempts: 3 }]);
+    const { rows: attempts } = await app.pool.query("SELECT outcome, status_code, response_excerpt FROM delivery_attempts WHERE destination_id = $1", [destination.id]);
+    expect(attempts).toEqual(Array(3).fill({ outcome: "failed", status_code: 503, response_excerpt: "fixed answer" }));
+    expect(deadOnes.map(({ claimed }) => claimed.change)).toMatchObject([{ chargeId: payment.chargeId, version: 1 }]);
+
+    receiver.set({ fixedStatus: null });
+    await change(payment, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 20_000 });
+    await waitFor(async () => receiver.applied.length === 1, 30_000, "version 2 after version 1 went dead");
+    expect(receiver.applied[0]).toMatchObject({ version: 2 });
+
+    expect(await resendDeliveries(app.pool, { destinationId: destination.id }, admin)).toBe(1);
+    await waitFor(async () => receiver.applied.length === 2, 30_000, "the dead version 1 resent");
+    // The host has it; its answer is recorded right after.
+    await waitFor(async () => (await deliveryStatuses(destination.id)).every(({ status }) => status === "delivered"), 30_000, "both recorded delivered");
+    const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'delivery_resent'");
+    expect(audit).toMatchObject([{ actor: "admin@example.com", details: { destinationId: destination.id, resent: 1 } }]);
+  });
+
+  it("switches a destination off when it answers 410 Gone, keeping the delivery for when it is switched on again", async () => {
+    const { receiver, destination } = await destinationWithReceiver();
+    receiver.set({ fixedStatus: 410 });
+    await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
+    await waitFor(async () => {
+      const { rows } = await app.pool.query("SELECT enabled, disabled_reason FROM destinations WHERE id = $1", [destination.id]);
+      return rows[0].enabled === false ? rows[0] : null;
+    }, 30_000, "the destination switched off");
+    expect((await deliveryStatuses(destination.id))[0]).toMatchObject({ status: "pending" });
+    const { rows } = await app.pool.query("SELECT outcome, status_code FROM delivery_attempts");
+    expect(rows).toEqual([{ outcome: "gone", status_code: 410 }]);
+  });
+
+  it("opens the destination's breaker after consecutive failures: nothing is sent until the cooldown ends", async () => {
+    const { receiver, destination } = await destinationWithReceiver({ breakerFailures: 2, breakerCooldownSeconds: 3600, retryDelaysSeconds: Array(20).fill(0.05) });
+    receiver.set({ fixedStatus: 500 });
+    for (const payment of [facts(), facts(), facts()]) await change(payment, { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
+    await waitFor(async () => {
+      const { rows } = await app.pool.query("SELECT breaker_open_until > now() AS open FROM destinations WHERE id = $1", [destination.id]);
+      return rows[0].open;
+    }, 30_000, "the breaker open");
+    const attempted = (await app.pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n;
+    // Another round of claims finds nothing due on an open breaker.
+    const { claimDeliveries } = await import("./deliver-changes");
+    expect(await claimDeliveries(app.pool, config.destinations, 10)).toEqual([]);
+    expect((await app.pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n).toBe(attempted);
+  });
+
+  it("signs with both secrets after a rotation, so a host holding either verifies", async () => {
+    const { destination, secret: oldSecret, receiver } = await destinationWithReceiver();
+    const newSecret = await rotateDestinationSecret(app.pool, destination.id, 24, admin);
+    const onlyNew = await startHostReceiver(newSecret);
+    receivers.push(onlyNew);
+    await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
+    await waitFor(async () => receiver.applied.length === 1, 30_000, "delivered to the host holding the old secret");
+    expect(oldSecret).not.toBe(newSecret);
+    await app.pool.query("UPDATE destinations SET url = $2 WHERE id = $1", [destination.id, onlyNew.url]);
+    await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
+    await waitFor(async () => onlyNew.applied.length === 1, 30_000, "delivered to the host holding the new secret");
+    expect(receiver.rejected + onlyNew.rejected).toBe(0);
+  });
+});
+
+describe("where a destination may point", () => {
+  it("refuses link-local and metadata addresses, literal or resolved, and never follows a redirect", async () => {
+    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://[::ffff:169.254.169.254]/", "http://[fe80::1]/", "http://100.100.100.200/"]) {
+      expect(await postMessage(url, "{}", {}, 1000)).toMatchObject({ statusCode: null, error: expect.stringMatching(/link-local or cloud metadata/) });
+    }
+    // A name is checked on what it resolves to: the lookup the socket connects through refuses it.
+    const resolve = (name: string) => new Promise<string>((done) => refusingLookup(name, {}, (error, address) => done(error ? error.message : String(address))));
+    expect(await resolve("169.254.169.254")).toMatch(/link-local or cloud metadata/);
+    expect(await resolve("localhost")).toMatch(/^(127\.0\.0\.1|::1)$/);
+    const { createServer } = await import("node:http");
+    const redirecting = createServer((_, response) => response.writeHead(302, { location: "http://169.254.169.254/" }).end());
+    await new Promise<void>((ready) => redirecting.listen(0, "127.0.0.1", ready));
+    const port = (redirecting.address() as { port: number }).port;
+    try {
+      expect(await postMessage(`http://127.0.0.1:${port}/`, "{}", {}, 1000)).toMatchObject({ statusCode: 302 });
+    } finally {
+      redirecting.close();
+    }
+    const { createDestination: create } = await import("./manage-destinations");
+    await expect(create(app.pool, { name: "metadata", url: "http://169.254.169.254/" }, admin)).rejects.toThrow(/link-local/);
+  });
+});
