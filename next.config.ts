@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SERVER_ACTION_BODY_LIMIT_BYTES } from "./lib/request/body-limits";
 import { STATIC_SECURITY_HEADERS } from "./lib/request/security-headers";
 
 const nextConfig: NextConfig = {
@@ -7,7 +8,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   typedRoutes: false,
   // forbidden() renders app/forbidden.tsx with a 403 status.
-  experimental: { authInterrupts: true },
+  // Server actions read their whole body before running: bounded.
+  experimental: { authInterrupts: true, serverActions: { bodySizeLimit: SERVER_ACTION_BODY_LIMIT_BYTES } },
   // Pages also get a nonce-based CSP (and HSTS over https) from proxy.ts.
   headers: async () => [{ source: "/:path*", headers: [...STATIC_SECURITY_HEADERS] }],
 };

@@ -65,7 +65,7 @@ beforeAll(async () => {
     REPLAY_CONFIRM_THRESHOLD: "100",
     PAYMENT_SOURCE_STANDARD: "host",
     REFETCH_STRIPE: "",
-    PAYMENTS_API_TOKENS: "e2e-token",
+    PAYMENTS_API_TOKENS: "e2e-payments-token-0123456789",
     ARCHIVE_DIR: archiveDir,
   });
   const plan = planDeliveries(histories, { secrets: { stripe: TEST_SECRETS.stripe }, duplicateRate: 0.2, shuffle: "full", seed: 3 });
@@ -275,7 +275,7 @@ describe("console UX", () => {
     for (const { facts } of hostPayments) {
       const response = await fetch(`${server.url}/api/payments`, {
         method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer e2e-token" },
+        headers: { "content-type": "application/json", authorization: "Bearer e2e-payments-token-0123456789" },
         body: JSON.stringify({ provider: "standard", chargeId: facts.chargeId, amount: facts.amount, currency: "usd", customerEmail: facts.customerEmail }),
       });
       expect(response.status).toBe(201);

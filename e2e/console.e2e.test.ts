@@ -52,7 +52,7 @@ beforeAll(async () => {
     WORKER_MAX_ATTEMPTS: "1",
     WORKER_CONCURRENCY: "4",
     REPLAY_CONFIRM_THRESHOLD: "2",
-    PAYMENTS_API_TOKENS: "e2e-token",
+    PAYMENTS_API_TOKENS: "e2e-payments-token-0123456789",
   });
 
   histories = generateHistories(2024, 24, ["stripe", "standard"], { sameSecondRate: 0.3 });

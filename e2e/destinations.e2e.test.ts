@@ -14,7 +14,7 @@ import { startHostReceiver, type HostReceiver } from "./simulator/host-receiver"
 // is down for 30 s in the middle, and one worker killed with kill -9 while it delivers. Every
 // message is verified with the official standardwebhooks library, as the host would.
 
-const TOKEN = "e2e-feed-token";
+const TOKEN = "e2e-feed-token-0123456789";
 const secrets = { stripe: TEST_SECRETS.stripe };
 let app: TestApp;
 let server: AppServer;

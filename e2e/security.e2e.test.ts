@@ -1,7 +1,10 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decode, encode } from "next-auth/jwt";
 import { createUser } from "@/lib/auth/users";
-import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { signStripe } from "@/lib/providers/stripe";
+import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser } from "./harness/browser";
 import { cookieHeader, httpSignIn, httpSignOut } from "./harness/http-session";
@@ -15,6 +18,7 @@ const PASSWORD = "correct horse battery staple";
 const ADMIN = "admin@security.test";
 const SUPPORT = "support@security.test";
 const AUTH_SECRET = "security-e2e-secret-0123456789abcdef0123456789";
+const API_TOKEN = "security-e2e-payments-token-0123456789";
 
 let app: TestApp;
 let plain: AppServer;
@@ -25,7 +29,7 @@ beforeAll(async () => {
   app = await createTestApp("security", {});
   await createUser(app.prisma, { email: ADMIN, role: "admin", password: PASSWORD }, "e2e");
   await createUser(app.prisma, { email: SUPPORT, role: "support", password: PASSWORD }, "e2e");
-  const env = { DATABASE_URL: app.db.url, AUTH_SECRET, LOGIN_MAX_FAILURES: "3" };
+  const env = { DATABASE_URL: app.db.url, AUTH_SECRET, LOGIN_MAX_FAILURES: "3", WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe, PAYMENTS_API_TOKENS: API_TOKEN };
   [plain, behindProxy] = await Promise.all([
     startAppServer(env),
     startAppServer({ ...env, NEXTAUTH_URL: "https://inbox.security.test", TRUSTED_PROXIES: "127.0.0.1/32,::1" }),
@@ -78,7 +82,16 @@ describe("security", () => {
       if (new URL(request.url()).host !== new URL(plain.url).host) foreignRequests.push(request.url());
     });
     // The full table of hostile inputs is lib/request/same-origin-path.test.ts; here, the browser's side.
-    for (const hostile of ["//evil.example/steal", "/\\evil.example/steal", "https://evil.example/steal"]) {
+    for (const hostile of [
+      "//evil.example/steal",
+      "/\\evil.example/steal",
+      "https://evil.example/steal",
+      // Dot segments the URL parser resolves into "//host" after a naive check.
+      "/.//evil.example/phish",
+      "/..//evil.example/phish",
+      "/%2e//evil.example/phish",
+      "/a/..//evil.example/phish",
+    ]) {
       await page.context().clearCookies();
       await page.goto(`${plain.url}/login?callbackUrl=${encodeURIComponent(hostile)}`);
       await submitLogin(page, SUPPORT);
@@ -161,11 +174,60 @@ describe("security", () => {
     await page.goto(`${plain.url}/`);
     expect(page.url()).toContain("/login");
 
+    // next-auth's own endpoint no longer answers for it, nor hands back a refreshed cookie.
+    const sessionAfter = await fetch(`${plain.url}/api/auth/session`, { headers: { cookie: cookieHeader(captured) } });
+    expect(await sessionAfter.json()).toEqual({});
+    expect(sessionAfter.headers.getSetCookie().some((line) => /^next-auth\.session-token=[^;]+;/.test(line) && !/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line))).toBe(false);
+
     const again = await httpSignIn(plain.url, SUPPORT, PASSWORD);
     expect((await withCookie(again.cookies)).status).toBe(403);
     await app.pool.query("UPDATE users SET role = 'viewer', session_version = session_version + 1 WHERE email = $1", [SUPPORT]);
     expect((await withCookie(again.cookies)).status).toBe(401);
     await app.pool.query("UPDATE users SET role = 'support' WHERE email = $1", [SUPPORT]);
+  });
+
+  it("[AUTH][SESSION]: a session has an absolute lifetime: refreshed by use or not, it ends 8 hours after sign-in", async () => {
+    const session = await httpSignIn(plain.url, SUPPORT, PASSWORD);
+    const token = await decode({ token: session.cookies.get("next-auth.session-token"), secret: AUTH_SECRET });
+    expect(token?.signedInAt).toEqual(expect.any(Number));
+    const readSession = (value: string) => fetch(`${plain.url}/api/auth/session`, { headers: { cookie: `next-auth.session-token=${value}` } }).then((r) => r.json());
+    // The same token, as if signed in 8 hours ago and refreshed a moment ago (its expiry is still ahead).
+    const fresh = await encode({ token: { ...token }, secret: AUTH_SECRET });
+    const old = await encode({ token: { ...token, signedInAt: Math.floor(Date.now() / 1000) - 8 * 3600 - 1 }, secret: AUTH_SECRET });
+    expect(await readSession(fresh)).toMatchObject({ user: { email: SUPPORT } });
+    expect(await readSession(old)).toEqual({});
+    const api = await fetch(`${plain.url}/api/replays/999999`, { headers: { cookie: `next-auth.session-token=${old}` } });
+    expect(api.status).toBe(401);
+  });
+
+  it("[HEADERS][CACHE]: raw payloads, payment and replay answers are no-store, and a raw download is audited with the client's address", async () => {
+    const body = JSON.stringify({
+      id: "evt_cache_1",
+      object: "event",
+      type: "charge.succeeded",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: "ch_cache_1", object: "charge", amount: 990, amount_refunded: 0, currency: "brl", status: "succeeded", receipt_email: "cache@example.com" } },
+    });
+    const delivered = await fetch(`${plain.url}/api/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body) },
+      body,
+    });
+    expect(delivered.status).toBe(200);
+    const inboxId = await waitFor(async () => {
+      const { rows } = await app.pool.query("SELECT w.id FROM webhook_inbox w JOIN payments p ON p.gateway_charge_id = w.resource_id WHERE w.event_id = 'evt_cache_1'");
+      return rows[0]?.id as number | undefined;
+    }, 30_000, "the event to be processed");
+    const admin = cookieHeader((await httpSignIn(plain.url, ADMIN, PASSWORD)).cookies);
+    const raw = await fetch(`${plain.url}/api/events/${inboxId}/raw`, { headers: { cookie: admin } });
+    expect(raw.status).toBe(200);
+    expect(await raw.text()).toBe(body);
+    const payment = await fetch(`${plain.url}/api/payments/stripe/ch_cache_1`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
+    expect(payment.status).toBe(200);
+    const replay = await fetch(`${plain.url}/api/replays/999999`, { headers: { cookie: admin } });
+    for (const answer of [raw, payment, replay]) expect(answer.headers.get("cache-control"), answer.url).toBe("no-store");
+    const { rows } = await app.pool.query("SELECT ip, details FROM audit_log WHERE actor = $1 AND action = 'raw_download'", [ADMIN]);
+    expect(rows).toEqual([{ ip: "127.0.0.1", details: { eventId: inboxId, provider: "stripe" } }]);
   });
 
   it("[AUTH][PROXY]: without trusted proxies a forged X-Forwarded-For changes neither the audited address nor the limit", async () => {

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles, removeEmbeddedUrl, writeEmbeddedUrl } from "@/lib/config/env-files";
@@ -7,8 +8,9 @@ import { stopOnSignals } from "./stop-on-signals";
 // Runs the embedded PostgreSQL in a process of its own, started by the launcher in its own process
 // group: Ctrl-C in the terminal reaches the web server and the worker (via the launcher) first, and
 // the database only stops after they have drained. It stops on SIGTERM or when the launcher dies.
-// Run directly (`tsx worker/embedded-database.ts [dataDir]`, as .ci/run does when no server answers)
-// it prints the URL and runs until stopped.
+// Run directly (`tsx worker/embedded-database.ts dataDir urlFile`, as .ci/run does when no server
+// answers) it writes the superuser's URL (tests create databases) to urlFile, mode 0600, and runs until
+// stopped. Neither URL is ever printed: they carry passwords.
 
 loadEnvFiles();
 const dataDir = process.argv[2] ? resolve(process.argv[2]) : undefined;
@@ -36,6 +38,6 @@ stopOnSignals(
 
 if (process.send) {
   process.send({ url: database.url, port: database.port, dataDir: database.dataDir });
-} else {
-  console.log(database.url);
+} else if (process.argv[3]) {
+  writeFileSync(resolve(process.argv[3]), `${database.adminUrl}\n`, { mode: 0o600 });
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { dribble, firstDroppedSocket, openSocket } from "@/e2e/harness/raw-socket";
 import { deliveryFor, randomId } from "@/e2e/simulator/gateway-events";
 import { freePort } from "@/lib/db/embedded";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
@@ -44,7 +45,12 @@ function stripeDelivery() {
 const count = async (from: string) => (await app.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${from}`)).rows[0]!.n;
 
 beforeAll(async () => {
-  app = await createTestApp("ingest_server", { WEBHOOK_BODY_LIMIT_BYTES: "4096" });
+  app = await createTestApp("ingest_server", {
+    WEBHOOK_BODY_LIMIT_BYTES: "4096",
+    HTTP_HEADERS_TIMEOUT_MS: "2000",
+    HTTP_REQUEST_TIMEOUT_MS: "3000",
+    HTTP_MAX_CONNECTIONS: "16",
+  });
   port = await freePort();
   child = spawn(process.execPath, ["--import", "tsx", "worker/ingest.ts"], {
     env: { ...process.env, ...app.env, INGEST_PORT: String(port) },
@@ -62,6 +68,17 @@ beforeEach(async () => {
 });
 
 describe("npm run ingest", () => {
+  it("answers 400 to a path that does not decode, 408 to a client dribbling its body, and drops sockets past its cap", async () => {
+    expect((await send("POST", "/api/webhooks/%FF", "{}")).status).toBe(400);
+    expect((await send("POST", "/api/webhooks/stripe%00", "{}")).status).toBe(400);
+    const url = `http://127.0.0.1:${port}`;
+    const head = "POST /api/webhooks/stripe HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n";
+    // Node's default would hold it for 300 s; the test gives up long before.
+    expect(await dribble(await openSocket(url), head, "a", 500, 60_000)).toMatch(/^HTTP\/1\.1 408/);
+    expect(await firstDroppedSocket(url, 48)).toBeGreaterThanOrEqual(0);
+    await waitFor(async () => (await send("POST", "/api/webhooks/nope", "{}").catch(() => null))?.status === 404, 30_000, "the server to take connections again");
+  });
+
   it("stores a signed delivery once with its job, and answers a resend as a duplicate", async () => {
     const delivery = stripeDelivery();
     const first = await send("POST", "/api/webhooks/stripe", delivery.body, delivery.headers);

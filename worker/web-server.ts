@@ -1,7 +1,10 @@
-import { createServer } from "node:http";
 import next from "next";
 import { appConfig } from "@/lib/config/env";
 import { PEER_ADDRESS_HEADER, trustPeerAddressHeader } from "@/lib/request/client-address";
+import { refuseBody } from "@/lib/request/body-limits";
+import { createLimitedServer } from "@/lib/request/create-limited-server";
+import { isMalformedTarget, MALFORMED_TARGET } from "@/lib/request/malformed-path";
+import { refuseEarly } from "@/lib/request/refuse-early";
 import { stopOnSignals } from "./stop-on-signals";
 
 // The production web server (`npm start` runs it; `next start` would do the same minus this): Next's
@@ -17,8 +20,15 @@ const app = next({ dev: false, hostname, port: config.port });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const server = createServer((request, response) => {
+const server = createLimitedServer(config.http, (request, response) => {
   request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
+  // Refused before Next sees them: a target no route can decode, and a body no endpoint would take.
+  if (isMalformedTarget(request.url ?? "/")) return refuseEarly(request, response, 400, MALFORMED_TARGET);
+  const bodyRefusal = refuseBody(request, config.bodyLimitBytes);
+  if (bodyRefusal) {
+    const code = bodyRefusal.status === 413 ? "PAYLOAD_TOO_LARGE" : "LENGTH_REQUIRED";
+    return refuseEarly(request, response, bodyRefusal.status, { error: bodyRefusal.error, code });
+  }
   handle(request, response).catch((error: unknown) => {
     console.error("[web] request failed:", error instanceof Error ? error.name : "error");
     if (!response.headersSent) response.statusCode = 500;

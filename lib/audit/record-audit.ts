@@ -7,6 +7,8 @@ export const AUDIT_ACTIONS = [
   "user_updated",
   "password_reset",
   "restore",
+  "restore_failed",
+  "raw_download",
   "alert",
   "destination_created",
   "destination_updated",
@@ -17,6 +19,13 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditEntry = { actor: string; action: AuditAction; ip?: string | null; details?: Record<string, unknown> };
+
+/** Who acts, from where: a console user (their id and address) or a CLI user (a name alone). */
+export type Actor = { name: string; ip?: string | null; userId?: number };
+
+export function asActor(actor: string | Actor): Actor {
+  return typeof actor === "string" ? { name: actor } : actor;
+}
 
 /**
  * Where a statement runs: the pg pool, a client inside a transaction, or a Prisma transaction (the

@@ -90,6 +90,21 @@ describe("authenticate", () => {
     expect((await login("cy@example.com", PASSWORD)).ok).toBe(true);
   });
 
+  it("counts an IPv6 address as its /64, and backs an account off everywhere once its failures from all addresses pile up", async () => {
+    await createUser(app.prisma, { email: "ev@example.com", role: "admin", password: PASSWORD }, "test");
+    for (let i = 0; i < 3; i++) await login("ev@example.com", "guess", "2001:db8:1:2::1");
+    // Another address of the same /64 is the same client.
+    expect(await login("ev@example.com", PASSWORD, "2001:db8:1:2::ffff")).toEqual({ ok: false, reason: "rate_limited" });
+    expect((await login("ev@example.com", PASSWORD, "2001:db8:1:3::1")).ok).toBe(true);
+    // 3 failures from each of three addresses: 9 = 3 x 3 for the account, so a fourth address waits too.
+    for (const address of ["10.1.1.1", "10.2.2.2", "::1"]) {
+      for (let i = 0; i < 3; i++) expect(await login("ev@example.com", "guess", address)).toEqual({ ok: false, reason: "invalid" });
+    }
+    expect(await login("ev@example.com", PASSWORD, "127.0.0.1")).toEqual({ ok: false, reason: "rate_limited" });
+    await age(31);
+    expect((await login("ev@example.com", PASSWORD, "127.0.0.1")).ok).toBe(true);
+  });
+
   it("refuses an address that fails on many accounts (4 x the per-account limit)", async () => {
     await createUser(app.prisma, { email: "di@example.com", role: "viewer", password: PASSWORD }, "test");
     for (let i = 0; i < 12; i++) await login(`spray${i}@example.com`, "guess", "10.6.6.6");

@@ -18,35 +18,54 @@ let decoyHash: Promise<string> | undefined;
 // Failures of one account from one address count until it signs in there, or for a day.
 const PAIR_MEMORY_HOURS = 24;
 
+// Past this many failures of one account from all addresses together (the pair's threshold times
+// this), the account itself backs off, wherever the next attempt comes from.
+const ACCOUNT_FACTOR = 3;
+
 /**
  * Is this account locked for this address? After `maxFailures` wrong passwords from one address the
  * account must wait there, doubling with each further failure (backoffSeconds, x2, x4..., capped at the
- * window). Only that address waits: someone guessing from elsewhere can't lock the owner out. And is
- * the address itself spraying (many failures over any accounts in the window)?
+ * window). Only that address waits: someone guessing from elsewhere can't lock the owner out, until
+ * the account's failures from everywhere reach maxFailures x ACCOUNT_FACTOR: then it backs off for
+ * every address the same way (a guesser with many addresses is slowed; the owner waits at most the
+ * window). And is the address itself spraying (many failures over any accounts in the window)? An
+ * IPv6 address counts as its /64: one host usually holds the whole prefix.
  */
 async function loginBlocked(pool: Pool, email: string, ip: string | null, login: AppConfig["login"]): Promise<boolean> {
-  const { rows } = await pool.query<{ pair: number; lockedUntil: Date | null; now: Date; address: number }>(
-    `WITH since AS (
+  const { rows } = await pool.query<{ lockedUntil: Date | null; accountLockedUntil: Date | null; now: Date; address: number }>(
+    `WITH client AS (
+       SELECT CASE WHEN $2::text IS NULL THEN NULL
+                   ELSE network(set_masklen($2::inet, CASE family($2::inet) WHEN 6 THEN 64 ELSE 32 END)) END AS net
+     ), since AS (
        SELECT GREATEST(now() - make_interval(hours => $4::int),
-                       COALESCE((SELECT max(at) FROM audit_log
-                                  WHERE actor = $1 AND action = 'login' AND ip IS NOT DISTINCT FROM $2), '-infinity')) AS at
-     ), pair AS (
-       SELECT count(*)::int AS n, max(a.at) AS last
-         FROM audit_log a, since
-        WHERE a.actor = $1 AND a.action = 'login_failed' AND a.ip IS NOT DISTINCT FROM $2 AND a.at > since.at
+                       COALESCE((SELECT max(at) FROM audit_log, client
+                                  WHERE actor = $1 AND action = 'login'
+                                    AND (ip::inet <<= client.net OR (ip IS NULL AND client.net IS NULL))), '-infinity')) AS at,
+              GREATEST(now() - make_interval(mins => $3::int),
+                       COALESCE((SELECT max(at) FROM audit_log WHERE actor = $1 AND action = 'login'), '-infinity')) AS account_at
+     ), failures AS (
+       SELECT a.at, (a.ip::inet <<= client.net OR (a.ip IS NULL AND client.net IS NULL)) AS here
+         FROM audit_log a, client, since
+        WHERE a.actor = $1 AND a.action = 'login_failed' AND a.at > LEAST(since.at, since.account_at)
           AND a.details->>'reason' IS DISTINCT FROM 'rate_limited'
+     ), pair AS (
+       SELECT count(*)::int AS n, max(f.at) AS last FROM failures f, since WHERE f.here AND f.at > since.at
+     ), account AS (
+       SELECT count(*)::int AS n, max(f.at) AS last FROM failures f, since WHERE f.at > since.account_at
      )
-     SELECT pair.n AS pair,
-            CASE WHEN pair.n >= $5::int THEN pair.last + make_interval(secs => LEAST($6::int * power(2, pair.n - $5::int), $3::int * 60)) END AS "lockedUntil",
+     SELECT CASE WHEN pair.n >= $5::int THEN pair.last + make_interval(secs => LEAST($6::int * power(2, pair.n - $5::int), $3::int * 60)) END AS "lockedUntil",
+            CASE WHEN account.n >= $5::int * $7::int
+                 THEN account.last + make_interval(secs => LEAST($6::int * power(2, account.n - $5::int * $7::int), $3::int * 60)) END AS "accountLockedUntil",
             now() AS now,
-            (SELECT count(*)::int FROM audit_log
-              WHERE action = 'login_failed' AND $2::text IS NOT NULL AND ip = $2 AND at > now() - make_interval(mins => $3::int)) AS address
-       FROM pair`,
-    [email, ip, login.windowMinutes, PAIR_MEMORY_HOURS, login.maxFailures, login.backoffSeconds],
+            (SELECT count(*)::int FROM audit_log, client
+              WHERE action = 'login_failed' AND client.net IS NOT NULL AND ip::inet <<= client.net
+                AND at > now() - make_interval(mins => $3::int)) AS address
+       FROM pair, account`,
+    [email, ip, login.windowMinutes, PAIR_MEMORY_HOURS, login.maxFailures, login.backoffSeconds, ACCOUNT_FACTOR],
   );
   const row = rows[0]!;
-  const pairLocked = row.lockedUntil !== null && row.lockedUntil > row.now;
-  return pairLocked || row.address >= login.maxFailures * 4;
+  const locked = (until: Date | null) => until !== null && until > row.now;
+  return locked(row.lockedUntil) || locked(row.accountLockedUntil) || row.address >= login.maxFailures * 4;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { recordAudit } from "../audit/record-audit";
+import { asActor, recordAudit, type Actor } from "../audit/record-audit";
 import { sqlOn, type PrismaClient } from "../db/prisma";
 import { AppError } from "../errors/app-error";
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./password";
@@ -36,9 +36,10 @@ function isUniqueViolation(error: unknown): boolean {
 export async function createUser(
   prisma: PrismaClient,
   input: CreateUserInput,
-  actor: string,
+  by: string | Actor,
 ): Promise<{ user: UserView; password: string }> {
   const parsed = createUserSchema.parse(input);
+  const actor = asActor(by);
   const password = parsed.password ?? generatePassword();
   const passwordHash = await hashPassword(password);
   const conflict = new AppError("CONFLICT", `a user with e-mail ${parsed.email} already exists`);
@@ -46,7 +47,7 @@ export async function createUser(
   try {
     const user = await prisma.$transaction(async (tx) => {
       const created = await tx.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } });
-      await recordAudit(sqlOn(tx), { actor, action: "user_created", details: { email: parsed.email, role: parsed.role } });
+      await recordAudit(sqlOn(tx), { actor: actor.name, action: "user_created", ip: actor.ip, details: { email: parsed.email, role: parsed.role } });
       return created;
     });
     return { user: view(user), password };
@@ -57,17 +58,21 @@ export async function createUser(
   }
 }
 
-/** Changes a user's role or disables/enables them. The last active admin can't be demoted or disabled. */
-export async function updateUser(prisma: PrismaClient, input: z.input<typeof updateUserSchema>, actor: string): Promise<UserView> {
+/**
+ * Changes a user's role or disables/enables them. The last active admin can't be demoted or disabled,
+ * and no one disables themselves. The active admins' rows are locked first: two admins demoting each
+ * other at once are serialized, and the second sees the first's change and is refused.
+ */
+export async function updateUser(prisma: PrismaClient, input: z.input<typeof updateUserSchema>, by: string | Actor): Promise<UserView> {
   const { id, role, disabled } = updateUserSchema.parse(input);
+  const actor = asActor(by);
+  if (disabled === true && actor.userId === id) throw new AppError("CONFLICT", "you can't disable your own account: ask another admin");
   return prisma.$transaction(async (tx) => {
+    const admins = await tx.$queryRaw<{ id: bigint }[]>`SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`;
     const user = await tx.user.findUnique({ where: { id: BigInt(id) } });
     if (!user) throw new AppError("NOT_FOUND", "no such user");
     const losesAdmin = user.role === "admin" && !user.disabledAt && ((role && role !== "admin") || disabled === true);
-    if (losesAdmin) {
-      const admins = await tx.user.count({ where: { role: "admin", disabledAt: null } });
-      if (admins <= 1) throw new AppError("CONFLICT", "this is the last active admin: add another admin first");
-    }
+    if (losesAdmin && admins.length <= 1) throw new AppError("CONFLICT", "this is the last active admin: add another admin first");
     const changesAccess = (role !== undefined && role !== user.role) || (disabled !== undefined && disabled !== !!user.disabledAt);
     const updated = await tx.user.update({
       where: { id: user.id },
@@ -78,7 +83,12 @@ export async function updateUser(prisma: PrismaClient, input: z.input<typeof upd
         ...(changesAccess ? { sessionVersion: { increment: 1 } } : {}),
       },
     });
-    await recordAudit(sqlOn(tx), { actor, action: "user_updated", details: { email: user.email, role, disabled } });
+    await recordAudit(sqlOn(tx), {
+      actor: actor.name,
+      action: "user_updated",
+      ip: actor.ip,
+      details: { email: user.email, role, previousRole: user.role, disabled, previouslyDisabled: user.disabledAt !== null },
+    });
     return view(updated);
   });
 }
@@ -98,6 +108,23 @@ export async function findActiveUser(prisma: PrismaClient, id: number, sessionVe
   if (!user || user.disabledAt) return null;
   if (sessionVersion !== undefined && user.sessionVersion !== sessionVersion) return null;
   return view(user);
+}
+
+/**
+ * Is a session token still good: its user active, its version current (no sign-out, reset or access
+ * change since) and younger than `maxAgeSeconds` since sign-in, however often it was refreshed?
+ * Tokens from before sign-in times were recorded count as ended.
+ */
+export async function sessionStillValid(
+  prisma: PrismaClient,
+  token: { userId: number; sessionVersion: unknown; signedInAt: unknown },
+  maxAgeSeconds: number,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Promise<boolean> {
+  const { userId, sessionVersion, signedInAt } = token;
+  if (!Number.isInteger(userId) || userId <= 0 || typeof sessionVersion !== "number" || typeof signedInAt !== "number") return false;
+  if (nowSeconds - signedInAt >= maxAgeSeconds) return false;
+  return (await findActiveUser(prisma, userId, sessionVersion)) !== null;
 }
 
 /** The version a new session of this user carries. */

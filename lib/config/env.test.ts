@@ -83,6 +83,24 @@ describe("loadConfig", () => {
     expect(loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a-real-secret-0123456789abcdef-0123456789" }).nodeEnv).toBe("production");
   });
 
+  it("refuses weak secrets in production: short tokens, and a whsec_ that decodes to a short or empty key", () => {
+    const strong = "0123456789abcdef";
+    const cases: [string, string, RegExp][] = [
+      ["PAYMENTS_API_TOKENS", `${strong},x`, /PAYMENTS_API_TOKENS: each secret must be at least 16/],
+      ["HEALTH_TOKENS", "a", /HEALTH_TOKENS/],
+      ["WEBHOOK_SECRET_ASAAS", "abc", /WEBHOOK_SECRET_ASAAS/],
+      ["WEBHOOK_SECRET_STRIPE", "whsec_", /WEBHOOK_SECRET_STRIPE/],
+      ["WEBHOOK_SECRET_STANDARD", "whsec_", /WEBHOOK_SECRET_STANDARD: each whsec_ secret must decode to at least 16 bytes/],
+      ["WEBHOOK_SECRET_STANDARD", "whsec_c2hvcnQ=", /WEBHOOK_SECRET_STANDARD/],
+    ];
+    for (const [name, value, problem] of cases) {
+      expect(() => loadConfig({ NODE_ENV: "production", [name]: value }), `${name}=${value}`).toThrow(problem);
+      expect(() => loadConfig({ NODE_ENV: "development", [name]: value })).not.toThrow();
+    }
+    const accepted = { PAYMENTS_API_TOKENS: `${strong},${strong}x`, WEBHOOK_SECRET_STANDARD: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", WEBHOOK_SECRET_STRIPE: "whsec_0123456789abcdef" };
+    expect(loadConfig({ NODE_ENV: "production", ...accepted }).nodeEnv).toBe("production");
+  });
+
   it("validates TRUSTED_PROXIES", () => {
     expect(loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1" }).trustedProxies).toEqual(["10.0.0.0/8", "127.0.0.1"]);
     expect(() => loadConfig({ TRUSTED_PROXIES: "10.0.0.0/40" })).toThrow(/TRUSTED_PROXIES/);

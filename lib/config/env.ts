@@ -5,6 +5,7 @@ import { DRIVERS, type ProviderName } from "../providers/registry";
 import { senderVocabularySchema } from "../providers/sender-vocabulary";
 import type { ProviderDriver } from "../providers/types";
 import { variablesWithDevelopmentValues } from "./development-values";
+import { weakSecrets } from "./secret-strength";
 import { csv, positiveInt } from "./env-values";
 import { providersSchema, providerVariables } from "./provider-config";
 
@@ -79,6 +80,11 @@ const baseSchema = z.object({
   INGEST_PORT: positiveInt(3001),
   WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
   WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+  // A client gets this long to send its headers, and then its whole request; past it, 408 and the
+  // socket is closed. Past HTTP_MAX_CONNECTIONS open sockets, new ones are dropped.
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
+  HTTP_MAX_CONNECTIONS: positiveInt(1024),
   WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
   SIGNATURE_FAILURES_MAX: positiveInt(10_000),
   // Events in flight per worker: two batches of 16 (lib/inbox/process/consume-webhooks.ts, docs/decisions.md).
@@ -144,6 +150,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       /** V8's old-space limit for `npm start`'s web process, in MB. */
       webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
       bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
+      /** Bounds on slow or many clients, for the web server and the ingest server alike. */
+      http: { headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS, maxConnections: b.HTTP_MAX_CONNECTIONS },
       toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
       signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
       worker: {
@@ -253,11 +261,12 @@ export function loadConfig(source: EnvSource = process.env, drivers: readonly Pr
   const result = configSchema(drivers).safeParse({ base: env, vocabulary: env, providers: env });
   // An issue's path starts with the part of the schema that read the variable; the variable comes next.
   const problems = (result.success ? [] : result.error.issues).map((issue) => `  ${issue.path.slice(1).join(".") || "(env)"}: ${issue.message}`);
-  // The development values are public: production refuses them rather than run with them.
+  // The development values are public, and weak secrets guessable: production refuses both.
   if (env.NODE_ENV === "production") {
     for (const name of variablesWithDevelopmentValues(env)) {
       problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
     }
+    problems.push(...weakSecrets(env));
   }
   if (!result.success || problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   return result.data;

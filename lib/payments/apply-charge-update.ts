@@ -31,7 +31,23 @@ export type ChargeUpdate = {
  */
 export function decideChargeUpdate(current: CurrentPayment | null, snapshot: ChargeSnapshot, at: EventTime | null): Decision {
   if (!current) return { action: "create", state: initialState(snapshot) };
-  return decide(current, { state: { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? current.amountRefunded }, at, summary: snapshot.summary });
+  const observed = byWhatTheMoneyDid(current, snapshot);
+  return decide(current, { state: { status: observed.status, amountRefunded: observed.amountRefunded ?? current.amountRefunded }, at, summary: snapshot.summary });
+}
+
+// States in which the ledger knows the money was captured.
+const CAPTURED: ReadonlySet<PaymentState["status"]> = new Set(["paid", "partially_refunded"]);
+
+/**
+ * A charge reported canceled with money given back, on a payment the ledger knows was captured, is a
+ * refund (partial while less than the amount went back): "canceled" can't follow paid, and ignoring it
+ * would leave refunded money as paid. Pagar.me shows a refunded card charge exactly so: status
+ * canceled, canceled_amount, and neither paid_at nor paid_amount, so only the ledger can tell.
+ */
+function byWhatTheMoneyDid(current: CurrentPayment, snapshot: ChargeSnapshot): ChargeSnapshot {
+  if (snapshot.status !== "canceled" || !CAPTURED.has(current.status) || !snapshot.amountRefunded) return snapshot;
+  const partial = snapshot.amount !== undefined && snapshot.amountRefunded < snapshot.amount;
+  return { ...snapshot, status: partial ? "partially_refunded" : "refunded" };
 }
 
 /** A payment created from its first observation. */

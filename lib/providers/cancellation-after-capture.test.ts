@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { decideChargeUpdate } from "../payments/apply-charge-update";
 import { decide } from "../payments/state-machine";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { pagarmeChargeCanceledAfterCapture } from "./fixtures/pagarme/charge-canceled-after-capture";
@@ -47,6 +48,26 @@ describe("cancellation after capture", () => {
     expect(partial).toMatchObject({ status: "partially_refunded", amountRefunded: 2356 });
     const neverCaptured = await pagarmeDriver.refetch!("ch_K3ePvLgTaTNVm8Qz", refetchOf({ ...pagarmeChargeCanceledAfterCapture, paid_at: null }), {});
     expect(neverCaptured.status).toBe("canceled");
+  });
+
+  it("moves a paid payment to refunded on a charge.refunded whose charge shows neither paid_at nor paid_amount", async () => {
+    // The shape of a test-account charge.refunded a Pagar.me integrator published: the charge
+    // canceled, canceled_amount equal to the amount, no trace of the capture. The charge alone reads
+    // as a cancellation; the ledger knows the payment was paid, so the money went back.
+    const { paid_at: _paidAt, ...refundedCharge } = pagarmeChargeCanceledAfterCapture;
+    const body = Buffer.from(JSON.stringify({ id: "hook_refunded_1", type: "charge.refunded", created_at: "2026-11-05T09:41:27Z", data: refundedCharge }));
+    const fromEvent = pagarmeDriver.parse(body, { headers: {}, query: new URLSearchParams(), timeZone: "UTC" }).charge!;
+    const refetched = await pagarmeDriver.refetch!(refundedCharge.id, refetchOf(refundedCharge), {});
+    expect(refetched).toMatchObject({ status: "canceled", amountRefunded: 12356 });
+    for (const snapshot of [fromEvent, refetched]) {
+      expect(decideChargeUpdate(paid, snapshot, null)).toEqual({ action: "apply", state: { status: "refunded", amountRefunded: 12356 } });
+    }
+    expect(decideChargeUpdate(paid, { ...refetched, amountRefunded: 2356 }, null)).toEqual({
+      action: "apply",
+      state: { status: "partially_refunded", amountRefunded: 2356 },
+    });
+    // Never captured (the ledger says pending): a cancellation, no money moved.
+    expect(decideChargeUpdate({ ...paid, status: "pending" }, refetched, null)).toMatchObject({ action: "apply", state: { status: "canceled" } });
   });
 
   it("reads a charge.canceled webhook carrying the captured charge as a refund", () => {

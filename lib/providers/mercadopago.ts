@@ -183,7 +183,9 @@ export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
       return signatures.some((signature) => safeEqual(signature, expected));
     });
     if (!signed) return { ok: false, reason: "no v1 signature matches any configured secret" };
-    return bindsSignedId(raw, signedId);
+    const bound = bindsSignedId(raw, signedId);
+    // The body is not signed: the signed request id and ts must not come twice with different bodies.
+    return bound.ok ? { ok: true, nonce: `${headers["x-request-id"] ?? ""}|${ts}`.slice(0, 300) } : bound;
   },
 
   parse(raw, { query }) {

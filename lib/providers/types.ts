@@ -39,7 +39,12 @@ export type VerifyContext = {
   schemes?: readonly string[];
 };
 
-export type VerifyResult = { ok: true } | { ok: false; reason: string };
+/**
+ * `nonce`: what the signature makes unique besides the body (Mercado Pago's request id and
+ * timestamp), when the body itself is not signed: ingest remembers it within the tolerance, so a
+ * captured signature can't carry another body.
+ */
+export type VerifyResult = { ok: true; nonce?: string } | { ok: false; reason: string };
 
 export type ParseContext = {
   headers: HeaderMap;

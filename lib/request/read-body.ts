@@ -1,3 +1,5 @@
+import { AppError } from "../errors/app-error";
+
 export class BodyTooLargeError extends Error {
   override name = "BodyTooLargeError";
   constructor(readonly limit: number) {
@@ -39,6 +41,22 @@ export function readBodyWithLimit(request: Pick<Request, "headers" | "body">, li
   // Node's web streams are async iterable; the DOM typings just don't say so.
   const body = request.body as AsyncIterable<Uint8Array> | null;
   return readStreamWithLimit(request.headers.get("content-length"), body, limit);
+}
+
+/** A JSON body of at most `limit` bytes: 413 past it, 400 when it is not JSON. */
+export async function readJsonWithLimit(request: Pick<Request, "headers" | "body">, limit: number): Promise<unknown> {
+  let raw: Buffer;
+  try {
+    raw = await readBodyWithLimit(request, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new AppError("PAYLOAD_TOO_LARGE", error.message);
+    throw error;
+  }
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new AppError("BAD_REQUEST", "body must be JSON");
+  }
 }
 
 /** Request headers as a plain object with lower-case names (what drivers read). */

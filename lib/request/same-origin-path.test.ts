@@ -30,6 +30,14 @@ describe("sameOriginPath", () => {
     "",
     "/%E0%A4%A", // malformed percent-encoding
     "/" + "a".repeat(2001),
+    // Dot segments the parser resolves after the input checks, leaving "//host".
+    "/.//evil.example/phish",
+    "/..//evil.example",
+    "/%2e//evil.example",
+    "/%2E%2E//evil.example",
+    "/a/..//evil.example",
+    "/a/%2e%2e//evil.example",
+    "https://inbox.example.com/.//evil.example",
   ])("refuses %j", (hostile) => {
     expect(sameOriginPath(hostile, OWN)).toBe("/");
   });

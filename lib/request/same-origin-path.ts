@@ -32,5 +32,9 @@ export function sameOriginPath(value: unknown, ownOrigin?: string): string {
   if (decoded.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(decoded)) return FALLBACK;
   const url = new URL(candidate, BASE);
   if (url.origin !== BASE) return FALLBACK;
-  return `${url.pathname}${url.search}${url.hash}`;
+  const result = `${url.pathname}${url.search}${url.hash}`;
+  // The parser resolves dot segments after the checks above: "/.//evil", "/%2e//evil" and "/a/..//evil"
+  // all come out as "//evil". Judge what comes out, not only what came in.
+  if (result.startsWith("//") || new URL(result, BASE).origin !== BASE) return FALLBACK;
+  return result;
 }

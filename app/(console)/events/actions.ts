@@ -36,9 +36,9 @@ const bulkSchema = z.object({ filter: eventFilterSchema, confirmation: z.string(
  * must type the number of events, which is checked against a fresh count here.
  */
 export async function startBulkReplay(input: z.input<typeof bulkSchema>): Promise<ActionResult<{ runId: number; expected: number }>> {
-  return runAction("startBulkReplay", bulkSchema, input, async ({ filter, confirmation }, { user }) => {
+  return runAction("startBulkReplay", bulkSchema, input, async ({ filter, confirmation }, { user, ip }) => {
     const { pool, boss, config } = await deps();
-    const run = await startReplayRun({ pool, boss }, filter, user.email, {
+    const run = await startReplayRun({ pool, boss }, filter, { name: user.email, userId: user.id, ip }, {
       confirmThreshold: config.replayConfirmThreshold,
       confirmation,
     });

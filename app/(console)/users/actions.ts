@@ -6,12 +6,14 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 
 /** Creates a user; a generated password is returned once, to hand over, and never stored in clear. */
 export async function createUser(input: unknown): Promise<ActionResult<{ user: UserView; password: string | null }>> {
-  return runAction("createUser", createUserSchema, input, async (parsed, { user }) => {
-    const created = await createUserRecord(webRuntime().prisma, parsed, user.email);
+  return runAction("createUser", createUserSchema, input, async (parsed, { user, ip }) => {
+    const created = await createUserRecord(webRuntime().prisma, parsed, { name: user.email, userId: user.id, ip });
     return { user: created.user, password: parsed.password ? null : created.password };
   });
 }
 
 export async function updateUser(input: unknown): Promise<ActionResult<UserView>> {
-  return runAction("updateUser", updateUserSchema, input, async (parsed, { user }) => updateUserRecord(webRuntime().prisma, parsed, user.email));
+  return runAction("updateUser", updateUserSchema, input, async (parsed, { user, ip }) =>
+    updateUserRecord(webRuntime().prisma, parsed, { name: user.email, userId: user.id, ip }),
+  );
 }

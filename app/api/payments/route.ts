@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { requireApiToken } from "@/app/_server/api-token";
 import { withErrors } from "@/app/_server/route-handler";
-import { AppError } from "@/lib/errors/app-error";
+import { readJsonWithLimit } from "@/lib/request/read-body";
 import { registerPayment, registerPaymentSchema } from "@/lib/payments/register-payment";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
@@ -13,10 +13,8 @@ export const dynamic = "force-dynamic";
  */
 export const POST = withErrors(async (request: Request) => {
   requireApiToken(request);
-  const body = await request.json().catch(() => {
-    throw new AppError("BAD_REQUEST", "body must be JSON");
-  });
   const runtime = webRuntime();
+  const body = await readJsonWithLimit(request, runtime.config.bodyLimitBytes);
   const input = registerPaymentSchema(runtime.config).parse(body);
   const result = await registerPayment({ pool: runtime.pool, boss: await runtime.boss(), config: runtime.config }, input);
   return NextResponse.json(result, { status: result.created ? 201 : 200 });

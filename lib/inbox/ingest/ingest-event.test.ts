@@ -261,4 +261,27 @@ describe("POST /api/webhooks/{provider}", () => {
     expect(await count("webhook_inbox WHERE provider = 'mercadopago'")).toBe(0);
     expect(await count("signature_failures WHERE provider = 'mercadopago'")).toBe(1);
   });
+
+  it("refuses a captured Mercado Pago signature replayed within the tolerance with a new notification id; a resend of the same one is a duplicate", async () => {
+    const ts = Math.floor(Date.now() / 1000);
+    const requestId = "0c8d7e6f-1a2b-4c3d-9e8f-replayed0001";
+    const v1 = createHmac("sha256", MERCADOPAGO_SECRET).update(`id:999;request-id:${requestId};ts:${ts};`).digest("hex");
+    const notification = (id: number) =>
+      JSON.stringify({ id, live_mode: true, type: "payment", date_created: "2026-05-25T13:01:08.000-03:00", action: "payment.updated", data: { id: "999" } });
+    const send = (body: string) =>
+      POST(
+        new NextRequest("http://localhost/api/webhooks/mercadopago?data.id=999&type=payment", {
+          method: "POST",
+          body: new Uint8Array(Buffer.from(body)),
+          headers: { "x-signature": `ts=${ts},v1=${v1}`, "x-request-id": requestId, "content-type": "application/json" },
+        }),
+        { params: Promise.resolve({ provider: "mercadopago" }) },
+      );
+    expect((await send(notification(5001))).status).toBe(200);
+    expect(await (await send(notification(5001))).json()).toEqual({ received: true, duplicate: true });
+    const replayed = await send(notification(5002));
+    expect(replayed.status).toBe(401);
+    expect(await count("webhook_inbox WHERE provider = 'mercadopago'")).toBe(1);
+    expect(await count("signature_failures WHERE provider = 'mercadopago' AND reason LIKE 'replayed signature%'")).toBe(1);
+  });
 });

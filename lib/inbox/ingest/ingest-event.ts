@@ -8,6 +8,7 @@ import { KeysUnavailableError } from "../../http/jwks-cache";
 import type { HeaderMap, ProviderDriver } from "../../providers/types";
 import { normalizeEvent, type NormalizedColumns } from "./normalize-event";
 import { recordSignatureFailure } from "./signature-failures";
+import { rememberNonce } from "./signature-nonces";
 import { signatureOptions } from "./signature-keys";
 
 export type IngestDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () => Date };
@@ -97,16 +98,17 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     if (error instanceof KeysUnavailableError) return { kind: "unverifiable", reason: error.message };
     throw error;
   }
-  if (!verdict.ok) {
+  const reject = async (reason: string): Promise<IngestOutcome> => {
     await recordSignatureFailure(deps.pool, {
       provider: driver.name,
-      reason: verdict.reason,
+      reason,
       headers: keptHeaders(driver, request.headers),
       rawBody: request.rawBody,
       max: deps.config.signatureFailuresMax,
     });
-    return { kind: "rejected", reason: verdict.reason };
-  }
+    return { kind: "rejected", reason };
+  };
+  if (!verdict.ok) return reject(verdict.reason);
 
   const normalized = normalizeEvent(driver, request.rawBody, {
     headers: request.headers,
@@ -114,6 +116,10 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     timeZone: providerConfig.timeZone,
     vocabulary: deps.config.standardVocabulary,
   });
+  const event = normalized.columns;
+  if (verdict.nonce && !(await rememberNonce(deps.pool, driver.name, verdict.nonce, event.eventId, deps.config.toleranceSeconds))) {
+    return reject("replayed signature: this signed request id and timestamp came before with another event");
+  }
   const inboxId = await storeEvent(deps, {
     provider: driver.name,
     columns: normalized.columns,

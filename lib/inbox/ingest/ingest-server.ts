@@ -1,8 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { isDatabaseUnavailable } from "../../db/pool";
 import { errorForLog } from "../../errors/app-error";
 import { BodyTooLargeError, readStreamWithLimit } from "../../request/read-body";
 import { findDriver } from "../../providers/registry";
+import { createLimitedServer } from "../../request/create-limited-server";
+import { isMalformedTarget, MALFORMED_TARGET } from "../../request/malformed-path";
 import type { HeaderMap } from "../../providers/types";
 import { ingestEvent, type IngestDeps } from "./ingest-event";
 import { deliveryRequestId, ingestReply, recordDelivery, unknownProvider } from "./ingest-reply";
@@ -29,6 +31,7 @@ function headerMap(request: IncomingMessage): HeaderMap {
 }
 
 async function handle(deps: IngestDeps, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (isMalformedTarget(request.url ?? "/")) return send(response, 400, MALFORMED_TARGET);
   const url = new URL(request.url ?? "/", "http://ingest.invalid");
   const match = WEBHOOK_PATH.exec(url.pathname);
   if (!match) return send(response, 404, { error: "not found", code: "NOT_FOUND" });
@@ -58,7 +61,7 @@ async function handle(deps: IngestDeps, request: IncomingMessage, response: Serv
 
 /** The dedicated ingest server; the caller listens and closes it. */
 export function createIngestServer(deps: IngestDeps): Server {
-  return createServer((request, response) => {
+  return createLimitedServer(deps.config.http, (request, response) => {
     handle(deps, request, response).catch((error: unknown) => {
       logger("ingest").error({ error: errorForLog(error) }, "unhandled error");
       // Database away: the gateway resends later; nothing was acknowledged.

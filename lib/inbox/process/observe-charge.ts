@@ -51,6 +51,20 @@ export function ownObservation(config: AppConfig, provider: ProviderName, event:
   return null;
 }
 
+/**
+ * An event type the driver does not map, about a charge, on a gateway configured to refetch it (the
+ * weakly authenticated ones refetch every type): the gateway may have added a type, or documents more
+ * than the driver knows, so its charge is looked at rather than the event settled unseen.
+ */
+export function refetchesUnmappedType(config: AppConfig, driver: ProviderDriver<ProviderName>, event: NormalizedEvent): boolean {
+  return (
+    event.charge === null &&
+    event.resourceId !== null &&
+    driver.refetch !== undefined &&
+    matchesEventType(config.providers[driver.name].refetchTypes, event.type)
+  );
+}
+
 /** The state to apply: the event's own, or, where configured, the gateway's current one. */
 export async function observeCharge(deps: { config: AppConfig; gateways: GatewayClients }, driver: ProviderDriver<ProviderName>, event: NormalizedEvent & { resourceId: string }): Promise<ChargeObservation> {
   const own = ownObservation(deps.config, driver.name, event);

@@ -494,6 +494,45 @@ describe("refetch authentication", () => {
   });
 });
 
+describe("event types a driver does not list", () => {
+  const asaasEnv = { WEBHOOK_SECRET_ASAAS: ASAAS_TOKEN, PAYMENT_SOURCE_ASAAS: "gateway" };
+
+  async function ingestAsaas(type: string, p: PaymentFacts, config: AppConfig) {
+    const body = JSON.stringify({
+      id: randomId("evt"),
+      event: type,
+      dateCreated: "2026-11-05 10:00:00",
+      payment: { object: "payment", id: p.chargeId, customer: p.customerId, value: p.amount / 100, billingType: "PIX", status: "RECEIVED" },
+    });
+    const outcome = await ingestEvent(
+      { pool: app.pool, boss: app.boss, config },
+      { provider: "asaas", rawBody: Buffer.from(body), headers: { "content-type": "application/json", "asaas-access-token": ASAAS_TOKEN } },
+    );
+    if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
+    return outcome.inboxId;
+  }
+
+  it("refetches the charge of an unknown type where every event is refetched (Asaas) and applies its state", async () => {
+    const p = { ...facts(randomId("pay")), currency: "brl" };
+    gateway.add([{ provider: "asaas", payment: p, steps: [{ kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }], truth: { status: "paid", amountRefunded: 0 } }]);
+    const deps = depsWith({ ...asaasEnv, ASAAS_API_URL: `${gateway.url}/v3` });
+    const id = await ingestAsaas("PAYMENT_SOMETHING_NEW", p, deps.config);
+    expect(await processEvent(deps, id)).toBe("processed");
+    expect(await inbox(id)).toMatchObject({ status: "processed", ignored_reason: null });
+    expect(await payment(p.chargeId)).toMatchObject({ status: "paid" });
+  });
+
+  it("still settles an unknown type unseen where refetch is off for it", async () => {
+    const p = { ...facts(randomId("pay")), currency: "brl" };
+    const deps = depsWith({ ...asaasEnv, ASAAS_API_URL: `${gateway.url}/v3`, REFETCH_ASAAS: "PAYMENT_RECEIVED" });
+    const before = gateway.requests.length;
+    const id = await ingestAsaas("PAYMENT_SOMETHING_NEW", p, deps.config);
+    expect(await processEvent(deps, id)).toBe("ignored");
+    expect(await inbox(id)).toMatchObject({ status: "ignored", ignored_reason: "uninteresting_type" });
+    expect(gateway.requests.length).toBe(before);
+  });
+});
+
 describe("sweepPending", () => {
   it("re-dispatches a committed pending row whose job was deleted", async () => {
     const p = facts();

@@ -6,7 +6,7 @@ import type { IgnoredReason } from "../../payments/state-machine";
 import { findDriver } from "../../providers/registry";
 import type { GatewayClients } from "./gateway-clients";
 import { normalizeEvent, UNPARSEABLE_TYPE } from "../ingest/normalize-event";
-import { observeCharge, reconciledObservation, type ChargeObservation } from "./observe-charge";
+import { observeCharge, reconciledObservation, refetchesUnmappedType, type ChargeObservation } from "./observe-charge";
 import type { ProviderDriver } from "../../providers/types";
 import type { ProviderName } from "../../providers/registry";
 import { scheduleRetry } from "./schedule-retry";
@@ -105,7 +105,9 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   const { event } = normalized;
   if (started.eventType === UNPARSEABLE_TYPE) started = await reviveColumns(deps.pool, started, normalized.columns);
   try {
-    if (event.charge === null && !event.refetchRequired) return { kind: "ignore", started, reason: "uninteresting_type" };
+    if (event.charge === null && !event.refetchRequired && !refetchesUnmappedType(deps.config, driver, event)) {
+      return { kind: "ignore", started, reason: "uninteresting_type" };
+    }
     const resourceId = event.resourceId;
     if (!resourceId) return { kind: "ignore", started, reason: "no_resource" };
     return applying(deps, driver, started, resourceId, await observeCharge(deps, driver, { ...event, resourceId }), event.occurredAt);

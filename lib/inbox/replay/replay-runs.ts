@@ -1,5 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import { withTransaction, type Pool, type Queryable } from "../../db/pool";
+import { asActor, type Actor } from "../../audit/record-audit";
 import { AppError } from "../../errors/app-error";
 import { onClient } from "../../queue/boss";
 import { QUEUES } from "../../queue/queues";
@@ -31,7 +32,7 @@ export function confirmationRequired(expected: number, confirmThreshold: number)
 export async function startReplayRun(
   deps: { pool: Pool; boss: PgBoss },
   filter: EventFilter,
-  actor: string,
+  by: string | Actor,
   options: { confirmThreshold: number; confirmation?: string },
 ): Promise<ReplayRun> {
   const preview = await previewReplay(deps.pool, filter);
@@ -39,10 +40,11 @@ export async function startReplayRun(
   if (confirmationRequired(preview.total, options.confirmThreshold) && options.confirmation?.trim() !== String(preview.total)) {
     throw new AppError("CONFLICT", `type ${preview.total} to confirm a replay of ${preview.total} events (the count may have changed)`);
   }
+  const actor = asActor(by);
   return withTransaction(deps.pool, async (tx) => {
     const { rows } = await tx.query<{ id: number }>(
-      "INSERT INTO replay_runs (actor, filter, expected) VALUES ($1, $2::jsonb, $3) RETURNING id",
-      [actor, JSON.stringify(filter), preview.total],
+      "INSERT INTO replay_runs (actor, ip, filter, expected) VALUES ($1, $2, $3::jsonb, $4) RETURNING id",
+      [actor.name, actor.ip ?? null, JSON.stringify(filter), preview.total],
     );
     const id = rows[0]!.id;
     await deps.boss.insert(QUEUES.replays, [{ data: { runId: id } }], { db: onClient(tx) });
@@ -59,7 +61,7 @@ export async function getReplayRun(db: Queryable, id: number): Promise<ReplayRun
   return rows[0] ?? null;
 }
 
-type ClaimedRun = Pick<ReplayRun, "actor" | "filter" | "replayed"> & { resumeAfterId: number };
+type ClaimedRun = Pick<ReplayRun, "actor" | "filter" | "replayed"> & { ip: string | null; resumeAfterId: number };
 
 /**
  * The worker's side: replays the run's filter in batches, recording progress with each batch. A run
@@ -70,7 +72,7 @@ type ClaimedRun = Pick<ReplayRun, "actor" | "filter" | "replayed"> & { resumeAft
 export async function executeReplayRun(deps: ReplayDeps, id: number): Promise<void> {
   const { rows } = await deps.pool.query<ClaimedRun>(
     `UPDATE replay_runs SET status = 'running' WHERE id = $1 AND status IN ('queued', 'running')
-     RETURNING actor, filter, replayed, resume_after_id AS "resumeAfterId"`,
+     RETURNING actor, ip, filter, replayed, resume_after_id AS "resumeAfterId"`,
     [id],
   );
   const run = rows[0];
@@ -78,6 +80,7 @@ export async function executeReplayRun(deps: ReplayDeps, id: number): Promise<vo
   try {
     const result = await replayEvents(deps, eventFilterSchema.parse(run.filter), {
       actor: run.actor,
+      ip: run.ip,
       runId: id,
       resume: { afterId: run.resumeAfterId, replayed: run.replayed },
       onBatch: async (tx, progress) => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile } from "node:fs/promises";
+import { chmod, mkdir, open, readFile } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 
@@ -48,10 +48,17 @@ function within(archiveDir: string, file: string): string {
   return path;
 }
 
-async function appendDurably(path: string, data: Buffer): Promise<number> {
-  await mkdir(dirname(path), { recursive: true });
-  const handle = await open(path, "a");
+// Archives hold whole payloads (card numbers, e-mails): owner only. Folders and files made by
+// older versions with the default umask are narrowed on their next append.
+const ARCHIVE_DIR_MODE = 0o700;
+const ARCHIVE_FILE_MODE = 0o600;
+
+async function appendDurably(archiveDir: string, path: string, data: Buffer): Promise<number> {
+  await mkdir(dirname(path), { recursive: true, mode: ARCHIVE_DIR_MODE });
+  for (const folder of [resolve(archiveDir), dirname(path)]) await chmod(folder, ARCHIVE_DIR_MODE);
+  const handle = await open(path, "a", ARCHIVE_FILE_MODE);
   try {
+    await handle.chmod(ARCHIVE_FILE_MODE);
     const offset = (await handle.stat()).size;
     await handle.write(data, 0, data.length, null);
     await handle.sync();
@@ -64,7 +71,7 @@ async function appendDurably(path: string, data: Buffer): Promise<number> {
 /** Appends one gzip member holding `events` to `file`, then its manifest line; both fsynced. */
 export async function appendArchiveSegment(archiveDir: string, file: string, events: ArchivedEvent[]): Promise<ManifestEntry> {
   const member = gzipSync(Buffer.from(events.map((event) => JSON.stringify(event)).join("\n") + "\n"));
-  const offset = await appendDurably(within(archiveDir, file), member);
+  const offset = await appendDurably(archiveDir, within(archiveDir, file), member);
   const ids = events.map((event) => event.id);
   const entry: ManifestEntry = {
     offset,
@@ -75,7 +82,7 @@ export async function appendArchiveSegment(archiveDir: string, file: string, eve
     maxId: Math.max(...ids),
     at: new Date().toISOString(),
   };
-  await appendDurably(within(archiveDir, manifestPathOf(file)), Buffer.from(JSON.stringify(entry) + "\n"));
+  await appendDurably(archiveDir, within(archiveDir, manifestPathOf(file)), Buffer.from(JSON.stringify(entry) + "\n"));
   return entry;
 }
 

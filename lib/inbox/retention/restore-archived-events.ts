@@ -51,7 +51,8 @@ function selectorSql(selector: RestoreSelector): { where: string; params: unknow
 
 /**
  * Restores archived events by id or by provider and received range [from, to), in batches of
- * short transactions, and records who did it in the audit log.
+ * short transactions, and records who did it in the audit log, a restore that failed part-way
+ * included (with what it had restored and why it stopped).
  */
 export async function restoreArchivedEvents(
   deps: RestoreDeps,
@@ -59,23 +60,34 @@ export async function restoreArchivedEvents(
   options: { actor: string; ip?: string | null },
 ): Promise<RestoreResult> {
   const { where, params } = selectorSql(selector);
+  const scope = "ids" in selector ? { ids: selector.ids.slice(0, 100) } : { ...selector };
   let restored = 0;
+  try {
+    await restoreBatches(deps, where, params, (count) => (restored += count));
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+    await recordAudit(deps.pool, { actor: options.actor, action: "restore_failed", ip: options.ip, details: { ...scope, count: restored, error: reason } });
+    throw error;
+  }
+  await recordAudit(deps.pool, { actor: options.actor, action: "restore", ip: options.ip, details: { ...scope, count: restored } });
+  return { restored };
+}
+
+/** Restores the selected rows batch by batch, reporting each batch's count as it commits. */
+async function restoreBatches(deps: RestoreDeps, where: string, params: unknown[], onRestored: (count: number) => void): Promise<void> {
   let afterId = 0;
   for (;;) {
-    const batch = await withTransaction(deps.pool, async (tx) => {
+    const { batch, count } = await withTransaction(deps.pool, async (tx) => {
       const { rows } = await tx.query<ArchivedRow>(
         `SELECT id, archive_file AS "archiveFile", archive_sha256 AS "archiveSha256" FROM webhook_inbox
           WHERE archived_at IS NOT NULL AND id > $1 AND ${where}
           ORDER BY id LIMIT ${BATCH_SIZE} FOR UPDATE`,
         [afterId, ...params],
       );
-      restored += await restoreArchivedRows(tx, deps.config.retention.archiveDir, rows);
-      return rows;
+      return { batch: rows, count: await restoreArchivedRows(tx, deps.config.retention.archiveDir, rows) };
     });
-    if (batch.length < BATCH_SIZE) break;
+    onRestored(count);
+    if (batch.length < BATCH_SIZE) return;
     afterId = batch[batch.length - 1]!.id;
   }
-  const scope = "ids" in selector ? { ids: selector.ids.slice(0, 100) } : { ...selector };
-  await recordAudit(deps.pool, { actor: options.actor, action: "restore", ip: options.ip, details: { ...scope, count: restored } });
-  return { restored };
 }

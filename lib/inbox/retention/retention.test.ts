@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -65,6 +65,8 @@ describe("retention", () => {
   it("archives settled events, purges them, keeps dedupe, restores exact bytes and replays", async () => {
     const old = await Promise.all([settledEvent(120), settledEvent(120), settledEvent(100), settledEvent(95)]);
     const recent = await settledEvent(10);
+    // As an older version under the default umask left it.
+    await chmod(archiveDir, 0o755);
     // Old but not settled: pending and failed are never archived.
     const pending = await settledEvent(200);
     await app.pool.query("UPDATE webhook_inbox SET status = 'pending', processed_at = NULL WHERE id = $1", [pending.id]);
@@ -92,6 +94,11 @@ describe("retention", () => {
     // The files: gzip members listed in a manifest with checksums, one file per provider per day.
     const file = (await row(old[0]!.id)).archive_file as string;
     expect(file).toMatch(/^stripe\/\d{4}-\d{2}-\d{2}\.ndjson\.gz$/);
+    // Payloads hold card numbers and e-mails: the archive is the owner's alone.
+    expect((await stat(join(archiveDir, file))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(archiveDir, file.replace(".ndjson.gz", ".manifest.ndjson")))).mode & 0o777).toBe(0o600);
+    expect((await stat(archiveDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(archiveDir, file, ".."))).mode & 0o777).toBe(0o700);
     const manifest = await readManifest(archiveDir, file);
     const data = await readFile(join(archiveDir, file));
     expect(manifest.reduce((sum, entry) => sum + entry.bytes, 0)).toBe(data.length);
@@ -138,8 +145,11 @@ describe("retention", () => {
     const at = data.length - 5;
     data.writeUInt8(data.readUInt8(at) ^ 0xff, at);
     await writeFile(join(archiveDir, file), data);
-    await expect(restoreArchivedEvents(deps(), { ids: [event.id] }, { actor: "ops" })).rejects.toThrow(/checksum/);
+    await expect(restoreArchivedEvents(deps(), { ids: [event.id] }, { actor: "ops", ip: "192.0.2.7" })).rejects.toThrow(/checksum/);
     expect((await row(event.id)).raw_body).toBeNull();
+    const { rows: audit } = await app.pool.query("SELECT action, ip, details FROM audit_log WHERE actor = 'ops' ORDER BY id DESC LIMIT 1");
+    expect(audit[0]).toMatchObject({ action: "restore_failed", ip: "192.0.2.7", details: { ids: [event.id], count: 0 } });
+    expect(audit[0].details.error).toMatch(/checksum/);
   });
 
   it("the database refuses a pending row without its payload", async () => {

@@ -1,0 +1,63 @@
+import { connect, type Socket } from "node:net";
+
+// Raw TCP clients for what fetch can't do: dribble a request byte by byte, hold sockets open, keep
+// sending after the server has answered.
+
+/** Opens a socket to `baseUrl`'s host and port; resolves once connected. */
+export function openSocket(baseUrl: string): Promise<Socket> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => resolve(socket));
+    socket.once("error", reject);
+  });
+}
+
+/** What the server sends on `socket` until it closes it, or null if `giveUpMs` passes first. */
+export function readUntilClosed(socket: Socket, giveUpMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    let received = "";
+    const timer = setTimeout(() => resolve(null), giveUpMs);
+    socket.on("data", (data) => (received += String(data)));
+    socket.on("error", () => undefined);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+  });
+}
+
+/**
+ * Sends a request line and headers, then dribbles `dribble` every `everyMs` on `socket` until the
+ * server closes it; resolves with what the server sent (null: still open after `giveUpMs`).
+ */
+export async function dribble(socket: Socket, head: string, piece: string, everyMs: number, giveUpMs: number): Promise<string | null> {
+  socket.write(head);
+  const timer = setInterval(() => {
+    if (!socket.destroyed) socket.write(piece);
+  }, everyMs);
+  try {
+    return await readUntilClosed(socket, giveUpMs);
+  } finally {
+    clearInterval(timer);
+    socket.destroy();
+  }
+}
+
+/**
+ * Opens up to `attempts` sockets and holds them; resolves with the index of the first the server
+ * closed at once (-1: it kept them all), then closes them all.
+ */
+export async function firstDroppedSocket(baseUrl: string, attempts: number): Promise<number> {
+  const sockets: Socket[] = [];
+  const closed: Promise<string | null>[] = [];
+  try {
+    for (let i = 0; i < attempts; i++) {
+      const socket = await openSocket(baseUrl);
+      sockets.push(socket);
+      closed.push(readUntilClosed(socket, 10_000));
+    }
+    return await Promise.race(closed.map((done, index) => done.then((text) => (text === null ? -1 : index))));
+  } finally {
+    for (const socket of sockets) socket.destroy();
+  }
+}
