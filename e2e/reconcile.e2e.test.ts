@@ -17,7 +17,7 @@ import { generateHistories } from "./simulator/history";
 
 const PAYMENTS = 30;
 const GATEWAYS = ["stripe", "mercadopago", "asaas", "pagarme", "zoop"] as const satisfies readonly SimulatedProvider[];
-const SHARED_SECRETS = { stripe: TEST_SECRETS.stripe, mercadopago: "mp_e2e_secret", asaas: "asaas_e2e_token", zoop: "zoop:e2e-basic-pass" };
+const SHARED_SECRETS = { stripe: TEST_SECRETS.stripe, mercadopago: "mp_e2e_webhook_secret", asaas: "asaas_e2e_webhook_token", zoop: "zoop:e2e-basic-pass" };
 
 let app: TestApp;
 let gateway: FakeGateway;
