@@ -19,6 +19,10 @@ import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions"
 import { countStrayEvents, listInboxPartitions } from "@/lib/partitions/list-inbox-partitions";
 import { restoreInboxPartition } from "@/lib/partitions/restore-inbox-partition";
 import { createProducer, installQueues } from "@/lib/queue/boss";
+import { isProviderName } from "@/lib/providers/registry";
+import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { listRuns } from "@/lib/reconcile/reconcile-runs";
 
 // `npm run cli -- <command>`: operator commands. `npm run db:migrate` is `cli migrate`.
 
@@ -45,6 +49,11 @@ const USAGE = `usage: npm run cli -- <command> [options]
       --name webhook_inbox_pYYYYMM
   partitions:restore      bring an archived partition back (checksums verified)
       --name webhook_inbox_pYYYYMM
+  reconcile               compare a gateway's list API with the inbox; ingest missed events, repair drifted payments
+      --provider P          the gateway (stripe, mercadopago, asaas, pagarme, zoop; standard: stuck payments only)
+      --since T --until T   this window (ISO-8601; --until defaults to now); unset, the gateway's cursor
+      --dry-run             print what a run would ingest and repair, change nothing
+  reconcile:runs          the latest reconciliation runs
   user:create             add a console user
       --email E --role R    R: viewer, support, finance or admin
       --name N              optional display name
@@ -112,6 +121,28 @@ async function withPrisma(work: (prisma: PrismaClient) => Promise<void>): Promis
 }
 
 const cliActor = () => `cli:${userInfo().username}`;
+
+function cliTime(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw new Error(`${name} must be an ISO-8601 time`);
+  return time;
+}
+
+function printReconcileResult(result: ReconcileResult): void {
+  if (result.outcome === "busy") return console.log(`a reconciliation of ${result.provider} is already running; nothing done`);
+  if (result.outcome === "unavailable") return console.log(`${result.provider}: ${result.reason}`);
+  const verb = result.dryRun ? "would ingest" : "ingested";
+  console.log(
+    `${result.provider} ${result.since} .. ${result.until}${result.runId ? ` (run #${result.runId})` : ""}: listed ${result.listed} in ${result.pages} page(s); ` +
+      `${verb} ${result.missingIngested} missed event(s), ${result.dryRun ? "would repair" : "repaired"} ${result.repaired} payment(s), ` +
+      `refetched ${result.stuckRefetched} stuck payment(s), ${result.errors} error(s)${result.complete ? "" : " (window not finished: the next run resumes it)"}`,
+  );
+  if (result.lastError) console.log(`  last error: ${result.lastError}`);
+  for (const finding of result.findings.slice(0, 50)) {
+    console.log(`  ${finding.kind} ${finding.resourceId ?? "-"} ${finding.eventType ?? ""} ${finding.ours !== undefined ? `${finding.ours ?? "none"} -> ${finding.theirs}` : (finding.eventId ?? "")}`);
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   loadEnvFiles();
@@ -220,6 +251,35 @@ async function main(argv: string[]): Promise<number> {
         else if (outcome.outcome === "unsettled") console.log(`${name} still holds pending or failed events; nothing done`);
         else console.log(`${name} is busy (its lock was not granted in time, or another run holds it); try again`);
       });
+      return 0;
+    }
+    case "reconcile": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { provider: { type: "string" }, since: { type: "string" }, until: { type: "string" }, "dry-run": { type: "boolean", default: false } },
+      });
+      const provider = values.provider ?? "";
+      if (!isProviderName(provider)) throw new Error("reconcile needs --provider P (stripe, standard, pagarme, asaas, mercadopago, zoop)");
+      const since = cliTime(values.since, "--since");
+      const until = cliTime(values.until, "--until");
+      if (until && !since) throw new Error("--until needs --since");
+      const result = await withQueue((dependencies) =>
+        runReconciliation(
+          { ...dependencies, gateways: createGatewayClients(dependencies.config) },
+          { provider, since, until, dryRun: values["dry-run"], trigger: "cli", actor: cliActor() },
+        ),
+      );
+      printReconcileResult(result);
+      return result.outcome === "finished" ? 0 : 1;
+    }
+    case "reconcile:runs": {
+      const runs = await withPool(({ pool }) => listRuns(pool, 20));
+      for (const run of runs) {
+        console.log(
+          `#${run.id} ${run.provider} ${run.status} ${run.windowStart} .. ${run.windowEnd}: listed ${run.listed}, missed ${run.missingIngested}, ` +
+            `repaired ${run.repaired}, stuck refetched ${run.stuckRefetched}, errors ${run.errors}${run.lastError ? ` (${run.lastError})` : ""}`,
+        );
+      }
       return 0;
     }
     case "user:create": {

@@ -21,6 +21,7 @@ import { syncConfiguredDestination } from "@/lib/destinations/manage-destination
 import { startDeliveryWorker } from "@/lib/destinations/run-delivery-worker";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
+import { runDueReconciliations } from "@/lib/reconcile/run-due-reconciliations";
 import { stopOnSignals } from "./stop-on-signals";
 
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
@@ -146,6 +147,19 @@ await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5
   if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
   await compactHourlyCounts(pool);
   logCreated(await ensureInboxPartitions(pool));
+});
+
+// Reconciliation: every minute, the gateways whose interval has passed (RECONCILE_INTERVAL_MINUTES_<P>).
+await boss.schedule(QUEUES.reconcile, "* * * * *", null, { tz: "UTC" });
+await boss.work(QUEUES.reconcile, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
+  for (const result of await runDueReconciliations(deps)) {
+    if (result.outcome === "busy" || result.outcome === "unavailable") continue;
+    const level = result.outcome === "finished" ? "info" : "warn";
+    logger("reconcile")[level](
+      { provider: result.provider, runId: result.runId, listed: result.listed, missingIngested: result.missingIngested, repaired: result.repaired, stuckRefetched: result.stuckRefetched, errors: result.errors, lastError: result.lastError },
+      "reconciliation run",
+    );
+  }
 });
 
 // Bulk replays from the console, one at a time per worker.

@@ -21,6 +21,7 @@ const NAV: { href: PageRoute; label: string }[] = [
   { href: "/users", label: "Users" },
   { href: "/audit", label: "Audit log" },
   { href: "/alerts", label: "Alerts" },
+  { href: "/reconciliation", label: "Reconciliation" },
   { href: "/destinations", label: "Destinations" },
 ];
 

@@ -4,13 +4,22 @@ import Link from "next/link";
 import type { TimelineEntry } from "@/lib/inbox/queries/get-event";
 import { DataTable, dataColumns } from "./data-table.client";
 import { DisplayTime } from "./display-time.client";
+import { RecoveredLabel } from "./recovered-label";
 import { StatusBadge } from "./status-badge";
 
 const column = dataColumns<TimelineEntry>();
 const columns = column.columns([
   column.accessor("occurredAt", { header: "Occurred", cell: (info) => <DisplayTime value={info.getValue()} /> }),
   column.accessor("receivedAt", { header: "Received", cell: (info) => <DisplayTime value={info.getValue()} /> }),
-  column.accessor("eventType", { header: "Type", cell: (info) => <Link href={`/events/${info.row.original.id}`}>{info.getValue()}</Link> }),
+  column.accessor("eventType", {
+    header: "Type",
+    cell: (info) => (
+      <>
+        <Link href={`/events/${info.row.original.id}`}>{info.getValue()}</Link>
+        {info.row.original.recovered ? <RecoveredLabel at={info.row.original.receivedAt} /> : null}
+      </>
+    ),
+  }),
   column.accessor("status", { header: "Outcome", cell: (info) => <StatusBadge status={info.getValue()} reason={info.row.original.ignoredReason} /> }),
   column.accessor("applied", {
     header: "Effect",

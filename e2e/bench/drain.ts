@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
@@ -12,6 +12,7 @@ import { copyBenchDatabase, flattenInbox, freshBenchDatabase } from "./bench-dat
 import { countCpu } from "./cpu-time";
 import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
 import { processRssMb } from "./group-rss";
+import { pendingCount, startWorkers, stopWorkers, waitDrained } from "./run-workers";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]
 // [--ceiling-batches 1,8]`: how fast worker processes drain a backlog. For each worker count: a
@@ -45,11 +46,6 @@ const CEILING_CLIENTS = 8;
 const workerCounts = values.workers.split(",").map(Number);
 const pgbench = findPgbench();
 const secrets = { stripe: "whsec_bench_stripe", standard: "whsec_YmVuY2gtc3RhbmRhcmQtc2VjcmV0LTMyYnl0ZXM=" };
-
-async function pendingCount(pool: ReturnType<typeof createPool>): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");
-  return rows[0]!.n;
-}
 
 type Schema = "partitioned" | "unpartitioned";
 type Figures = { ingestPerSecond: number; drainPerSecond: number };
@@ -117,18 +113,8 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
     if (!rollup) await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER inbox_hourly_counts_update");
     const started = Date.now();
     const cpu = countCpu(() => children.map((child) => child.pid!));
-    for (let i = 0; i < workers; i++) {
-      const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "ignore", "inherit"],
-      });
-      children.push(child);
-    }
-    let left = backlog;
-    while (left > 0) {
-      await new Promise((done) => setTimeout(done, 500));
-      left = await pendingCount(pool);
-    }
+    children.push(...startWorkers(workers, env));
+    await waitDrained(pool);
     const seconds = (Date.now() - started) / 1000;
     const { databaseMs, processesMs } = cpu();
     const rss = children.map((child) => processRssMb(child.pid!));
@@ -171,11 +157,6 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
     for (const copy of ceilingCopies) await copy.drop();
     await drop();
   }
-}
-
-async function stopWorkers(children: ChildProcess[]): Promise<void> {
-  for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done(null) : child.once("exit", done)))));
 }
 
 for (const workers of workerCounts) {

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
-import { checkFinalStates, deliverAll, httpSender, planDeliveries, type PaymentReading } from "./deliver";
+import { checkFinalStates, deliverAll, historiesAsDelivered, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries, type PaymentReading } from "./deliver";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type DeliverySecret, type SimulatedProvider } from "./gateway-events";
@@ -24,6 +24,11 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
   --provider P              simulate one gateway: ${SIMULATED_PROVIDERS.join("|")}
   --providers LIST          several of them, comma-separated (default stripe,standard)
   --duplicates RATE         probability of each extra resend, 0..1 (default 0.3)
+  --drop RATE               withhold each event (all its copies) with this probability, 0..1 (default 0):
+                            a gateway that stopped delivering; the fake gateway still lists them, so
+                            \`npm run cli -- reconcile --provider P\` finds them (see --await-reconcile)
+  --await-reconcile S       after the check, keep serving the fake gateway and check again until every
+                            payment is in its true state (run the reconciliation meanwhile), at most S seconds
   --shuffle MODE            none | payment | full (default full)
   --concurrency N           deliveries in flight (default 16)
   --max-delay-ms N          random delay before each delivery (default 0)
@@ -63,6 +68,8 @@ function parse(argv: string[]) {
       provider: { type: "string" },
       providers: { type: "string", default: "stripe,standard" },
       duplicates: { type: "string", default: "0.3" },
+      drop: { type: "string", default: "0" },
+      "await-reconcile": { type: "string", default: "0" },
       shuffle: { type: "string", default: "full" },
       concurrency: { type: "string", default: "16" },
       "max-delay-ms": { type: "string", default: "0" },
@@ -98,6 +105,8 @@ function parse(argv: string[]) {
     payments: number("payments", 1),
     providers: providers as SimulatedProvider[],
     duplicates: number("duplicates", 0, 0.95),
+    drop: number("drop", 0, 0.95),
+    awaitReconcileMs: number("await-reconcile", 0) * 1000,
     shuffle: shuffle as "none" | "payment" | "full",
     concurrency: number("concurrency", 1, 1024),
     maxDelayMs: number("max-delay-ms", 0),
@@ -172,6 +181,16 @@ function reader(url: string, token: string) {
   };
 }
 
+/** Checks again (once a second) until every payment is in its true state or the time is up. */
+async function awaitTruth(histories: PaymentHistory[], read: (history: PaymentHistory) => Promise<PaymentReading>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const check = await checkFinalStates(histories, read);
+    if (check.mismatches.length === 0 || Date.now() > deadline) return check;
+    await new Promise((done) => setTimeout(done, 1000));
+  }
+}
+
 /** Disputes on charges the fake gateway doesn't know yet: their refetch gets 404 until it learns them. */
 function unknownDisputes(seed: number, count: number): PaymentHistory[] {
   return Array.from({ length: count }, (_, index) => ({
@@ -238,11 +257,21 @@ async function run(options: Options): Promise<number> {
   let playedHost: Awaited<ReturnType<typeof startHost>> = null;
   try {
     const secrets = deliverySecrets(options.providers, gateway);
+    const planned = planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed });
+    // The gateway's events list knows every event, delivered or not.
+    gateway?.addEvents(stripeEventsOf(planned));
+    const { delivered, withheld } = withholdDeliveries(planned, options.drop, options.seed);
+    if (withheld.length > 0) {
+      console.log(`withholding ${withheld.length} event(s) (--drop ${options.drop}): the gateway lists them, never delivers them`);
+      // While they were due, its API showed each payment as of the last step it told us about.
+      gateway?.add(historiesAsDelivered(histories, delivered));
+    }
     const plan = [
-      ...planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed }),
+      ...delivered,
       ...unknown.map((history) => ({
         ...deliveryFor("stripe", history.payment, history.steps[0]!, secrets.stripe ?? deliverySecrets(["stripe"], gateway).stripe!),
         chargeId: history.payment.chargeId,
+        step: 0,
       })),
     ];
     const events = new Set(plan.map((delivery) => delivery.eventId)).size;
@@ -270,6 +299,8 @@ async function run(options: Options): Promise<number> {
 
     const drained = await waitForDrain(options.url, options.drainTimeoutMs);
     const drainMs = Date.now() - started;
+    // Since then the payments moved on at the gateway, as the withheld notices would have said.
+    gateway?.add(histories);
     if (gateway) {
       const refused = gateway.requests.filter((request) => !request.authorized && !request.path.startsWith("/.well-known/")).length;
       console.log(`fake gateway: ${gateway.requests.length} API requests, ${refused} refused for bad credentials`);
@@ -286,6 +317,15 @@ async function run(options: Options): Promise<number> {
     console.log(`check: ${check.matched}/${check.payments} payments in their true final state`);
     for (const mismatch of check.mismatches.slice(0, 20)) {
       console.log(`  ${mismatch.chargeId}: expected ${mismatch.expected}, app has ${mismatch.actual}`);
+    }
+    if (check.mismatches.length > 0 && options.awaitReconcileMs > 0) {
+      const providers = [...new Set(options.providers)].join(", ");
+      console.log(`waiting up to ${options.awaitReconcileMs / 1000}s for reconciliation (npm run cli -- reconcile --provider P, for ${providers})`);
+      const after = await awaitTruth(histories, reader(options.url, token), options.awaitReconcileMs);
+      console.log(`after reconciliation: ${after.matched}/${after.payments} payments in their true final state`);
+      if (after.mismatches.length > 0) return 1;
+      console.log(`failed events in the app (all providers, all runs): ${(await health(options.url))?.failed ?? "unknown"}`);
+      return report.failed === 0 ? 0 : 1;
     }
     if (unknown.length > 0 && gateway) {
       gateway.add(unknown);

@@ -1,5 +1,6 @@
 import { deliveriesFor, signedDelivery, type Delivery, type DeliverySecret } from "./gateway-events";
-import { seededRandom, type PaymentHistory } from "./history";
+import { historyAsOf, seededRandom, type PaymentHistory } from "./history";
+import type { ListedStripeEvent } from "./fake-gateway";
 
 // Turning histories into deliveries the way a real gateway would: every step once, some of them
 // again (resends), in an order that can be shuffled, several at a time, retried until acknowledged.
@@ -13,7 +14,8 @@ export type DeliveryPlanOptions = {
   seed: number;
 };
 
-export type PlannedDelivery = Delivery & { chargeId: string };
+/** A delivery, the payment it is about and the step of its history it reports. */
+export type PlannedDelivery = Delivery & { chargeId: string; step: number };
 
 export function planDeliveries(histories: PaymentHistory[], options: DeliveryPlanOptions): PlannedDelivery[] {
   const random = seededRandom(options.seed);
@@ -22,8 +24,8 @@ export function planDeliveries(histories: PaymentHistory[], options: DeliveryPla
       const secret = options.secrets[history.provider]!;
       const refundedBefore = history.steps[index - 1]?.amountRefunded ?? 0;
       return deliveriesFor(history.provider, history.payment, step, secret, refundedBefore).flatMap((first) => {
-        const copies: PlannedDelivery[] = [{ ...first, chargeId: history.payment.chargeId }];
-        while (random() < options.duplicateRate) copies.push({ ...first, chargeId: history.payment.chargeId });
+        const copies: PlannedDelivery[] = [{ ...first, chargeId: history.payment.chargeId, step: index }];
+        while (random() < options.duplicateRate) copies.push({ ...first, chargeId: history.payment.chargeId, step: index });
         return copies;
       });
     }),
@@ -44,6 +46,40 @@ export function planDeliveries(histories: PaymentHistory[], options: DeliveryPla
     [all[i], all[j]] = [all[j]!, all[i]!];
   }
   return all;
+}
+
+/**
+ * A gateway that never delivered some events (a changed endpoint, an outage past its retries): each
+ * distinct event is withheld, every copy of it, with probability `rate` (seeded). The withheld ones
+ * are what reconciliation must find.
+ */
+export function withholdDeliveries(plan: PlannedDelivery[], rate: number, seed: number): { delivered: PlannedDelivery[]; withheld: PlannedDelivery[] } {
+  const random = seededRandom(seed ^ 0x5eed);
+  const dropped = new Set<string>();
+  for (const eventId of new Set(plan.map((delivery) => `${delivery.provider}:${delivery.eventId}`))) if (random() < rate) dropped.add(eventId);
+  const isDropped = (delivery: PlannedDelivery) => dropped.has(`${delivery.provider}:${delivery.eventId}`);
+  const withheld = new Map(plan.filter(isDropped).map((delivery) => [`${delivery.provider}:${delivery.eventId}`, delivery]));
+  return { delivered: plan.filter((delivery) => !isDropped(delivery)), withheld: [...withheld.values()] };
+}
+
+/**
+ * Each payment as the gateway shows it while the withheld notices were due: up to the last step it
+ * did deliver (its API then changes on, without telling). Payments with nothing delivered are left out.
+ */
+export function historiesAsDelivered(histories: PaymentHistory[], delivered: PlannedDelivery[]): PaymentHistory[] {
+  const lastStep = new Map<string, number>();
+  for (const delivery of delivered) lastStep.set(delivery.chargeId, Math.max(lastStep.get(delivery.chargeId) ?? 0, delivery.step));
+  return histories.flatMap((history) => {
+    const step = lastStep.get(history.payment.chargeId);
+    return step === undefined ? [] : [historyAsOf(history, step)];
+  });
+}
+
+/** The Stripe events of a plan (delivered or not), for the fake gateway's events list. */
+export function stripeEventsOf(plan: PlannedDelivery[]): ListedStripeEvent[] {
+  const events = new Map<string, ListedStripeEvent>();
+  for (const delivery of plan) if (delivery.provider === "stripe") events.set(delivery.eventId, JSON.parse(delivery.body) as ListedStripeEvent);
+  return [...events.values()];
 }
 
 export type SendResult = { status: number };

@@ -17,7 +17,15 @@ import type { PaymentHistory } from "./history";
 //   Pagar.me      GET /core/v5/charges/{id}                              Basic base64("<key>:")
 //   Mercado Pago  GET /v1/payments/{id}                                  Bearer <key>
 //   Zoop          GET /v1/marketplaces/{marketplace}/transactions/{id}   Basic base64("<key>:")
-// It also publishes Pagar.me's webhook signing key at /.well-known/jwks.json.
+// It also publishes Pagar.me's webhook signing key at /.well-known/jwks.json, and serves each
+// gateway's list API for reconciliation, with that API's filters, paging and shapes:
+//   Stripe        GET /v1/events?created[gte]&created[lt]&types[]&limit&starting_after   newest first, has_more
+//   Mercado Pago  GET /v1/payments/search?range=date_last_updated&begin_date&end_date&offset&limit   paging.total
+//   Asaas         GET /v3/payments?dateCreated[ge]&dateCreated[le]&offset&limit          hasMore (days in São Paulo)
+//   Pagar.me      GET /core/v5/charges?created_since&created_until&page&size             paging.next
+//   Zoop          GET /v1/marketplaces/{marketplace}/transactions?date_range[gte]&date_range[lte]&offset&limit   has_more
+// Stripe lists the events it was given (addEvents: the simulator's, delivered or withheld); the
+// others list the payments they know, in their true current state.
 
 /** The API credentials the fake gateway accepts by default (tests point the app's keys at them). */
 export const FAKE_GATEWAY_KEYS = {
@@ -244,6 +252,98 @@ export function zoopTransactionOf({ payment, truth }: PaymentHistory) {
 
 type Route = { provider: ProviderName; path: RegExp; resource: (history: PaymentHistory) => unknown };
 
+/** A Stripe event the fake gateway lists (its body as the webhook carries it). */
+export type ListedStripeEvent = { id: string; created: number; type: string };
+
+type ListContext = { query: URLSearchParams; histories: PaymentHistory[]; events: ListedStripeEvent[] };
+
+const firstMs = (history: PaymentHistory) => history.steps[0]!.occurredAtMs;
+const lastMs = (history: PaymentHistory) => history.steps.at(-1)!.occurredAtMs;
+/** A gateway's payments whose time (`at`) passes `within`, oldest first. */
+function listed(histories: PaymentHistory[], provider: ProviderName, at: (history: PaymentHistory) => number, within: (ms: number) => boolean) {
+  return histories.filter((history) => history.provider === provider && within(at(history))).sort((a, b) => at(a) - at(b));
+}
+/** Between two ISO times (either may be absent), both inclusive. */
+const between = (from: string | null, to: string | null) => (ms: number) => (from === null || ms >= Date.parse(from)) && (to === null || ms <= Date.parse(to));
+/** The list's own times of a payment: its first step and its last. */
+const times = (history: PaymentHistory) => ({ created: new Date(firstMs(history)).toISOString(), updated: new Date(lastMs(history)).toISOString() });
+const int = (value: string | null, fallback: number) => (value === null ? fallback : Number(value));
+
+/** `GET /v1/events`: newest first (ties by id, so pages are stable), `starting_after` an event id. */
+function stripeEventList({ query, events }: ListContext) {
+  const gte = int(query.get("created[gte]"), 0);
+  const lt = int(query.get("created[lt]"), Number.MAX_SAFE_INTEGER);
+  const types = query.getAll("types[]");
+  const limit = Math.min(int(query.get("limit"), 10), 100);
+  // `events` is kept newest first (ties by id), so pages are stable.
+  const matching = events.filter((event) => event.created >= gte && event.created < lt && (types.length === 0 || types.includes(event.type)));
+  const after = query.get("starting_after");
+  const start = after === null ? 0 : matching.findIndex((event) => event.id === after) + 1;
+  const data = matching.slice(start, start + limit);
+  return { object: "list", url: "/v1/events", has_more: start + limit < matching.length, data };
+}
+
+/** `GET /v1/payments/search`, by date_last_updated (the last step), ascending. */
+function mercadopagoSearch({ query, histories }: ListContext) {
+  const offset = int(query.get("offset"), 0);
+  const limit = int(query.get("limit"), 30);
+  const matching = listed(histories, "mercadopago", lastMs, between(query.get("begin_date"), query.get("end_date")));
+  const results = matching.slice(offset, offset + limit).map((history) => {
+    const { created, updated } = times(history);
+    return { ...mercadopagoPaymentOf(history), date_created: created, date_last_updated: updated };
+  });
+  return { paging: { total: matching.length, limit, offset }, results };
+}
+
+const saoPauloDay = (ms: number) => new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo", year: "numeric", month: "2-digit", day: "2-digit" }).format(ms);
+
+/** `GET /v3/payments`, by creation day in São Paulo. */
+function asaasPaymentList({ query, histories }: ListContext) {
+  const offset = int(query.get("offset"), 0);
+  const limit = Math.min(int(query.get("limit"), 10), 100);
+  const from = query.get("dateCreated[ge]");
+  const to = query.get("dateCreated[le]");
+  const matching = listed(histories, "asaas", firstMs, (ms) => (from === null || saoPauloDay(ms) >= from) && (to === null || saoPauloDay(ms) <= to));
+  const data = matching.slice(offset, offset + limit).map((history) => ({ ...asaasPaymentOf(history), dateCreated: saoPauloDay(firstMs(history)) }));
+  return { object: "list", hasMore: offset + limit < matching.length, totalCount: matching.length, limit, offset, data };
+}
+
+/** `GET /core/v5/charges`, by creation time, pages numbered from 1. */
+function pagarmeChargeList({ query, histories }: ListContext) {
+  const page = int(query.get("page"), 1);
+  const size = int(query.get("size"), 10);
+  const matching = listed(histories, "pagarme", firstMs, between(query.get("created_since"), query.get("created_until")));
+  const data = matching.slice((page - 1) * size, page * size).map((history) => {
+    const { created, updated } = times(history);
+    return { ...pagarmeChargeOf(history), created_at: created, updated_at: updated };
+  });
+  const pages = Math.ceil(matching.length / size);
+  const link = (to: number) => `/core/v5/charges?${new URLSearchParams({ ...Object.fromEntries(query), page: String(to) })}`;
+  return { data, paging: { total: pages, ...(page > 1 ? { previous: link(page - 1) } : {}), ...(page < pages ? { next: link(page + 1) } : {}) } };
+}
+
+/** `GET /v1/marketplaces/{id}/transactions`, by creation time, ascending. */
+function zoopTransactionList({ query, histories }: ListContext) {
+  const offset = int(query.get("offset"), 0);
+  const limit = int(query.get("limit"), 20);
+  const matching = listed(histories, "zoop", firstMs, between(query.get("date_range[gte]"), query.get("date_range[lte]")));
+  const items = matching.slice(offset, offset + limit).map((history) => {
+    const { created, updated } = times(history);
+    return { ...zoopTransactionOf(history), created_at: created, updated_at: updated };
+  });
+  return { resource: "list", items, has_more: offset + limit < matching.length, total: matching.length, offset, limit };
+}
+
+type ListRoute = { provider: ProviderName; path: RegExp; list: (context: ListContext) => unknown };
+
+const LIST_ROUTES: ListRoute[] = [
+  { provider: "stripe", path: /^\/v1\/events(?:\?|$)/, list: stripeEventList },
+  { provider: "mercadopago", path: /^\/v1\/payments\/search(?:\?|$)/, list: mercadopagoSearch },
+  { provider: "asaas", path: /^\/v3\/payments(?:\?|$)/, list: asaasPaymentList },
+  { provider: "pagarme", path: /^\/core\/v5\/charges(?:\?|$)/, list: pagarmeChargeList },
+  { provider: "zoop", path: /^\/v1\/marketplaces\/[^/]+\/transactions(?:\?|$)/, list: zoopTransactionList },
+];
+
 const ROUTES: Route[] = [
   { provider: "stripe", path: /^\/v1\/charges\/([^/?]+)/, resource: stripeChargeOf },
   { provider: "stripe", path: /^\/v1\/disputes\?(?:.*&)?charge=([^&]+)/, resource: stripeDisputesOf },
@@ -289,6 +389,15 @@ export type FakeGateway = {
   requests: { path: string; at: number; authorized: boolean }[];
   /** Pagar.me's webhook signing key, published at `${url}/.well-known/jwks.json`. */
   pagarmeKey: SigningKey;
+  /** The Stripe events GET /v1/events lists (delivered or not). */
+  addEvents: (events: ListedStripeEvent[]) => void;
+  /**
+   * Answers requests whose path matches instead of the fake (a 429, a 500, an odd page); return
+   * undefined to let the fake answer. Null removes it.
+   */
+  intercept: (handler: ((path: string) => { status: number; body: unknown } | undefined) | null) => void;
+  /** Forgets every payment and event it was given (between tests that list). */
+  reset: () => void;
   /** While down, every request gets 503. */
   setDown: (down: boolean) => void;
   /** Answers only after this many milliseconds (a slow gateway, for timeouts). */
@@ -308,12 +417,16 @@ export async function startFakeGateway(
   // A new kid per start: an app that cached an earlier run's key must fetch this one.
   const pagarmeKey = generateSigningKey(`fake-gateway-${randomBytes(6).toString("hex")}`);
   const requests: FakeGateway["requests"] = [];
+  const events: ListedStripeEvent[] = [];
+  let interceptor: ((path: string) => { status: number; body: unknown } | undefined) | null = null;
   let down = false;
   let delayMs = 0;
   const server: Server = createServer(async (request, response) => {
     const path = request.url ?? "/";
-    const route = ROUTES.find((candidate) => candidate.path.test(path));
-    const authorized = route !== undefined && authenticated(route.provider, request, path, credentials[route.provider]);
+    const listRoute = LIST_ROUTES.find((candidate) => candidate.path.test(path));
+    const route = listRoute ? undefined : ROUTES.find((candidate) => candidate.path.test(path));
+    const provider = listRoute?.provider ?? route?.provider;
+    const authorized = provider !== undefined && authenticated(provider, request, path, credentials[provider]);
     requests.push({ path, at: Date.now(), authorized });
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { "content-type": "application/json" });
@@ -322,8 +435,15 @@ export async function startFakeGateway(
     if (delayMs > 0) await new Promise((done) => setTimeout(done, delayMs));
     if (down) return reply(503, { error: "gateway unavailable (simulated)" });
     if (path === "/.well-known/jwks.json") return reply(200, { keys: [pagarmeKey.jwk] });
+    if (!provider) return reply(404, { error: `no such API: ${path}` });
+    if (!authorized) return reply(401, { error: `${provider}: missing or wrong API credentials (simulated gateway)` });
+    const intercepted = interceptor?.(path);
+    if (intercepted) return reply(intercepted.status, intercepted.body);
+    if (listRoute) {
+      const query = new URLSearchParams(path.slice(path.indexOf("?") + 1 || path.length));
+      return reply(200, listRoute.list({ query, histories: [...byCharge.values()], events }));
+    }
     if (!route) return reply(404, { error: `no such API: ${path}` });
-    if (!authorized) return reply(401, { error: `${route.provider}: missing or wrong API credentials (simulated gateway)` });
     const id = decodeURIComponent(route.path.exec(path)![1]!);
     const history = byCharge.get(id);
     if (!history || history.provider !== route.provider) return reply(404, { error: { message: `No such charge: ${id}` } });
@@ -342,6 +462,17 @@ export async function startFakeGateway(
       delayMs = ms;
     },
     add,
+    addEvents: (more) => {
+      for (const event of more) events.push(event);
+      events.sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
+    },
+    reset: () => {
+      byCharge.clear();
+      events.length = 0;
+    },
+    intercept: (handler) => {
+      interceptor = handler;
+    },
     close: () =>
       new Promise((done) => {
         server.closeAllConnections();

@@ -70,6 +70,13 @@ export function stateAfter(kind: Kind, amount: number, amountRefunded: number): 
   }
 }
 
+/** The history up to and including step `index`: what the gateway showed then. */
+export function historyAsOf(history: PaymentHistory, index: number): PaymentHistory {
+  const steps = history.steps.slice(0, index + 1);
+  const last = steps.at(-1)!;
+  return { ...history, steps, truth: stateAfter(last.kind, history.payment.amount, last.amountRefunded) };
+}
+
 export type HistoryOptions = {
   /** Probability that a step happens in the same second as the one before it. */
   sameSecondRate?: number;

@@ -4,6 +4,7 @@ import { listWorkerBeats, WORKER_ALIVE_SECONDS } from "../inbox/process/worker-h
 import { backlogSummary, providerStats } from "../inbox/queries/inbox-stats";
 import { providerDeliveries, silentForLongerThanUsual } from "../inbox/queries/provider-deliveries";
 import { countStrayEvents } from "../partitions/list-inbox-partitions";
+import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 
 // Events that failed within the window, per provider: settled by a worker (processed_at) or stored
@@ -46,12 +47,13 @@ export async function findWorkerDownAlert(deps: AlertDeps): Promise<Alert | null
 /** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog, a silent provider. */
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
-  const [failures, stats, stale, deliveries, strays] = await Promise.all([
+  const [failures, stats, stale, deliveries, strays, reconciled] = await Promise.all([
     deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
     providerDeliveries(deps.pool, configuredProviders(deps.config)),
     countStrayEvents(deps.pool),
+    runsWithFindings(deps.pool, windowMinutes),
   ]);
   return [
     ...failures.rows.map((row) => ({
@@ -92,6 +94,14 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
           },
         ]
       : []),
+    // Missed events usually mean the gateway stopped delivering (a changed URL, a paused queue).
+    ...reconciled.map((row) => ({
+      kind: "reconcile_missed" as const,
+      provider: row.provider,
+      text:
+        `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never delivered and ${row.repaired} payment(s) ` +
+        `in another state than the gateway's in the last ${windowMinutes} min (recovered; console: Reconciliation). Is the webhook endpoint still configured at the gateway?`,
+    })),
   ];
 }
 

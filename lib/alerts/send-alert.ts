@@ -11,6 +11,7 @@ export const ALERT_KINDS = [
   "worker_down",
   "provider_silent",
   "partition_strays",
+  "reconcile_missed",
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

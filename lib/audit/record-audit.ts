@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   "destination_secret_rotated",
   "delivery_resent",
   "export",
+  "reconcile",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

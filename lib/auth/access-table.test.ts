@@ -14,6 +14,7 @@ const EXPECTED: Record<Permission, readonly Role[]> = {
   "audit.read": ["admin"],
   "payload.restore": ["support", "finance", "admin"],
   "alerts.read": ["support", "admin"],
+  "payments.reconcile": ["finance", "admin"],
   "destinations.manage": ["admin"],
 };
 

@@ -18,6 +18,7 @@ export const PAGE_ACCESS = {
   "/users": "users.manage",
   "/audit": "audit.read",
   "/alerts": "alerts.read",
+  "/reconciliation": "payments.reconcile",
   "/destinations": "destinations.manage",
   "/destinations/[id]": "destinations.manage",
 } as const satisfies Record<string, Permission>;
@@ -29,6 +30,7 @@ export const ACTION_ACCESS = {
   debugSignature: "signatures.debug",
   createUser: "users.manage",
   updateUser: "users.manage",
+  reconcileGateway: "payments.reconcile",
   createDestination: "destinations.manage",
   updateDestination: "destinations.manage",
   setDestinationEnabled: "destinations.manage",

@@ -11,6 +11,7 @@ export const PERMISSIONS = [
   "audit.read",
   "payload.restore",
   "alerts.read",
+  "payments.reconcile",
   "destinations.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -19,7 +20,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
   // Read everything, but customer data in payloads is masked.
   viewer: ["events.read"],
   support: ["events.read", "payload.unmasked", "signatures.debug", "payload.restore", "alerts.read"],
-  finance: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "payload.restore"],
+  finance: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "payload.restore", "payments.reconcile"],
   admin: [
     "events.read",
     "payload.unmasked",
@@ -29,6 +30,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "audit.read",
     "payload.restore",
     "alerts.read",
+    "payments.reconcile",
     "destinations.manage",
   ],
 };

@@ -34,6 +34,17 @@ const operationsSchema = {
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
 };
 
+// Reconciliation against the gateways' list APIs (docs/reconciliation.md).
+const reconcileSchema = {
+  RECONCILE_LOOKBACK_HOURS: positiveInt(24),
+  RECONCILE_MAX_WINDOW_HOURS: positiveInt(24),
+  RECONCILE_OVERLAP_MINUTES: z.coerce.number().int().min(0).default(10),
+  RECONCILE_LAG_SECONDS: z.coerce.number().int().min(0).default(60),
+  RECONCILE_PAGE_SIZE: z.coerce.number().int().min(1).max(100).default(100),
+  RECONCILE_MAX_PAGES: positiveInt(50),
+  RECONCILE_STUCK_MINUTES: positiveInt(60),
+  RECONCILE_STUCK_LIMIT: z.coerce.number().int().min(0).default(100),
+};
 // Pushing payment changes to the host (lib/destinations): one destination may come from here.
 const destinationSchema = {
   DESTINATION_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -118,6 +129,7 @@ const baseSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
   ...operationsSchema,
+  ...reconcileSchema,
   ...destinationSchema,
   PAGARME_SIGNATURES: csv.pipe(z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` }))),
   PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
@@ -210,6 +222,22 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         windowMinutes: b.ALERT_WINDOW_MINUTES,
         cron: b.ALERT_CRON,
         pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
+      },
+      /**
+       * Reconciliation runs: the first window reaches lookbackHours back; a window is at most
+       * maxWindowHours, starts overlapMinutes before the last one ended and ends lagSeconds before now;
+       * a run lists at most maxPages pages of pageSize; payments not final and untouched for stuckMinutes
+       * are refetched, at most stuckLimit per run.
+       */
+      reconcile: {
+        lookbackHours: b.RECONCILE_LOOKBACK_HOURS,
+        maxWindowHours: b.RECONCILE_MAX_WINDOW_HOURS,
+        overlapMinutes: b.RECONCILE_OVERLAP_MINUTES,
+        lagSeconds: b.RECONCILE_LAG_SECONDS,
+        pageSize: b.RECONCILE_PAGE_SIZE,
+        maxPages: b.RECONCILE_MAX_PAGES,
+        stuckMinutes: b.RECONCILE_STUCK_MINUTES,
+        stuckLimit: b.RECONCILE_STUCK_LIMIT,
       },
       /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
       logFormat: b.LOG_FORMAT,

@@ -30,6 +30,7 @@ describe("a gateway is its driver plus one registry line", () => {
       paymentSource: "host",
       refetchTypes: ["charge.*"],
       timeZone: "America/Bogota",
+      reconcileIntervalMinutes: 60,
       enabled: false,
     });
     expect(
@@ -48,7 +49,7 @@ describe("a gateway is its driver plus one registry line", () => {
     const variables = configVariables(drivers);
     const fakes = variables.filter(({ variable }) => variable.includes("FAKEPAY"));
     expect(fakes.map(({ variable }) => variable).sort()).toEqual(
-      ["FAKEPAY_API_KEY", "FAKEPAY_API_URL", "FAKEPAY_TIMEZONE", "PAYMENT_SOURCE_FAKEPAY", "REFETCH_FAKEPAY", "WEBHOOK_SECRET_FAKEPAY"].sort(),
+      ["FAKEPAY_API_KEY", "FAKEPAY_API_URL", "FAKEPAY_TIMEZONE", "PAYMENT_SOURCE_FAKEPAY", "REFETCH_FAKEPAY", "WEBHOOK_SECRET_FAKEPAY", "RECONCILE_INTERVAL_MINUTES_FAKEPAY"].sort(),
     );
     const documented = new Set(configVariables().map(({ documentedAs }) => documentedAs));
     for (const { documentedAs } of variables) expect(documented, documentedAs).toContain(documentedAs);

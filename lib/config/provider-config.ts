@@ -17,6 +17,7 @@ const FIELD_VARIABLES = {
   paymentSource: "PAYMENT_SOURCE_<PROVIDER>",
   refetch: "REFETCH_<PROVIDER>",
   timeZone: "<PROVIDER>_TIMEZONE",
+  reconcileInterval: "RECONCILE_INTERVAL_MINUTES_<PROVIDER>",
 } as const satisfies Record<string, string>;
 type Field = keyof typeof FIELD_VARIABLES;
 
@@ -37,6 +38,8 @@ function providerSchema(driver: ProviderDriver) {
       paymentSource: z.enum(["gateway", "host"]).default(driver.defaults.paymentSource),
       refetch: z.string().default(driver.defaults.refetch),
       timeZone: timeZone(driver.defaults.timeZone),
+      // Minutes between scheduled reconciliation runs; 0 turns them off. They run only once the API's credentials are set.
+      reconcileInterval: z.coerce.number().int().min(0).default(60),
       /** One of the variables the driver names as enough on their own is set. */
       enabledBy: z.boolean(),
     })
@@ -55,6 +58,8 @@ function providerSchema(driver: ProviderDriver) {
           .filter((part) => part.length > 0 && part !== "none"),
         /** Zone for local times without an offset in this gateway's bodies. */
         timeZone: raw.timeZone,
+        /** Minutes between scheduled reconciliation runs (0: none). */
+        reconcileIntervalMinutes: raw.reconcileInterval,
         /**
          * Webhooks are accepted (the one meaning of "configured"): a secret is set, or a variable the
          * driver names as enough on its own (Pagar.me's PAGARME_SIGNATURES: RS256 needs no secret).

@@ -70,6 +70,12 @@ function createMetrics() {
       labelNames: ["state"] as const,
       registers: [registry],
     }),
+    reconcileRecovered: new Gauge({
+      name: "webhook_inbox_reconcile_recovered_events",
+      help: "What reconciliation recovered over all recorded runs, by provider and kind (missed: events never delivered, ingested; repaired: payments in another state than the gateway's), read at scrape time.",
+      labelNames: ["provider", "kind"] as const,
+      registers: [registry],
+    }),
     pendingEvents: new Gauge({ name: "webhook_inbox_pending_events", help: "Inbox events pending, read at scrape time.", registers: [registry] }),
     failedEvents: new Gauge({ name: "webhook_inbox_failed_events", help: "Inbox events failed, read at scrape time.", registers: [registry] }),
     deliveriesTotal: new Counter({

@@ -19,7 +19,8 @@ export type ChargeUpdate = {
   inboxId: number;
   /** The inbox event behind the observation, recorded with the change it causes. */
   cause: { eventId: string; eventType: string; occurredAt: string | null };
-  source: "event" | "refetch";
+  /** event: the event's own body; refetch: fetched for it; reconcile: seen by a reconciliation run. */
+  source: "event" | "refetch" | "reconcile";
   /** Gateway-sourced payments are created from their first event; host-sourced ones must exist. */
   createIfMissing: boolean;
 };

@@ -28,6 +28,7 @@ const stored: EventDetail = {
   lastError: 'body is not valid JSON: Unexpected token, "{"card":"4111111111111111"..." is not valid JSON',
   processedAt: null,
   archivedAt: null,
+  source: "delivery",
 };
 
 describe("eventView", () => {

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { listedResource, parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { accessTokenAuth } from "./api-auth";
 import { verifySharedSecret } from "./shared-secret";
 import { fromLocalTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type SyncVerifyingDriver } from "./types";
+import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./types";
 
 // Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
 // `dateCreated` ("2024-06-12 16:45:03"), precision "second", a wall-clock time in Asaas's zone with
@@ -113,6 +113,37 @@ export function paymentToSnapshot(payment: AsaasPayment): ChargeSnapshot {
   return snapshotOf(payment, refundedSome ? "refunded" : status);
 }
 
+const listSchema = z.object({ hasMore: z.boolean(), data: z.array(z.unknown()) });
+
+/** A day in Asaas's zone ("2024-06-12"): its list filters take dates, not times. */
+function asaasDay(date: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
+}
+
+// Reconciliation: `GET /v3/payments?dateCreated[ge]=<day>&dateCreated[le]=<day>&offset=&limit=`
+// (docs.asaas.com "Listar cobranças"; the list shape {object, hasMore, totalCount, limit, offset,
+// data} as in the go-asaas client's Pageable), `access_token` header, limit at most 100. Asaas
+// filters by creation day only: a payment created before the window that changed inside it is not
+// listed; the stuck-payment refetch covers those. The window is widened to whole days in its zone.
+const asaasLister: GatewayLister = {
+  kind: "resources",
+  async listPage(fetchJson, { since, until, pageToken, pageSize }, context) {
+    const offset = Number(pageToken ?? 0);
+    const timeZone = context?.timeZone ?? "America/Sao_Paulo";
+    const query = new URLSearchParams({
+      "dateCreated[ge]": asaasDay(since, timeZone),
+      "dateCreated[le]": asaasDay(until, timeZone),
+      offset: String(offset),
+      limit: String(Math.min(pageSize, 100)),
+    });
+    const page = parseWith(listSchema, await fetchJson(`/payments?${query}`), "not an Asaas list of payments");
+    return {
+      items: page.data.map((item) => listedResource(paymentSchema, item, (payment) => ({ snapshot: paymentToSnapshot(payment), updatedAt: null }))),
+      nextPageToken: page.hasMore ? String(offset + Math.min(pageSize, 100)) : null,
+    };
+  },
+};
+
 export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
   name: "asaas",
   // A fixed token, not a signature: every event's state is fetched. Its times are São Paulo wall clock.
@@ -121,6 +152,7 @@ export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
   secretHeaders: ["asaas-access-token"],
   // Asaas v3 takes the API key in an `access_token` header, not as a bearer token.
   apiAuth: accessTokenAuth,
+  lister: asaasLister,
 
   verify(_raw, headers, { secrets }) {
     const token = headers["asaas-access-token"];

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
+import { listedResource, parseJson, parseWith, refundStatus, toMinorUnits, toNormalizedEvent } from "./parse-helpers";
 import { bearerAuth } from "./api-auth";
 import { hmac } from "../crypto/digest";
 import { safeEqual } from "../crypto/safe-equal";
 import { timestampReason, withinTolerance } from "./signature";
 import { fromIso } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type SyncVerifyingDriver, type VerifyResult } from "./types";
+import { ParseError, type GatewayLister, type SyncVerifyingDriver, type VerifyResult } from "./types";
 
 // Mercado Pago. Key rule: the body's `id`, the notification id (a number, kept as text). Time rule:
 // `date_created`, ISO-8601 with an offset and usually milliseconds (the precision it carries).
@@ -80,6 +80,42 @@ export function paymentToSnapshot(payment: MercadoPagoPayment): ChargeSnapshot {
   };
 }
 
+const listedPaymentSchema = paymentSchema.extend({ id: idSchema, date_last_updated: z.string().nullish() });
+
+const searchSchema = z.object({
+  paging: z.object({ total: z.number().int().nonnegative(), offset: z.number().int().nonnegative(), limit: z.number().int().positive() }),
+  results: z.array(z.unknown()),
+});
+
+// Reconciliation: `GET /v1/payments/search` (mercadopago.com.br/developers, "Search payments"),
+// Bearer access token: `sort=date_last_updated&criteria=asc&range=date_last_updated&begin_date=<ISO>
+// &end_date=<ISO>`, paged by `offset`/`limit` with `paging.total`. A payment whose state changed
+// in the window is listed whatever its creation date. Unconfirmed: the largest offset it serves.
+const mercadopagoLister: GatewayLister = {
+  kind: "resources",
+  async listPage(fetchJson, { since, until, pageToken, pageSize }) {
+    const offset = Number(pageToken ?? 0);
+    const query = new URLSearchParams({
+      sort: "date_last_updated",
+      criteria: "asc",
+      range: "date_last_updated",
+      begin_date: since.toISOString(),
+      end_date: until.toISOString(),
+      offset: String(offset),
+      limit: String(pageSize),
+    });
+    const page = parseWith(searchSchema, await fetchJson(`/v1/payments/search?${query}`), "not a Mercado Pago payments search");
+    // The next offset is ours to compute: an empty page short of paging.total still moves on.
+    const next = offset + page.paging.limit;
+    return {
+      items: page.results.map((item) =>
+        listedResource(listedPaymentSchema, item, (payment) => ({ snapshot: paymentToSnapshot(payment), updatedAt: payment.date_last_updated ?? null })),
+      ),
+      nextPageToken: next < page.paging.total ? String(next) : null,
+    };
+  },
+};
+
 /** The manifest Mercado Pago signs; a part whose value is missing is left out whole. */
 function signedManifest(dataId: string | null, requestId: string | undefined, ts: string): string {
   const id = dataId !== null && /^[a-z0-9]+$/i.test(dataId) ? dataId.toLowerCase() : dataId;
@@ -127,6 +163,7 @@ export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
   secretHeaders: [],
   apiAuth: bearerAuth,
   noticeOnly: true,
+  lister: mercadopagoLister,
 
   verify(raw, headers, { secrets, nowSeconds, toleranceSeconds, query }) {
     const header = headers["x-signature"];

@@ -1,13 +1,13 @@
 import { createPublicKey, verify as verifySignature, type JsonWebKeyInput } from "node:crypto";
 import { z } from "zod";
-import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
+import { listedResource, parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
 import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { hmac } from "../crypto/digest";
 import { safeEqual } from "../crypto/safe-equal";
 import { fromIso, fromLocalTime } from "../canonical/event-time";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
-import { ParseError, type ProviderDriver, type VerifyContext, type VerifyResult } from "./types";
+import { ParseError, type GatewayLister, type ProviderDriver, type VerifyContext, type VerifyResult } from "./types";
 
 // Pagar.me. Key rule: the event `id` (hook_...). Time rule: `created_at`, precision "second"; the
 // documented example ("2017-06-29T20:23:47") has no zone, so it is read as a wall-clock time in the
@@ -182,6 +182,30 @@ function verifyHubSignature(raw: Buffer, header: string, secrets: readonly strin
     : { ok: false, reason: "X-Hub-Signature matches no configured secret" };
 }
 
+const chargeListSchema = z.object({
+  data: z.array(z.unknown()),
+  paging: z.object({ total: z.number().int().nonnegative().optional(), next: z.string().nullish() }).optional(),
+});
+
+// Reconciliation: core v5 `GET /charges?created_since=<ISO>&created_until=<ISO>&page=&size=` (the
+// official SDK's ChargesController.getCharges; ListChargesResponse {data, paging {total, previous,
+// next}}), Basic with the secret key. Filtered by creation time only: a charge created before the
+// window that changed inside it is not listed; the stuck-payment refetch covers those.
+const pagarmeLister: GatewayLister = {
+  kind: "resources",
+  async listPage(fetchJson, { since, until, pageToken, pageSize }) {
+    const page = Number(pageToken ?? 1);
+    const query = new URLSearchParams({ created_since: since.toISOString(), created_until: until.toISOString(), page: String(page), size: String(pageSize) });
+    const list = parseWith(chargeListSchema, await fetchJson(`/charges?${query}`), "not a Pagar.me list of charges");
+    return {
+      items: list.data.map((item) =>
+        listedResource(chargeSchema, item, (charge) => ({ snapshot: chargeToSnapshot(charge), updatedAt: typeof charge.updated_at === "string" ? charge.updated_at : null })),
+      ),
+      nextPageToken: list.paging?.next ? String(page + 1) : null,
+    };
+  },
+};
+
 /** The schemes PAGARME_SIGNATURES may choose; "rs256" alone when it is unset. */
 export const PAGARME_SIGNATURE_SCHEMES = ["rs256", "hub-signature", "basic"] as const;
 export type PagarmeSignatureScheme = (typeof PAGARME_SIGNATURE_SCHEMES)[number];
@@ -199,6 +223,7 @@ export const pagarmeDriver: ProviderDriver<"pagarme"> = {
   apiAuth: basicKeyAuth(),
   // RS256 needs no shared secret: choosing the schemes is enough to turn Pagar.me on.
   enabledBy: ["PAGARME_SIGNATURES"],
+  lister: pagarmeLister,
 
   async verify(raw, headers, { secrets, publicKeys, schemes = ["rs256"] }) {
     const asymmetric = headers["x-webhook-asymmetric-signature"];

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ChargeStatus } from "../canonical/charge-event";
-import { normalizedEventSchema, ParseError, type NormalizedEvent } from "./types";
+import type { ChargeSnapshot } from "../canonical/charge-event";
+import { normalizedEventSchema, ParseError, type ListedItem, type NormalizedEvent } from "./types";
 
 /** Deeper than any gateway's payload; PostgreSQL's jsonb and JSON.stringify overflow long before 100k. */
 export const MAX_JSON_DEPTH = 64;
@@ -65,4 +66,24 @@ export function toMinorUnits(amount: number | string): number {
 /** Which refund state a charge is in: partial while less than its amount went back; full when unknown. */
 export function refundStatus(amount: number | undefined, amountRefunded: number | undefined): ChargeStatus {
   return amount !== undefined && amountRefunded !== undefined && amountRefunded < amount ? "partially_refunded" : "refunded";
+}
+
+/**
+ * One object of a gateway's list API as a listed resource: read through `schema` and mapped by the
+ * driver's own refetch mapping; an object it can't read is kept as unreadable (the rest of the page goes on).
+ */
+export function listedResource<Schema extends z.ZodType<{ id: string | number; status?: string }>>(
+  schema: Schema,
+  value: unknown,
+  read: (resource: z.output<Schema>) => { snapshot: ChargeSnapshot; updatedAt: string | null },
+): ListedItem {
+  const id = (value as { id?: unknown } | null)?.id;
+  try {
+    const resource = parseWith(schema, value, "listed object");
+    const { snapshot, updatedAt } = read(resource);
+    return { kind: "resource", resourceId: String(resource.id), gatewayStatus: resource.status ?? "", updatedAt, snapshot, body: value };
+  } catch (error) {
+    if (!(error instanceof ParseError)) throw error;
+    return { kind: "unreadable", resourceId: typeof id === "string" || typeof id === "number" ? String(id) : null, error: error.message };
+  }
 }

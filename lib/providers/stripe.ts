@@ -8,6 +8,7 @@ import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutco
 import type { GatewayFetch, SyncVerifyingDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
 import { bearerAuth } from "./api-auth";
+import { stripeLister } from "./stripe-list";
 
 // Stripe. Key rule: the event `id` (evt_...), stable across resends. Time rule: `created`, Unix
 // seconds (precision "second"). Signature: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=...]`,
@@ -218,6 +219,7 @@ export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,
+  lister: stripeLister,
 
   verify(raw, headers, { secrets, nowSeconds, toleranceSeconds }): VerifyResult {
     const header = headers["stripe-signature"];

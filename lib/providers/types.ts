@@ -66,7 +66,7 @@ export type ApiCredentials = { apiKey?: string; marketplaceId?: string };
 export type ApiCredential = keyof ApiCredentials;
 
 /** What a refetch may need beyond the resource: the API credentials, and a sender's own words. */
-export type RefetchContext = { credentials?: ApiCredentials; vocabulary?: SenderVocabulary };
+export type RefetchContext = { credentials?: ApiCredentials; vocabulary?: SenderVocabulary; timeZone?: string };
 
 /**
  * How a gateway's API authenticates: the credentials it reads (each from `<PROVIDER>_<CREDENTIAL>`,
@@ -76,6 +76,29 @@ export type ApiAuth = {
   uses: readonly ApiCredential[];
   needs: readonly ApiCredential[];
   headers(credentials: ApiCredentials): Record<string, string>;
+};
+
+/** One page of a gateway's list API: a window of time and where in it to continue (null: its start). */
+export type ListRequest = { since: Date; until: Date; pageToken: string | null; pageSize: number };
+
+/** What a gateway's list API returned, item by item. */
+export type ListedItem =
+  /** An event exactly as the gateway delivers it: its own id is the inbox key. */
+  | { kind: "event"; eventId: string; body: unknown }
+  /** A charge's current state, from gateways without an events API. */
+  | { kind: "resource"; resourceId: string; gatewayStatus: string; updatedAt: string | null; snapshot: ChargeSnapshot; body: unknown }
+  /** A listed object the driver cannot read (an unknown status): counted as an error, the rest goes on. */
+  | { kind: "unreadable"; resourceId: string | null; error: string };
+
+export type ListPage = { items: ListedItem[]; nextPageToken: string | null };
+
+/** A gateway's documented list API, for reconciliation; lib/http supplies the authenticated transport. */
+export type GatewayLister = {
+  /** events: the gateway lists its events (missing ones are ingested); resources: its charges and their state. */
+  readonly kind: "events" | "resources";
+  /** How far back the list goes (Stripe keeps 30 days of events); a window older than that is clipped. */
+  readonly retentionDays?: number;
+  listPage(fetchJson: GatewayFetch, request: ListRequest, context?: RefetchContext): Promise<ListPage>;
 };
 
 /**
@@ -118,6 +141,8 @@ export interface ProviderDriver<Name extends string = string> {
   readonly noticeOnly?: boolean;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
   refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext): Promise<ChargeSnapshot>;
+  /** Its list API, for reconciliation; absent when the gateway documents none we can use. */
+  readonly lister?: GatewayLister;
 }
 
 /** A driver whose verification needs nothing but its secrets: it answers at once. */

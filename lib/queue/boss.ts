@@ -36,6 +36,8 @@ const QUEUE_DEFINITIONS: Queue[] = [
     deleteAfterSeconds: 24 * 3600,
   },
   { name: QUEUES.sweeper, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
+  // A run lists at most RECONCILE_MAX_PAGES pages through the rate limiter: well within the hour.
+  { name: QUEUES.reconcile, policy: "exclusive", retryLimit: 0, expireInSeconds: 3600, deleteAfterSeconds: 3600 },
   // A replay run interrupted by a dead worker resumes from its last committed batch (retries); when
   // the retries are spent, its dead letter job marks the run failed with the reason.
   {

@@ -12,6 +12,8 @@ export const QUEUES = {
   retention: "retention",
   /** Scheduled: evaluate alert conditions and deliver alerts. */
   alerts: "alerts",
+  /** Scheduled: start the reconciliation runs that are due (each gateway on its own interval). */
+  reconcile: "reconcile",
   /** Dead letters of `replays`: runs whose job ran out of retries (their worker kept dying). */
   replaysAbandoned: "replays-abandoned",
 } as const;

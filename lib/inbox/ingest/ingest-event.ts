@@ -6,7 +6,7 @@ import { webhookJobInsertCte } from "../../queue/boss";
 import { findDriver } from "../../providers/registry";
 import { KeysUnavailableError } from "../../http/jwks-cache";
 import type { HeaderMap, ProviderDriver } from "../../providers/types";
-import { normalizeEvent } from "./normalize-event";
+import { normalizeEvent, type NormalizedColumns } from "./normalize-event";
 import { recordSignatureFailure } from "./signature-failures";
 import { rememberNonce } from "./signature-nonces";
 import { signatureOptions } from "./signature-keys";
@@ -63,10 +63,10 @@ const INSERT_KEY = `
 const INSERT_EVENT = `
   INSERT INTO webhook_inbox (
     id, received_at, provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
-    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error
+    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error, source
   )
   SELECT key.inbox_id, key.received_at, $2, $3, $4::boolean, $5, $6, $7, $8, $9::jsonb, $10::bytea, $11::jsonb, $12,
-         $13::timestamptz, $14, $15, $16
+         $13::timestamptz, $14, $15, $16, $18
     FROM key
   RETURNING id, status`;
 
@@ -130,11 +130,45 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   if (verdict.nonce && !(await rememberNonce(deps.pool, driver.name, verdict.nonce, event.eventId, deps.config.toleranceSeconds))) {
     return reject("replayed signature: this signed request id and timestamp came before with another event");
   }
-  const status = normalized.ok ? "pending" : "failed";
+  const inboxId = await storeEvent(deps, {
+    provider: driver.name,
+    columns: normalized.columns,
+    error: normalized.ok ? null : normalized.error,
+    rawBody: request.rawBody,
+    headers: keptHeaders(driver, request.headers),
+    queryString: keptQuery(driver, query),
+    source: "delivery",
+  });
+  if (inboxId === null) return { kind: "duplicate", duplicate: true };
+  return { kind: "stored", inboxId, duplicate: false, status: normalized.ok ? "pending" : "failed" };
+}
 
+/** Where an inbox row came from: POSTed by the gateway, or recovered from its API by reconciliation. */
+export type EventSource = "delivery" | "reconcile";
+
+export type StoredEvent = {
+  provider: string;
+  columns: NormalizedColumns;
+  /** Why the body could not be read (stored as failed), or null. */
+  error: string | null;
+  rawBody: Buffer;
+  /** Already kept (credentials redacted) by the caller. */
+  headers: Record<string, string>;
+  queryString: string | null;
+  source: EventSource;
+};
+
+/**
+ * Stores one normalized event under its `(provider, event_id)` key and enqueues its job in the same
+ * statement; null when the key was already there (a duplicate: nothing written, nothing enqueued).
+ * Deliveries and reconciliation both store through here, so a key holds whichever came first.
+ */
+export async function storeEvent(deps: Pick<IngestDeps, "pool" | "boss" | "config" | "now">, stored: StoredEvent): Promise<number | null> {
+  const event = stored.columns;
+  const status = stored.error === null ? "pending" : "failed";
   const job = await webhookJobInsertCte(
     deps.boss,
-    { id: 0, provider: driver.name, resourceId: event.resourceId, eventId: event.eventId },
+    { id: 0, provider: stored.provider, resourceId: event.resourceId, eventId: event.eventId },
     { expireInSeconds: deps.config.worker.jobExpireSeconds },
     "inserted",
     "r.status = 'pending'",
@@ -146,7 +180,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     text,
     values: [
       job.template,
-      driver.name,
+      stored.provider,
       event.eventId,
       event.eventIdDerived,
       event.type,
@@ -154,18 +188,17 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       event.customerId,
       event.customerEmail,
       event.payload,
-      request.rawBody,
-      JSON.stringify(keptHeaders(driver, request.headers)),
-      keptQuery(driver, query),
+      stored.rawBody,
+      JSON.stringify(stored.headers),
+      stored.queryString,
       event.occurredAt,
       event.precision,
       status,
-      normalized.ok ? null : normalized.error,
+      stored.error,
       // A clock given to ingest (tests) also dates the row; otherwise the database's transaction time.
-      deps.now ? now : null,
+      deps.now?.() ?? null,
+      stored.source,
     ],
   });
-  const inserted = rows[0];
-  if (!inserted) return { kind: "duplicate", duplicate: true };
-  return { kind: "stored", inboxId: inserted.id, duplicate: false, status };
+  return rows[0]?.id ?? null;
 }

@@ -1,5 +1,6 @@
 import type { AppConfig } from "../../config/env";
 import type { ChargeSnapshot } from "../../canonical/charge-event";
+import { observedChargeSchema } from "../../canonical/observed-charge";
 import { isoToMicros, type EventTime } from "../../payments/state-machine";
 import type { ProviderName } from "../../providers/registry";
 import type { NormalizedEvent, ProviderDriver } from "../../providers/types";
@@ -20,7 +21,24 @@ export class MissingCredentialError extends Error {
 }
 
 /** A charge's state as the worker observed it: from the event's body, or fetched from the gateway. */
-export type ChargeObservation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" };
+export type ChargeObservation = { snapshot: ChargeSnapshot; at: EventTime | null; source: "event" | "refetch" | "reconcile" };
+
+/**
+ * The body of a derived event reconciliation stored (a charge state it read from the gateway's
+ * authenticated API): applied as a refetch at the time it was seen, recorded as "reconcile".
+ */
+export function reconciledObservation(raw: Buffer): { chargeId: string; observedAt: string; observation: ChargeObservation } | { error: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch {
+    body = null;
+  }
+  const observed = observedChargeSchema.safeParse(body);
+  if (!observed.success) return { error: `not an observed charge: ${observed.error.issues[0]?.message}` };
+  const { resourceId, snapshot, observedAt } = observed.data;
+  return { chargeId: resourceId, observedAt, observation: { snapshot, at: { micros: isoToMicros(observedAt), precision: "millisecond" }, source: "reconcile" } };
+}
 
 /**
  * The observation an event's own body gives, or null when the worker fetches the charge from the

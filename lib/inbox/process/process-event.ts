@@ -6,7 +6,9 @@ import type { IgnoredReason } from "../../payments/state-machine";
 import { findDriver } from "../../providers/registry";
 import type { GatewayClients } from "./gateway-clients";
 import { normalizeEvent, UNPARSEABLE_TYPE } from "../ingest/normalize-event";
-import { observeCharge, refetchesUnmappedType } from "./observe-charge";
+import { observeCharge, reconciledObservation, refetchesUnmappedType, type ChargeObservation } from "./observe-charge";
+import type { ProviderDriver } from "../../providers/types";
+import type { ProviderName } from "../../providers/registry";
 import { scheduleRetry } from "./schedule-retry";
 import { finishAttempt, recordAll, reviveColumns, settleEvents, startAttempts, SupersededAttempts, type Settled, type StartedAttempt } from "./track-attempts";
 
@@ -88,6 +90,10 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   }
   const driver = findDriver(started.provider);
   if (!driver) return { kind: "fail", started, error: `no driver for provider "${started.provider}"` };
+  if (started.source === "reconcile" && started.eventIdDerived) {
+    const reconciled = reconciledObservation(started.rawBody);
+    return "error" in reconciled ? { kind: "fail", started, error: reconciled.error } : applying(deps, driver, started, reconciled.chargeId, reconciled.observation, reconciled.observedAt);
+  }
   const normalized = normalizeEvent(driver, started.rawBody, {
     headers: started.headers,
     query: new URLSearchParams(started.queryString ?? ""),
@@ -104,24 +110,27 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
     }
     const resourceId = event.resourceId;
     if (!resourceId) return { kind: "ignore", started, reason: "no_resource" };
-    const observation = await observeCharge(deps, driver, { ...event, resourceId });
-    return {
-      kind: "apply",
-      started,
-      update: {
-        provider: started.provider,
-        chargeId: resourceId,
-        snapshot: observation.snapshot,
-        at: observation.at,
-        inboxId: started.id,
-        cause: { eventId: started.eventId, eventType: started.eventType, occurredAt: event.occurredAt },
-        source: observation.source,
-        createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
-      },
-    };
+    return applying(deps, driver, started, resourceId, await observeCharge(deps, driver, { ...event, resourceId }), event.occurredAt);
   } catch (error) {
     return scheduleRetry(deps, started, error);
   }
+}
+
+function applying(deps: ProcessDeps, driver: ProviderDriver<ProviderName>, started: StartedAttempt, chargeId: string, observation: ChargeObservation, occurredAt: string | null): Settlement {
+  return {
+    kind: "apply",
+    started,
+    update: {
+      provider: started.provider,
+      chargeId,
+      snapshot: observation.snapshot,
+      at: observation.at,
+      inboxId: started.id,
+      cause: { eventId: started.eventId, eventType: started.eventType, occurredAt },
+      source: observation.source,
+      createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
+    },
+  };
 }
 
 /**

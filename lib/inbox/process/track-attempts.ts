@@ -3,6 +3,7 @@ import type { IgnoredReason } from "../../payments/state-machine";
 import type { DispatchableEvent } from "../../queue/boss";
 import { recordSettled } from "../../observability/metrics";
 import type { NormalizedColumns } from "../ingest/normalize-event";
+import type { EventSource } from "../ingest/ingest-event";
 
 // The bookkeeping of processing attempts: every statement that starts, finishes, settles or
 // reschedules an attempt of an inbox event, and the rule that only an event's latest attempt may
@@ -11,6 +12,8 @@ import type { NormalizedColumns } from "../ingest/normalize-event";
 /** An attempt this worker started: the event's stored bytes and the attempt that counts. */
 export type StartedAttempt = DispatchableEvent & {
   eventType: string;
+  eventIdDerived: boolean;
+  source: EventSource;
   rawBody: Buffer;
   headers: Record<string, string>;
   queryString: string | null;
@@ -27,7 +30,7 @@ const START_ATTEMPTS = plannedPerCall(`
     UPDATE webhook_inbox SET attempts = attempts + 1
      WHERE id = ANY($1::bigint[]) AND status = 'pending'
        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
-    RETURNING id, provider, event_id, event_type, resource_id, raw_body, headers, query_string, attempts
+    RETURNING id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source
   ), abandoned AS (
     UPDATE processing_attempts
        SET outcome = 'abandoned', finished_at = clock_timestamp(),
@@ -41,6 +44,7 @@ const START_ATTEMPTS = plannedPerCall(`
     RETURNING id, inbox_id
   )
   SELECT bumped.id, bumped.provider, bumped.event_id AS "eventId", bumped.event_type AS "eventType",
+         bumped.event_id_derived AS "eventIdDerived", bumped.source,
          bumped.resource_id AS "resourceId", bumped.raw_body AS "rawBody", bumped.headers,
          bumped.query_string AS "queryString", bumped.attempts, attempt.id AS "attemptId"
     FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);

@@ -24,6 +24,8 @@ export type EventDetail = {
   nextAttemptAt: Date | null;
   lastError: string | null;
   processedAt: Date | null;
+  /** "delivery", or "reconcile": recovered from the gateway's API by a reconciliation run (at receivedAt). */
+  source: string;
 };
 
 export type AttemptRow = {
@@ -44,6 +46,8 @@ export type TimelineEntry = {
   receivedAt: Date;
   status: string;
   ignoredReason: string | null;
+  /** The gateway never delivered it: a reconciliation run recovered it (at receivedAt). */
+  recovered: boolean;
   applied: { fromStatus: string | null; toStatus: string; source: string } | null;
 };
 
@@ -54,7 +58,7 @@ export async function getEvent(db: Queryable, id: number): Promise<EventDetail |
             raw_body AS "rawBody", headers, query_string AS "queryString", occurred_at AS "occurredAt",
             occurred_at_precision AS "occurredAtPrecision", received_at AS "receivedAt", status,
             ignored_reason AS "ignoredReason", attempts, next_attempt_at AS "nextAttemptAt",
-            last_error AS "lastError", processed_at AS "processedAt", archived_at AS "archivedAt"
+            last_error AS "lastError", processed_at AS "processedAt", archived_at AS "archivedAt", source
        FROM webhook_inbox WHERE id = $1`,
     [id],
   );
@@ -80,7 +84,7 @@ export async function resourceTimeline(db: Queryable, provider: string, resource
   const { rows } = await db.query<Omit<TimelineEntry, "applied"> & { fromStatus: string | null; toStatus: string | null; source: string | null }>(
     `SELECT * FROM (
        SELECT i.id, i.event_type AS "eventType", i.occurred_at AS "occurredAt", i.received_at AS "receivedAt",
-              i.status, i.ignored_reason AS "ignoredReason",
+              i.status, i.ignored_reason AS "ignoredReason", i.source = 'reconcile' AS recovered,
               t.from_status AS "fromStatus", t.to_status AS "toStatus", t.source
          FROM webhook_inbox i
          LEFT JOIN payment_transitions t ON t.inbox_id = i.id

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { CopyButton } from "@/app/_components/copy-button.client";
 import { CustomerLink } from "@/app/_components/customer-link";
 import { DisplayTime } from "@/app/_components/display-time.client";
+import { RecoveredLabel } from "@/app/_components/recovered-label";
 import type { EventPageView } from "@/lib/console/get-event-view";
 
 /** The event as normalized (ids, customer, times, attempts) beside the headers it came with. */
@@ -31,6 +32,7 @@ export function EventFacts({ view }: { view: EventPageView }) {
           <dt>Received</dt>
           <dd>
             <DisplayTime value={event.receivedAt} />
+            {event.source === "reconcile" ? <RecoveredLabel at={event.receivedAt} /> : null}
           </dd>
           <dt>Processed</dt>
           <dd>

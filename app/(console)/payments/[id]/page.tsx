@@ -4,6 +4,7 @@ import { CustomerLink } from "@/app/_components/customer-link";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
+import { RecoveredLabel } from "@/app/_components/recovered-label";
 import { TimelineTable } from "@/app/_components/timeline-table.client";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
@@ -26,11 +27,14 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
   const { payment } = view;
   // Deliveries to the host change with actions on this page: read them where they are written.
   const changes = await listPaymentChanges(pool, payment.id);
+  // The latest event reconciliation recovered that moved this payment, if any.
+  const recovered = view.timeline.filter((entry) => entry.recovered && entry.applied).at(-1);
   return (
     <>
       <div className="row">
         <h1 className="mono">{payment.chargeId}</h1>
         <StatusBadge status={payment.status} />
+        {recovered ? <RecoveredLabel at={recovered.receivedAt} /> : null}
       </div>
       <section className="panel">
         <dl className="kv">

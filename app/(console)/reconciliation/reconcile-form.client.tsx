@@ -1,0 +1,100 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import type { ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { reconcileGateway } from "./actions";
+
+function Summary({ result }: { result: ReconcileResult }) {
+  if (result.outcome === "busy") return <p role="status">A run of {result.provider} is in progress; try again when it ends.</p>;
+  if (result.outcome === "unavailable") return <p role="status">{result.reason}</p>;
+  const [ingest, repair] = result.dryRun ? ["would ingest", "would repair"] : ["ingested", "repaired"];
+  return (
+    <div role="status" data-testid="reconcile-result">
+      <p>
+        {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {result.provider}, {result.since} to {result.until}. Listed{" "}
+        <strong>{result.listed}</strong> in {result.pages} page(s); {ingest} <strong data-testid="reconcile-missing">{result.missingIngested}</strong>{" "}
+        missed event(s), {repair} <strong data-testid="reconcile-repaired">{result.repaired}</strong> payment(s); refetched {result.stuckRefetched}{" "}
+        stuck payment(s); {result.errors} error(s).
+        {result.complete ? "" : " The window is not finished: the next run resumes it."}
+      </p>
+      {result.lastError ? <p className="muted">Last error: {result.lastError}</p> : null}
+      {result.findings.length > 0 ? (
+        <table className="data stack" aria-label="Findings">
+          <thead>
+            <tr>
+              <th>Kind</th>
+              <th>Charge</th>
+              <th>Event</th>
+              <th>Ours → gateway&apos;s</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.findings.map((finding) => (
+              <tr key={`${finding.kind}-${finding.eventId ?? finding.resourceId}`}>
+                <td data-label="Kind">{finding.kind.replace("_", " ")}</td>
+                <td data-label="Charge" className="mono">
+                  {finding.resourceId ?? "—"}
+                </td>
+                <td data-label="Event">{finding.eventType ?? "—"}</td>
+                <td data-label="Ours → gateway's">{finding.theirs ? `${finding.ours ?? "none"} → ${finding.theirs}` : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
+  );
+}
+
+/** Pick a gateway (and optionally a window), preview what a run would do, then run it. */
+export function ReconcileForm({ providers }: { providers: string[] }) {
+  const router = useRouter();
+  const [provider, setProvider] = useState(providers[0] ?? "");
+  const [since, setSince] = useState("");
+  const [until, setUntil] = useState("");
+  const [result, setResult] = useState<ReconcileResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const submit = (dryRun: boolean) =>
+    startTransition(async () => {
+      const answer = await reconcileGateway({ provider: provider as never, since: since || undefined, until: until || undefined, dryRun });
+      setResult(answer.ok ? answer.data : null);
+      setError(answer.ok ? null : answer.error);
+      if (!dryRun) router.refresh();
+    });
+  if (providers.length === 0) return <p className="panel muted">No gateway has its API credentials set: nothing to reconcile.</p>;
+  return (
+    <section className="panel" aria-labelledby="run">
+      <h2 id="run">Preview and run</h2>
+      <div className="row">
+        <label>
+          Gateway{" "}
+          <select value={provider} onChange={(event) => setProvider(event.target.value)} name="provider">
+            {providers.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Since <input name="since" placeholder="ISO-8601, or the cursor" value={since} onChange={(event) => setSince(event.target.value)} />
+        </label>
+        <label>
+          Until <input name="until" placeholder="now" value={until} onChange={(event) => setUntil(event.target.value)} />
+        </label>
+        <button type="button" disabled={pending} onClick={() => submit(true)}>
+          Preview
+        </button>
+        <button type="button" className="primary" disabled={pending} onClick={() => submit(false)}>
+          {pending ? "Working…" : "Run"}
+        </button>
+      </div>
+      {error ? (
+        <p role="alert" className="banner bad">
+          {error}
+        </p>
+      ) : null}
+      {result ? <Summary result={result} /> : null}
+    </section>
+  );
+}

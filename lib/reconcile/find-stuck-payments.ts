@@ -1,0 +1,24 @@
+import type { Queryable } from "../db/pool";
+import type { LocalPayment } from "./repair-drift";
+
+/** The states a payment may still leave on the gateway's side without anything more from us. */
+export const NON_FINAL_STATUSES = ["pending", "authorized", "disputed"] as const;
+
+/**
+ * Payments of a gateway in a non-final state that nothing touched for `minutes` and that have no
+ * event waiting: the oldest first, at most `limit`.
+ */
+export async function findStuckPayments(db: Queryable, provider: string, minutes: number, limit: number): Promise<LocalPayment[]> {
+  if (limit === 0) return [];
+  const { rows } = await db.query<LocalPayment>(
+    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::float8 AS "amountRefunded", false AS "pendingEvents"
+       FROM payments p
+      WHERE p.provider = $1 AND p.status = ANY($2::text[])
+        AND GREATEST(p.updated_at, COALESCE(p.last_gateway_event_at, p.updated_at)) < now() - make_interval(mins => $3)
+        AND NOT EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.status = 'pending')
+      ORDER BY p.updated_at
+      LIMIT $4`,
+    [provider, NON_FINAL_STATUSES, minutes, limit],
+  );
+  return rows;
+}

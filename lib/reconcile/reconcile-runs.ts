@@ -1,0 +1,78 @@
+import type { Queryable } from "../db/pool";
+
+// The record of each run: what it listed and what it found, for the console, the alerts and metrics.
+
+export type RunTrigger = "schedule" | "cli" | "console";
+
+export type RunCounts = { pages: number; listed: number; missingIngested: number; repaired: number; stuckRefetched: number; errors: number };
+
+export const emptyCounts = (): RunCounts => ({ pages: 0, listed: 0, missingIngested: 0, repaired: 0, stuckRefetched: 0, errors: 0 });
+
+export async function startRun(
+  db: Queryable,
+  run: { provider: string; trigger: RunTrigger; actor: string | null; since: Date; until: Date },
+): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO reconcile_runs (provider, trigger, actor, window_start, window_end) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [run.provider, run.trigger, run.actor, run.since, run.until],
+  );
+  return Number(rows[0]!.id);
+}
+
+/** The run's counts so far (after every page, so a run that dies mid-way still shows what it did). */
+export async function recordProgress(db: Queryable, runId: number, counts: RunCounts, lastError: string | null, status = "running"): Promise<void> {
+  await db.query(
+    `UPDATE reconcile_runs
+        SET pages = $2, listed = $3, missing_ingested = $4, repaired = $5, stuck_refetched = $6, errors = $7,
+            last_error = COALESCE($8, last_error), status = $9::text,
+            finished_at = CASE WHEN $9::text = 'running' THEN NULL ELSE now() END
+      WHERE id = $1`,
+    [runId, counts.pages, counts.listed, counts.missingIngested, counts.repaired, counts.stuckRefetched, counts.errors, lastError, status],
+  );
+}
+
+/** A run, as the console and the CLI show it. */
+export type RunView = RunCounts & {
+  id: number;
+  provider: string;
+  trigger: string;
+  actor: string | null;
+  windowStart: string;
+  windowEnd: string;
+  status: string;
+  lastError: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+};
+
+// The columns as RunView names; times become ISO strings (a view object crosses to the console).
+const RUN_COLUMNS = `
+  id::float8 AS id, provider, trigger, actor, to_json(window_start)#>>'{}' AS "windowStart", to_json(window_end)#>>'{}' AS "windowEnd",
+  status, pages, listed, missing_ingested AS "missingIngested", repaired, stuck_refetched AS "stuckRefetched", errors,
+  last_error AS "lastError", to_json(started_at)#>>'{}' AS "startedAt", to_json(finished_at)#>>'{}' AS "finishedAt"`;
+
+/** The latest runs, newest first. */
+export async function listRuns(db: Queryable, limit = 50): Promise<RunView[]> {
+  const { rows } = await db.query<RunView>(`SELECT ${RUN_COLUMNS} FROM reconcile_runs ORDER BY started_at DESC, id DESC LIMIT $1`, [limit]);
+  return rows;
+}
+
+/** Per provider, what every recorded run recovered: missed events ingested and payments repaired. */
+export async function recoveredByProvider(db: Queryable): Promise<{ provider: string; missingIngested: number; repaired: number }[]> {
+  const { rows } = await db.query<{ provider: string; missingIngested: number; repaired: number }>(
+    `SELECT provider, sum(missing_ingested)::float8 AS "missingIngested", sum(repaired)::float8 AS repaired FROM reconcile_runs GROUP BY provider ORDER BY provider`,
+  );
+  return rows;
+}
+
+/** Runs that finished within the window and found missed events or drifted payments (for the alert). */
+export async function runsWithFindings(db: Queryable, windowMinutes: number): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number }[]> {
+  const { rows } = await db.query<{ provider: string; runs: number; missingIngested: number; repaired: number }>(
+    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS "missingIngested", sum(repaired)::int AS repaired
+       FROM reconcile_runs
+      WHERE finished_at > now() - make_interval(mins => $1) AND (missing_ingested > 0 OR repaired > 0)
+      GROUP BY provider ORDER BY provider`,
+    [windowMinutes],
+  );
+  return rows;
+}

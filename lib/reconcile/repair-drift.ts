@@ -1,0 +1,71 @@
+import type { AppConfig } from "../config/env";
+import type { Pool, Queryable } from "../db/pool";
+import type { PgBoss } from "pg-boss";
+import type { ChargeSnapshot } from "../canonical/charge-event";
+import { observedChargeType, type ObservedCharge } from "../canonical/observed-charge";
+import { jsonbText } from "../inbox/ingest/normalize-event";
+import { storeEvent } from "../inbox/ingest/ingest-event";
+import { deriveEventKey } from "../providers/signature";
+
+// A charge the gateway shows in another state than our payment: stored as a derived-key event with
+// the observed state as its body, and applied by the worker like any other event (the ledger then
+// says "reconcile"). Its key (the drivers' derived-key rule: resource|type|status|time) names the
+// gateway's state and ours, so the same drift seen again is a duplicate: nothing is written twice.
+
+export type LocalPayment = { chargeId: string; status: string; amountRefunded: number; pendingEvents: boolean };
+
+/** Our payments for these charges, and whether an event of theirs is still waiting to be processed. */
+export async function localPayments(db: Queryable, provider: string, chargeIds: readonly string[]): Promise<Map<string, LocalPayment>> {
+  if (chargeIds.length === 0) return new Map();
+  // Amounts are minor units: float8 holds them exactly (below 2^53).
+  const { rows } = await db.query<LocalPayment>(
+    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::float8 AS "amountRefunded",
+            EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.status = 'pending') AS "pendingEvents"
+       FROM payments p WHERE p.provider = $1 AND p.gateway_charge_id = ANY($2::text[])`,
+    [provider, chargeIds],
+  );
+  return new Map(rows.map((row) => [row.chargeId, row]));
+}
+
+/**
+ * Does the gateway's state differ from ours? A payment we don't have differs only where the gateway's
+ * events create payments (PAYMENT_SOURCE gateway); one with an event still pending is left to it.
+ */
+export function drifted(local: LocalPayment | undefined, snapshot: ChargeSnapshot, createsPayments: boolean): boolean {
+  if (!local) return createsPayments;
+  if (local.pendingEvents) return false;
+  return local.status !== snapshot.status || (snapshot.amountRefunded !== undefined && snapshot.amountRefunded !== local.amountRefunded);
+}
+
+export type DriftDeps = { pool: Pool; boss: PgBoss; config: AppConfig };
+
+/** The derived key of one drift: the gateway's state (and its own update time, when it gives one) and ours. */
+export function driftKey(observed: ObservedCharge, updatedAt: string | null, local: LocalPayment | undefined): string {
+  const theirs = `${observed.gatewayStatus}/${observed.snapshot.status}/${observed.snapshot.amountRefunded ?? ""}`;
+  const ours = local ? `${local.status}/${local.amountRefunded}` : "none";
+  return deriveEventKey(observed.resourceId, observedChargeType(observed), theirs, `${updatedAt ?? ""}|ours:${ours}`);
+}
+
+/** Stores the drift as an event (source "reconcile") with its job; false when the same drift was stored before. */
+export async function storeDrift(deps: DriftDeps, provider: string, observed: ObservedCharge, key: string): Promise<boolean> {
+  const inboxId = await storeEvent(deps, {
+    provider,
+    columns: {
+      eventId: key,
+      eventIdDerived: true,
+      type: observedChargeType(observed),
+      resourceId: observed.resourceId,
+      customerId: observed.snapshot.customerId ?? null,
+      customerEmail: observed.snapshot.customerEmail?.toLowerCase() ?? null,
+      payload: jsonbText(observed),
+      occurredAt: observed.observedAt,
+      precision: "millisecond",
+    },
+    error: null,
+    rawBody: Buffer.from(JSON.stringify(observed)),
+    headers: {},
+    queryString: null,
+    source: "reconcile",
+  });
+  return inboxId !== null;
+}

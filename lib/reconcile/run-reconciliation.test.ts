@@ -1,0 +1,336 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { signedDelivery, stripeEvents, type HistoryStep } from "@/e2e/simulator/gateway-events";
+import { generateHistories, type PaymentHistory } from "@/e2e/simulator/history";
+import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
+import { findAlerts } from "../alerts/check-alerts";
+import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { ingestEvent } from "../inbox/ingest/ingest-event";
+import { renderMetrics } from "../ops/render-metrics";
+import { runReconciliation, type ReconcileRequest, type ReconcileResult } from "./run-reconciliation";
+import { reconcilableProviders, runDueReconciliations } from "./run-due-reconciliations";
+
+// Reconciliation against the fake gateway's list APIs and a real database, processed by a real
+// pg-boss worker: missed events ingested under their own key, drift repaired through derived events,
+// paging edges, a gateway failing mid-run, the dry run, the lock.
+
+let app: TestApp;
+let gateway: FakeGateway;
+let worker: TestWorker;
+
+const MP_SECRET = "mp_webhook_secret";
+
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+  app = await createTestApp("reconcile", {
+    ...fakeGatewayEnv(gateway.url),
+    WEBHOOK_SECRET_MERCADOPAGO: MP_SECRET,
+    PAYMENT_SOURCE_MERCADOPAGO: "gateway",
+    RECONCILE_PAGE_SIZE: "3",
+    RECONCILE_LOOKBACK_HOURS: "4",
+    RECONCILE_LAG_SECONDS: "0",
+  });
+  worker = await startTestWorker(app.db.url, app.config);
+});
+afterAll(async () => {
+  await worker.stop();
+  await app.close();
+  await gateway.close();
+});
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, payments, payment_transitions, processing_attempts, reconcile_runs, reconcile_cursors, audit_log CASCADE");
+  gateway.intercept(null);
+  gateway.reset();
+});
+
+type StripeEvent = ReturnType<typeof stripeEvents>[number];
+
+let seed = 100;
+/** Stripe histories that began 1-3 h ago, and the events each step sent (ids fixed once, as Stripe's are). */
+function stripeHistories(count: number): { histories: PaymentHistory[]; events: StripeEvent[] } {
+  const histories = generateHistories(seed++, count, ["stripe"], { startMs: Date.now() - 3 * 3_600_000, spreadMs: 3_600_000, sameSecondRate: 0 });
+  const events = histories.flatMap((history) => history.steps.flatMap((step) => stripeEvents(history.payment, step)));
+  gateway.add(histories);
+  gateway.addEvents(events);
+  return { histories, events };
+}
+
+async function deliver(event: StripeEvent) {
+  const delivery = signedDelivery("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
+  return ingestEvent({ pool: app.pool, boss: app.boss, config: app.config }, { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+}
+
+function reconcile(request: Partial<ReconcileRequest> = {}, overrides: Record<string, string> = {}) {
+  const config = testConfig(app.env, overrides);
+  return runReconciliation(
+    { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) },
+    { provider: "stripe", trigger: "cli", actor: "ops@example.com", ...request },
+  );
+}
+
+type Counted = Extract<ReconcileResult, { listed: number }>;
+function counted(result: ReconcileResult): Counted {
+  if (!("listed" in result)) throw new Error(`no run: ${JSON.stringify(result)}`);
+  return result;
+}
+
+async function settled() {
+  return waitFor(async () => {
+    const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");
+    return rows[0]!.n === 0;
+  }, 30_000, "every event settled");
+}
+
+async function paymentStates(histories: PaymentHistory[]) {
+  const { rows } = await app.pool.query<{ gateway_charge_id: string; status: string; amount_refunded: number }>(
+    "SELECT gateway_charge_id, status, amount_refunded FROM payments WHERE gateway_charge_id = ANY($1)",
+    [histories.map((history) => history.payment.chargeId)],
+  );
+  const byCharge = new Map(rows.map((row) => [row.gateway_charge_id, `${row.status}/${row.amount_refunded}`]));
+  return histories.map((history) => ({ chargeId: history.payment.chargeId, app: byCharge.get(history.payment.chargeId) ?? "missing", truth: `${history.truth.status}/${history.truth.amountRefunded}` }));
+}
+
+async function tableCounts() {
+  const { rows } = await app.pool.query(
+    `SELECT (SELECT count(*)::int FROM webhook_inbox) AS inbox, (SELECT count(*)::int FROM reconcile_runs) AS runs,
+            (SELECT count(*)::int FROM reconcile_cursors) AS cursors, (SELECT count(*)::int FROM audit_log) AS audit,
+            (SELECT count(*)::int FROM payments) AS payments, (SELECT count(*)::int FROM pgboss.job WHERE name = 'webhooks') AS jobs`,
+  );
+  return rows[0];
+}
+
+const window = () => ({ since: new Date(Date.now() - 4 * 3_600_000), until: new Date() });
+
+describe("Stripe: the events list", () => {
+  it("ingests the events the gateway never delivered under their own key; a second run finds nothing", async () => {
+    const { histories, events } = stripeHistories(8);
+    const withheld = events.filter((_, index) => index % 3 === 0);
+    for (const event of events.filter((_, index) => index % 3 !== 0)) expect((await deliver(event)).kind).toBe("stored");
+
+    const first = counted(await reconcile(window()));
+    expect(first).toMatchObject({ outcome: "finished", complete: true, listed: events.length, missingIngested: withheld.length, errors: 0 });
+    expect(first.pages).toBe(Math.ceil(events.length / 3));
+    const { rows } = await app.pool.query<{ event_id: string }>("SELECT event_id FROM webhook_inbox WHERE source = 'reconcile' ORDER BY event_id");
+    expect(rows.map((row) => row.event_id)).toEqual(withheld.map((event) => event.id).sort());
+    await settled();
+    for (const state of await paymentStates(histories)) expect(state.app, state.chargeId).toBe(state.truth);
+
+    const second = counted(await reconcile(window()));
+    expect(second).toMatchObject({ outcome: "finished", listed: events.length, missingIngested: 0, repaired: 0 });
+    const runs = await app.pool.query("SELECT trigger, status, listed, missing_ingested, repaired FROM reconcile_runs ORDER BY id");
+    expect(runs.rows).toEqual([
+      { trigger: "cli", status: "finished", listed: events.length, missing_ingested: withheld.length, repaired: 0 },
+      { trigger: "cli", status: "finished", listed: events.length, missing_ingested: 0, repaired: 0 },
+    ]);
+    const audit = await app.pool.query("SELECT actor, details->>'provider' AS provider FROM audit_log WHERE action = 'reconcile'");
+    expect(audit.rows).toHaveLength(2);
+  });
+
+  it("answers a delivery that arrives after reconciliation ingested its event as a duplicate", async () => {
+    const { events } = stripeHistories(1);
+    counted(await reconcile(window()));
+    expect(await deliver(events[0]!)).toEqual({ kind: "duplicate", duplicate: true });
+  });
+
+  it("writes nothing on a dry run, and says what a run would ingest", async () => {
+    const { events } = stripeHistories(3);
+    await deliver(events[0]!);
+    await settled();
+    const before = await tableCounts();
+    const preview = counted(await reconcile({ ...window(), dryRun: true }));
+    expect(preview).toMatchObject({ dryRun: true, runId: null, missingIngested: events.length - 1 });
+    expect(preview.findings.map((finding) => finding.eventId).sort()).toEqual(events.slice(1).map((event) => event.id).sort());
+    // Through the cursor too: a dry run neither starts nor moves it.
+    counted(await reconcile({ dryRun: true }));
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("lists two events of one charge that fall on two pages, and the payment ends right", async () => {
+    const histories = generateHistories(seed++, 30, ["stripe"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 600_000, sameSecondRate: 0 });
+    const history = histories.find((candidate) => !candidate.payment.integration && candidate.steps.length === 2 && candidate.steps[1]!.kind === "refund")!;
+    const events = history.steps.flatMap((step) => stripeEvents(history.payment, step));
+    gateway.add([history]);
+    gateway.addEvents(events);
+    const result = counted(await reconcile(window(), { RECONCILE_PAGE_SIZE: "1" }));
+    expect(result).toMatchObject({ missingIngested: 2, complete: true });
+    expect(result.pages).toBeGreaterThanOrEqual(2);
+    await settled();
+    expect((await paymentStates([history]))[0]!.app).toBe(`${history.truth.status}/${history.truth.amountRefunded}`);
+  });
+
+  it("includes an event created at the window's start, and leaves one created at its end to the next window", async () => {
+    const until = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    const since = new Date(until.getTime() - 600_000);
+    const step = (occurredAtMs: number): HistoryStep => ({ kind: "succeeded", amountRefunded: 0, occurredAtMs });
+    const [history] = generateHistories(seed++, 1, ["stripe"]);
+    const atStart = stripeEvents({ ...history!.payment, integration: undefined }, step(since.getTime()))[0]!;
+    const atEnd = stripeEvents({ ...history!.payment, chargeId: `${history!.payment.chargeId}_b`, integration: undefined }, step(until.getTime()))[0]!;
+    gateway.addEvents([atStart, atEnd]);
+    const first = counted(await reconcile({ since, until }));
+    expect(first.findings.map((finding) => finding.eventId)).toEqual([atStart.id]);
+    const next = counted(await reconcile({ since: until, until: new Date(until.getTime() + 600_000) }));
+    expect(next.findings.map((finding) => finding.eventId)).toEqual([atEnd.id]);
+  });
+
+  it("stops on a 429 and on a 500 mid-run, and the next run resumes from the cursor", async () => {
+    const { events } = stripeHistories(6);
+    let failures = [429, 500];
+    let failedAt: string[] = [];
+    gateway.intercept((path) => {
+      if (!path.startsWith("/v1/events") || !path.includes("starting_after") || failures.length === 0) return undefined;
+      failedAt.push(path);
+      return { status: failures.shift()!, body: { error: { message: "simulated" } } };
+    });
+    const first = counted(await reconcile());
+    expect(first).toMatchObject({ outcome: "interrupted", complete: false, errors: 1 });
+    expect(first.lastError).toContain("429");
+    const cursor = await app.pool.query("SELECT page_token, complete FROM reconcile_cursors WHERE provider = 'stripe'");
+    expect(cursor.rows[0]).toMatchObject({ complete: false, page_token: expect.stringMatching(/^evt_/) });
+    expect(failedAt[0]).toContain(`starting_after=${cursor.rows[0].page_token}`);
+
+    const listings = () => gateway.requests.filter((request) => request.path.startsWith("/v1/events"));
+    const listedBefore = listings().length;
+    const second = counted(await reconcile());
+    expect(second).toMatchObject({ outcome: "interrupted", errors: 1 });
+    expect(second.lastError).toContain("500");
+    // It started where the first one stopped, not at the window's first page.
+    expect(listings()[listedBefore]!.path).toContain(`starting_after=${cursor.rows[0].page_token}`);
+
+    failedAt = [];
+    failures = [];
+    const third = counted(await reconcile());
+    expect(third).toMatchObject({ outcome: "finished", complete: true, errors: 0 });
+    expect(first.missingIngested + second.missingIngested + third.missingIngested).toBe(events.length);
+    const { rows } = await app.pool.query<{ n: number }>("SELECT count(DISTINCT event_id)::int AS n FROM webhook_inbox WHERE source = 'reconcile'");
+    expect(rows[0]!.n).toBe(events.length);
+    expect((await app.pool.query("SELECT complete FROM reconcile_cursors")).rows).toEqual([{ complete: true }]);
+  });
+
+  it("does not loop on an empty page that says has_more; the next run asks again", async () => {
+    const { events } = stripeHistories(2);
+    gateway.intercept((path) => (path.startsWith("/v1/events") ? { status: 200, body: { object: "list", data: [], has_more: true } } : undefined));
+    const first = counted(await reconcile());
+    expect(first).toMatchObject({ outcome: "interrupted", pages: 0, listed: 0, errors: 1 });
+    expect(first.lastError).toContain("has_more");
+    gateway.intercept(null);
+    const second = counted(await reconcile());
+    expect(second).toMatchObject({ outcome: "finished", missingIngested: events.length });
+  });
+
+  it("never runs twice at once for one gateway", async () => {
+    const holder = await app.pool.connect();
+    try {
+      await holder.query("SELECT pg_advisory_lock(hashtextextended('reconcile:stripe', 0))");
+      expect(await reconcile(window())).toEqual({ outcome: "busy", provider: "stripe" });
+    } finally {
+      await holder.query("SELECT pg_advisory_unlock_all()");
+      holder.release();
+    }
+  });
+
+  it("refetches a payment stuck in pending and repairs it through a derived event", async () => {
+    const histories = generateHistories(seed++, 40, ["stripe"], { startMs: Date.now() - 3 * 3_600_000, spreadMs: 600_000 });
+    const history = histories.find((candidate) => !candidate.payment.integration && candidate.steps.map((step) => step.kind).join() === "pending,succeeded")!;
+    gateway.add([history]);
+    const [pending] = stripeEvents(history.payment, history.steps[0]!);
+    await deliver(pending!);
+    await settled();
+    await app.pool.query("UPDATE payments SET updated_at = now() - interval '2 hours' WHERE gateway_charge_id = $1", [history.payment.chargeId]);
+    // A window with nothing in it: only the stuck payment is looked at.
+    const result = counted(await reconcile({ since: new Date(Date.now() - 60_000), until: new Date() }));
+    expect(result).toMatchObject({ stuckRefetched: 1, repaired: 1 });
+    expect(result.findings[0]).toMatchObject({ kind: "stuck", ours: "pending", theirs: "paid" });
+    await settled();
+    const ledger = await app.pool.query(
+      `SELECT t.to_status, t.source, w.source AS inbox_source FROM payment_transitions t JOIN webhook_inbox w ON w.id = t.inbox_id
+        JOIN payments p ON p.id = t.payment_id WHERE p.gateway_charge_id = $1 ORDER BY t.id`,
+      [history.payment.chargeId],
+    );
+    expect(ledger.rows).toEqual([
+      { to_status: "pending", source: "event", inbox_source: "delivery" },
+      { to_status: "paid", source: "reconcile", inbox_source: "reconcile" },
+    ]);
+    expect(counted(await reconcile({ since: new Date(Date.now() - 60_000), until: new Date() }))).toMatchObject({ stuckRefetched: 0, repaired: 0 });
+  });
+});
+
+describe("gateways without an events API: Mercado Pago's payments search", () => {
+  it("turns each payment whose state differs from ours into a derived event the worker applies; again, nothing", async () => {
+    const histories = generateHistories(seed++, 7, ["mercadopago"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 });
+    gateway.add(histories);
+    // One we know in a state the gateway has since left, one we know as the gateway shows it.
+    const [behind, agreeing] = histories;
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency)
+       VALUES ('mercadopago', $1, 'pending', $2, 0, 'brl'), ('mercadopago', $3, $4, $5, $6, 'brl')`,
+      [behind!.payment.chargeId, behind!.payment.amount, agreeing!.payment.chargeId, agreeing!.truth.status, agreeing!.payment.amount, agreeing!.truth.amountRefunded],
+    );
+    const first = counted(await reconcile({ provider: "mercadopago", ...window() }));
+    expect(first).toMatchObject({ outcome: "finished", listed: 7, repaired: behind!.truth.status === "pending" ? 5 : 6, missingIngested: 0 });
+    expect(first.findings.map((finding) => finding.resourceId)).not.toContain(agreeing!.payment.chargeId);
+    await settled();
+    for (const state of await paymentStates(histories)) expect(state.app, state.chargeId).toBe(state.truth);
+    const derived = await app.pool.query("SELECT DISTINCT event_id_derived, source, event_type LIKE 'reconcile.%' AS typed FROM webhook_inbox");
+    expect(derived.rows).toEqual([{ event_id_derived: true, source: "reconcile", typed: true }]);
+    expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ listed: 7, repaired: 0 });
+  });
+
+  it("stores a drift the state machine refuses once: running again finds nothing new", async () => {
+    const history = generateHistories(seed++, 40, ["mercadopago"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 }).find(
+      (candidate) => candidate.truth.status === "paid",
+    )!;
+    gateway.add([history]);
+    // Ours says failed (final); the gateway says paid: the worker can't move it, and says why.
+    await app.pool.query(`INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('mercadopago', $1, 'failed', $2, 'brl')`, [
+      history.payment.chargeId,
+      history.payment.amount,
+    ]);
+    expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ repaired: 1 });
+    await settled();
+    expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ listed: 1, repaired: 0 });
+    const { rows } = await app.pool.query("SELECT status, ignored_reason FROM webhook_inbox WHERE resource_id = $1", [history.payment.chargeId]);
+    expect(rows).toEqual([{ status: "ignored", ignored_reason: expect.any(String) }]);
+  });
+
+  it("moves to the next offset past an empty page short of paging.total", async () => {
+    const histories = generateHistories(seed++, 4, ["mercadopago"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 });
+    gateway.add(histories);
+    gateway.intercept((path) =>
+      path.startsWith("/v1/payments/search") && path.includes("offset=0&") ? { status: 200, body: { paging: { total: 4, offset: 0, limit: 3 }, results: [] } } : undefined,
+    );
+    const result = counted(await reconcile({ provider: "mercadopago", ...window() }));
+    // The first page came back empty: the three payments on it are left to the next run; the fourth is listed.
+    expect(result).toMatchObject({ outcome: "finished", pages: 2, listed: 1 });
+  });
+});
+
+describe("the worker's schedule", () => {
+  it("runs a gateway once its API credentials are set, on its own interval, and not again before it", async () => {
+    const deps = (overrides: Record<string, string>) => {
+      const config = testConfig(app.env, overrides);
+      return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) };
+    };
+    const stripeOnly = { RECONCILE_INTERVAL_MINUTES_MERCADOPAGO: "0", RECONCILE_INTERVAL_MINUTES_STANDARD: "0" };
+    expect(reconcilableProviders(testConfig(app.env, { STRIPE_API_KEY: "" }), { scheduled: true })).not.toContain("stripe");
+    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }), { scheduled: true })).not.toContain("stripe");
+    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).toContain("stripe");
+    const first = await runDueReconciliations(deps(stripeOnly));
+    expect(first.map((result) => result.provider)).toEqual(["stripe"]);
+    expect(await runDueReconciliations(deps(stripeOnly))).toEqual([]);
+    const runs = await app.pool.query("SELECT provider, trigger FROM reconcile_runs");
+    expect(runs.rows).toEqual([{ provider: "stripe", trigger: "schedule" }]);
+  });
+});
+
+describe("what a run found, told", () => {
+  it("alerts when a run found missed events, and exports what it recovered per provider", async () => {
+    const { events } = stripeHistories(2);
+    counted(await reconcile(window()));
+    const alerts = await findAlerts({ pool: app.pool, config: app.config });
+    const missed = alerts.filter((alert) => alert.kind === "reconcile_missed");
+    expect(missed).toEqual([{ kind: "reconcile_missed", provider: "stripe", text: expect.stringContaining(`found ${events.length} event(s) the gateway never delivered`) }]);
+    const text = await renderMetrics(app.pool, async () => app.boss);
+    expect(text).toContain(`webhook_inbox_reconcile_recovered_events{provider="stripe",kind="missed"} ${events.length}`);
+  });
+});
