@@ -108,7 +108,13 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries",
     expect(first.code, first.output).toBe(0);
     await drained(provider);
     const check = await checkFinalStates(histories, read);
-    expect(check.mismatches, JSON.stringify(check.mismatches)).toEqual([]);
+    // Pagar.me shows a charge refunded in full after capture exactly as one canceled before capture;
+    // when the capture's notice was the one withheld, neither the charge nor the ledger can tell, and
+    // the payment stays canceled with the whole amount returned (docs/reconciliation.md). Only that.
+    const unexplained = check.mismatches.filter(
+      (mismatch) => !(provider === "pagarme" && mismatch.expected.startsWith("refunded/") && mismatch.actual === mismatch.expected.replace("refunded/", "canceled/")),
+    );
+    expect(unexplained, JSON.stringify(check.mismatches)).toEqual([]);
     expect(await failedCount(provider)).toBe(0);
     console.log(
       `${provider}: ${withheld.length} of ${new Set(plan.map((delivery) => delivery.eventId)).size} events withheld, ` +
