@@ -39,7 +39,16 @@ afterAll(async () => {
   await gateway.close();
 });
 beforeEach(async () => {
-  await app.pool.query("TRUNCATE webhook_inbox, payments, payment_transitions, processing_attempts, reconcile_runs, reconcile_cursors, audit_log CASCADE");
+  // The test worker keeps running between tests (sweeps, partition upkeep, heartbeats): a TRUNCATE of
+  // these tables can deadlock with one of its statements, and PostgreSQL may pick the TRUNCATE to fail.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await app.pool.query("TRUNCATE webhook_inbox, payments, payment_transitions, processing_attempts, reconcile_runs, reconcile_cursors, audit_log CASCADE");
+      break;
+    } catch (error) {
+      if (attempt >= 5 || (error as { code?: string }).code !== "40P01") throw error;
+    }
+  }
   gateway.intercept(null);
   gateway.reset();
 });
