@@ -37,7 +37,28 @@ import tseslint from "typescript-eslint";
 // reach the database.
 // (A later block replaces an earlier block's no-restricted-imports, so each block lists the lib-wide
 // patterns too.)
-const LIB_LAYERS = ["errors", "crypto", "request", "canonical", "time", "providers", "config", "observability", "db", "queue", "http", "audit", "auth", "payments", "inbox", "privacy", "*", "alerts", "ops", "runtime"];
+const LIB_LAYERS = [
+  "errors",
+  "crypto",
+  "request",
+  "canonical",
+  "time",
+  "providers",
+  "config",
+  "observability",
+  "db",
+  "queue",
+  "http",
+  "audit",
+  "auth",
+  "payments",
+  "inbox",
+  "privacy",
+  "*",
+  "alerts",
+  "ops",
+  "runtime",
+];
 const layerOf = (folder) => (LIB_LAYERS.includes(folder) ? LIB_LAYERS.indexOf(folder) : LIB_LAYERS.indexOf("*"));
 
 const libOrder = {
@@ -47,7 +68,10 @@ const libOrder = {
     messages: { upward: "lib/{{from}} sits below lib/{{to}} in LIB_LAYERS (eslint.config.js): a lower layer never imports a higher one." },
   },
   create(context) {
-    const file = path.relative(import.meta.dirname, context.filename).split(path.sep).join("/");
+    const file = path
+      .relative(import.meta.dirname, context.filename)
+      .split(path.sep)
+      .join("/");
     const from = /^lib\/([^/]+)\//.exec(file)?.[1];
     if (!from) return {};
     const check = (source) => {
@@ -73,13 +97,22 @@ const restrict = (patterns) => ["error", { patterns }];
 // Data access (docs/decisions.md, "Data access"): SQL on lib/db/pool for every table but users, which
 // lib/auth reaches through Prisma; the pg driver and Prisma's packages stay inside lib/db.
 const driverPatterns = [
-  { group: ["pg", "@prisma/*"], message: "the database drivers stay in lib/db: take Pool, Queryable and withTransaction from lib/db/pool." },
+  {
+    group: ["pg", "@prisma/*"],
+    message: "the database drivers stay in lib/db: take Pool, Queryable and withTransaction from lib/db/pool.",
+  },
 ];
 const prismaPatterns = [
-  { group: ["**/db/prisma", "**/db/generated/*", "**/db/generated/**"], message: "Prisma reaches the users table only (lib/auth); every other table is SQL on lib/db/pool (docs/decisions.md, Data access)." },
+  {
+    group: ["**/db/prisma", "**/db/generated/*", "**/db/generated/**"],
+    message: "Prisma reaches the users table only (lib/auth); every other table is SQL on lib/db/pool (docs/decisions.md, Data access).",
+  },
 ];
 const libPatterns = [
-  { group: ["@/app/*", "@/worker/*", "@/e2e/*", "**/app/*", "**/worker/*", "**/e2e/*"], message: "lib/ never imports app/, worker/ or e2e/." },
+  {
+    group: ["@/app/*", "@/worker/*", "@/e2e/*", "**/app/*", "**/worker/*", "**/e2e/*"],
+    message: "lib/ never imports app/, worker/ or e2e/.",
+  },
   { group: ["next", "next/*", "react", "react-dom", "next-auth", "next-auth/*"], message: "lib/ is framework-free." },
 ];
 
@@ -142,7 +175,10 @@ export default tseslint.config(
         ...driverPatterns,
         ...prismaPatterns,
         { group: ["@/lib/http/*", "../http/*"], message: "payments know nothing of HTTP." },
-        { group: ["@/lib/providers/*", "../providers/*"], message: "payments know nothing of drivers: the shared vocabulary is lib/canonical." },
+        {
+          group: ["@/lib/providers/*", "../providers/*"],
+          message: "payments know nothing of drivers: the shared vocabulary is lib/canonical.",
+        },
       ]),
     },
   },
@@ -161,7 +197,11 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": restrict([
         // Types are erased at build time: a client component may describe server data by its type.
-        { group: ["@/lib/db/*", "@/lib/runtime/*", "@/lib/inbox/*", "pg", "pg-boss"], message: "client components never import the database layer.", allowTypeImports: true },
+        {
+          group: ["@/lib/db/*", "@/lib/runtime/*", "@/lib/inbox/*", "pg", "pg-boss"],
+          message: "client components never import the database layer.",
+          allowTypeImports: true,
+        },
       ]),
     },
   },

@@ -13,7 +13,9 @@ export async function register(): Promise<void> {
   const timer = setInterval(() => {
     Promise.resolve()
       .then(() => checkWorkerDownAlert(webRuntime()))
-      .catch((error: unknown) => logger("alerts").error({ error: error instanceof Error ? error.message : String(error) }, "worker check failed"));
+      .catch((error: unknown) =>
+        logger("alerts").error({ error: error instanceof Error ? error.message : String(error) }, "worker check failed"),
+      );
   }, WORKER_CHECK_MS);
   timer.unref();
 }

@@ -78,7 +78,11 @@ beforeAll(async () => {
   });
   const plan = planDeliveries(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed: 11 });
   expect((await deliverAll(plan, httpSender(server.url), { concurrency: 6, secrets })).failed).toBe(0);
-  await waitFor(async () => (await rows<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'"))[0]!.n === 0, 90_000, "events settled");
+  await waitFor(
+    async () => (await rows<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'"))[0]!.n === 0,
+    90_000,
+    "events settled",
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -91,9 +95,15 @@ afterAll(async () => {
 describe("console for support and finance", () => {
   it("[SUPPORT][SEARCH]: fragments of e-mails and ids find events, exact matches first, at 1440 and 390 px", async () => {
     // customer7@example.com pays, and so do customer70..79: "customer7" lists customer7's events first.
-    const exact = (await rows<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox w JOIN payments p ON p.provider = w.provider AND p.gateway_charge_id = w.resource_id WHERE p.customer_email = 'customer7@example.com'"))[0]!.n;
+    const exact = (
+      await rows<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_inbox w JOIN payments p ON p.provider = w.provider AND p.gateway_charge_id = w.resource_id WHERE p.customer_email = 'customer7@example.com'",
+      )
+    )[0]!.n;
     expect(exact).toBeGreaterThan(0);
-    const [event] = await rows<{ eventId: string; resourceId: string }>("SELECT event_id AS \"eventId\", resource_id AS \"resourceId\" FROM webhook_inbox WHERE provider = 'stripe' ORDER BY id LIMIT 1");
+    const [event] = await rows<{ eventId: string; resourceId: string }>(
+      'SELECT event_id AS "eventId", resource_id AS "resourceId" FROM webhook_inbox WHERE provider = \'stripe\' ORDER BY id LIMIT 1',
+    );
     for (const width of WIDTHS) {
       const page = await browserAs(SUPPORT, width);
       for (const term of ["customer7", "customer7@", "customer7@example"]) {
@@ -121,7 +131,7 @@ describe("console for support and finance", () => {
   }, 120_000);
 
   it("[VIEWER][SEARCH]: a viewer finds events by event or charge id, never by a customer", async () => {
-    const [event] = await rows<{ eventId: string }>("SELECT event_id AS \"eventId\" FROM webhook_inbox ORDER BY id DESC LIMIT 1");
+    const [event] = await rows<{ eventId: string }>('SELECT event_id AS "eventId" FROM webhook_inbox ORDER BY id DESC LIMIT 1');
     const page = await browserAs(VIEWER, 1440);
     await searchEvents(page, event!.eventId);
     expect(await column(page, "Events", "eventId")).toEqual([`${event!.eventId}Copy`]);
@@ -137,7 +147,13 @@ describe("console for support and finance", () => {
     );
     // The full shuffle makes some first events arrive late: those payments learnt their customer from an ignored event.
     expect(stalePaid.length).toBeGreaterThan(0);
-    expect((await rows<{ n: number }>("SELECT count(*)::int AS n FROM payments WHERE amount IS NULL OR currency IS NULL OR customer_email IS NULL"))[0]!.n).toBe(0);
+    expect(
+      (
+        await rows<{ n: number }>(
+          "SELECT count(*)::int AS n FROM payments WHERE amount IS NULL OR currency IS NULL OR customer_email IS NULL",
+        )
+      )[0]!.n,
+    ).toBe(0);
     for (const width of WIDTHS) {
       const page = await browserAs(SUPPORT, width);
       await page.goto(`${server.url}/payments/${stalePaid[0]!.id}`);
@@ -163,13 +179,17 @@ describe("console for support and finance", () => {
       await page.getByLabel("Provider").selectOption("stripe");
       await page.getByRole("button", { name: "Apply" }).click();
       await page.waitForURL(/status=refunded/);
-      const statuses = await page.locator("table[aria-label=Payments] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-status")));
+      const statuses = await page
+        .locator("table[aria-label=Payments] tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-status")));
       expect(statuses).toEqual(Array(Math.min(matching, 50)).fill("refunded"));
       expect(await page.getByTestId("payments-total").textContent()).toContain(`${matching} payment`);
       for (const total of totals) {
         const shown = await page.getByTestId(`payment-total-${total.currency}`).textContent();
         expect(shown).toContain(`${total.n} payment`);
-        expect(shown).toContain(new Intl.NumberFormat("en-US", { style: "currency", currency: total.currency.toUpperCase() }).format(Number(total.amount) / 100));
+        expect(shown).toContain(
+          new Intl.NumberFormat("en-US", { style: "currency", currency: total.currency.toUpperCase() }).format(Number(total.amount) / 100),
+        );
       }
       // Sorting by amount is a URL parameter the server applies (the header's button; the cards below
       // 800 px have no sort control yet, so there the URL is used as is).
@@ -188,10 +208,14 @@ describe("console for support and finance", () => {
       expect(lines[0]).toMatch(/^payment_id,provider,charge_id,status,amount,amount_refunded,currency,customer_email/);
       expect(lines).toHaveLength(1 + matching);
       const exported = new Set(lines.slice(1).map((line) => line.split(",")[2]));
-      const shown = await page.locator("table[aria-label=Payments] tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-charge")));
+      const shown = await page
+        .locator("table[aria-label=Payments] tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-charge")));
       for (const charge of shown) expect(exported.has(charge!)).toBe(true);
       for (const line of lines.slice(1)) expect(line.split(",")[3]).toBe("refunded");
-      expect((await rows<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'export' AND actor = $1", [FINANCE]))[0]!.n).toBeGreaterThan(0);
+      expect(
+        (await rows<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'export' AND actor = $1", [FINANCE]))[0]!.n,
+      ).toBeGreaterThan(0);
       // A date range that ends before anything was created matches nothing, and says so.
       await page.goto(`${server.url}/payments?to=2001-01-01`);
       await page.getByText("No payment matches this filter.").waitFor();
@@ -201,8 +225,23 @@ describe("console for support and finance", () => {
   });
 
   it("[ADMIN][LAYOUT]: no console page scrolls sideways at 390 px, and an unknown event is a 404", async () => {
-    const [ids] = await rows<{ event: number; payment: number }>("SELECT (SELECT max(id) FROM webhook_inbox) AS event, (SELECT max(id) FROM payments) AS payment");
-    const paths = ["/", "/events", `/events/${ids!.event}`, "/payments", `/payments/${ids!.payment}`, "/customers/customer7%40example.com", "/replays", "/audit", "/users", "/alerts", "/signatures", "/events?run=1"];
+    const [ids] = await rows<{ event: number; payment: number }>(
+      "SELECT (SELECT max(id) FROM webhook_inbox) AS event, (SELECT max(id) FROM payments) AS payment",
+    );
+    const paths = [
+      "/",
+      "/events",
+      `/events/${ids!.event}`,
+      "/payments",
+      `/payments/${ids!.payment}`,
+      "/customers/customer7%40example.com",
+      "/replays",
+      "/audit",
+      "/users",
+      "/alerts",
+      "/signatures",
+      "/events?run=1",
+    ];
     const overflow: Record<string, number> = {};
     for (const width of WIDTHS) {
       const page = await browserAs(ADMIN, width);
@@ -226,28 +265,52 @@ describe("console for support and finance", () => {
   // Last: it stops the worker.
   it("[OPS][LIVENESS]: with the worker stopped and events waiting, the overview says no worker is alive, and shows rejected signatures", async () => {
     process.kill(-server.pids.worker, "SIGTERM");
-    await waitFor(async () => {
-      try {
-        process.kill(server.pids.worker, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 30_000, "worker stopped");
+    await waitFor(
+      async () => {
+        try {
+          process.kill(server.pids.worker, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      30_000,
+      "worker stopped",
+    );
     // Its last heartbeat, as it reads once the alive window has passed (no waiting a minute here).
     await app.pool.query("UPDATE worker_heartbeats SET beat_at = now() - interval '3 minutes'");
     for (let index = 0; index < 12; index++) {
-      const facts = { chargeId: randomId("ch"), amount: 1500, currency: "usd", customerId: "cus_wait", customerEmail: "waiting@example.com" };
-      const delivery = deliveryFor("stripe", facts, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 }, secrets.stripe);
-      expect((await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body: delivery.body })).status).toBe(200);
+      const facts = {
+        chargeId: randomId("ch"),
+        amount: 1500,
+        currency: "usd",
+        customerId: "cus_wait",
+        customerEmail: "waiting@example.com",
+      };
+      const delivery = deliveryFor(
+        "stripe",
+        facts,
+        { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
+        secrets.stripe,
+      );
+      expect(
+        (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body: delivery.body })).status,
+      ).toBe(200);
     }
-    expect((await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" })).status).toBe(401);
+    expect(
+      (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" }))
+        .status,
+    ).toBe(401);
     for (const width of WIDTHS) {
       const page = await browserAs(ADMIN, width);
       await page.goto(`${server.url}/`);
       expect(await page.getByTestId("no-worker-banner").textContent()).toMatch(/No worker is alive: 12 events wait/);
       expect(await page.locator("table[aria-label=Workers] tbody tr").first().getAttribute("data-alive")).toBe("false");
-      expect(await page.locator("table[aria-label='Deliveries per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]").textContent()).toBe("1");
+      expect(
+        await page
+          .locator("table[aria-label='Deliveries per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]")
+          .textContent(),
+      ).toBe("1");
       expect(await horizontalOverflow(page)).toBe(0);
       await screenshot(page, `finance-overview-stopped-worker-${width}`);
       await page.getByRole("link", { name: /^\d+ pending events$/ }).click();

@@ -83,13 +83,25 @@ beforeAll(async () => {
     };
     hostPayments.push({ facts, steps: [...steps] });
     for (const [position, kind] of steps.entries()) {
-      const step: HistoryStep = { kind, amountRefunded: kind === "refund" ? 5000 : 0, occurredAtMs: base + index * 60_000 + position * 1000 };
+      const step: HistoryStep = {
+        kind,
+        amountRefunded: kind === "refund" ? 5000 : 0,
+        occurredAtMs: base + index * 60_000 + position * 1000,
+      };
       const delivery = deliveryFor("standard", facts, step, TEST_SECRETS.standard);
-      const response = await fetch(`${server.url}/api/webhooks/standard`, { method: "POST", headers: delivery.headers, body: delivery.body });
+      const response = await fetch(`${server.url}/api/webhooks/standard`, {
+        method: "POST",
+        headers: delivery.headers,
+        body: delivery.body,
+      });
       expect(response.status).toBe(200);
     }
   }
-  await waitFor(async () => (await scalar<number>("SELECT count(*)::int FROM webhook_inbox WHERE status = 'pending'")) === 0, 60_000, "events settled");
+  await waitFor(
+    async () => (await scalar<number>("SELECT count(*)::int FROM webhook_inbox WHERE status = 'pending'")) === 0,
+    60_000,
+    "events settled",
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -207,7 +219,8 @@ describe("console UX", () => {
       keys.push(key);
       await page.keyboard.press(key);
     };
-    const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, name: document.activeElement?.getAttribute("name") }));
+    const focused = () =>
+      page.evaluate(() => ({ tag: document.activeElement?.tagName, name: document.activeElement?.getAttribute("name") }));
 
     await press("/");
     expect(await focused()).toEqual({ tag: "INPUT", name: "q" });
@@ -246,7 +259,9 @@ describe("console UX", () => {
     }
     expect(await activeRow()).toBe(firstId);
     expect(tabs).toBeLessThanOrEqual(8);
-    console.log(`keyboard path: ${keys.join(" ")} (${keys.length} keys plus typing the e-mail); ${tabs} Tabs from the search box to the first row`);
+    console.log(
+      `keyboard path: ${keys.join(" ")} (${keys.length} keys plus typing the e-mail); ${tabs} Tabs from the search box to the first row`,
+    );
   });
 
   it("[SUPPORT][SEARCH]: part of an e-mail finds the customer; their page lists payments with totals and events", async () => {
@@ -259,7 +274,9 @@ describe("console UX", () => {
     }
     await page.getByRole("table", { name: "Payments" }).getByRole("link", { name: email, exact: true }).first().click();
     await page.getByRole("heading", { name: `Customer ${email}` }).waitFor();
-    const charges = await page.locator("table[aria-label='Customer payments'] tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-charge")));
+    const charges = await page
+      .locator("table[aria-label='Customer payments'] tbody tr")
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-charge")));
     const { rows } = await app.pool.query("SELECT gateway_charge_id FROM payments WHERE customer_email = $1 ORDER BY 1", [email]);
     expect(charges.sort()).toEqual(rows.map((row) => row.gateway_charge_id));
     const events = await scalar<number>(
@@ -276,7 +293,13 @@ describe("console UX", () => {
       const response = await fetch(`${server.url}/api/payments`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: "Bearer e2e-payments-token-0123456789" },
-        body: JSON.stringify({ provider: "standard", chargeId: facts.chargeId, amount: facts.amount, currency: "usd", customerEmail: facts.customerEmail }),
+        body: JSON.stringify({
+          provider: "standard",
+          chargeId: facts.chargeId,
+          amount: facts.amount,
+          currency: "usd",
+          customerEmail: facts.customerEmail,
+        }),
       });
       expect(response.status).toBe(201);
     }
@@ -284,7 +307,12 @@ describe("console UX", () => {
     await page.goto(`${server.url}/replays/new?provider=standard&status=failed`);
     const effects = page.getByTestId("replay-effects").locator("tbody tr");
     const preview: Record<string, { to: string | null; text: string | null | undefined }> = Object.fromEntries(
-      await effects.evaluateAll((rows) => rows.map((row) => [row.getAttribute("data-charge"), { to: row.getAttribute("data-to"), text: row.querySelector("td[data-label=Effect]")?.textContent }])),
+      await effects.evaluateAll((rows) =>
+        rows.map((row) => [
+          row.getAttribute("data-charge"),
+          { to: row.getAttribute("data-to"), text: row.querySelector("td[data-label=Effect]")?.textContent },
+        ]),
+      ),
     );
     expect(preview).toEqual({
       ch_host_0: { to: "refunded", text: "pending → refunded (refunded $0.00 → $50.00)" },
@@ -307,7 +335,10 @@ describe("console UX", () => {
     await page.goto(`${server.url}/events/${eventId}`);
     expect(await page.getByTestId("replay-history").locator("tbody tr").count()).toBe(1);
     expect(await page.getByTestId("replay-history").textContent()).toContain(FINANCE);
-    await page.getByTestId("replay-history").getByRole("link", { name: `bulk run #${runId}` }).waitFor();
+    await page
+      .getByTestId("replay-history")
+      .getByRole("link", { name: `bulk run #${runId}` })
+      .waitFor();
     const { rows } = await app.pool.query("SELECT attempt, outcome FROM processing_attempts WHERE inbox_id = $1 ORDER BY id", [eventId]);
     expect(rows).toEqual([
       { attempt: 1, outcome: "failed" },
@@ -317,7 +348,9 @@ describe("console UX", () => {
 
   it("[SUPPORT][ARCHIVE]: an event retention archived says so, and Restore brings back its exact bytes", async () => {
     // Last in this file: it moves one settled event past RETENTION_DAYS and archives it.
-    const eventId = await scalar<number>("SELECT id FROM webhook_inbox WHERE provider = 'stripe' AND status = 'processed' ORDER BY id LIMIT 1");
+    const eventId = await scalar<number>(
+      "SELECT id FROM webhook_inbox WHERE provider = 'stripe' AND status = 'processed' ORDER BY id LIMIT 1",
+    );
     const bytesBefore = await scalar<Buffer>("SELECT raw_body FROM webhook_inbox WHERE id = $1", [eventId]);
     await app.pool.query("UPDATE webhook_inbox SET received_at = now() - interval '100 days' WHERE id = $1", [eventId]);
     const config = loadConfig({ DATABASE_URL: app.db.url, ARCHIVE_DIR: archiveDir });

@@ -154,9 +154,9 @@ describe("operations console", () => {
       )
       .toContain("processed");
     expect(await count("audit_log WHERE action = 'replay' AND actor = $1", [email("finance")])).toBe(1);
-    expect((await app.pool.query("SELECT status FROM payments WHERE gateway_charge_id = $1", [target.payment.chargeId])).rows[0].status).toBe(
-      "disputed",
-    );
+    expect(
+      (await app.pool.query("SELECT status FROM payments WHERE gateway_charge_id = $1", [target.payment.chargeId])).rows[0].status,
+    ).toBe("disputed");
   });
 
   it("[FINANCE][BULK]: the bulk replay preview counts exactly what the filter matches, and the replay runs", async () => {
@@ -176,7 +176,9 @@ describe("operations console", () => {
     await page.getByLabel(`Type ${expected} to confirm`, { exact: false }).fill(String(expected));
     await start.click();
     await page.waitForURL(/\/replays\/\d+/);
-    await expect.poll(() => page.getByTestId("replay-progress").textContent(), { timeout: 30_000 }).toBe(`${expected} / ${expected} events replayed`);
+    await expect
+      .poll(() => page.getByTestId("replay-progress").textContent(), { timeout: 30_000 })
+      .toBe(`${expected} / ${expected} events replayed`);
     expect(await count("audit_log WHERE action = 'replay' AND (details->>'count')::int = $1", [expected])).toBe(1);
   });
 
@@ -207,7 +209,9 @@ describe("operations console", () => {
 
   it("[VIEWER][PII]: sees customer data masked and no raw bytes", async () => {
     const target = histories.find((history) => history.provider === "stripe")!;
-    const { rows } = await app.pool.query("SELECT id FROM webhook_inbox WHERE resource_id = $1 ORDER BY id LIMIT 1", [target.payment.chargeId]);
+    const { rows } = await app.pool.query("SELECT id FROM webhook_inbox WHERE resource_id = $1 ORDER BY id LIMIT 1", [
+      target.payment.chargeId,
+    ]);
     const page = await browserFor("viewer");
     await page.goto(`${server.url}/events/${rows[0]!.id}`);
     await page.getByRole("heading", { name: "Payload" }).waitFor();

@@ -44,14 +44,24 @@ afterAll(async () => {
 
 async function paymentChange(kind: HistoryStep["kind"]): Promise<string> {
   const chargeId = randomId("ch");
-  const delivery = deliveryFor("stripe", { chargeId, amount: 1500, currency: "usd", customerId: "cus_1", customerEmail: "c@example.com" }, { kind, amountRefunded: 0, occurredAtMs: Date.now() - 5000 }, TEST_SECRETS.stripe);
+  const delivery = deliveryFor(
+    "stripe",
+    { chargeId, amount: 1500, currency: "usd", customerId: "cus_1", customerEmail: "c@example.com" },
+    { kind, amountRefunded: 0, occurredAtMs: Date.now() - 5000 },
+    TEST_SECRETS.stripe,
+  );
   const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body: delivery.body });
   expect(response.status).toBe(200);
   return chargeId;
 }
 
 const deliveryStatus = async (chargeId: string) =>
-  (await app.pool.query<{ status: string }>("SELECT d.status FROM deliveries d JOIN payment_changes c ON c.id = d.change_id WHERE c.gateway_charge_id = $1", [chargeId])).rows[0]?.status;
+  (
+    await app.pool.query<{ status: string }>(
+      "SELECT d.status FROM deliveries d JOIN payment_changes c ON c.id = d.change_id WHERE c.gateway_charge_id = $1",
+      [chargeId],
+    )
+  ).rows[0]?.status;
 
 describe("[ADMIN][DESTINATIONS] console", () => {
   it("adds a destination (secret shown once), sees a delivery go dead after its retries, resends it; a 410 switches it off", async () => {
@@ -88,7 +98,11 @@ describe("[ADMIN][DESTINATIONS] console", () => {
     // 410 Gone: the destination is switched off, and the page says why.
     receiver.set({ fixedStatus: 410 });
     const gone = await paymentChange("succeeded");
-    await waitFor(async () => (await app.pool.query("SELECT 1 FROM destinations WHERE NOT enabled")).rowCount === 1, 30_000, "the destination switched off");
+    await waitFor(
+      async () => (await app.pool.query("SELECT 1 FROM destinations WHERE NOT enabled")).rowCount === 1,
+      30_000,
+      "the destination switched off",
+    );
     await page.reload();
     await page.getByRole("row", { name: /shop/ }).getByText("disabled: the destination answered 410 Gone").waitFor();
     expect(await deliveryStatus(gone)).toBe("pending");

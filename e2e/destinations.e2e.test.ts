@@ -81,7 +81,11 @@ describe("[HOST][DESTINATIONS] telling the host", () => {
     await new Promise((resume) => setTimeout(resume, Math.max(0, 30_000 - (Date.now() - downSince))));
     receiver.set({ down: false });
 
-    await waitFor(async () => (await count("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'")) === 0, 60_000, "inbox drained");
+    await waitFor(
+      async () => (await count("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'")) === 0,
+      60_000,
+      "inbox drained",
+    );
     const changes = await count("SELECT count(*)::int AS n FROM payment_changes");
     await waitFor(
       async () => (await count("SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'")) === changes,
@@ -100,7 +104,11 @@ describe("[HOST][DESTINATIONS] telling the host", () => {
       "SELECT provider || '/' || gateway_charge_id AS key, version, status, amount_refunded FROM payments",
     );
     for (const payment of payments) {
-      expect(receiver.lastVersion.get(payment.key)).toMatchObject({ version: payment.version, status: payment.status, amountRefunded: payment.amount_refunded });
+      expect(receiver.lastVersion.get(payment.key)).toMatchObject({
+        version: payment.version,
+        status: payment.status,
+        amountRefunded: payment.amount_refunded,
+      });
     }
     for (const history of histories) {
       expect(receiver.lastVersion.get(`stripe/${history.payment.chargeId}`)).toMatchObject({ status: history.truth.status });
@@ -114,7 +122,9 @@ describe("[HOST][DESTINATIONS] telling the host", () => {
 
   it("serves the same changes as a feed through the running server, once each, in version order per payment", async () => {
     expect((await fetch(`${server.url}/api/payment-changes`)).status).toBe(401);
-    expect((await fetch(`${server.url}/api/payment-changes?after=nope`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(400);
+    expect((await fetch(`${server.url}/api/payment-changes?after=nope`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      400,
+    );
     const seen: PaymentChange[] = [];
     let cursor = "";
     for (;;) {

@@ -58,7 +58,13 @@ type Traffic = { sender: Sender; acknowledged: Set<string>; answers: Map<number,
 /** An HTTP sender that remembers what was acknowledged, every answer's status, when one was refused, and the slowest answer. */
 function recordingSender(): Traffic {
   const http = httpSender(launcher.url);
-  const traffic: Traffic = { acknowledged: new Set(), answers: new Map(), refusedAt: [], slowestAnswerMs: 0, sender: async () => ({ status: 0 }) };
+  const traffic: Traffic = {
+    acknowledged: new Set(),
+    answers: new Map(),
+    refusedAt: [],
+    slowestAnswerMs: 0,
+    sender: async () => ({ status: 0 }),
+  };
   traffic.sender = async (delivery) => {
     const started = Date.now();
     const result = await http(delivery).catch(() => ({ status: 0 }));
@@ -120,7 +126,10 @@ describe("[FAULTS] PostgreSQL restarted under load", () => {
     let probing = true;
     const probe = (async () => {
       while (probing) {
-        const status = await fetch(`${launcher.url}/api/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
+        const status = await fetch(`${launcher.url}/api/health`, { signal: AbortSignal.timeout(5_000) }).then(
+          (r) => r.status,
+          () => 0,
+        );
         health.push({ at: Date.now(), status });
         await new Promise((done) => setTimeout(done, 200));
       }
@@ -135,7 +144,8 @@ describe("[FAULTS] PostgreSQL restarted under load", () => {
     const restart = await db.restart(async () => {
       stoppedAt = Date.now();
       await waitFor(
-        async () => health.some((sample) => sample.at > stoppedAt && sample.status !== 200) && traffic.refusedAt.some((at) => at > stoppedAt),
+        async () =>
+          health.some((sample) => sample.at > stoppedAt && sample.status !== 200) && traffic.refusedAt.some((at) => at > stoppedAt),
         15_000,
         "health degraded and a delivery refused while the database is down",
       );
@@ -181,7 +191,9 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
     const traffic = recordingSender();
     const webBefore = launcher.childPids().web;
     let loadDone = false;
-    const load = deliverAll(plan, traffic.sender, { concurrency: 3, maxDelayMs: 600, maxTries: 1, secrets }).finally(() => (loadDone = true));
+    const load = deliverAll(plan, traffic.sender, { concurrency: 3, maxDelayMs: 600, maxTries: 1, secrets }).finally(
+      () => (loadDone = true),
+    );
 
     // When each worker became ready (logged it consumes), to tell start-up time from recovery time.
     const readySince = new Map<number, number>();
@@ -198,10 +210,14 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
     const hostages: { pid: number; chargeId: string; eventId: string; killedAt: number }[] = [];
     while (!loadDone || hostages.length < 3) {
       const killed = new Set(hostages.map((hostage) => hostage.pid));
-      const pid = await waitFor(async () => {
-        const ready = launcher.readyWorkerPid();
-        return ready && !killed.has(ready) ? ready : null;
-      }, 60_000, "a ready worker the launcher restarted");
+      const pid = await waitFor(
+        async () => {
+          const ready = launcher.readyWorkerPid();
+          return ready && !killed.has(ready) ? ready : null;
+        },
+        60_000,
+        "a ready worker the launcher restarted",
+      );
       const chargeId = randomId("ch_hostage");
       const delivery = deliveryFor(
         "stripe",
@@ -255,7 +271,9 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
     const recoverySeconds = hostages.map(
       (hostage) => (recovered.find((row) => row.eventId === hostage.eventId)!.processedAt.getTime() - hostage.killedAt) / 1000,
     );
-    const downSeconds = hostages.map((hostage) => (Math.min(...[...readySince.values()].filter((at) => at > hostage.killedAt)) - hostage.killedAt) / 1000);
+    const downSeconds = hostages.map(
+      (hostage) => (Math.min(...[...readySince.values()].filter((at) => at > hostage.killedAt)) - hostage.killedAt) / 1000,
+    );
     const afterRestartSeconds = recoverySeconds.map((seconds, index) => seconds - downSeconds[index]!);
     const truth = await checkTruth(list);
     const { rows: hostagePayments } = await pool.query("SELECT status FROM payments WHERE gateway_charge_id = ANY($1)", [

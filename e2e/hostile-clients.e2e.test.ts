@@ -49,11 +49,16 @@ async function ingestAnswers(): Promise<void> {
     object: "event",
     type: "charge.succeeded",
     created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `ch_alive_${delivered}`, object: "charge", amount: 100, amount_refunded: 0, currency: "brl", status: "succeeded" } },
+    data: {
+      object: { id: `ch_alive_${delivered}`, object: "charge", amount: 100, amount_refunded: 0, currency: "brl", status: "succeeded" },
+    },
   });
   const response = await fetch(`${server.url}/api/webhooks/stripe`, {
     method: "POST",
-    headers: { "content-type": "application/json", "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body) },
+    headers: {
+      "content-type": "application/json",
+      "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body),
+    },
     body,
   });
   expect(response.status).toBe(200);
@@ -72,7 +77,9 @@ async function postHuge(path: string, options: { total: number; chunked: boolean
     ...(options.chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(options.total) }),
     ...options.headers,
   };
-  const head = `POST ${path} HTTP/1.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`;
+  const head = `POST ${path} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("")}\r\n`;
   const chunk = Buffer.alloc(1024 * 1024, "a");
   const frame = (data: Buffer) => (options.chunked ? [Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")] : [data]);
   return new Promise((resolve, reject) => {
@@ -89,12 +96,20 @@ async function postHuge(path: string, options: { total: number; chunked: boolean
       }
     });
     socket.once("close", () => {
-      if (!answered) reject(new Error(`${path}: the server closed the connection without an answer ${JSON.stringify(received)} ${server.logs.join("").slice(-2000)}`));
+      if (!answered)
+        reject(
+          new Error(
+            `${path}: the server closed the connection without an answer ${JSON.stringify(received)} ${server.logs.join("").slice(-2000)}`,
+          ),
+        );
     });
     let sent = 0;
     const pump = () => {
       while (!answered && !socket.destroyed && sent < options.total) {
-        const piece = sent === 0 ? Buffer.concat([Buffer.from(head), ...frame(Buffer.concat([Buffer.from('{"email":"'), chunk]))]) : Buffer.concat(frame(chunk));
+        const piece =
+          sent === 0
+            ? Buffer.concat([Buffer.from(head), ...frame(Buffer.concat([Buffer.from('{"email":"'), chunk]))])
+            : Buffer.concat(frame(chunk));
         sent += chunk.length;
         if (!socket.write(piece)) return void socket.once("drain", pump);
       }
@@ -143,7 +158,13 @@ describe("hostile clients", () => {
   it("[AVAILABILITY][SLOW]: a client dribbling its headers or its body gets 408 and is disconnected within the configured timeouts", async () => {
     // Node's defaults would hold these for 300 s; the test gives up far sooner than that.
     const [body, headers] = await Promise.all([
-      dribble(await openSocket(server.url), "POST /api/webhooks/stripe HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", "a", 500, 60_000),
+      dribble(
+        await openSocket(server.url),
+        "POST /api/webhooks/stripe HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n",
+        "a",
+        500,
+        60_000,
+      ),
       dribble(await openSocket(server.url), "GET /api/health HTTP/1.1\r\n", "X-Slow: a\r\n", 500, 60_000),
     ]);
     expect(body).toMatch(/^HTTP\/1\.1 408/);
@@ -154,7 +175,11 @@ describe("hostile clients", () => {
   it("[AVAILABILITY][CONNECTIONS]: sockets past the cap are dropped at once; once they go, ingest answers again", async () => {
     // Without a cap every socket stays open (-1).
     expect(await firstDroppedSocket(server.url, MAX_CONNECTIONS * 3)).toBeGreaterThanOrEqual(0);
-    await waitFor(async () => (await fetch(`${server.url}/api/health`).catch(() => null))?.ok, 30_000, "the server to take connections again");
+    await waitFor(
+      async () => (await fetch(`${server.url}/api/health`).catch(() => null))?.ok,
+      30_000,
+      "the server to take connections again",
+    );
     await ingestAnswers();
   });
 
@@ -170,7 +195,12 @@ describe("hostile clients", () => {
       ["POST", "/api/webhooks/%FF"],
       ["POST", "/api/webhooks/stripe%00"],
     ] as const) {
-      const response = await fetch(`${server.url}${path}`, { method, headers: { cookie }, redirect: "manual", body: method === "POST" ? "{}" : undefined });
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { cookie },
+        redirect: "manual",
+        body: method === "POST" ? "{}" : undefined,
+      });
       expect(response.status, `${method} ${path}`).toBe(400);
     }
     await ingestAnswers();

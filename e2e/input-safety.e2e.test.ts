@@ -40,7 +40,10 @@ async function browserFor(role: (typeof ROLES)[number]): Promise<Page> {
 async function deliver(body: string): Promise<void> {
   const response = await fetch(`${server.url}/api/webhooks/stripe`, {
     method: "POST",
-    headers: { "content-type": "application/json", "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body) },
+    headers: {
+      "content-type": "application/json",
+      "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body),
+    },
     body,
   });
   expect(response.status).toBe(200);
@@ -87,7 +90,11 @@ beforeAll(async () => {
   );
   // A signed body that can't be read: failed, with a reason that support may read and a viewer may not.
   await deliver(`card ${SECRETS.card}`);
-  await waitFor(async () => (await app.pool.query("SELECT 1 FROM webhook_inbox WHERE status = 'pending'")).rowCount === 0, 60_000, "events to settle");
+  await waitFor(
+    async () => (await app.pool.query("SELECT 1 FROM webhook_inbox WHERE status = 'pending'")).rowCount === 0,
+    60_000,
+    "events to settle",
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -194,7 +201,11 @@ describe("input safety", () => {
       ["/audit?before=1.5", "/audit?before=1.5", /page marker is not an audit entry id/],
       ["/replays/new?from=garbage", "/replays/new?from=garbage", /filter can.t be used: from: not a date/],
       ["/events?cursor=<bad>", `/events?cursor=${encodeURIComponent("<bad>")}`, /filter can.t be used: cursor: is not a page of this list/],
-      ["/events?cursor=<a forged cursor>", `/events?cursor=${Buffer.from(JSON.stringify({ v: "garbage", id: 1 })).toString("base64url")}`, /cursor/],
+      [
+        "/events?cursor=<a forged cursor>",
+        `/events?cursor=${Buffer.from(JSON.stringify({ v: "garbage", id: 1 })).toString("base64url")}`,
+        /cursor/,
+      ],
       ["/events?q=%00", "/events?q=%00", /filter can.t be used: q: must not contain NUL/],
       ["/events/99999999999999999999", "/events/99999999999999999999", /not found|404/i],
       ["/payments?q=%00", "/payments?q=%00", /filter can.t be used: q: must not contain NUL/],

@@ -11,7 +11,13 @@ import { waitFor } from "@/lib/testing/test-worker";
 import { productionWebArgs } from "@/worker/launch-environment";
 import { stopChild } from "./harness/app-server";
 import { cookieHeader, httpSignIn } from "./harness/http-session";
-import { startPgbouncer, startReplicatedPostgres, waitForReplay, type Pgbouncer, type ReplicatedPostgres } from "./harness/replicated-postgres";
+import {
+  startPgbouncer,
+  startReplicatedPostgres,
+  waitForReplay,
+  type Pgbouncer,
+  type ReplicatedPostgres,
+} from "./harness/replicated-postgres";
 import { checkFinalStates, deliverAll, httpSender, planDeliveries, type Sender } from "./simulator/deliver";
 import { generateHistories } from "./simulator/history";
 
@@ -100,9 +106,14 @@ beforeAll(async () => {
   }
   await waitFor(async () => (await answers(`${webUrl}/api/health`)).status === 200 || null, 120_000, "the web server");
   for (const url of ingestUrls) {
-    await waitFor(async () => (await answers(`${url}/api/webhooks/nobody`, { method: "POST", body: "{}" })).status === 404 || null, 60_000, "an ingest process");
+    await waitFor(
+      async () => (await answers(`${url}/api/webhooks/nobody`, { method: "POST", body: "{}" })).status === 404 || null,
+      60_000,
+      "an ingest process",
+    );
   }
-  const workersReady = () => children.filter((entry) => entry.name.startsWith("worker") && entry.logs.join("").includes('"msg":"worker started"'));
+  const workersReady = () =>
+    children.filter((entry) => entry.name.startsWith("worker") && entry.logs.join("").includes('"msg":"worker started"'));
   await waitFor(async () => workersReady().length === 3 || null, 120_000, "three workers started").catch((error: Error) => {
     throw new Error(`${error.message}\n${children.map((entry) => `--- ${entry.name}\n${entry.logs.join("").slice(-2000)}`).join("\n")}`);
   });
@@ -160,19 +171,23 @@ describe("[SCALE] two ingest processes, a web server and three workers behind Pg
     await probe;
 
     const eventIds = [...acknowledged];
-    const settled = await waitFor(async () => {
-      const { rows } = await primary.query<{ stored: number; settled: number; doubleSettled: number; doubleApplied: number }>(
-        `WITH events AS (SELECT id, status FROM webhook_inbox WHERE provider = 'stripe' AND event_id = ANY($1))
+    const settled = await waitFor(
+      async () => {
+        const { rows } = await primary.query<{ stored: number; settled: number; doubleSettled: number; doubleApplied: number }>(
+          `WITH events AS (SELECT id, status FROM webhook_inbox WHERE provider = 'stripe' AND event_id = ANY($1))
          SELECT (SELECT count(*)::int FROM events) AS stored,
                 (SELECT count(*)::int FROM events WHERE status IN ('processed', 'ignored')) AS settled,
                 (SELECT count(*)::int FROM (SELECT inbox_id FROM processing_attempts WHERE inbox_id IN (SELECT id FROM events)
                    AND outcome IN ('processed', 'ignored') GROUP BY inbox_id HAVING count(*) > 1) twice) AS "doubleSettled",
                 (SELECT count(*)::int FROM (SELECT inbox_id FROM payment_transitions WHERE inbox_id IN (SELECT id FROM events)
                    GROUP BY inbox_id HAVING count(*) > 1) twice) AS "doubleApplied"`,
-        [eventIds],
-      );
-      return rows[0]!.settled === eventIds.length ? rows[0]! : null;
-    }, 90_000, "every acknowledged event settled");
+          [eventIds],
+        );
+        return rows[0]!.settled === eventIds.length ? rows[0]! : null;
+      },
+      90_000,
+      "every acknowledged event settled",
+    );
     const truth = await checkFinalStates(list, async (history) => {
       const { rows } = await primary.query<{ status: string; amountRefunded: number }>(
         `SELECT status, amount_refunded AS "amountRefunded" FROM payments WHERE provider = 'stripe' AND gateway_charge_id = $1`,
@@ -181,7 +196,10 @@ describe("[SCALE] two ingest processes, a web server and three workers behind Pg
       return rows[0] ?? null;
     });
     const { rows: workers } = await primary.query<{ worker: string }>("SELECT DISTINCT worker FROM processing_attempts");
-    const targets = pages.reduce<Record<string, number>>((counts, sample) => ({ ...counts, [String(sample.readTarget)]: (counts[String(sample.readTarget)] ?? 0) + 1 }), {});
+    const targets = pages.reduce<Record<string, number>>(
+      (counts, sample) => ({ ...counts, [String(sample.readTarget)]: (counts[String(sample.readTarget)] ?? 0) + 1 }),
+      {},
+    );
     process.stdout.write(
       `[scale] ${report.sent} sent, ${acknowledged.size} acknowledged (${perIngest.join(" + ")} by the two ingest processes), ` +
         `${settled.settled} settled by ${workers.length} workers; payments ${truth.matched}/${truth.payments} true; ` +

@@ -47,7 +47,8 @@ describe("metrics", () => {
     expect(check.error).toBeUndefined();
     const problems = `${check.stdout}${check.stderr}`.split("\n").filter((line) => line.trim() !== "");
     expect([0, 3], problems.join("\n")).toContain(check.status);
-    for (const problem of problems) expect(problem).toMatch(/^webhook_inbox_process_nodejs_\w+_total non-counter metrics should not have "_total" suffix$/);
+    for (const problem of problems)
+      expect(problem).toMatch(/^webhook_inbox_process_nodejs_\w+_total non-counter metrics should not have "_total" suffix$/);
   });
 
   it("[OPS][METRICS][PROMETHEUS]: a real Prometheus scraping the running web reports the target up", async () => {
@@ -73,7 +74,11 @@ describe("metrics", () => {
     const logs: string[] = [];
     prometheus = spawn(
       "prometheus",
-      [`--config.file=${join(workDir, "prometheus.yml")}`, `--storage.tsdb.path=${join(workDir, "data")}`, `--web.listen-address=127.0.0.1:${port}`],
+      [
+        `--config.file=${join(workDir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${join(workDir, "data")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
       { detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     prometheus.stdout?.on("data", (chunk) => logs.push(String(chunk)));

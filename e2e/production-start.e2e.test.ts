@@ -23,13 +23,31 @@ let launcher: { child: ChildProcess; output: string[] } | undefined;
 
 async function startLauncher() {
   port ??= await freePort();
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dataDir, PORT: String(port) };
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/launcher.ts", "start"], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: "production",
+    DATA_DIR: dataDir,
+    PORT: String(port),
+  };
+  const child = spawn(process.execPath, ["--import", "tsx", "worker/launcher.ts", "start"], {
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const output: string[] = [];
   child.stdout!.on("data", (chunk) => output.push(String(chunk)));
   child.stderr!.on("data", (chunk) => output.push(String(chunk)));
   launcher = { child, output };
-  await waitFor(async () => fetch(`http://127.0.0.1:${port}/api/health`).then((response) => response.ok, () => false), 120_000, `the production start to answer:\n${output.join("")}`);
+  await waitFor(
+    async () =>
+      fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    120_000,
+    `the production start to answer:\n${output.join("")}`,
+  );
   return output;
 }
 
@@ -66,7 +84,9 @@ describe("npm start in production with no configuration", () => {
   it("[PROD][SECRETS]: generates secrets into the data directory, creates no demo admin, and no development value works", async () => {
     const log = (await startLauncher()).join("");
     const file = join(dataDir, "secrets.env");
-    expect(log).toContain(`production secrets: generated AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN (in ${file}, mode 0600)`);
+    expect(log).toContain(
+      `production secrets: generated AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN (in ${file}, mode 0600)`,
+    );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const secrets = parseEnv(readFileSync(file, "utf8"));
     expect(secrets.AUTH_SECRET).toMatch(/^[A-Za-z0-9_-]{64}$/);
@@ -82,21 +102,35 @@ describe("npm start in production with no configuration", () => {
 
     const base = `http://127.0.0.1:${port}`;
     // Stripe with the example secret: the provider has no secret at all, so nothing is accepted.
-    const body = JSON.stringify({ id: "evt_dev", type: "charge.succeeded", created: Math.floor(Date.now() / 1000), data: { object: { id: "ch_dev" } } });
+    const body = JSON.stringify({
+      id: "evt_dev",
+      type: "charge.succeeded",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: "ch_dev" } },
+    });
     const delivery = signedDelivery("stripe", "evt_dev", body, "whsec_dev_stripe_change_me");
     const stripe = await fetch(`${base}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body });
     expect(stripe.status).toBe(503);
     // The host API: the example token is refused, the generated one accepted.
-    const payments = (token: string) => fetch(`${base}/api/payments`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+    const payments = (token: string) =>
+      fetch(`${base}/api/payments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: "{}",
+      });
     expect((await payments("dev-payments-token")).status).toBe(401);
     expect((await payments(secrets.PAYMENTS_API_TOKENS!)).status).toBe(400);
 
     // The first admin comes from the CLI, as the launcher said; a session forged with the example
     // AUTH_SECRET is no one, the same token signed with the generated secret is the admin.
-    const created = spawnSync(process.execPath, ["--import", "tsx", "worker/cli.ts", "user:create", "--email", "first@example.com", "--role", "admin"], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATABASE_URL: databaseUrl },
-      encoding: "utf8",
-    });
+    const created = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "worker/cli.ts", "user:create", "--email", "first@example.com", "--role", "admin"],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATABASE_URL: databaseUrl },
+        encoding: "utf8",
+      },
+    );
     expect(created.stdout).toMatch(/created admin first@example.com with password: \S{24}/);
     const claims = { sub: "1", email: "first@example.com", role: "admin", sessionVersion: 0 };
     const asAdmin = async (secret: string) => {

@@ -5,7 +5,15 @@ import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { createUser } from "@/lib/auth/users";
-import { checkFinalStates, deliverAll, historiesAsDelivered, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries } from "./simulator/deliver";
+import {
+  checkFinalStates,
+  deliverAll,
+  historiesAsDelivered,
+  httpSender,
+  planDeliveries,
+  stripeEventsOf,
+  withholdDeliveries,
+} from "./simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import type { DeliverySecret, SimulatedProvider } from "./simulator/gateway-events";
 import { generateHistories } from "./simulator/history";
@@ -17,7 +25,12 @@ import { generateHistories } from "./simulator/history";
 
 const PAYMENTS = 30;
 const GATEWAYS = ["stripe", "mercadopago", "asaas", "pagarme", "zoop"] as const satisfies readonly SimulatedProvider[];
-const SHARED_SECRETS = { stripe: TEST_SECRETS.stripe, mercadopago: "mp_e2e_webhook_secret", asaas: "asaas_e2e_webhook_token", zoop: "zoop:e2e-basic-pass" };
+const SHARED_SECRETS = {
+  stripe: TEST_SECRETS.stripe,
+  mercadopago: "mp_e2e_webhook_secret",
+  asaas: "asaas_e2e_webhook_token",
+  zoop: "zoop:e2e-basic-pass",
+};
 
 let app: TestApp;
 let gateway: FakeGateway;
@@ -48,7 +61,8 @@ beforeAll(async () => {
     WORKER_RETRY_DELAYS_SECONDS: "1",
   };
   server = await startAppServer(env);
-  for (const role of ["finance", "viewer"] as const) await createUser(app.prisma, { email: `${role}@reconcile.test`, role, password: PASSWORD }, "e2e");
+  for (const role of ["finance", "viewer"] as const)
+    await createUser(app.prisma, { email: `${role}@reconcile.test`, role, password: PASSWORD }, "e2e");
 });
 afterAll(async () => {
   await server?.stop();
@@ -59,7 +73,10 @@ afterAll(async () => {
 /** `npm run cli -- reconcile ...` as an operator runs it, against the app's database and gateways. */
 function cli(args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "worker/cli.ts", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "worker/cli.ts", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk) => (output += String(chunk)));
     child.stderr.on("data", (chunk) => (output += String(chunk)));
@@ -68,14 +85,24 @@ function cli(args: string[]): Promise<{ code: number; output: string }> {
 }
 
 async function drained(provider: string) {
-  await waitFor(async () => {
-    const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE provider = $1 AND status = 'pending'", [provider]);
-    return rows[0]!.n === 0;
-  }, 60_000, `${provider}'s events settled`);
+  await waitFor(
+    async () => {
+      const { rows } = await app.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_inbox WHERE provider = $1 AND status = 'pending'",
+        [provider],
+      );
+      return rows[0]!.n === 0;
+    },
+    60_000,
+    `${provider}'s events settled`,
+  );
 }
 
 async function failedCount(provider: string): Promise<number> {
-  const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE provider = $1 AND status = 'failed'", [provider]);
+  const { rows } = await app.pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM webhook_inbox WHERE provider = $1 AND status = 'failed'",
+    [provider],
+  );
   return rows[0]!.n;
 }
 
@@ -112,7 +139,12 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries",
     // when the capture's notice was the one withheld, neither the charge nor the ledger can tell, and
     // the payment stays canceled with the whole amount returned (docs/reconciliation.md). Only that.
     const unexplained = check.mismatches.filter(
-      (mismatch) => !(provider === "pagarme" && mismatch.expected.startsWith("refunded/") && mismatch.actual === mismatch.expected.replace("refunded/", "canceled/")),
+      (mismatch) =>
+        !(
+          provider === "pagarme" &&
+          mismatch.expected.startsWith("refunded/") &&
+          mismatch.actual === mismatch.expected.replace("refunded/", "canceled/")
+        ),
     );
     expect(unexplained, JSON.stringify(check.mismatches)).toEqual([]);
     expect(await failedCount(provider)).toBe(0);
@@ -158,7 +190,10 @@ describe("[FINANCE][RECONCILE]: the Reconciliation page and what it recovered, i
       expect(await page.getByTestId("reconcile-missing").textContent()).toBe(String(events));
       const runsBefore = await page.getByTestId("reconcile-run").count();
       await page.getByRole("button", { name: "Run", exact: true }).click();
-      await page.getByTestId("reconcile-result").getByText(/^Run #\d+/).waitFor();
+      await page
+        .getByTestId("reconcile-result")
+        .getByText(/^Run #\d+/)
+        .waitFor();
       expect(await page.getByTestId("reconcile-missing").textContent()).toBe(String(events));
       await waitFor(async () => (await page.getByTestId("reconcile-run").count()) === runsBefore + 1, 10_000, "the new run listed");
       await screenshot(page, "reconciliation");

@@ -29,7 +29,13 @@ beforeAll(async () => {
   app = await createTestApp("security", {});
   await createUser(app.prisma, { email: ADMIN, role: "admin", password: PASSWORD }, "e2e");
   await createUser(app.prisma, { email: SUPPORT, role: "support", password: PASSWORD }, "e2e");
-  const env = { DATABASE_URL: app.db.url, AUTH_SECRET, LOGIN_MAX_FAILURES: "3", WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe, PAYMENTS_API_TOKENS: API_TOKEN };
+  const env = {
+    DATABASE_URL: app.db.url,
+    AUTH_SECRET,
+    LOGIN_MAX_FAILURES: "3",
+    WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
+    PAYMENTS_API_TOKENS: API_TOKEN,
+  };
   [plain, behindProxy] = await Promise.all([
     startAppServer(env),
     startAppServer({ ...env, NEXTAUTH_URL: "https://inbox.security.test", TRUSTED_PROXIES: "127.0.0.1/32,::1" }),
@@ -59,7 +65,9 @@ async function watchErrors(page: Page): Promise<string[]> {
   await page.exposeFunction("__reportViolation", (text: string) => errors.push(text));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
-      (window as unknown as { __reportViolation: (text: string) => void }).__reportViolation(`CSP: ${event.violatedDirective} ${event.blockedURI}`);
+      (window as unknown as { __reportViolation: (text: string) => void }).__reportViolation(
+        `CSP: ${event.violatedDirective} ${event.blockedURI}`,
+      );
     });
   });
   return errors;
@@ -72,7 +80,9 @@ async function submitLogin(page: Page, email: string) {
 }
 
 const auditIps = async (actor: string) =>
-  (await app.pool.query("SELECT ip FROM audit_log WHERE actor = $1 AND action LIKE 'login%' ORDER BY id", [actor])).rows.map((row) => row.ip);
+  (await app.pool.query("SELECT ip FROM audit_log WHERE actor = $1 AND action LIKE 'login%' ORDER BY id", [actor])).rows.map(
+    (row) => row.ip,
+  );
 
 describe("security", () => {
   it("[AUTH][REDIRECT]: after sign-in, a hostile callbackUrl lands on our own overview, a path of ours is kept", async () => {
@@ -153,7 +163,9 @@ describe("security", () => {
     expect(errors).toEqual([]);
 
     // What an HTML injection would try: an inline event handler. The policy refuses to run it.
-    await page.evaluate(() => document.body.insertAdjacentHTML("beforeend", '<img alt="" src="data:image/png;base64,AA" onerror="window.__injected = true">'));
+    await page.evaluate(() =>
+      document.body.insertAdjacentHTML("beforeend", '<img alt="" src="data:image/png;base64,AA" onerror="window.__injected = true">'),
+    );
     await expect.poll(() => errors.some((error) => error.startsWith("CSP: script-src"))).toBe(true);
     expect(await page.evaluate(() => (window as unknown as { __injected?: boolean }).__injected)).toBeUndefined();
 
@@ -164,7 +176,8 @@ describe("security", () => {
   it("[AUTH][SESSION]: a session token captured before sign-out no longer works, nor one from before a role change", async () => {
     const session = await httpSignIn(plain.url, SUPPORT, PASSWORD);
     expect(session.status).toBe(200);
-    const withCookie = (cookies: Map<string, string>) => fetch(`${plain.url}/api/replays/999999`, { headers: { cookie: cookieHeader(cookies) } });
+    const withCookie = (cookies: Map<string, string>) =>
+      fetch(`${plain.url}/api/replays/999999`, { headers: { cookie: cookieHeader(cookies) } });
     expect((await withCookie(session.cookies)).status).toBe(403); // signed in, as support
     const captured = new Map(session.cookies);
     expect(await httpSignOut(plain.url, session)).toBe(200);
@@ -177,7 +190,11 @@ describe("security", () => {
     // next-auth's own endpoint no longer answers for it, nor hands back a refreshed cookie.
     const sessionAfter = await fetch(`${plain.url}/api/auth/session`, { headers: { cookie: cookieHeader(captured) } });
     expect(await sessionAfter.json()).toEqual({});
-    expect(sessionAfter.headers.getSetCookie().some((line) => /^next-auth\.session-token=[^;]+;/.test(line) && !/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line))).toBe(false);
+    expect(
+      sessionAfter.headers
+        .getSetCookie()
+        .some((line) => /^next-auth\.session-token=[^;]+;/.test(line) && !/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line)),
+    ).toBe(false);
 
     const again = await httpSignIn(plain.url, SUPPORT, PASSWORD);
     expect((await withCookie(again.cookies)).status).toBe(403);
@@ -190,7 +207,8 @@ describe("security", () => {
     const session = await httpSignIn(plain.url, SUPPORT, PASSWORD);
     const token = await decode({ token: session.cookies.get("next-auth.session-token"), secret: AUTH_SECRET });
     expect(token?.signedInAt).toEqual(expect.any(Number));
-    const readSession = (value: string) => fetch(`${plain.url}/api/auth/session`, { headers: { cookie: `next-auth.session-token=${value}` } }).then((r) => r.json());
+    const readSession = (value: string) =>
+      fetch(`${plain.url}/api/auth/session`, { headers: { cookie: `next-auth.session-token=${value}` } }).then((r) => r.json());
     // The same token, as if signed in 8 hours ago and refreshed a moment ago (its expiry is still ahead).
     const fresh = await encode({ token: { ...token }, secret: AUTH_SECRET });
     const old = await encode({ token: { ...token, signedInAt: Math.floor(Date.now() / 1000) - 8 * 3600 - 1 }, secret: AUTH_SECRET });
@@ -206,18 +224,37 @@ describe("security", () => {
       object: "event",
       type: "charge.succeeded",
       created: Math.floor(Date.now() / 1000),
-      data: { object: { id: "ch_cache_1", object: "charge", amount: 990, amount_refunded: 0, currency: "brl", status: "succeeded", receipt_email: "cache@example.com" } },
+      data: {
+        object: {
+          id: "ch_cache_1",
+          object: "charge",
+          amount: 990,
+          amount_refunded: 0,
+          currency: "brl",
+          status: "succeeded",
+          receipt_email: "cache@example.com",
+        },
+      },
     });
     const delivered = await fetch(`${plain.url}/api/webhooks/stripe`, {
       method: "POST",
-      headers: { "content-type": "application/json", "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body) },
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body),
+      },
       body,
     });
     expect(delivered.status).toBe(200);
-    const inboxId = await waitFor(async () => {
-      const { rows } = await app.pool.query("SELECT w.id FROM webhook_inbox w JOIN payments p ON p.gateway_charge_id = w.resource_id WHERE w.event_id = 'evt_cache_1'");
-      return rows[0]?.id as number | undefined;
-    }, 30_000, "the event to be processed");
+    const inboxId = await waitFor(
+      async () => {
+        const { rows } = await app.pool.query(
+          "SELECT w.id FROM webhook_inbox w JOIN payments p ON p.gateway_charge_id = w.resource_id WHERE w.event_id = 'evt_cache_1'",
+        );
+        return rows[0]?.id as number | undefined;
+      },
+      30_000,
+      "the event to be processed",
+    );
     const admin = cookieHeader((await httpSignIn(plain.url, ADMIN, PASSWORD)).cookies);
     const raw = await fetch(`${plain.url}/api/events/${inboxId}/raw`, { headers: { cookie: admin } });
     expect(raw.status).toBe(200);

@@ -26,7 +26,13 @@ beforeAll(async () => {
     await app.pool.query(
       `INSERT INTO webhook_inbox (provider, event_id, event_type, status, received_at, raw_body)
        VALUES ($1, $2, $3, $4, $5, '\\x00')`,
-      [i < 3 ? "stripe" : "standard", `e${i}`, i === 0 ? "charge.refunded" : "charge.succeeded", i % 2 === 0 ? "failed" : "ignored", `2026-01-0${i + 1}T00:00:00Z`],
+      [
+        i < 3 ? "stripe" : "standard",
+        `e${i}`,
+        i === 0 ? "charge.refunded" : "charge.succeeded",
+        i % 2 === 0 ? "failed" : "ignored",
+        `2026-01-0${i + 1}T00:00:00Z`,
+      ],
     );
   }
 });
@@ -43,7 +49,17 @@ describe("npm run cli", () => {
   });
 
   it("replay puts matching events back to pending, dispatches them and audits it", async () => {
-    const result = cli("replay", "--status", "failed,ignored", "--since", "2026-01-02T00:00:00Z", "--until", "2026-01-05T00:00:00Z", "--type", "charge.succeeded");
+    const result = cli(
+      "replay",
+      "--status",
+      "failed,ignored",
+      "--since",
+      "2026-01-02T00:00:00Z",
+      "--until",
+      "2026-01-05T00:00:00Z",
+      "--type",
+      "charge.succeeded",
+    );
     expect(result.out).toContain("replayed 3 event(s)");
     const { rows } = await app.pool.query("SELECT event_id FROM webhook_inbox WHERE status = 'pending' ORDER BY event_id");
     expect(rows.map((row) => row.event_id)).toEqual(["e1", "e2", "e3"]);

@@ -140,7 +140,9 @@ function printReconcileResult(result: ReconcileResult): void {
   );
   if (result.lastError) console.log(`  last error: ${result.lastError}`);
   for (const finding of result.findings.slice(0, 50)) {
-    console.log(`  ${finding.kind} ${finding.resourceId ?? "-"} ${finding.eventType ?? ""} ${finding.ours !== undefined ? `${finding.ours ?? "none"} -> ${finding.theirs}` : (finding.eventId ?? "")}`);
+    console.log(
+      `  ${finding.kind} ${finding.resourceId ?? "-"} ${finding.eventType ?? ""} ${finding.ours !== undefined ? `${finding.ours ?? "none"} -> ${finding.theirs}` : (finding.eventId ?? "")}`,
+    );
   }
 }
 
@@ -179,7 +181,9 @@ async function main(argv: string[]): Promise<number> {
       const result = await withQueue((dependencies) =>
         replayEvents(dependencies, filter, { actor: cliActor(), dryRun: values["dry-run"] }),
       );
-      const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
+      const perProvider = Object.entries(result.byProvider)
+        .map(([provider, count]) => `${provider}: ${count}`)
+        .join(", ");
       console.log(`${result.dryRun ? "would replay" : "replayed"} ${result.total} event(s)${perProvider ? ` (${perProvider})` : ""}`);
       return 0;
     }
@@ -197,7 +201,9 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parseArgs({ args: rest, options: { "dry-run": { type: "boolean", default: false } } });
       requireSessionPooling(appConfig().databasePooler, "Retention");
       const result = await withPool((dependencies) => runRetention(dependencies, { dryRun: values["dry-run"] }));
-      const perProvider = Object.entries(result.byProvider).map(([provider, count]) => `${provider}: ${count}`).join(", ");
+      const perProvider = Object.entries(result.byProvider)
+        .map(([provider, count]) => `${provider}: ${count}`)
+        .join(", ");
       if (result.skipped) console.log("another retention run is in progress; nothing done");
       else {
         console.log(
@@ -214,7 +220,9 @@ async function main(argv: string[]): Promise<number> {
         options: { id: { type: "string", multiple: true }, provider: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
       });
       const selector = restoreSelector(values);
-      const result = await withPool((dependencies) => restoreArchivedEvents(dependencies, selector, { actor: `cli:${userInfo().username}` }));
+      const result = await withPool((dependencies) =>
+        restoreArchivedEvents(dependencies, selector, { actor: `cli:${userInfo().username}` }),
+      );
       console.log(`restored ${result.restored} archived event(s)`);
       return 0;
     }
@@ -222,7 +230,9 @@ async function main(argv: string[]): Promise<number> {
       await withPool(async ({ pool }) => {
         for (const partition of await listInboxPartitions(pool)) {
           const from = partition.from?.toISOString().slice(0, 10) ?? "(start)";
-          console.log(`${partition.name.padEnd(24)} ${from} .. ${partition.to.toISOString().slice(0, 10)}  ${partition.state.padEnd(8)} ~${partition.rows} rows`);
+          console.log(
+            `${partition.name.padEnd(24)} ${from} .. ${partition.to.toISOString().slice(0, 10)}  ${partition.state.padEnd(8)} ~${partition.rows} rows`,
+          );
         }
         console.log(`${await countStrayEvents(pool)} event(s) in the default partition`);
       });
@@ -231,7 +241,9 @@ async function main(argv: string[]): Promise<number> {
     case "partitions:create": {
       const { values } = parseArgs({ args: rest, options: { month: { type: "string" } } });
       if (!values.month || !/^\d{4}-(0[1-9]|1[0-2])$/.test(values.month)) throw new Error("partitions:create needs --month YYYY-MM");
-      const created = await withPool(({ pool }) => ensureInboxPartitions(pool, { now: new Date(`${values.month}-01T00:00:00Z`), monthsAhead: 0 }));
+      const created = await withPool(({ pool }) =>
+        ensureInboxPartitions(pool, { now: new Date(`${values.month}-01T00:00:00Z`), monthsAhead: 0 }),
+      );
       console.log(created.length > 0 ? `created ${created.join(", ")}` : "a partition already covers that month");
       return 0;
     }
@@ -247,7 +259,8 @@ async function main(argv: string[]): Promise<number> {
           return;
         }
         const outcome = await archiveInboxPartition(deps, name);
-        if (outcome.outcome === "archived") console.log(`archived ${outcome.rows} event(s) of ${name} into ${config.retention.archiveDir}/${outcome.file}`);
+        if (outcome.outcome === "archived")
+          console.log(`archived ${outcome.rows} event(s) of ${name} into ${config.retention.archiveDir}/${outcome.file}`);
         else if (outcome.outcome === "unsettled") console.log(`${name} still holds pending or failed events; nothing done`);
         else console.log(`${name} is busy (its lock was not granted in time, or another run holds it); try again`);
       });
@@ -256,7 +269,12 @@ async function main(argv: string[]): Promise<number> {
     case "reconcile": {
       const { values } = parseArgs({
         args: rest,
-        options: { provider: { type: "string" }, since: { type: "string" }, until: { type: "string" }, "dry-run": { type: "boolean", default: false } },
+        options: {
+          provider: { type: "string" },
+          since: { type: "string" },
+          until: { type: "string" },
+          "dry-run": { type: "boolean", default: false },
+        },
       });
       const provider = values.provider ?? "";
       if (!isProviderName(provider)) throw new Error("reconcile needs --provider P (stripe, standard, pagarme, asaas, mercadopago, zoop)");
@@ -288,7 +306,11 @@ async function main(argv: string[]): Promise<number> {
         options: { email: { type: "string" }, role: { type: "string" }, name: { type: "string" }, password: { type: "string" } },
       });
       await withPrisma(async (prisma) => {
-        const { user, password } = await createUser(prisma, { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password }, cliActor());
+        const { user, password } = await createUser(
+          prisma,
+          { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password },
+          cliActor(),
+        );
         console.log(`created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password}`}`);
       });
       return 0;

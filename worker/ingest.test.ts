@@ -17,7 +17,13 @@ let port: number;
 type Reply = { status: number; body: Record<string, unknown> };
 
 /** A raw node:http request, so a streamed body without Content-Length can be sent too. */
-function send(method: string, path: string, body: string | Buffer | null, headers: Record<string, string> = {}, chunked = false): Promise<Reply> {
+function send(
+  method: string,
+  path: string,
+  body: string | Buffer | null,
+  headers: Record<string, string> = {},
+  chunked = false,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -56,7 +62,11 @@ beforeAll(async () => {
     env: { ...process.env, ...app.env, INGEST_PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  await waitFor(async () => (await send("POST", "/api/webhooks/nope", "{}").catch(() => null))?.status === 404, 30_000, "npm run ingest to listen");
+  await waitFor(
+    async () => (await send("POST", "/api/webhooks/nope", "{}").catch(() => null))?.status === 404,
+    30_000,
+    "npm run ingest to listen",
+  );
 });
 afterAll(async () => {
   child.kill("SIGKILL");
@@ -76,7 +86,11 @@ describe("npm run ingest", () => {
     // Node's default would hold it for 300 s; the test gives up long before.
     expect(await dribble(await openSocket(url), head, "a", 500, 60_000)).toMatch(/^HTTP\/1\.1 408/);
     expect(await firstDroppedSocket(url, 48)).toBeGreaterThanOrEqual(0);
-    await waitFor(async () => (await send("POST", "/api/webhooks/nope", "{}").catch(() => null))?.status === 404, 30_000, "the server to take connections again");
+    await waitFor(
+      async () => (await send("POST", "/api/webhooks/nope", "{}").catch(() => null))?.status === 404,
+      30_000,
+      "the server to take connections again",
+    );
   });
 
   it("stores a signed delivery once with its job, and answers a resend as a duplicate", async () => {

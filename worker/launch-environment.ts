@@ -27,7 +27,10 @@ export function prepareEnvironment(mode: LaunchMode): AppConfig {
         throw new ConfigError("Invalid configuration:\n  AUTH_SECRET: required in production (32+ random characters)");
       }
     } else {
-      const secrets = ensureProductionSecrets(resolve(initial.dataDir), { AUTH_SECRET: initial.authSecret, PAYMENTS_API_TOKENS: initial.paymentsApiTokens.join(",") });
+      const secrets = ensureProductionSecrets(resolve(initial.dataDir), {
+        AUTH_SECRET: initial.authSecret,
+        PAYMENTS_API_TOKENS: initial.paymentsApiTokens.join(","),
+      });
       for (const [name, value] of Object.entries(secrets.values)) setEnv(name, value);
       const what = [
         secrets.generated.length ? `generated ${secrets.generated.join(", ")}` : "",

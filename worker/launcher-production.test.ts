@@ -11,7 +11,11 @@ import { describe, expect, it } from "vitest";
 function startProduction(extra: Record<string, string>) {
   const dataDir = join(mkdtempSync(join(tmpdir(), "inbox-launcher-")), "data");
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATA_DIR: dataDir, ...extra };
-  const result = spawnSync(process.execPath, ["--import", "tsx", "worker/launcher.ts", "start"], { env, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "worker/launcher.ts", "start"], {
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { code: result.status, out: result.stdout + result.stderr, dataDir };
 }
 

@@ -96,9 +96,7 @@ async function main() {
   // alone can run behind transaction pooling (docs/scaling.md).
   requireSessionPooling(config.databasePooler, "`npm start` (migrations and a worker)");
   const migrations = await migrateDatabase(url, installQueues);
-  console.log(
-    `[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`,
-  );
+  console.log(`[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`);
   await printUsersNotice(url, config, embeddedDatabase);
   if (shuttingDown) return;
 

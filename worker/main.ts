@@ -77,7 +77,11 @@ async function reclaim() {
   // The heartbeat rides the same timer: the console and the "no worker alive" alert read it.
   await recordHeartbeat(pool, workerId);
   const result = await reclaimDeadWorkerJobs(deps);
-  if (result.abandoned > 0) log.warn({ abandoned: result.abandoned, jobsFailed: result.jobsFailed }, "dead workers' attempts abandoned, their jobs sent back to retry");
+  if (result.abandoned > 0)
+    log.warn(
+      { abandoned: result.abandoned, jobsFailed: result.jobsFailed },
+      "dead workers' attempts abandoned, their jobs sent back to retry",
+    );
 }
 const reclaimFailed = (error: unknown) => log.error({ error: error instanceof Error ? error.message : String(error) }, "reclaim failed");
 await reclaim().catch(reclaimFailed);
@@ -89,7 +93,10 @@ const reclaimTimer = setInterval(() => {
 await boss.schedule(QUEUES.retention, config.retention.cron, null, { tz: "UTC" });
 await boss.work(QUEUES.retention, { localConcurrency: 1, pollingIntervalSeconds: 30 }, async () => {
   const result = await runRetention(deps);
-  logger("retention").info({ events: result.events, bytes: result.bytes, batches: result.batches, skipped: result.skipped }, "retention run finished");
+  logger("retention").info(
+    { events: result.events, bytes: result.bytes, batches: result.batches, skipped: result.skipped },
+    "retention run finished",
+  );
   if (config.retention.partitionMonths > 0) {
     const before = new Date();
     before.setUTCMonth(before.getUTCMonth() - config.retention.partitionMonths);
@@ -134,7 +141,8 @@ stopOnSignals(
   },
   {
     whenLauncherGone: true,
-    reportFailure: (error, reason) => log.error({ reason, error: error instanceof Error ? error.message : String(error) }, "stopping failed"),
+    reportFailure: (error, reason) =>
+      log.error({ reason, error: error instanceof Error ? error.message : String(error) }, "stopping failed"),
   },
 );
 
@@ -156,7 +164,16 @@ await boss.work(QUEUES.reconcile, { localConcurrency: 1, pollingIntervalSeconds:
     if (result.outcome === "busy" || result.outcome === "unavailable") continue;
     const level = result.outcome === "finished" ? "info" : "warn";
     logger("reconcile")[level](
-      { provider: result.provider, runId: result.runId, listed: result.listed, missingIngested: result.missingIngested, repaired: result.repaired, stuckRefetched: result.stuckRefetched, errors: result.errors, lastError: result.lastError },
+      {
+        provider: result.provider,
+        runId: result.runId,
+        listed: result.listed,
+        missingIngested: result.missingIngested,
+        repaired: result.repaired,
+        stuckRefetched: result.stuckRefetched,
+        errors: result.errors,
+        lastError: result.lastError,
+      },
       "reconciliation run",
     );
   }

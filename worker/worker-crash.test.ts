@@ -92,7 +92,10 @@ describe("a worker killed mid-job", () => {
       60_000,
       "the event to be processed by the second worker",
     );
-    const { rows: attempts } = await app.pool.query("SELECT attempt, outcome FROM processing_attempts WHERE inbox_id = $1 ORDER BY attempt", [inboxId]);
+    const { rows: attempts } = await app.pool.query(
+      "SELECT attempt, outcome FROM processing_attempts WHERE inbox_id = $1 ORDER BY attempt",
+      [inboxId],
+    );
     expect(attempts).toEqual([
       { attempt: 1, outcome: "abandoned" },
       { attempt: 2, outcome: "processed" },

@@ -16,7 +16,15 @@ describe("worker start-up", () => {
   it("prints one line naming a missing refetch credential", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
       // Every other gateway's keys are set (the fake gateway's), so only Asaas's is missing.
-      env: { ...process.env, ...app.env, ...fakeGatewayEnv("http://127.0.0.1:9"), WEBHOOK_SECRET_ASAAS: "asaas_token", ASAAS_API_KEY: "", LOG_LEVEL: "info", LOG_FORMAT: "json" },
+      env: {
+        ...process.env,
+        ...app.env,
+        ...fakeGatewayEnv("http://127.0.0.1:9"),
+        WEBHOOK_SECRET_ASAAS: "asaas_token",
+        ASAAS_API_KEY: "",
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

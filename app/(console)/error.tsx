@@ -4,8 +4,7 @@ export default function ConsoleError({ error, reset }: { error: Error & { digest
   return (
     <div role="alert" className="banner bad">
       <p>
-        <strong>This page failed to load.</strong> {error.digest ? `Reference: ${error.digest}. ` : ""}The error was logged on the
-        server.
+        <strong>This page failed to load.</strong> {error.digest ? `Reference: ${error.digest}. ` : ""}The error was logged on the server.
       </p>
       <button type="button" onClick={reset}>
         Try again

@@ -12,7 +12,10 @@ const worker = dataColumns<Worker>();
 function workerColumns(now: string) {
   return worker.columns([
     worker.accessor("worker", { header: "Worker", meta: { mono: true } }),
-    worker.accessor("alive", { header: "State", cell: (info) => <span className={`badge ${info.getValue() ? "processed" : "failed"}`}>{info.getValue() ? "alive" : "silent"}</span> }),
+    worker.accessor("alive", {
+      header: "State",
+      cell: (info) => <span className={`badge ${info.getValue() ? "processed" : "failed"}`}>{info.getValue() ? "alive" : "silent"}</span>,
+    }),
     worker.accessor("beatAt", { header: "Last heartbeat", cell: (info) => <DisplayTime value={info.getValue()} now={now} /> }),
     worker.accessor("startedAt", { header: "Started", cell: (info) => <DisplayTime value={info.getValue()} /> }),
   ]);
@@ -35,7 +38,10 @@ export function WorkersTable({ workers, now }: { workers: Worker[]; now: string 
 const delivery = dataColumns<Delivery>();
 function deliveryColumns(now: string) {
   return delivery.columns([
-    delivery.accessor("provider", { header: "Provider", cell: (info) => <Link href={`/events?provider=${info.getValue()}`}>{info.getValue()}</Link> }),
+    delivery.accessor("provider", {
+      header: "Provider",
+      cell: (info) => <Link href={`/events?provider=${info.getValue()}`}>{info.getValue()}</Link>,
+    }),
     delivery.accessor("lastReceivedAt", {
       header: "Last delivery",
       cell: (info) => (

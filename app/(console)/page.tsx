@@ -27,8 +27,8 @@ export default async function OverviewPage() {
       <h1>Overview</h1>
       {view.noWorkerAlive ? (
         <div className="banner bad" role="alert" data-testid="no-worker-banner">
-          <strong>No worker is alive:</strong> {plural(backlog.pending, "event")} wait and no worker has sent a heartbeat in the last minute. Start one
-          with <code>npm run worker</code>.
+          <strong>No worker is alive:</strong> {plural(backlog.pending, "event")} wait and no worker has sent a heartbeat in the last
+          minute. Start one with <code>npm run worker</code>.
         </div>
       ) : view.oldPending ? (
         <div className="banner warn" role="status" data-testid="old-pending-banner">
@@ -38,16 +38,21 @@ export default async function OverviewPage() {
       ) : null}
       {backlog.failed > 0 ? (
         <div className="banner bad" role="alert">
-          <strong>{plural(backlog.failed, "failed event")}</strong> need a person. <Link href="/events?status=failed">Review failed events</Link>
+          <strong>{plural(backlog.failed, "failed event")}</strong> need a person.{" "}
+          <Link href="/events?status=failed">Review failed events</Link>
         </div>
       ) : null}
       {jumped.length > 0 ? (
         <div className="banner warn" role="status">
-          Ignored ratio jumped for <strong>{jumped.join(", ")}</strong> in the last hour, against each provider&apos;s own week: the gateway may have
-          changed its format or ordering.
+          Ignored ratio jumped for <strong>{jumped.join(", ")}</strong> in the last hour, against each provider&apos;s own week: the gateway
+          may have changed its format or ordering.
         </div>
       ) : null}
-      <StatCards backlog={backlog} workersAlive={view.workers.filter((worker) => worker.alive).length} flagged={view.noWorkerAlive || view.oldPending} />
+      <StatCards
+        backlog={backlog}
+        workersAlive={view.workers.filter((worker) => worker.alive).length}
+        flagged={view.noWorkerAlive || view.oldPending}
+      />
       <h2>Deliveries</h2>
       <DeliveriesTable deliveries={view.deliveries} now={now} />
       <h2 id="workers">Workers</h2>

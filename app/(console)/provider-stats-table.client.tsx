@@ -29,7 +29,9 @@ const columns = column.columns([
     cell: (info) => (
       <>
         {percent(info.getValue())}
-        {info.row.original.baselineIgnoredRatio !== null ? <span className="muted"> (rest of week {percent(info.row.original.baselineIgnoredRatio)})</span> : null}
+        {info.row.original.baselineIgnoredRatio !== null ? (
+          <span className="muted"> (rest of week {percent(info.row.original.baselineIgnoredRatio)})</span>
+        ) : null}
       </>
     ),
   }),

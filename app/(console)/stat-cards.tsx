@@ -22,8 +22,18 @@ export function StatCards({ backlog, workersAlive, flagged }: { backlog: Backlog
   return (
     <div className="stat-grid">
       <Card value={backlog.pending} label="pending events" href="/events?status=pending" tone={flagged ? "warn" : undefined} />
-      <Card value={age(backlog.oldestPendingSeconds)} label="oldest pending" href="/events?status=pending&sort=received_asc" tone={flagged ? "warn" : undefined} />
-      <Card value={workersAlive} label="workers alive" href="#workers" tone={workersAlive === 0 && backlog.pending > 0 ? "bad" : undefined} />
+      <Card
+        value={age(backlog.oldestPendingSeconds)}
+        label="oldest pending"
+        href="/events?status=pending&sort=received_asc"
+        tone={flagged ? "warn" : undefined}
+      />
+      <Card
+        value={workersAlive}
+        label="workers alive"
+        href="#workers"
+        tone={workersAlive === 0 && backlog.pending > 0 ? "bad" : undefined}
+      />
       <Card value={backlog.failed} label="failed events" href="/events?status=failed" tone={backlog.failed > 0 ? "bad" : undefined} />
     </div>
   );

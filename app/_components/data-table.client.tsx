@@ -3,7 +3,15 @@
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useTransition, type KeyboardEvent, type ReactNode } from "react";
-import { createColumnHelper, rowSortingFeature, tableFeatures, useTable, type ColumnDef, type RowData, type SortingState } from "@tanstack/react-table";
+import {
+  createColumnHelper,
+  rowSortingFeature,
+  tableFeatures,
+  useTable,
+  type ColumnDef,
+  type RowData,
+  type SortingState,
+} from "@tanstack/react-table";
 
 /** How a column looks: right-aligned figures, monospace ids, and the URL key it sorts by (if any). */
 export type DataColumnMeta = { numeric?: boolean; mono?: boolean; sortKey?: string };
@@ -86,7 +94,18 @@ function Pager({ paging }: { paging: DataTablePaging }) {
  * paged; a sortable header changes the URL's `sort` and the server answers. Below 800 px each row
  * becomes a card of label/value lines (the `stack` layout), so nothing scrolls sideways.
  */
-export function DataTable<Row extends RowData>({ label, columns, rows, rowKey, empty, sort, paging, rowHref, rowProps, testId }: Props<Row>) {
+export function DataTable<Row extends RowData>({
+  label,
+  columns,
+  rows,
+  rowKey,
+  empty,
+  sort,
+  paging,
+  rowHref,
+  rowProps,
+  testId,
+}: Props<Row>) {
   const router = useRouter();
   const pathname = usePathname();
   const searchParams = useSearchParams();

@@ -28,7 +28,10 @@ function Node({ name, value, depth, openDepth }: { name: string | null; value: u
       <details open={depth < openDepth}>
         <summary>
           {label}
-          {open} <span className="muted">{entries.length} {Array.isArray(value) ? "items" : "keys"}</span>
+          {open}{" "}
+          <span className="muted">
+            {entries.length} {Array.isArray(value) ? "items" : "keys"}
+          </span>
         </summary>
         {entries.map(([key, item]) => (
           <Node key={key} name={Array.isArray(value) ? null : key} value={item} depth={depth + 1} openDepth={openDepth} />

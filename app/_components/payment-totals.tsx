@@ -2,7 +2,17 @@ import { Money } from "@/app/_components/money";
 import type { PaymentTotal } from "@/lib/payments/search-payments";
 
 /** The filter's totals per currency: counts, charged and refunded, and how many by status. */
-export function PaymentTotals({ totals, capped = false, label, testId }: { totals: PaymentTotal[]; capped?: boolean; label: string; testId: string }) {
+export function PaymentTotals({
+  totals,
+  capped = false,
+  label,
+  testId,
+}: {
+  totals: PaymentTotal[];
+  capped?: boolean;
+  label: string;
+  testId: string;
+}) {
   if (totals.length === 0) return null;
   return (
     <section className="panel" aria-label={label} data-testid={`${testId}s`}>
@@ -14,7 +24,8 @@ export function PaymentTotals({ totals, capped = false, label, testId }: { total
               <strong>
                 {total.payments.toLocaleString("en-US")} payment{total.payments === 1 ? "" : "s"}
               </strong>{" "}
-              · <Money amount={total.amount} currency={total.currency} /> charged · <Money amount={total.refunded} currency={total.currency} /> refunded ·{" "}
+              · <Money amount={total.amount} currency={total.currency} /> charged ·{" "}
+              <Money amount={total.refunded} currency={total.currency} /> refunded ·{" "}
               <span className="muted">
                 {Object.entries(total.byStatus)
                   .map(([status, count]) => `${count} ${status.replaceAll("_", " ")}`)

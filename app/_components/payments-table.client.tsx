@@ -17,7 +17,8 @@ function columnsFor(now: string, withEvents: boolean) {
       meta: { mono: true },
       cell: (info) => (
         <>
-          <span className="muted">{info.row.original.provider}</span> <Link href={`/payments/${info.row.original.id}`}>{info.getValue()}</Link>
+          <span className="muted">{info.row.original.provider}</span>{" "}
+          <Link href={`/payments/${info.row.original.id}`}>{info.getValue()}</Link>
         </>
       ),
     }),
@@ -37,12 +38,23 @@ function columnsFor(now: string, withEvents: boolean) {
       cell: (info) => <CustomerLink customerShown={info.getValue()} customerRef={info.row.original.customerRef} />,
     }),
     ...(withEvents ? [column.accessor("events", { header: "Events", meta: { numeric: true } })] : []),
-    column.accessor("updatedAt", { header: "Updated", meta: { sortKey: "updated" }, cell: (info) => <DisplayTime value={info.getValue()} now={now} /> }),
+    column.accessor("updatedAt", {
+      header: "Updated",
+      meta: { sortKey: "updated" },
+      cell: (info) => <DisplayTime value={info.getValue()} now={now} />,
+    }),
   ]);
 }
 
 /** Payments as the payments list and the customer page show them. */
-export function PaymentsTable(props: { rows: PaymentRowView[]; now: string; label: string; empty: string; sort?: DataTableSort; paging?: DataTablePaging }) {
+export function PaymentsTable(props: {
+  rows: PaymentRowView[];
+  now: string;
+  label: string;
+  empty: string;
+  sort?: DataTableSort;
+  paging?: DataTablePaging;
+}) {
   const withEvents = props.rows.some((row) => row.events !== null);
   return (
     <DataTable

@@ -20,7 +20,10 @@ const columns = column.columns([
       </>
     ),
   }),
-  column.accessor("status", { header: "Outcome", cell: (info) => <StatusBadge status={info.getValue()} reason={info.row.original.ignoredReason} /> }),
+  column.accessor("status", {
+    header: "Outcome",
+    cell: (info) => <StatusBadge status={info.getValue()} reason={info.row.original.ignoredReason} />,
+  }),
   column.accessor("applied", {
     header: "Effect",
     cell: (info) => {

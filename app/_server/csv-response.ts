@@ -14,7 +14,12 @@ export async function csvDownload(
   filter: Record<string, unknown>,
   lines: AsyncGenerator<string>,
 ): Promise<Response> {
-  await recordAudit(webRuntime().pool, { actor: user.email, action: "export", ip: clientIp(request.headers), details: { what, role: user.role, filter } });
+  await recordAudit(webRuntime().pool, {
+    actor: user.email,
+    action: "export",
+    ip: clientIp(request.headers),
+    details: { what, role: user.role, filter },
+  });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -5,13 +5,24 @@ import { decodeCursor, EVENT_SORTS, type EventSort } from "@/lib/inbox/queries/l
 export type SearchParams = Record<string, string | string[] | undefined>;
 
 export const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
-export const many = (value: string | string[] | undefined) => (value === undefined ? undefined : [value].flat().flatMap((item) => item.split(",")).filter(Boolean));
+export const many = (value: string | string[] | undefined) =>
+  value === undefined
+    ? undefined
+    : [value]
+        .flat()
+        .flatMap((item) => item.split(","))
+        .filter(Boolean);
 
 /**
  * The explorer's URL is its state (shareable links): these are its parameters, parsed into the
  * event filter every list, preview and bulk replay uses.
  */
-function filterFromParams(params: SearchParams): { filter: EventFilter; sort: EventSort; cursor: string | undefined; before: string | undefined } {
+function filterFromParams(params: SearchParams): {
+  filter: EventFilter;
+  sort: EventSort;
+  cursor: string | undefined;
+  before: string | undefined;
+} {
   const filter = eventFilterSchema.parse({
     provider: one(params.provider),
     statuses: many(params.status),
@@ -28,9 +39,14 @@ function filterFromParams(params: SearchParams): { filter: EventFilter; sort: Ev
   const sort = z.enum(EVENT_SORTS).catch("received_desc").parse(one(params.sort));
   const cursor = one(params.cursor);
   const before = one(params.before);
-  for (const [name, value] of [["cursor", cursor], ["before", before]] as const) {
+  for (const [name, value] of [
+    ["cursor", cursor],
+    ["before", before],
+  ] as const) {
     if (value !== undefined && !decodeCursor(value)) {
-      throw new z.ZodError([{ code: "custom", path: [name], message: "is not a page of this list (start from the first page)", input: value }]);
+      throw new z.ZodError([
+        { code: "custom", path: [name], message: "is not a page of this list (start from the first page)", input: value },
+      ]);
     }
   }
   return { filter, sort, cursor, before };

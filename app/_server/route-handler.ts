@@ -18,9 +18,7 @@ export function errorResponse(status: number, error: string, code?: string): Nex
  * answer is `Cache-Control: no-store` unless the handler says otherwise: they carry payloads, payments
  * and customers, which no browser or proxy cache should keep.
  */
-export function withErrors<Args extends unknown[]>(
-  handler: (...args: Args) => Promise<Response>,
-): (...args: Args) => Promise<Response> {
+export function withErrors<Args extends unknown[]>(handler: (...args: Args) => Promise<Response>): (...args: Args) => Promise<Response> {
   return async (...args) => noStore(await answer(handler, args));
 }
 

@@ -51,7 +51,8 @@ createServer((request, response) => {
   request.on("data", (chunk: Buffer) => chunks.push(chunk));
   request.on("end", () => {
     const body = Buffer.concat(chunks);
-    if (!verified(body, request.headers["stripe-signature"] as string | undefined)) return reply(response, 401, '{"error":"invalid signature"}');
+    if (!verified(body, request.headers["stripe-signature"] as string | undefined))
+      return reply(response, 401, '{"error":"invalid signature"}');
     const event = JSON.parse(body.toString("utf8"));
     const charge = event.data.object;
     pool

@@ -27,7 +27,10 @@ const secrets = { stripe: "whsec_bench_stripe" };
 const destinationSecret = generateSecret();
 
 function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: { ...process.env, ...env, LOG_LEVEL: "warn" }, stdio: ["ignore", "ignore", "inherit"] });
+  return spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+    env: { ...process.env, ...env, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }
 
 async function stopWorker(child: ChildProcess): Promise<void> {
@@ -59,7 +62,10 @@ async function backlog(name: string, env: Record<string, string>) {
   await deliverAll(
     plan,
     async (delivery) => {
-      const outcome = await ingestEvent({ pool, boss, config }, { provider: delivery.provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+      const outcome = await ingestEvent(
+        { pool, boss, config },
+        { provider: delivery.provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+      );
       return { status: outcome.kind === "stored" ? 200 : 500 };
     },
     { concurrency: 16, secrets },
@@ -83,13 +89,19 @@ try {
   await stopWorker(workers[0]!);
   const drainRate = first.events / drainSeconds;
   const changes = await count(first.pool, "SELECT count(*)::int AS n FROM payment_changes");
-  console.log(`drain, no destination: ${first.events} events in ${drainSeconds.toFixed(1)}s = ${drainRate.toFixed(0)} events/s (${changes} changes)`);
+  console.log(
+    `drain, no destination: ${first.events} events in ${drainSeconds.toFixed(1)}s = ${drainRate.toFixed(0)} events/s (${changes} changes)`,
+  );
 
   // 2. Push every change of the drain to one destination, one worker.
   await first.pool.query("INSERT INTO destinations (name, url, secret) VALUES ('bench', $1, $2)", [receiver.url, destinationSecret]);
   const pusher = startWorker({ ...baseEnv, DATABASE_URL: first.url });
   workers.push(pusher);
-  const deliverSeconds = await until(first.pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'", (n) => n === changes);
+  const deliverSeconds = await until(
+    first.pool,
+    "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'",
+    (n) => n === changes,
+  );
   const rss = processRssMb(pusher.pid!);
   await stopWorker(pusher);
   const deliverRate = changes / deliverSeconds;
@@ -112,11 +124,20 @@ try {
   console.log(`feed: ${read} changes to one reader at ${feedRate.toFixed(0)} changes/s (${(feedRate / drainRate).toFixed(1)}x the drain)`);
 
   // 4. The same backlog drained with a destination configured.
-  const withDestination = startWorker({ ...baseEnv, DATABASE_URL: second.url, DESTINATION_URL: receiver.url, DESTINATION_SECRET: destinationSecret });
+  const withDestination = startWorker({
+    ...baseEnv,
+    DATABASE_URL: second.url,
+    DESTINATION_URL: receiver.url,
+    DESTINATION_SECRET: destinationSecret,
+  });
   workers.push(withDestination);
   const drainWithSeconds = await until(second.pool, PENDING, (n) => n === 0);
   const secondChanges = await count(second.pool, "SELECT count(*)::int AS n FROM payment_changes");
-  const deliveredAfter = await until(second.pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'", (n) => n === secondChanges);
+  const deliveredAfter = await until(
+    second.pool,
+    "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'",
+    (n) => n === secondChanges,
+  );
   const rssWith = processRssMb(withDestination.pid!);
   await stopWorker(withDestination);
   const drainWithRate = second.events / drainWithSeconds;

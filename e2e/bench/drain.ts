@@ -118,7 +118,9 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
     const seconds = (Date.now() - started) / 1000;
     const { databaseMs, processesMs } = cpu();
     const rss = children.map((child) => processRssMb(child.pid!));
-    const { rows } = await pool.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
+    const { rows } = await pool.query<{ status: string; n: number }>(
+      "SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status",
+    );
     const { rows: durations } = await pool.query<{ p50: number; p95: number }>(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
          FROM processing_attempts`,
@@ -139,7 +141,12 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
     await stopWorkers(children);
     const { rows: applied } = await pool.query<{ inbox_id: string }>("SELECT inbox_id FROM payment_transitions WHERE inbox_id IS NOT NULL");
     for (const copy of ceilingCopies) {
-      const ceiling = await measureDrainCeiling(copy.pgbench, copy.url, applied.map((row) => row.inbox_id), { clients: CEILING_CLIENTS, batch: copy.batch });
+      const ceiling = await measureDrainCeiling(
+        copy.pgbench,
+        copy.url,
+        applied.map((row) => row.inbox_id),
+        { clients: CEILING_CLIENTS, batch: copy.batch },
+      );
       console.log(
         `database ceiling (pgbench, ${CEILING_CLIENTS} clients, ${copy.batch} event(s) per transaction, no worker, the least work per event: ` +
           `e2e/bench/drain-ceiling.sql): ${ceiling.events} events at ${ceiling.perSecond.toFixed(0)} events/s · CPU per event: database ` +

@@ -111,7 +111,11 @@ async function timeCustomerQueries(pool: Pool) {
   );
   await time("customer page: payments and totals", () => customerSummary(pool, "customer4242@example.com"));
   await time("customer page: events", () => listEvents(pool, { filter: { customer: "customer4242@example.com" }, limit: 50 }));
-  await time("bulk replay dry run: provider=stripe ignored+failed", () => previewReplayEffects(pool, config, replayable({ provider: "stripe" })), 3);
+  await time(
+    "bulk replay dry run: provider=stripe ignored+failed",
+    () => previewReplayEffects(pool, config, replayable({ provider: "stripe" })),
+    3,
+  );
 }
 
 async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
@@ -124,9 +128,7 @@ async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)]!;
   const p95 = at(0.95);
-  console.log(
-    `| ${label} | ${at(0.5).toFixed(1)} | ${p95.toFixed(1)} | ${samples.at(-1)!.toFixed(1)} | ${p95 < 100 ? "yes" : "NO"} |`,
-  );
+  console.log(`| ${label} | ${at(0.5).toFixed(1)} | ${p95.toFixed(1)} | ${samples.at(-1)!.toFixed(1)} | ${p95 < 100 ? "yes" : "NO"} |`);
 }
 
 const name = `webhook_inbox_bench_explorer_${total}`;
@@ -144,13 +146,24 @@ try {
   console.log("| query | median ms | p95 ms | max ms | p95 < 100 ms |\n|---|---|---|---|---|");
   await time("explorer: newest events", () => listEvents(pool, { filter: {}, limit: 50 }));
   await time("explorer: page 21 (keyset cursor)", () => listEvents(pool, { filter: {}, cursor: deep, limit: 50 }));
-  await time("explorer: provider=stripe, status=failed", () => listEvents(pool, { filter: { provider: "stripe", statuses: ["failed"] }, limit: 50 }));
-  await time("explorer: status=ignored, sorted by occurred", () => listEvents(pool, { filter: { statuses: ["ignored"] }, sort: "occurred_desc", limit: 50 }));
+  await time("explorer: provider=stripe, status=failed", () =>
+    listEvents(pool, { filter: { provider: "stripe", statuses: ["failed"] }, limit: 50 }),
+  );
+  await time("explorer: status=ignored, sorted by occurred", () =>
+    listEvents(pool, { filter: { statuses: ["ignored"] }, sort: "occurred_desc", limit: 50 }),
+  );
   await time("explorer: search customer e-mail", () => listEvents(pool, { filter: { search: "customer4242@example.com" }, limit: 50 }));
   await time("explorer: search charge id", () => listEvents(pool, { filter: { search: `ch_${Math.floor(total / 6)}` }, limit: 50 }));
   await time("explorer: search event id", () => listEvents(pool, { filter: { search: `evt_${Math.floor(total / 2)}` }, limit: 50 }));
   // Fragments: each resolves to at most a few dozen values, exact first, then their events.
-  for (const fragment of ["customer7@", "customer7", "customer7@example", `evt_${Math.floor(total / 2)}`.slice(0, -2), `ch_${Math.floor(total / 6)}`.slice(0, -1), "cus_424"]) {
+  for (const fragment of [
+    "customer7@",
+    "customer7",
+    "customer7@example",
+    `evt_${Math.floor(total / 2)}`.slice(0, -2),
+    `ch_${Math.floor(total / 6)}`.slice(0, -1),
+    "cus_424",
+  ]) {
     await time(`explorer: search fragment ${fragment} with count`, () =>
       Promise.all([listEvents(pool, { filter: { search: fragment }, limit: 50 }), countEvents(pool, { search: fragment }, 10_000)]),
     );

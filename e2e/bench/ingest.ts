@@ -43,7 +43,13 @@ const rate = Number(values.rate);
 const secret = "whsec_bench_ingest";
 
 function signedEvent() {
-  const payment: PaymentFacts = { chargeId: randomId("ch"), amount: 1999, currency: "usd", customerId: "cus_bench", customerEmail: "bench@example.com" };
+  const payment: PaymentFacts = {
+    chargeId: randomId("ch"),
+    amount: 1999,
+    currency: "usd",
+    customerId: "cus_bench",
+    customerEmail: "bench@example.com",
+  };
   return deliveryFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
 }
 
@@ -64,7 +70,12 @@ async function loadCounted(name: string, base: string, path: string, groups: { s
   const per = (ms: number) => ms / result.total;
   return {
     ...result,
-    cpu: { server: per(serverMs), database: per(databaseMs), worker: per(workerMs), generator: per((generator.user + generator.system) / 1000) },
+    cpu: {
+      server: per(serverMs),
+      database: per(databaseMs),
+      worker: per(workerMs),
+      generator: per((generator.user + generator.system) / 1000),
+    },
   };
 }
 
@@ -92,24 +103,36 @@ async function load(name: string, base: string, path: string, options: { seconds
 
 async function waitListening(base: string): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${base}/api/webhooks/unknown`, { method: "POST", body: "{}" }).then(() => true, () => false))) {
+  while (
+    !(await fetch(`${base}/api/webhooks/unknown`, { method: "POST", body: "{}" }).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error(`${base} did not start`);
     await new Promise((done) => setTimeout(done, 250));
   }
 }
 
 function startScript(script: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "ignore", "inherit"] });
+  return spawn(process.execPath, ["--import", "tsx", script], {
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }
 
 /**
  * PostgreSQL's own rate for the insert every target does (an inbox row and its job in one
  * statement, synchronous commit), and its CPU per insert, measured by pgbench on the same database.
  */
-async function databaseCeiling(db: Pool, databaseUrl: string, clients: number, duration: number): Promise<{ tps: string; databaseMsPerInsert: number | null }> {
-  const { rows } = await db.query<{ table_name: string }>(
-    "SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'",
-  );
+async function databaseCeiling(
+  db: Pool,
+  databaseUrl: string,
+  clients: number,
+  duration: number,
+): Promise<{ tps: string; databaseMsPerInsert: number | null }> {
+  const { rows } = await db.query<{ table_name: string }>("SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'");
   // Base64, so no ":name" in the JSON reads as a pgbench variable.
   const body = Buffer.from(signedEvent().body).toString("base64");
   const script = join(mkdtempSync(join(tmpdir(), "bench-ingest-")), "insert.sql");
@@ -133,11 +156,15 @@ SELECT 'webhooks', jsonb_build_object('inboxId', id), 'stripe:' || 'ch_pgbench_'
   const pgbench = findPgbench();
   if (!pgbench) return { tps: "skipped, pgbench not found (set PGBENCH to its path)", databaseMsPerInsert: null };
   const cpu = countCpu(() => []);
-  const result = spawnSync(pgbench, ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
-    encoding: "utf8",
-    // Well past its own -T: a pgbench that hangs (a lock, a server gone) must not hold the benchmark.
-    timeout: (duration + 60) * 1000,
-  });
+  const result = spawnSync(
+    pgbench,
+    ["-n", "-M", "prepared", "-c", String(clients), "-j", "2", "-T", String(duration), "-f", script, databaseUrl],
+    {
+      encoding: "utf8",
+      // Well past its own -T: a pgbench that hangs (a lock, a server gone) must not hold the benchmark.
+      timeout: (duration + 60) * 1000,
+    },
+  );
   const tps = /tps = ([\d.]+)/.exec(result.stdout ?? "")?.[1]?.replace(/\..*/, "");
   const inserts = Number(/number of transactions actually processed: (\d+)/.exec(result.stdout ?? "")?.[1]);
   if (!tps || !(inserts > 0)) return { tps: `pgbench failed: ${whyFailed(result)}`, databaseMsPerInsert: null };
@@ -182,7 +209,8 @@ function combineRuns(runs: CountedResult[]): CountedResult {
 function printCpuPerRequest(counted: CountedResult[], databaseMsPerInsert: number | null): void {
   const ms = (value: number) => value.toFixed(2);
   console.log("\n| target | server ms/req | database ms/req | worker ms/req | load generator ms/req |\n|---|---|---|---|---|");
-  for (const r of counted) console.log(`| ${r.name} | ${ms(r.cpu.server)} | ${ms(r.cpu.database)} | ${ms(r.cpu.worker)} | ${ms(r.cpu.generator)} |`);
+  for (const r of counted)
+    console.log(`| ${r.name} | ${ms(r.cpu.server)} | ${ms(r.cpu.database)} | ${ms(r.cpu.worker)} | ${ms(r.cpu.generator)} |`);
   if (databaseMsPerInsert === null) {
     console.log("route / trivial route bound: not computed, the database ceiling above has no CPU per insert");
     return;
@@ -208,7 +236,9 @@ let cleaning: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     for (const { what, run } of cleanups.reverse()) {
-      await run().catch((error: unknown) => console.error(`cleanup: ${what} failed: ${error instanceof Error ? error.message : String(error)}`));
+      await run().catch((error: unknown) =>
+        console.error(`cleanup: ${what} failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   })();
   return cleaning;
@@ -299,7 +329,10 @@ async function run(): Promise<void> {
   const fixed = await load(`Next.js route at ${rate} req/s`, app.url, "/api/webhooks/stripe", { seconds, rate });
   const soakSeconds = Number(values["soak-seconds"]);
   if (soakSeconds > 0) {
-    const soak = await load(`soak: Next.js route at ${rate} req/s for ${soakSeconds}s`, app.url, "/api/webhooks/stripe", { seconds: soakSeconds, rate });
+    const soak = await load(`soak: Next.js route at ${rate} req/s for ${soakSeconds}s`, app.url, "/api/webhooks/stripe", {
+      seconds: soakSeconds,
+      rate,
+    });
     results.push(soak);
   }
   results.push(fixed);
@@ -329,5 +362,7 @@ async function run(): Promise<void> {
   printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);
-  console.log(`resident memory now: web ${groupRssMb(app.pids.web)} MB, worker ${groupRssMb(app.pids.worker)} MB, ingest ${groupRssMb(ingest.pid!)} MB`);
+  console.log(
+    `resident memory now: web ${groupRssMb(app.pids.web)} MB, worker ${groupRssMb(app.pids.worker)} MB, ingest ${groupRssMb(ingest.pid!)} MB`,
+  );
 }

@@ -45,7 +45,10 @@ async function measure(work: () => Promise<void>, pids: () => number[] = () => [
 async function phase(mode: "delivered" | "reconciled"): Promise<Measured> {
   const { url, drop } = await freshBenchDatabase(`webhook_inbox_bench_reconcile_${process.pid}_${mode}`);
   const histories = generateHistories(7, Math.ceil(targetEvents / 2), ["stripe"]);
-  const plan = planDeliveries(histories, { secrets: { stripe: secret }, duplicateRate: 0, shuffle: "full", seed: 7 }).slice(0, targetEvents);
+  const plan = planDeliveries(histories, { secrets: { stripe: secret }, duplicateRate: 0, shuffle: "full", seed: 7 }).slice(
+    0,
+    targetEvents,
+  );
   const gateway = await startFakeGateway(histories);
   gateway.addEvents(stripeEventsOf(plan));
   const env = {
@@ -70,7 +73,10 @@ async function phase(mode: "delivered" | "reconciled"): Promise<Measured> {
             await deliverAll(
               plan,
               async (delivery) => {
-                const outcome = await ingestEvent({ pool, boss, config }, { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+                const outcome = await ingestEvent(
+                  { pool, boss, config },
+                  { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+                );
                 return { status: outcome.kind === "stored" ? 200 : 500 };
               },
               { concurrency: 16, secrets: { stripe: secret } },
@@ -81,7 +87,8 @@ async function phase(mode: "delivered" | "reconciled"): Promise<Measured> {
               { pool, boss, config, gateways: createGatewayClients(config) },
               { provider: "stripe", since: new Date(0), until: new Date(), trigger: "cli", actor: "bench" },
             );
-            if (!("missingIngested" in result) || result.missingIngested !== plan.length) throw new Error(`the run did not recover every event: ${JSON.stringify(result).slice(0, 300)}`);
+            if (!("missingIngested" in result) || result.missingIngested !== plan.length)
+              throw new Error(`the run did not recover every event: ${JSON.stringify(result).slice(0, 300)}`);
           });
     await pool.query("ANALYZE");
     const drain = await measure(
@@ -105,7 +112,9 @@ const delivered = await phase("delivered");
 const reconciled = await phase("reconciled");
 console.log(line("delivered: ingest (in-process, signed)", delivered.events, delivered.first));
 console.log(line("delivered: drain (1 worker)", delivered.events, delivered.drain));
-console.log(line("reconciled: list + ingest as missed (one run; this process includes the fake gateway)", reconciled.events, reconciled.first));
+console.log(
+  line("reconciled: list + ingest as missed (one run; this process includes the fake gateway)", reconciled.events, reconciled.first),
+);
 console.log(line("reconciled: drain (1 worker)", reconciled.events, reconciled.drain));
 const total = (measured: Measured) => measured.first.seconds + measured.drain.seconds;
 const dbPerEvent = (measured: Measured) => (measured.first.databaseMs + measured.drain.databaseMs) / measured.events;

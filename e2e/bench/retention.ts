@@ -74,7 +74,10 @@ async function main(): Promise<void> {
             );
             const delivery = signedDelivery("stripe", event.id, JSON.stringify(event), secret);
             const started = performance.now();
-            const outcome = await ingestEvent({ pool, boss, config }, { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+            const outcome = await ingestEvent(
+              { pool, boss, config },
+              { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+            );
             latencies.push(performance.now() - started);
             if (outcome.kind !== "stored") throw new Error(`ingest answered ${outcome.kind}`);
           }
@@ -99,7 +102,9 @@ async function main(): Promise<void> {
     const [code] = await exited;
     if (code !== 0) throw new Error(`retention exited with ${code}`);
     const purgeSeconds = (Date.now() - purgeStarted) / 1000;
-    const { rows: archived } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE archived_at IS NOT NULL");
+    const { rows: archived } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_inbox WHERE archived_at IS NOT NULL",
+    );
 
     const line = (label: string, sorted: number[], span: number) =>
       `${label}: ${sorted.length} ingests in ${span.toFixed(1)}s (${(sorted.length / span).toFixed(0)}/s), ` +

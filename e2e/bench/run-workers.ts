@@ -4,13 +4,20 @@ import type { Pool } from "@/lib/db/pool";
 /** `count` worker processes (`npm run worker`) with this environment added to ours. */
 export function startWorkers(count: number, env: Record<string, string>): ChildProcess[] {
   return Array.from({ length: count }, () =>
-    spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] }),
+    spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "inherit"],
+    }),
   );
 }
 
 export async function stopWorkers(children: ChildProcess[]): Promise<void> {
   for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done(null) : child.once("exit", done)))));
+  await Promise.all(
+    children.map(
+      (child) => new Promise((done) => (child.exitCode !== null || child.signalCode !== null ? done(null) : child.once("exit", done))),
+    ),
+  );
 }
 
 export async function pendingCount(pool: Pool): Promise<number> {

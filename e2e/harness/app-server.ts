@@ -44,11 +44,15 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), NEXTAUTH_URL: url, ...env, NODE_ENV: "production" };
   const logs: string[] = [];
   const children = [
-    spawn(process.execPath, [...productionWebArgs(Number(fullEnv.WEB_HEAP_LIMIT_MB ?? DEFAULT_WEB_HEAP_LIMIT_MB)), "--hostname", "127.0.0.1"], {
-      env: fullEnv,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    }),
+    spawn(
+      process.execPath,
+      [...productionWebArgs(Number(fullEnv.WEB_HEAP_LIMIT_MB ?? DEFAULT_WEB_HEAP_LIMIT_MB)), "--hostname", "127.0.0.1"],
+      {
+        env: fullEnv,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    ),
     spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
   ];
   for (const child of children) {
@@ -57,7 +61,10 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
   }
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const healthy = await fetch(`${url}/api/health`).then((response) => response.ok, () => false);
+    const healthy = await fetch(`${url}/api/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) break;
     if (Date.now() > deadline) {
       await Promise.all(children.map(stopChild));
@@ -65,5 +72,10 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
     }
     await new Promise((done) => setTimeout(done, 250));
   }
-  return { url, logs, pids: { web: children[0]!.pid!, worker: children[1]!.pid! }, stop: async () => void (await Promise.all(children.map(stopChild))) };
+  return {
+    url,
+    logs,
+    pids: { web: children[0]!.pid!, worker: children[1]!.pid! },
+    stop: async () => void (await Promise.all(children.map(stopChild))),
+  };
 }

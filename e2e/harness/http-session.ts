@@ -28,7 +28,12 @@ export async function csrfToken(baseUrl: string, cookies: Map<string, string>, h
   return ((await response.json()) as { csrfToken: string }).csrfToken;
 }
 
-export async function httpSignIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<HttpSession> {
+export async function httpSignIn(
+  baseUrl: string,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<HttpSession> {
   const cookies = new Map<string, string>();
   const token = await csrfToken(baseUrl, cookies, headers);
   const response = await fetch(`${baseUrl}/api/auth/callback/credentials`, {

@@ -56,7 +56,10 @@ export async function startLauncher(env: Record<string, string>): Promise<Launch
       const pid = lastMatch(/"workerId":"[^"]*:(\d+)"[^\n]*"msg":"worker started"/g);
       return isRunning(pid) ? pid : undefined;
     },
-    childPids: () => ({ web: lastMatch(/\[launcher\] web started \(pid (\d+)\)/g), worker: lastMatch(/\[launcher\] worker started \(pid (\d+)\)/g) }),
+    childPids: () => ({
+      web: lastMatch(/\[launcher\] web started \(pid (\d+)\)/g),
+      worker: lastMatch(/\[launcher\] worker started \(pid (\d+)\)/g),
+    }),
     launcherRunning: () => !exited,
     stop: async () => {
       if (exited) return;
@@ -75,7 +78,8 @@ export async function startLauncher(env: Record<string, string>): Promise<Launch
   };
   try {
     await waitFor(
-      async () => (exited ? Promise.reject(new Error(`the launcher exited:\n${output}`)) : launcher.readyWorkerPid() && (await healthy(url))),
+      async () =>
+        exited ? Promise.reject(new Error(`the launcher exited:\n${output}`)) : launcher.readyWorkerPid() && (await healthy(url)),
       90_000,
       "the launched app to be healthy with a worker ready",
     );
@@ -87,5 +91,8 @@ export async function startLauncher(env: Record<string, string>): Promise<Launch
 }
 
 async function healthy(url: string): Promise<boolean> {
-  return fetch(`${url}/api/health`).then((response) => response.ok, () => false);
+  return fetch(`${url}/api/health`).then(
+    (response) => response.ok,
+    () => false,
+  );
 }

@@ -82,9 +82,26 @@ export async function startReplicatedPostgres(database = "app"): Promise<Replica
   await admin.query(`CREATE DATABASE ${database}`);
   await admin.end();
 
-  await exec(join(bin, "pg_basebackup"), ["-h", "127.0.0.1", "-p", String(primaryPort), "-U", "postgres", "-D", standbyDir, "-R", "-X", "stream", "--no-sync", "--checkpoint=fast"]);
+  await exec(join(bin, "pg_basebackup"), [
+    "-h",
+    "127.0.0.1",
+    "-p",
+    String(primaryPort),
+    "-U",
+    "postgres",
+    "-D",
+    standbyDir,
+    "-R",
+    "-X",
+    "stream",
+    "--no-sync",
+    "--checkpoint=fast",
+  ]);
   // -R wrote standby.signal and primary_conninfo; the copy of the primary's settings needs its own port.
-  writeFileSync(join(standbyDir, "postgresql.auto.conf"), `${settings.join("\n")}\nport = ${standbyPort}\nprimary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres'\n`);
+  writeFileSync(
+    join(standbyDir, "postgresql.auto.conf"),
+    `${settings.join("\n")}\nport = ${standbyPort}\nprimary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres'\n`,
+  );
   const standby = cluster(bin, standbyDir, standbyPort);
   await exec(join(bin, "pg_ctl"), ["-D", standbyDir, "-w", "-l", join(standbyDir, "server.log"), "start"]);
   await waitFor(

@@ -1,7 +1,16 @@
 import { parseArgs } from "node:util";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
-import { checkFinalStates, deliverAll, historiesAsDelivered, httpSender, planDeliveries, stripeEventsOf, withholdDeliveries, type PaymentReading } from "./deliver";
+import {
+  checkFinalStates,
+  deliverAll,
+  historiesAsDelivered,
+  httpSender,
+  planDeliveries,
+  stripeEventsOf,
+  withholdDeliveries,
+  type PaymentReading,
+} from "./deliver";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type DeliverySecret, type SimulatedProvider } from "./gateway-events";
@@ -212,7 +221,9 @@ function hostMismatches(histories: PaymentHistory[], host: HostReceiver): string
   return histories.flatMap((history) => {
     const last = host.lastVersion.get(`${history.provider}/${history.payment.chargeId}`);
     const matches = last && last.status === history.truth.status && last.amountRefunded === history.truth.amountRefunded;
-    return matches ? [] : [`${history.payment.chargeId}: true ${history.truth.status}, host has ${last ? `${last.status} (v${last.version})` : "nothing"}`];
+    return matches
+      ? []
+      : [`${history.payment.chargeId}: true ${history.truth.status}, host has ${last ? `${last.status} (v${last.version})` : "nothing"}`];
   });
 }
 
@@ -235,7 +246,9 @@ async function startHost(options: Options, total: number): Promise<{ host: HostR
   const secret = appConfig().destinations.configured?.secret;
   if (!secret) throw new Error("--host-port verifies with DESTINATION_SECRET: set it (and DESTINATION_URL) for the app and the simulator");
   const host = await startHostReceiver(secret, { failShare: options.host.failShare, hangShare: options.host.hangShare }, options.host.port);
-  console.log(`host receiver on ${host.url} (fail ${options.host.failShare}, hang ${options.host.hangShare}, outage ${options.host.outageMs / 1000}s)`);
+  console.log(
+    `host receiver on ${host.url} (fail ${options.host.failShare}, hang ${options.host.hangShare}, outage ${options.host.outageMs / 1000}s)`,
+  );
   let outage = options.host.outageMs > 0;
   return {
     host,
@@ -283,14 +296,18 @@ async function run(options: Options): Promise<number> {
     const started = Date.now();
     const send = httpSender(options.url);
     let sent = 0;
-    const report = await deliverAll(plan, async (delivery) => {
-      playedHost?.onSent(++sent);
-      return send(delivery);
-    }, {
-      concurrency: options.concurrency,
-      maxDelayMs: options.maxDelayMs,
-      secrets,
-    });
+    const report = await deliverAll(
+      plan,
+      async (delivery) => {
+        playedHost?.onSent(++sent);
+        return send(delivery);
+      },
+      {
+        concurrency: options.concurrency,
+        maxDelayMs: options.maxDelayMs,
+        secrets,
+      },
+    );
     const rate = (report.acknowledged / (report.ms / 1000)).toFixed(0);
     console.log(
       `delivered: ${report.acknowledged} acknowledged, ${report.retries} retried, ${report.failed} gave up, in ${report.ms} ms (${rate} deliveries/s)`,
@@ -309,7 +326,9 @@ async function run(options: Options): Promise<number> {
       console.error(`the app did not drain within ${options.drainTimeoutMs / 1000}s`);
       return 1;
     }
-    console.log(`drained: no pending events ${drainMs} ms after the first delivery (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`);
+    console.log(
+      `drained: no pending events ${drainMs} ms after the first delivery (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`,
+    );
     console.log(`failed events in the app (all providers, all runs): ${(await health(options.url))?.failed ?? "unknown"}`);
     const token = options.token ?? appConfig().paymentsApiTokens[0];
     if (!token) throw new Error("no API token for the check: pass --token or set PAYMENTS_API_TOKENS");
@@ -320,7 +339,9 @@ async function run(options: Options): Promise<number> {
     }
     if (check.mismatches.length > 0 && options.awaitReconcileMs > 0) {
       const providers = [...new Set(options.providers)].join(", ");
-      console.log(`waiting up to ${options.awaitReconcileMs / 1000}s for reconciliation (npm run cli -- reconcile --provider P, for ${providers})`);
+      console.log(
+        `waiting up to ${options.awaitReconcileMs / 1000}s for reconciliation (npm run cli -- reconcile --provider P, for ${providers})`,
+      );
       const after = await awaitTruth(histories, reader(options.url, token), options.awaitReconcileMs);
       console.log(`after reconciliation: ${after.matched}/${after.payments} payments in their true final state`);
       if (after.mismatches.length > 0) return 1;

@@ -53,10 +53,15 @@ export function planDeliveries(histories: PaymentHistory[], options: DeliveryPla
  * distinct event is withheld, every copy of it, with probability `rate` (seeded). The withheld ones
  * are what reconciliation must find.
  */
-export function withholdDeliveries(plan: PlannedDelivery[], rate: number, seed: number): { delivered: PlannedDelivery[]; withheld: PlannedDelivery[] } {
+export function withholdDeliveries(
+  plan: PlannedDelivery[],
+  rate: number,
+  seed: number,
+): { delivered: PlannedDelivery[]; withheld: PlannedDelivery[] } {
   const random = seededRandom(seed ^ 0x5eed);
   const dropped = new Set<string>();
-  for (const eventId of new Set(plan.map((delivery) => `${delivery.provider}:${delivery.eventId}`))) if (random() < rate) dropped.add(eventId);
+  for (const eventId of new Set(plan.map((delivery) => `${delivery.provider}:${delivery.eventId}`)))
+    if (random() < rate) dropped.add(eventId);
   const isDropped = (delivery: PlannedDelivery) => dropped.has(`${delivery.provider}:${delivery.eventId}`);
   const withheld = new Map(plan.filter(isDropped).map((delivery) => [`${delivery.provider}:${delivery.eventId}`, delivery]));
   return { delivered: plan.filter((delivery) => !isDropped(delivery)), withheld: [...withheld.values()] };
@@ -78,7 +83,8 @@ export function historiesAsDelivered(histories: PaymentHistory[], delivered: Pla
 /** The Stripe events of a plan (delivered or not), for the fake gateway's events list. */
 export function stripeEventsOf(plan: PlannedDelivery[]): ListedStripeEvent[] {
   const events = new Map<string, ListedStripeEvent>();
-  for (const delivery of plan) if (delivery.provider === "stripe") events.set(delivery.eventId, JSON.parse(delivery.body) as ListedStripeEvent);
+  for (const delivery of plan)
+    if (delivery.provider === "stripe") events.set(delivery.eventId, JSON.parse(delivery.body) as ListedStripeEvent);
   return [...events.values()];
 }
 

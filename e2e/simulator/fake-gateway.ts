@@ -132,9 +132,19 @@ export function standardPaymentOf(history: PaymentHistory) {
   }
   // Dodo Payments' payment object: its own status words, refunds and disputes listed.
   const kind = chargeStatusBeforeDisputes(history);
-  const status = { pending: "processing", authorized: "requires_capture", failed: "failed", canceled: "cancelled" }[kind as string] ?? "succeeded";
+  const status =
+    { pending: "processing", authorized: "requires_capture", failed: "failed", canceled: "cancelled" }[kind as string] ?? "succeeded";
   const refunds = history.steps.flatMap((step, index) =>
-    step.kind === "refund" ? [{ refund_id: `ref_${index}`, payment_id: payment.chargeId, amount: step.amountRefunded - (history.steps[index - 1]?.amountRefunded ?? 0), status: "succeeded" }] : [],
+    step.kind === "refund"
+      ? [
+          {
+            refund_id: `ref_${index}`,
+            payment_id: payment.chargeId,
+            amount: step.amountRefunded - (history.steps[index - 1]?.amountRefunded ?? 0),
+            status: "succeeded",
+          },
+        ]
+      : [],
   );
   const disputeWords: Record<string, string> = { needs_response: "dispute_opened", won: "dispute_won", lost: "dispute_lost" };
   return {
@@ -144,7 +154,11 @@ export function standardPaymentOf(history: PaymentHistory) {
     currency: payment.currency.toUpperCase(),
     customer: { customer_id: payment.customerId, email: payment.customerEmail, name: "Simulated Customer" },
     refunds,
-    disputes: disputesOf(history).map((dispute, index) => ({ dispute_id: `dsp_${index}`, payment_id: payment.chargeId, dispute_status: disputeWords[dispute] })),
+    disputes: disputesOf(history).map((dispute, index) => ({
+      dispute_id: `dsp_${index}`,
+      payment_id: payment.chargeId,
+      dispute_status: disputeWords[dispute],
+    })),
     payload_type: "Payment",
   };
 }
@@ -235,7 +249,8 @@ const ZOOP_STATUS: Record<string, string> = {
 export function zoopTransactionOf({ payment, truth }: PaymentHistory) {
   const captured = !["pending", "authorized", "failed", "canceled"].includes(truth.status);
   const history = [{ operation_type: "authorization", status: "succeeded", amount: reais(payment.amount).toFixed(2) }];
-  if (truth.amountRefunded > 0) history.push({ operation_type: "void", status: "succeeded", amount: reais(truth.amountRefunded).toFixed(2) });
+  if (truth.amountRefunded > 0)
+    history.push({ operation_type: "void", status: "succeeded", amount: reais(truth.amountRefunded).toFixed(2) });
   return {
     id: payment.chargeId,
     resource: "transaction",
@@ -260,13 +275,22 @@ type ListContext = { query: URLSearchParams; histories: PaymentHistory[]; events
 const firstMs = (history: PaymentHistory) => history.steps[0]!.occurredAtMs;
 const lastMs = (history: PaymentHistory) => history.steps.at(-1)!.occurredAtMs;
 /** A gateway's payments whose time (`at`) passes `within`, oldest first. */
-function listed(histories: PaymentHistory[], provider: ProviderName, at: (history: PaymentHistory) => number, within: (ms: number) => boolean) {
+function listed(
+  histories: PaymentHistory[],
+  provider: ProviderName,
+  at: (history: PaymentHistory) => number,
+  within: (ms: number) => boolean,
+) {
   return histories.filter((history) => history.provider === provider && within(at(history))).sort((a, b) => at(a) - at(b));
 }
 /** Between two ISO times (either may be absent), both inclusive. */
-const between = (from: string | null, to: string | null) => (ms: number) => (from === null || ms >= Date.parse(from)) && (to === null || ms <= Date.parse(to));
+const between = (from: string | null, to: string | null) => (ms: number) =>
+  (from === null || ms >= Date.parse(from)) && (to === null || ms <= Date.parse(to));
 /** The list's own times of a payment: its first step and its last. */
-const times = (history: PaymentHistory) => ({ created: new Date(firstMs(history)).toISOString(), updated: new Date(lastMs(history)).toISOString() });
+const times = (history: PaymentHistory) => ({
+  created: new Date(firstMs(history)).toISOString(),
+  updated: new Date(lastMs(history)).toISOString(),
+});
 const int = (value: string | null, fallback: number) => (value === null ? fallback : Number(value));
 
 /** `GET /v1/events`: newest first (ties by id, so pages are stable), `starting_after` an event id. */
@@ -276,7 +300,9 @@ function stripeEventList({ query, events }: ListContext) {
   const types = query.getAll("types[]");
   const limit = Math.min(int(query.get("limit"), 10), 100);
   // `events` is kept newest first (ties by id), so pages are stable.
-  const matching = events.filter((event) => event.created >= gte && event.created < lt && (types.length === 0 || types.includes(event.type)));
+  const matching = events.filter(
+    (event) => event.created >= gte && event.created < lt && (types.length === 0 || types.includes(event.type)),
+  );
   const after = query.get("starting_after");
   const start = after === null ? 0 : matching.findIndex((event) => event.id === after) + 1;
   const data = matching.slice(start, start + limit);
@@ -295,7 +321,8 @@ function mercadopagoSearch({ query, histories }: ListContext) {
   return { paging: { total: matching.length, limit, offset }, results };
 }
 
-const saoPauloDay = (ms: number) => new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo", year: "numeric", month: "2-digit", day: "2-digit" }).format(ms);
+const saoPauloDay = (ms: number) =>
+  new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo", year: "numeric", month: "2-digit", day: "2-digit" }).format(ms);
 
 /** `GET /v3/payments`, by creation day in São Paulo. */
 function asaasPaymentList({ query, histories }: ListContext) {
@@ -303,8 +330,15 @@ function asaasPaymentList({ query, histories }: ListContext) {
   const limit = Math.min(int(query.get("limit"), 10), 100);
   const from = query.get("dateCreated[ge]");
   const to = query.get("dateCreated[le]");
-  const matching = listed(histories, "asaas", firstMs, (ms) => (from === null || saoPauloDay(ms) >= from) && (to === null || saoPauloDay(ms) <= to));
-  const data = matching.slice(offset, offset + limit).map((history) => ({ ...asaasPaymentOf(history), dateCreated: saoPauloDay(firstMs(history)) }));
+  const matching = listed(
+    histories,
+    "asaas",
+    firstMs,
+    (ms) => (from === null || saoPauloDay(ms) >= from) && (to === null || saoPauloDay(ms) <= to),
+  );
+  const data = matching
+    .slice(offset, offset + limit)
+    .map((history) => ({ ...asaasPaymentOf(history), dateCreated: saoPauloDay(firstMs(history)) }));
   return { object: "list", hasMore: offset + limit < matching.length, totalCount: matching.length, limit, offset, data };
 }
 
@@ -319,7 +353,10 @@ function pagarmeChargeList({ query, histories }: ListContext) {
   });
   const pages = Math.ceil(matching.length / size);
   const link = (to: number) => `/core/v5/charges?${new URLSearchParams({ ...Object.fromEntries(query), page: String(to) })}`;
-  return { data, paging: { total: pages, ...(page > 1 ? { previous: link(page - 1) } : {}), ...(page < pages ? { next: link(page + 1) } : {}) } };
+  return {
+    data,
+    paging: { total: pages, ...(page > 1 ? { previous: link(page - 1) } : {}), ...(page < pages ? { next: link(page + 1) } : {}) },
+  };
 }
 
 /** `GET /v1/marketplaces/{id}/transactions`, by creation time, ascending. */
@@ -371,7 +408,11 @@ function authenticated(provider: ProviderName, request: IncomingMessage, path: s
     case "pagarme":
       return apiKey !== undefined && authorization === basic(apiKey);
     case "zoop":
-      return apiKey !== undefined && authorization === basic(apiKey) && path.startsWith(`/v1/marketplaces/${encodeURIComponent(marketplaceId ?? "")}/`);
+      return (
+        apiKey !== undefined &&
+        authorization === basic(apiKey) &&
+        path.startsWith(`/v1/marketplaces/${encodeURIComponent(marketplaceId ?? "")}/`)
+      );
   }
 }
 

@@ -32,16 +32,7 @@ export type PaymentFacts = {
 
 /** One thing that happened to a payment, in the gateway's terms. */
 export type HistoryStep = {
-  kind:
-    | "pending"
-    | "authorized"
-    | "succeeded"
-    | "failed"
-    | "canceled"
-    | "refund"
-    | "dispute_opened"
-    | "dispute_won"
-    | "dispute_lost";
+  kind: "pending" | "authorized" | "succeeded" | "failed" | "canceled" | "refund" | "dispute_opened" | "dispute_won" | "dispute_lost";
   /** Cumulative refunded amount after this step (refunds only). */
   amountRefunded: number;
   /** Milliseconds since the epoch; several steps may share a second. */
@@ -203,12 +194,24 @@ const DODO_TYPE: Record<HistoryStep["kind"], { type: string; status: string }> =
 /** A Dodo Payments payload for one step: the payment, or the refund or dispute object of its event. */
 function dodoEvent(payment: PaymentFacts, step: HistoryStep, refundedBefore: number) {
   const { type, status } = DODO_TYPE[step.kind];
-  const common = { business_id: "bus_simulated", payment_id: payment.chargeId, currency: payment.currency.toUpperCase(), created_at: isoMicros(step.occurredAtMs) };
+  const common = {
+    business_id: "bus_simulated",
+    payment_id: payment.chargeId,
+    currency: payment.currency.toUpperCase(),
+    created_at: isoMicros(step.occurredAtMs),
+  };
   const data =
     step.kind === "refund"
       ? { ...common, refund_id: `ref_${step.occurredAtMs}`, amount: step.amountRefunded - refundedBefore, status, payload_type: "Refund" }
       : step.kind.startsWith("dispute_")
-        ? { ...common, dispute_id: `dsp_${step.occurredAtMs}`, amount: String(payment.amount), dispute_stage: "dispute", dispute_status: status, payload_type: "Dispute" }
+        ? {
+            ...common,
+            dispute_id: `dsp_${step.occurredAtMs}`,
+            amount: String(payment.amount),
+            dispute_stage: "dispute",
+            dispute_status: status,
+            payload_type: "Dispute",
+          }
         : {
             ...common,
             status,
@@ -285,7 +288,11 @@ function unsupported(provider: SimulatedProvider, step: HistoryStep): never {
 /** An Asaas webhook body: the event and the payment as it is after the step. */
 export function asaasEvent(payment: PaymentFacts, step: HistoryStep) {
   const refunded = step.kind === "refund";
-  const event = refunded ? (step.amountRefunded >= payment.amount ? "PAYMENT_REFUNDED" : "PAYMENT_PARTIALLY_REFUNDED") : ASAAS_TYPE[step.kind];
+  const event = refunded
+    ? step.amountRefunded >= payment.amount
+      ? "PAYMENT_REFUNDED"
+      : "PAYMENT_PARTIALLY_REFUNDED"
+    : ASAAS_TYPE[step.kind];
   if (!event) unsupported("asaas", step);
   return {
     id: randomId("evt"),
@@ -386,7 +393,12 @@ export function signedDelivery(
   const json = { "content-type": "application/json" };
   switch (provider) {
     case "stripe":
-      return { provider, eventId, body, headers: { ...json, "stripe-signature": signStripe(requireSecret(provider, secret), nowSeconds, body) } };
+      return {
+        provider,
+        eventId,
+        body,
+        headers: { ...json, "stripe-signature": signStripe(requireSecret(provider, secret), nowSeconds, body) },
+      };
     case "standard":
       return {
         provider,
@@ -416,7 +428,12 @@ export function signedDelivery(
     }
     case "zoop":
       // Zoop signs nothing: the operator puts Basic Auth on the webhook URL (secret "user:pass").
-      return { provider, eventId, body, headers: { ...json, authorization: `Basic ${Buffer.from(requireSecret(provider, secret)).toString("base64")}` } };
+      return {
+        provider,
+        eventId,
+        body,
+        headers: { ...json, authorization: `Basic ${Buffer.from(requireSecret(provider, secret)).toString("base64")}` },
+      };
   }
 }
 

@@ -146,7 +146,5 @@ export function generateHistories(
   options: HistoryOptions = {},
 ): PaymentHistory[] {
   const random = seededRandom(seed);
-  return Array.from({ length: count }, (_, index) =>
-    generateHistory(random, providers[index % providers.length]!, index, options),
-  );
+  return Array.from({ length: count }, (_, index) => generateHistory(random, providers[index % providers.length]!, index, options));
 }

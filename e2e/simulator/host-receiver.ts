@@ -35,7 +35,12 @@ export type HostReceiver = {
 
 const paymentOf = (change: PaymentChange) => `${change.provider}/${change.chargeId}`;
 
-export async function startHostReceiver(secret: string | string[], flakiness: Partial<Flakiness> = {}, port = 0, random = Math.random): Promise<HostReceiver> {
+export async function startHostReceiver(
+  secret: string | string[],
+  flakiness: Partial<Flakiness> = {},
+  port = 0,
+  random = Math.random,
+): Promise<HostReceiver> {
   const verifiers = (Array.isArray(secret) ? secret : [secret]).map((key) => new Webhook(key));
   const mode: Flakiness = { failShare: 0, hangShare: 0, down: false, fixedStatus: null, refuse: null, ...flakiness };
   const seen = new Set<string>();
@@ -84,7 +89,8 @@ export async function startHostReceiver(secret: string | string[], flakiness: Pa
       seen.add(id);
       const change = message.data;
       const last = receiver.lastVersion.get(paymentOf(change));
-      if (last && last.version >= change.version) receiver.outOfOrder.push(`${paymentOf(change)} v${change.version} after v${last.version}`);
+      if (last && last.version >= change.version)
+        receiver.outOfOrder.push(`${paymentOf(change)} v${change.version} after v${last.version}`);
       else receiver.lastVersion.set(paymentOf(change), change);
       receiver.applied.push(change);
     }

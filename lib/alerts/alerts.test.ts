@@ -42,7 +42,12 @@ beforeEach(async () => {
 
 const deps = (overrides: Record<string, string> = {}) => ({
   pool: app.pool,
-  config: testConfig(app.env, { ALERT_WEBHOOK_URL: receiverUrl, ALERT_WINDOW_MINUTES: "15", ALERT_PENDING_AGE_MINUTES: "10", ...overrides }),
+  config: testConfig(app.env, {
+    ALERT_WEBHOOK_URL: receiverUrl,
+    ALERT_WINDOW_MINUTES: "15",
+    ALERT_PENDING_AGE_MINUTES: "10",
+    ...overrides,
+  }),
 });
 
 let seq = 0;
@@ -115,7 +120,9 @@ describe("alerts", () => {
   it("alerts when a refetch circuit opens", async () => {
     const config = deps({ STRIPE_API_URL: "http://127.0.0.1:1", REFETCH_BREAKER_FAILURES: "2", REFETCH_TIMEOUT_MS: "500" }).config;
     const sending: Promise<AlertOutcome>[] = [];
-    const gateways = createGatewayClients(config, (provider) => sending.push(sendAlert({ pool: app.pool, config }, circuitOpenAlert(provider, 30))));
+    const gateways = createGatewayClients(config, (provider) =>
+      sending.push(sendAlert({ pool: app.pool, config }, circuitOpenAlert(provider, 30))),
+    );
     const client = gateways("stripe")!;
     await expect(client.fetchJson("/v1/charges/ch_1")).rejects.toThrow();
     expect(sending).toHaveLength(0);
@@ -151,7 +158,9 @@ describe("alerts", () => {
        VALUES ('stripe', 'evt_far_future', 'charge.succeeded', '\\x7b7d', 'processed', now() + interval '5 years')`,
     );
     await checkAlerts(deps());
-    expect(received.map((message) => message.text)).toEqual([expect.stringMatching(/^\[webhook-inbox\] 1 event\(s\) were stored in the inbox's default partition/)]);
+    expect(received.map((message) => message.text)).toEqual([
+      expect.stringMatching(/^\[webhook-inbox\] 1 event\(s\) were stored in the inbox's default partition/),
+    ]);
   });
 });
 

@@ -16,7 +16,10 @@ export async function listAlertStates(deps: { pool: Pool; config: AppConfig }): 
   const active = new Set([...current, ...(workerDown ? [workerDown] : [])].map((alert) => `${alert.kind}/${alert.provider}`));
   const cooldownMs = deps.config.refetch.breakerCooldownSeconds * 1000;
   return alerts.map((alert) => {
-    const holds = alert.kind === "circuit_open" ? new Date(alert.at).getTime() + cooldownMs > Date.now() : active.has(`${alert.kind}/${alert.provider}`);
+    const holds =
+      alert.kind === "circuit_open"
+        ? new Date(alert.at).getTime() + cooldownMs > Date.now()
+        : active.has(`${alert.kind}/${alert.provider}`);
     return { ...alert, state: holds ? "active" : "resolved" };
   });
 }

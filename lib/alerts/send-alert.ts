@@ -20,9 +20,7 @@ export type Alert = { kind: AlertKind; provider: string; text: string };
 export type AlertDeps = { pool: Pool; config: AppConfig };
 
 export type AlertOutcome =
-  | { sent: false; reason: "rate_limited" }
-  | { sent: true; delivered: true }
-  | { sent: true; delivered: false; error: string };
+  { sent: false; reason: "rate_limited" } | { sent: true; delivered: true } | { sent: true; delivered: false; error: string };
 
 export const ALERT_ACTOR = "system:alerts";
 const DELIVERY_TIMEOUT_MS = 5000;

@@ -27,7 +27,10 @@ const entries = [
 describe("the permission table", () => {
   it("grants each permission to exactly the expected roles", () => {
     for (const permission of PERMISSIONS) {
-      expect(ROLES.filter((role) => can(role, permission)), permission).toEqual(EXPECTED[permission]);
+      expect(
+        ROLES.filter((role) => can(role, permission)),
+        permission,
+      ).toEqual(EXPECTED[permission]);
     }
   });
 
@@ -59,7 +62,10 @@ function files(dir: string): string[] {
 }
 
 function routeOf(path: string, root: string): string {
-  const segments = relative(root, path).split("/").slice(0, -1).filter((segment) => !segment.startsWith("("));
+  const segments = relative(root, path)
+    .split("/")
+    .slice(0, -1)
+    .filter((segment) => !segment.startsWith("("));
   return `/${segments.join("/")}`;
 }
 
@@ -91,7 +97,15 @@ describe("every entry point checks its permission", () => {
 
   it("console API routes check ROUTE_ACCESS; the public ones are the ingest, health, host and auth endpoints", () => {
     const routes = all.filter((path) => path.startsWith(join(APP, "api")) && path.endsWith("route.ts"));
-    const publicRoutes = ["/api/webhooks/[provider]", "/api/health", "/api/auth/[...nextauth]", "/api/payments", "/api/payments/[provider]/[chargeId]", "/api/payment-changes", "/api/metrics"];
+    const publicRoutes = [
+      "/api/webhooks/[provider]",
+      "/api/health",
+      "/api/auth/[...nextauth]",
+      "/api/payments",
+      "/api/payments/[provider]/[chargeId]",
+      "/api/payment-changes",
+      "/api/metrics",
+    ];
     const checked = routes
       .map((path) => ({ path, route: routeOf(path, APP), source: readFileSync(path, "utf8") }))
       .filter(({ route }) => !publicRoutes.includes(route));

@@ -150,7 +150,9 @@ describe("sessions and password resets", () => {
 describe("users", () => {
   it("rejects a duplicate e-mail and keeps the last active admin", async () => {
     const { user: admin } = await createUser(app.prisma, { email: "root@example.com", role: "admin", password: PASSWORD }, "test");
-    await expect(createUser(app.prisma, { email: "ROOT@example.com", role: "viewer", password: PASSWORD }, "test")).rejects.toThrow(/already exists/);
+    await expect(createUser(app.prisma, { email: "ROOT@example.com", role: "viewer", password: PASSWORD }, "test")).rejects.toThrow(
+      /already exists/,
+    );
     await expect(updateUser(app.prisma, { id: admin.id, role: "viewer" }, "root@example.com")).rejects.toThrow(/last active admin/);
     await expect(updateUser(app.prisma, { id: admin.id, disabled: true }, "root@example.com")).rejects.toThrow(/last active admin/);
     await createUser(app.prisma, { email: "second@example.com", role: "admin", password: PASSWORD }, "test");
@@ -165,6 +167,8 @@ describe("users", () => {
   });
 
   it("refuses short passwords", async () => {
-    await expect(createUser(app.prisma, { email: "x@example.com", role: "viewer", password: "short" }, "test")).rejects.toThrow(/12 characters/);
+    await expect(createUser(app.prisma, { email: "x@example.com", role: "viewer", password: "short" }, "test")).rejects.toThrow(
+      /12 characters/,
+    );
   });
 });

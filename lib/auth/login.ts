@@ -8,9 +8,7 @@ import type { UserView } from "./users";
 import { findActiveUser } from "./users";
 
 export type LoginDeps = { prisma: PrismaClient; pool: Pool; config: AppConfig };
-export type LoginResult =
-  | { ok: true; user: UserView; sessionVersion: number }
-  | { ok: false; reason: "invalid" | "rate_limited" };
+export type LoginResult = { ok: true; user: UserView; sessionVersion: number } | { ok: false; reason: "invalid" | "rate_limited" };
 
 // Compared against when the e-mail is unknown, so both paths cost one scrypt.
 let decoyHash: Promise<string> | undefined;
@@ -72,10 +70,7 @@ async function loginBlocked(pool: Pool, email: string, ip: string | null, login:
  * Checks credentials, with backoff per account and address and a cap per address (see loginBlocked),
  * and writes every outcome to the audit log.
  */
-export async function authenticate(
-  deps: LoginDeps,
-  input: { email: string; password: string; ip: string | null },
-): Promise<LoginResult> {
+export async function authenticate(deps: LoginDeps, input: { email: string; password: string; ip: string | null }): Promise<LoginResult> {
   // A NUL can't reach the database (it would refuse the query and next-auth would echo its text).
   const email = storableText(input.email.trim().toLowerCase().slice(0, 320));
   if (await loginBlocked(deps.pool, email, input.ip, deps.config.login)) {

@@ -52,7 +52,10 @@ describe("updateUser", () => {
     for (let round = 0; round < 5; round++) {
       await app.pool.query("UPDATE users SET role = 'viewer' WHERE role = 'admin'");
       const [a, b] = await Promise.all(
-        ["a", "b"].map(async (name) => (await createUser(app.prisma, { email: `${name}${round}@race.example`, role: "admin", password: PASSWORD }, "test")).user),
+        ["a", "b"].map(
+          async (name) =>
+            (await createUser(app.prisma, { email: `${name}${round}@race.example`, role: "admin", password: PASSWORD }, "test")).user,
+        ),
       );
       const results = await Promise.allSettled([
         updateUser(app.prisma, { id: b!.id, role: "viewer" }, a!.email),
@@ -71,7 +74,9 @@ describe("updateUser", () => {
     await expect(updateUser(app.prisma, { id: admin.id, disabled: true }, me)).rejects.toThrow(/your own account/);
     expect((await findActiveUser(app.prisma, admin.id))?.disabledAt).toBeNull();
     await updateUser(app.prisma, { id: other.id, role: "finance" }, me);
-    const { rows } = await app.pool.query("SELECT actor, ip, details FROM audit_log WHERE action = 'user_updated' ORDER BY id DESC LIMIT 1");
+    const { rows } = await app.pool.query(
+      "SELECT actor, ip, details FROM audit_log WHERE action = 'user_updated' ORDER BY id DESC LIMIT 1",
+    );
     expect(rows[0]).toEqual({
       actor: admin.email,
       ip: "203.0.113.9",
@@ -86,7 +91,11 @@ describe("a user change", () => {
     await updateUser(app.prisma, { id: created.user.id, disabled: true }, "admin@example.com");
     const { rows, nextBefore } = await listAudit(app.pool, { limit: 1 });
     expect(rows).toEqual([
-      expect.objectContaining({ actor: "admin@example.com", action: "user_updated", details: { email: "audited@example.com", previousRole: "viewer", disabled: true, previouslyDisabled: false } }),
+      expect.objectContaining({
+        actor: "admin@example.com",
+        action: "user_updated",
+        details: { email: "audited@example.com", previousRole: "viewer", disabled: true, previouslyDisabled: false },
+      }),
     ]);
     const older = await listAudit(app.pool, { before: nextBefore!, action: "user_created" });
     expect(older.rows[0]).toMatchObject({ action: "user_created", details: { email: "audited@example.com", role: "viewer" } });

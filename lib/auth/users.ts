@@ -9,7 +9,10 @@ import { ROLES, type Role } from "./permissions";
 export type UserView = { id: number; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null };
 
 export const createUserSchema = z.object({
-  email: z.email().max(320).transform((value) => value.toLowerCase()),
+  email: z
+    .email()
+    .max(320)
+    .transform((value) => value.toLowerCase()),
   role: z.enum(ROLES),
   name: z.string().max(200).optional(),
   password: z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(200).optional(),
@@ -24,7 +27,14 @@ export const updateUserSchema = z.object({
 
 // Field by field, not a spread of the row: a row carries password_hash.
 function view(user: { id: bigint; email: string; name: string | null; role: string; createdAt: Date; disabledAt: Date | null }): UserView {
-  return { id: Number(user.id), email: user.email, name: user.name, role: user.role as Role, createdAt: user.createdAt, disabledAt: user.disabledAt };
+  return {
+    id: Number(user.id),
+    email: user.email,
+    name: user.name,
+    role: user.role as Role,
+    createdAt: user.createdAt,
+    disabledAt: user.disabledAt,
+  };
 }
 
 /** Prisma's unique-constraint violation: a concurrent request inserted the same key first. */
@@ -47,7 +57,12 @@ export async function createUser(
   try {
     const user = await prisma.$transaction(async (tx) => {
       const created = await tx.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } });
-      await recordAudit(sqlOn(tx), { actor: actor.name, action: "user_created", ip: actor.ip, details: { email: parsed.email, role: parsed.role } });
+      await recordAudit(sqlOn(tx), {
+        actor: actor.name,
+        action: "user_created",
+        ip: actor.ip,
+        details: { email: parsed.email, role: parsed.role },
+      });
       return created;
     });
     return { user: view(user), password };
@@ -68,7 +83,9 @@ export async function updateUser(prisma: PrismaClient, input: z.input<typeof upd
   const actor = asActor(by);
   if (disabled === true && actor.userId === id) throw new AppError("CONFLICT", "you can't disable your own account: ask another admin");
   return prisma.$transaction(async (tx) => {
-    const admins = await tx.$queryRaw<{ id: bigint }[]>`SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`;
+    const admins = await tx.$queryRaw<
+      { id: bigint }[]
+    >`SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL ORDER BY id FOR UPDATE`;
     const user = await tx.user.findUnique({ where: { id: BigInt(id) } });
     if (!user) throw new AppError("NOT_FOUND", "no such user");
     const losesAdmin = user.role === "admin" && !user.disabledAt && ((role && role !== "admin") || disabled === true);

@@ -8,7 +8,8 @@ export type ReportedTime = { occurredAt: string; precision: Precision };
  */
 export function fromUnixSeconds(seconds: number): ReportedTime {
   const date = new Date(seconds * 1000);
-  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < -4712) throw new RangeError(`event time out of range: ${String(seconds).slice(0, 30)} seconds since 1970`);
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < -4712)
+    throw new RangeError(`event time out of range: ${String(seconds).slice(0, 30)} seconds since 1970`);
   return { occurredAt: date.toISOString().replace(".000Z", "Z"), precision: "second" };
 }
 

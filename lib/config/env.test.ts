@@ -34,8 +34,12 @@ describe("loadConfig", () => {
       breakerFailures: 10,
     });
     expect(loadConfig({}).destinations.retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) / 86_400).toBeCloseTo(2.7, 1);
-    expect(() => loadConfig({ DESTINATION_URL: "http://shop.internal/hooks" })).toThrow(/DESTINATION_SECRET: set DESTINATION_URL and DESTINATION_SECRET together/);
-    expect(() => loadConfig({ DESTINATION_URL: "http://shop.internal/hooks", DESTINATION_SECRET: "hunter2" })).toThrow(/DESTINATION_SECRET: must be a whsec_ key/);
+    expect(() => loadConfig({ DESTINATION_URL: "http://shop.internal/hooks" })).toThrow(
+      /DESTINATION_SECRET: set DESTINATION_URL and DESTINATION_SECRET together/,
+    );
+    expect(() => loadConfig({ DESTINATION_URL: "http://shop.internal/hooks", DESTINATION_SECRET: "hunter2" })).toThrow(
+      /DESTINATION_SECRET: must be a whsec_ key/,
+    );
     expect(() => loadConfig({ DESTINATION_URL: "ftp://shop.internal/", DESTINATION_SECRET: secret })).toThrow(/DESTINATION_URL/);
   });
 
@@ -55,12 +59,19 @@ describe("loadConfig", () => {
 
   it("turns Pagar.me on with PAGARME_SIGNATURES, accepts only known schemes, and keeps legacy ones opt-in", () => {
     expect(loadConfig({}).providers.pagarme.enabled).toBe(false);
-    expect(loadConfig({}).pagarme).toEqual({ signatures: ["rs256"], jwksUrl: "https://hubapi.pagar.me/.well-known/jwks.json", jwksTtlSeconds: 3600 });
+    expect(loadConfig({}).pagarme).toEqual({
+      signatures: ["rs256"],
+      jwksUrl: "https://hubapi.pagar.me/.well-known/jwks.json",
+      jwksTtlSeconds: 3600,
+    });
     const legacy = loadConfig({ PAGARME_SIGNATURES: "rs256, hub-signature", WEBHOOK_SECRET_PAGARME: "ak_test" });
     expect(legacy.providers.pagarme.enabled).toBe(true);
     expect(legacy.pagarme.signatures).toEqual(["rs256", "hub-signature"]);
     expect(() => loadConfig({ PAGARME_SIGNATURES: "rs256,md5" })).toThrow(/PAGARME_SIGNATURES/);
-    expect(loadConfig({ ZOOP_MARKETPLACE_ID: "mp_1", ZOOP_API_KEY: "zpk" }).providers.zoop.credentials).toEqual({ apiKey: "zpk", marketplaceId: "mp_1" });
+    expect(loadConfig({ ZOOP_MARKETPLACE_ID: "mp_1", ZOOP_API_KEY: "zpk" }).providers.zoop.credentials).toEqual({
+      apiKey: "zpk",
+      marketplaceId: "mp_1",
+    });
   });
 
   it("refuses, in production only, any variable holding one of .env.example's development secrets", async () => {
@@ -78,8 +89,12 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ NODE_ENV: "development", [name]: value })).not.toThrow();
     }
     // Also as one of several (a rotation list) and under any name.
-    expect(() => loadConfig({ NODE_ENV: "production", PAYMENTS_API_TOKENS: "real-token,dev-payments-token" })).toThrow(/PAYMENTS_API_TOKENS/);
-    expect(() => loadConfig({ NODE_ENV: "production", WEBHOOK_SECRET_STANDARD: "whsec_dev_stripe_change_me" })).toThrow(/WEBHOOK_SECRET_STANDARD/);
+    expect(() => loadConfig({ NODE_ENV: "production", PAYMENTS_API_TOKENS: "real-token,dev-payments-token" })).toThrow(
+      /PAYMENTS_API_TOKENS/,
+    );
+    expect(() => loadConfig({ NODE_ENV: "production", WEBHOOK_SECRET_STANDARD: "whsec_dev_stripe_change_me" })).toThrow(
+      /WEBHOOK_SECRET_STANDARD/,
+    );
     expect(loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a-real-secret-0123456789abcdef-0123456789" }).nodeEnv).toBe("production");
   });
 
@@ -97,7 +112,11 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ NODE_ENV: "production", [name]: value }), `${name}=${value}`).toThrow(problem);
       expect(() => loadConfig({ NODE_ENV: "development", [name]: value })).not.toThrow();
     }
-    const accepted = { PAYMENTS_API_TOKENS: `${strong},${strong}x`, WEBHOOK_SECRET_STANDARD: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", WEBHOOK_SECRET_STRIPE: "whsec_0123456789abcdef" };
+    const accepted = {
+      PAYMENTS_API_TOKENS: `${strong},${strong}x`,
+      WEBHOOK_SECRET_STANDARD: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      WEBHOOK_SECRET_STRIPE: "whsec_0123456789abcdef",
+    };
     expect(loadConfig({ NODE_ENV: "production", ...accepted }).nodeEnv).toBe("production");
   });
 

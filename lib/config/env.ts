@@ -48,7 +48,10 @@ const reconcileSchema = {
 // Pushing payment changes to the host (lib/destinations): one destination may come from here.
 const destinationSchema = {
   DESTINATION_URL: z.url({ protocol: /^https?$/ }).optional(),
-  DESTINATION_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "must be a whsec_ key (whsec_ and base64)").optional(),
+  DESTINATION_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "must be a whsec_ key (whsec_ and base64)")
+    .optional(),
   DESTINATION_TIMEOUT_MS: positiveInt(10_000),
   // Doubling from 5 s, capped at 6 h: 22 retries over about 2.7 days; each delay gets +-25% jitter.
   DESTINATION_RETRY_DELAYS_SECONDS: z
@@ -64,207 +67,217 @@ const destinationSchema = {
   DESTINATION_SECRET_OVERLAP_HOURS: positiveInt(24),
 };
 
-const baseSchema = z.object({
-  // Set by Next (`next start` production, `next dev` development), vitest (test) and our launcher.
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
-  /** A streaming replica for the console's reads; unset, everything reads the primary. */
-  DATABASE_READ_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
-  /** Past this replay lag the console reads the primary again. */
-  DATABASE_READ_MAX_LAG_SECONDS: positiveInt(30),
-  /** What DATABASE_URL (and DATABASE_READ_URL) reach: the server itself, or PgBouncer in session or transaction pooling. */
-  DATABASE_POOLER: z.enum(["none", "session", "transaction"]).default("none"),
-  DATABASE_POOL_MAX: positiveInt(10),
-  DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
-  DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
-  DATA_DIR: z.string().default(".data"),
-  /** The embedded PostgreSQL's port (local trial only); unset: 54329, or any free port if taken. */
-  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
-  PORT: positiveInt(3000),
-  INGEST_PORT: positiveInt(3001),
-  WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
-  WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
-  // A client gets this long to send its headers, and then its whole request; past it, 408 and the
-  // socket is closed. Past HTTP_MAX_CONNECTIONS open sockets, new ones are dropped.
-  HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
-  HTTP_MAX_CONNECTIONS: positiveInt(1024),
-  WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
-  SIGNATURE_FAILURES_MAX: positiveInt(10_000),
-  // Events in flight per worker: two batches of 16 (lib/inbox/process/consume-webhooks.ts, docs/decisions.md).
-  WORKER_CONCURRENCY: positiveInt(32),
-  WORKER_MAX_ATTEMPTS: positiveInt(10),
-  WORKER_RETRY_DELAYS_SECONDS: z
-    .string()
-    .default("10,30,60,300,900,1800,3600,7200,14400")
-    .transform((value) => value.split(",").map((part) => Number(part.trim())))
-    .refine((delays) => delays.length > 0 && delays.every((delay) => Number.isInteger(delay) && delay >= 0), {
-      message: "must be comma-separated whole seconds",
-    }),
-  WORKER_JOB_EXPIRE_SECONDS: positiveInt(120),
-  QUEUE_MONITOR_SECONDS: positiveInt(5),
-  WORKER_RECLAIM_SECONDS: positiveInt(2),
-  SWEEPER_CRON: z.string().default("* * * * *"),
-  SWEEPER_STALE_MINUTES: positiveInt(5),
-  SWEEPER_BATCH_SIZE: positiveInt(1000),
-  REFETCH_TIMEOUT_MS: positiveInt(5000),
-  REFETCH_RATE_PER_SECOND: positiveInt(20),
-  REFETCH_BREAKER_FAILURES: positiveInt(5),
-  REFETCH_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
-  PAYMENTS_API_TOKENS: csv,
-  HEALTH_TOKENS: csv,
-  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  NEXTAUTH_URL: z.url().optional(),
-  LOGIN_MAX_FAILURES: positiveInt(5),
-  LOGIN_WINDOW_MINUTES: positiveInt(15),
-  LOGIN_BACKOFF_SECONDS: positiveInt(30),
-  TRUSTED_PROXIES: csv.refine((entries) => entries.every(isProxyEntry), "must be comma-separated IP addresses or CIDR ranges"),
-  DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
-  REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
-  ...operationsSchema,
-  ...reconcileSchema,
-  ...destinationSchema,
-  PAGARME_SIGNATURES: csv.pipe(z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` }))),
-  PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
-  PAGARME_JWKS_TTL_SECONDS: positiveInt(3600),
-}).refine((b) => Boolean(b.DESTINATION_URL) === Boolean(b.DESTINATION_SECRET), {
-  message: "set DESTINATION_URL and DESTINATION_SECRET together (the secret signs what is sent to the URL)",
-  path: ["DESTINATION_SECRET"],
-});
+const baseSchema = z
+  .object({
+    // Set by Next (`next start` production, `next dev` development), vitest (test) and our launcher.
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+    /** A streaming replica for the console's reads; unset, everything reads the primary. */
+    DATABASE_READ_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+    /** Past this replay lag the console reads the primary again. */
+    DATABASE_READ_MAX_LAG_SECONDS: positiveInt(30),
+    /** What DATABASE_URL (and DATABASE_READ_URL) reach: the server itself, or PgBouncer in session or transaction pooling. */
+    DATABASE_POOLER: z.enum(["none", "session", "transaction"]).default("none"),
+    DATABASE_POOL_MAX: positiveInt(10),
+    DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+    DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
+    DATA_DIR: z.string().default(".data"),
+    /** The embedded PostgreSQL's port (local trial only); unset: 54329, or any free port if taken. */
+    EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+    PORT: positiveInt(3000),
+    INGEST_PORT: positiveInt(3001),
+    WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
+    WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+    // A client gets this long to send its headers, and then its whole request; past it, 408 and the
+    // socket is closed. Past HTTP_MAX_CONNECTIONS open sockets, new ones are dropped.
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
+    HTTP_MAX_CONNECTIONS: positiveInt(1024),
+    WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
+    SIGNATURE_FAILURES_MAX: positiveInt(10_000),
+    // Events in flight per worker: two batches of 16 (lib/inbox/process/consume-webhooks.ts, docs/decisions.md).
+    WORKER_CONCURRENCY: positiveInt(32),
+    WORKER_MAX_ATTEMPTS: positiveInt(10),
+    WORKER_RETRY_DELAYS_SECONDS: z
+      .string()
+      .default("10,30,60,300,900,1800,3600,7200,14400")
+      .transform((value) => value.split(",").map((part) => Number(part.trim())))
+      .refine((delays) => delays.length > 0 && delays.every((delay) => Number.isInteger(delay) && delay >= 0), {
+        message: "must be comma-separated whole seconds",
+      }),
+    WORKER_JOB_EXPIRE_SECONDS: positiveInt(120),
+    QUEUE_MONITOR_SECONDS: positiveInt(5),
+    WORKER_RECLAIM_SECONDS: positiveInt(2),
+    SWEEPER_CRON: z.string().default("* * * * *"),
+    SWEEPER_STALE_MINUTES: positiveInt(5),
+    SWEEPER_BATCH_SIZE: positiveInt(1000),
+    REFETCH_TIMEOUT_MS: positiveInt(5000),
+    REFETCH_RATE_PER_SECOND: positiveInt(20),
+    REFETCH_BREAKER_FAILURES: positiveInt(5),
+    REFETCH_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
+    PAYMENTS_API_TOKENS: csv,
+    HEALTH_TOKENS: csv,
+    AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    NEXTAUTH_URL: z.url().optional(),
+    LOGIN_MAX_FAILURES: positiveInt(5),
+    LOGIN_WINDOW_MINUTES: positiveInt(15),
+    LOGIN_BACKOFF_SECONDS: positiveInt(30),
+    TRUSTED_PROXIES: csv.refine((entries) => entries.every(isProxyEntry), "must be comma-separated IP addresses or CIDR ranges"),
+    DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    REPLAY_CONFIRM_THRESHOLD: positiveInt(100),
+    ...operationsSchema,
+    ...reconcileSchema,
+    ...destinationSchema,
+    PAGARME_SIGNATURES: csv.pipe(
+      z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` })),
+    ),
+    PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
+    PAGARME_JWKS_TTL_SECONDS: positiveInt(3600),
+  })
+  .refine((b) => Boolean(b.DESTINATION_URL) === Boolean(b.DESTINATION_SECRET), {
+    message: "set DESTINATION_URL and DESTINATION_SECRET together (the secret signs what is sent to the URL)",
+    path: ["DESTINATION_SECRET"],
+  });
 
 /**
  * The whole configuration: the application's variables, a Standard Webhooks sender's words and each
  * registered driver's variables, renamed into the shape the code reads.
  */
 export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = DRIVERS) {
-  return z.object({ base: baseSchema, vocabulary: senderVocabularySchema, providers: providersSchema(drivers) }).transform(({ base: b, vocabulary, providers }) => {
-    return {
-      nodeEnv: b.NODE_ENV,
-      databaseUrl: b.DATABASE_URL,
-      /** The console's read replica, and the lag past which it is not used. */
-      readReplica: b.DATABASE_READ_URL ? { url: b.DATABASE_READ_URL, maxLagSeconds: b.DATABASE_READ_MAX_LAG_SECONDS } : undefined,
-      /** What the database URLs reach; "transaction": no session state (no named statements, no session locks). */
-      databasePooler: b.DATABASE_POOLER,
-      embeddedPostgresPort: b.EMBEDDED_POSTGRES_PORT,
-      databasePoolMax: b.DATABASE_POOL_MAX,
-      /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
-      databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
-      /** Where the launcher keeps the embedded database and generated production secrets. */
-      dataDir: b.DATA_DIR,
-      port: b.PORT,
-      /** Port of `npm run ingest`, the dedicated webhook server. */
-      ingestPort: b.INGEST_PORT,
-      /** V8's old-space limit for `npm start`'s web process, in MB. */
-      webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
-      bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
-      /** Bounds on slow or many clients, for the web server and the ingest server alike. */
-      http: { headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS, maxConnections: b.HTTP_MAX_CONNECTIONS },
-      toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
-      signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
-      worker: {
-        concurrency: b.WORKER_CONCURRENCY,
-        maxAttempts: b.WORKER_MAX_ATTEMPTS,
-        /** Delay before retry n (1-based); the last value repeats. */
-        retryDelaysSeconds: b.WORKER_RETRY_DELAYS_SECONDS,
-        /** A job running longer than this is presumed dead (worker killed) and retried. */
-        jobExpireSeconds: b.WORKER_JOB_EXPIRE_SECONDS,
-        /** How often the worker fails jobs whose worker died (stale heartbeat) or expired, and refreshes queue stats. */
-        queueMonitorSeconds: b.QUEUE_MONITOR_SECONDS,
-        /** How often a worker looks for attempts of dead workers (liveness lock gone) and frees their jobs. */
-        reclaimSeconds: b.WORKER_RECLAIM_SECONDS,
-      },
-      sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
-      refetch: {
-        timeoutMs: b.REFETCH_TIMEOUT_MS,
-        ratePerSecond: b.REFETCH_RATE_PER_SECOND,
-        breakerFailures: b.REFETCH_BREAKER_FAILURES,
-        breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
-      },
-      paymentsApiTokens: b.PAYMENTS_API_TOKENS,
-      /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
-      healthTokens: b.HEALTH_TOKENS,
-      authSecret: b.AUTH_SECRET,
-      /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
-      publicUrl: b.NEXTAUTH_URL,
-      /**
-       * maxFailures wrong passwords from one address, then that address waits backoffSeconds, doubling
-       * per further failure, capped at windowMinutes; an address failing maxFailures x 4 times on any
-       * accounts within windowMinutes is refused.
-       */
-      login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
-      /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
-      trustedProxies: b.TRUSTED_PROXIES,
-      demoAdminEmail: b.DEMO_ADMIN_EMAIL,
-      logLevel: b.LOG_LEVEL,
-      /** Bulk replays larger than this need the count typed as confirmation. */
-      replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
-      /** partitionMonths: whole monthly partitions older than this many months are archived and dropped (0: never). */
-      retention: {
-        days: b.RETENTION_DAYS,
-        cron: b.RETENTION_CRON,
-        batchSize: b.RETENTION_BATCH_SIZE,
-        archiveDir: b.ARCHIVE_DIR,
-        partitionMonths: b.RETENTION_PARTITION_MONTHS,
-      },
-      /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
-      metricsToken: b.METRICS_TOKEN,
-      /** Port of the worker's own /metrics; unset, the worker serves none. */
-      workerMetricsPort: b.WORKER_METRICS_PORT,
-      alerts: {
-        webhookUrl: b.ALERT_WEBHOOK_URL,
-        windowMinutes: b.ALERT_WINDOW_MINUTES,
-        cron: b.ALERT_CRON,
-        pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
-      },
-      /**
-       * Reconciliation runs: the first window reaches lookbackHours back; a window is at most
-       * maxWindowHours, starts overlapMinutes before the last one ended and ends lagSeconds before now;
-       * a run lists at most maxPages pages of pageSize; payments not final and untouched for stuckMinutes
-       * are refetched, at most stuckLimit per run.
-       */
-      reconcile: {
-        lookbackHours: b.RECONCILE_LOOKBACK_HOURS,
-        maxWindowHours: b.RECONCILE_MAX_WINDOW_HOURS,
-        overlapMinutes: b.RECONCILE_OVERLAP_MINUTES,
-        lagSeconds: b.RECONCILE_LAG_SECONDS,
-        pageSize: b.RECONCILE_PAGE_SIZE,
-        maxPages: b.RECONCILE_MAX_PAGES,
-        stuckMinutes: b.RECONCILE_STUCK_MINUTES,
-        stuckLimit: b.RECONCILE_STUCK_LIMIT,
-      },
-      /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
-      logFormat: b.LOG_FORMAT,
-      destinations: {
-        /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
-        configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
-        timeoutMs: b.DESTINATION_TIMEOUT_MS,
-        /** Delay before retry n (1-based), before jitter; a delivery is dead after the last. */
-        retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
-        breakerFailures: b.DESTINATION_BREAKER_FAILURES,
-        breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,
-        /** Requests in flight per worker. */
-        concurrency: b.DESTINATION_CONCURRENCY,
-        /** How long a rotated-out secret keeps signing beside the new one. */
-        secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
-      },
-      providers,
-      /** Which Pagar.me signatures are accepted ("rs256" alone when PAGARME_SIGNATURES is unset), and where its keys are published. */
-      pagarme: {
-        signatures: b.PAGARME_SIGNATURES.length > 0 ? b.PAGARME_SIGNATURES : (["rs256"] satisfies PagarmeSignatureScheme[]),
-        jwksUrl: b.PAGARME_JWKS_URL,
-        jwksTtlSeconds: b.PAGARME_JWKS_TTL_SECONDS,
-      },
-      /** The Standard Webhooks sender's own status words, event types and field paths. */
-      standardVocabulary: vocabulary,
-    };
-  });
+  return z
+    .object({ base: baseSchema, vocabulary: senderVocabularySchema, providers: providersSchema(drivers) })
+    .transform(({ base: b, vocabulary, providers }) => {
+      return {
+        nodeEnv: b.NODE_ENV,
+        databaseUrl: b.DATABASE_URL,
+        /** The console's read replica, and the lag past which it is not used. */
+        readReplica: b.DATABASE_READ_URL ? { url: b.DATABASE_READ_URL, maxLagSeconds: b.DATABASE_READ_MAX_LAG_SECONDS } : undefined,
+        /** What the database URLs reach; "transaction": no session state (no named statements, no session locks). */
+        databasePooler: b.DATABASE_POOLER,
+        embeddedPostgresPort: b.EMBEDDED_POSTGRES_PORT,
+        databasePoolMax: b.DATABASE_POOL_MAX,
+        /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
+        databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
+        /** Where the launcher keeps the embedded database and generated production secrets. */
+        dataDir: b.DATA_DIR,
+        port: b.PORT,
+        /** Port of `npm run ingest`, the dedicated webhook server. */
+        ingestPort: b.INGEST_PORT,
+        /** V8's old-space limit for `npm start`'s web process, in MB. */
+        webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
+        bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
+        /** Bounds on slow or many clients, for the web server and the ingest server alike. */
+        http: {
+          headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS,
+          requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS,
+          maxConnections: b.HTTP_MAX_CONNECTIONS,
+        },
+        toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
+        signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
+        worker: {
+          concurrency: b.WORKER_CONCURRENCY,
+          maxAttempts: b.WORKER_MAX_ATTEMPTS,
+          /** Delay before retry n (1-based); the last value repeats. */
+          retryDelaysSeconds: b.WORKER_RETRY_DELAYS_SECONDS,
+          /** A job running longer than this is presumed dead (worker killed) and retried. */
+          jobExpireSeconds: b.WORKER_JOB_EXPIRE_SECONDS,
+          /** How often the worker fails jobs whose worker died (stale heartbeat) or expired, and refreshes queue stats. */
+          queueMonitorSeconds: b.QUEUE_MONITOR_SECONDS,
+          /** How often a worker looks for attempts of dead workers (liveness lock gone) and frees their jobs. */
+          reclaimSeconds: b.WORKER_RECLAIM_SECONDS,
+        },
+        sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
+        refetch: {
+          timeoutMs: b.REFETCH_TIMEOUT_MS,
+          ratePerSecond: b.REFETCH_RATE_PER_SECOND,
+          breakerFailures: b.REFETCH_BREAKER_FAILURES,
+          breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
+        },
+        paymentsApiTokens: b.PAYMENTS_API_TOKENS,
+        /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
+        healthTokens: b.HEALTH_TOKENS,
+        authSecret: b.AUTH_SECRET,
+        /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
+        publicUrl: b.NEXTAUTH_URL,
+        /**
+         * maxFailures wrong passwords from one address, then that address waits backoffSeconds, doubling
+         * per further failure, capped at windowMinutes; an address failing maxFailures x 4 times on any
+         * accounts within windowMinutes is refused.
+         */
+        login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
+        /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
+        trustedProxies: b.TRUSTED_PROXIES,
+        demoAdminEmail: b.DEMO_ADMIN_EMAIL,
+        logLevel: b.LOG_LEVEL,
+        /** Bulk replays larger than this need the count typed as confirmation. */
+        replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
+        /** partitionMonths: whole monthly partitions older than this many months are archived and dropped (0: never). */
+        retention: {
+          days: b.RETENTION_DAYS,
+          cron: b.RETENTION_CRON,
+          batchSize: b.RETENTION_BATCH_SIZE,
+          archiveDir: b.ARCHIVE_DIR,
+          partitionMonths: b.RETENTION_PARTITION_MONTHS,
+        },
+        /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
+        metricsToken: b.METRICS_TOKEN,
+        /** Port of the worker's own /metrics; unset, the worker serves none. */
+        workerMetricsPort: b.WORKER_METRICS_PORT,
+        alerts: {
+          webhookUrl: b.ALERT_WEBHOOK_URL,
+          windowMinutes: b.ALERT_WINDOW_MINUTES,
+          cron: b.ALERT_CRON,
+          pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
+        },
+        /**
+         * Reconciliation runs: the first window reaches lookbackHours back; a window is at most
+         * maxWindowHours, starts overlapMinutes before the last one ended and ends lagSeconds before now;
+         * a run lists at most maxPages pages of pageSize; payments not final and untouched for stuckMinutes
+         * are refetched, at most stuckLimit per run.
+         */
+        reconcile: {
+          lookbackHours: b.RECONCILE_LOOKBACK_HOURS,
+          maxWindowHours: b.RECONCILE_MAX_WINDOW_HOURS,
+          overlapMinutes: b.RECONCILE_OVERLAP_MINUTES,
+          lagSeconds: b.RECONCILE_LAG_SECONDS,
+          pageSize: b.RECONCILE_PAGE_SIZE,
+          maxPages: b.RECONCILE_MAX_PAGES,
+          stuckMinutes: b.RECONCILE_STUCK_MINUTES,
+          stuckLimit: b.RECONCILE_STUCK_LIMIT,
+        },
+        /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
+        logFormat: b.LOG_FORMAT,
+        destinations: {
+          /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
+          configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
+          timeoutMs: b.DESTINATION_TIMEOUT_MS,
+          /** Delay before retry n (1-based), before jitter; a delivery is dead after the last. */
+          retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
+          breakerFailures: b.DESTINATION_BREAKER_FAILURES,
+          breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,
+          /** Requests in flight per worker. */
+          concurrency: b.DESTINATION_CONCURRENCY,
+          /** How long a rotated-out secret keeps signing beside the new one. */
+          secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
+        },
+        providers,
+        /** Which Pagar.me signatures are accepted ("rs256" alone when PAGARME_SIGNATURES is unset), and where its keys are published. */
+        pagarme: {
+          signatures: b.PAGARME_SIGNATURES.length > 0 ? b.PAGARME_SIGNATURES : (["rs256"] satisfies PagarmeSignatureScheme[]),
+          jwksUrl: b.PAGARME_JWKS_URL,
+          jwksTtlSeconds: b.PAGARME_JWKS_TTL_SECONDS,
+        },
+        /** The Standard Webhooks sender's own status words, event types and field paths. */
+        standardVocabulary: vocabulary,
+      };
+    });
 }
 
 export type AppConfig = z.output<ReturnType<typeof configSchema>>;
@@ -278,10 +291,14 @@ type EnvSource = Record<string, string | undefined>;
 /** Validates an environment (process.env by default) once; the message names every bad variable. */
 export function loadConfig(source: EnvSource = process.env, drivers: readonly ProviderDriver<ProviderName>[] = DRIVERS): AppConfig {
   // Empty strings mean "unset", as they do in .env files.
-  const env = Object.fromEntries(Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
+  const env = Object.fromEntries(
+    Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
+  );
   const result = configSchema(drivers).safeParse({ base: env, vocabulary: env, providers: env });
   // An issue's path starts with the part of the schema that read the variable; the variable comes next.
-  const problems = (result.success ? [] : result.error.issues).map((issue) => `  ${issue.path.slice(1).join(".") || "(env)"}: ${issue.message}`);
+  const problems = (result.success ? [] : result.error.issues).map(
+    (issue) => `  ${issue.path.slice(1).join(".") || "(env)"}: ${issue.message}`,
+  );
   // The development values are public, and weak secrets guessable: production refuses both.
   if (env.NODE_ENV === "production") {
     for (const name of variablesWithDevelopmentValues(env)) {
@@ -318,10 +335,7 @@ export function appConfig(): AppConfig {
 /** A database URL the process must have (web and worker); the launcher sets it for embedded mode. */
 export function requireDatabaseUrl(config: AppConfig = appConfig()): string {
   if (!config.databaseUrl) {
-    throw new ConfigError(
-      "DATABASE_URL is not set. Run `npm run dev` or `npm start` to use the embedded PostgreSQL, or set DATABASE_URL.",
-    );
+    throw new ConfigError("DATABASE_URL is not set. Run `npm run dev` or `npm start` to use the embedded PostgreSQL, or set DATABASE_URL.");
   }
   return config.databaseUrl;
 }
-

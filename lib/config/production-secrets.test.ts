@@ -17,7 +17,11 @@ describe("ensureProductionSecrets", () => {
     expect(readFileSync(first.file, "utf8")).toContain(`AUTH_SECRET=${first.values.AUTH_SECRET}`);
 
     const second = ensureProductionSecrets(dir, {});
-    expect(second).toMatchObject({ generated: [], reused: ["AUTH_SECRET", "PAYMENTS_API_TOKENS", "HEALTH_TOKENS", "METRICS_TOKEN"], values: first.values });
+    expect(second).toMatchObject({
+      generated: [],
+      reused: ["AUTH_SECRET", "PAYMENTS_API_TOKENS", "HEALTH_TOKENS", "METRICS_TOKEN"],
+      values: first.values,
+    });
     expect(ensureProductionSecrets(freshDir(), {}).values.AUTH_SECRET).not.toBe(first.values.AUTH_SECRET);
   });
 

@@ -47,7 +47,7 @@ export function ensureGeneratedSecrets(
   // The directory keeps default permissions: as root, the embedded PostgreSQL runs as `postgres` and
   // must reach its cluster inside it. The file is what is private.
   mkdirSync(dataDir, { recursive: true });
-  const stored: Record<string, string> = existsSync(file) ? { ...parseEnv(readFileSync(file, "utf8")) } as Record<string, string> : {};
+  const stored: Record<string, string> = existsSync(file) ? ({ ...parseEnv(readFileSync(file, "utf8")) } as Record<string, string>) : {};
   const values: Record<string, string> = {};
   const generated: string[] = [];
   const reused: string[] = [];
@@ -63,7 +63,9 @@ export function ensureGeneratedSecrets(
   }
   if (generated.length > 0) {
     const lines = Object.entries(stored).map(([name, value]) => `${name}=${value}`);
-    writeFileSync(file, `# Generated on first start. Keep private; delete a line to regenerate it.\n${lines.join("\n")}\n`, { mode: 0o600 });
+    writeFileSync(file, `# Generated on first start. Keep private; delete a line to regenerate it.\n${lines.join("\n")}\n`, {
+      mode: 0o600,
+    });
   }
   // Tightened even when nothing changed: a copy or an umask may have loosened it.
   if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);

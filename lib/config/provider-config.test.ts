@@ -34,8 +34,21 @@ describe("a gateway is its driver plus one registry line", () => {
       enabled: false,
     });
     expect(
-      fakeConfig({ WEBHOOK_SECRET_FAKEPAY: "s1,s2", FAKEPAY_API_URL: "http://127.0.0.1:9/", FAKEPAY_API_KEY: "k", REFETCH_FAKEPAY: "none", PAYMENT_SOURCE_FAKEPAY: "gateway" }),
-    ).toMatchObject({ secrets: ["s1", "s2"], apiUrl: "http://127.0.0.1:9/", credentials: { apiKey: "k" }, refetchTypes: [], paymentSource: "gateway", enabled: true });
+      fakeConfig({
+        WEBHOOK_SECRET_FAKEPAY: "s1,s2",
+        FAKEPAY_API_URL: "http://127.0.0.1:9/",
+        FAKEPAY_API_KEY: "k",
+        REFETCH_FAKEPAY: "none",
+        PAYMENT_SOURCE_FAKEPAY: "gateway",
+      }),
+    ).toMatchObject({
+      secrets: ["s1", "s2"],
+      apiUrl: "http://127.0.0.1:9/",
+      credentials: { apiKey: "k" },
+      refetchTypes: [],
+      paymentSource: "gateway",
+      enabled: true,
+    });
     expect(() => loadConfig({ FAKEPAY_TIMEZONE: "Mars/Olympus" }, drivers)).toThrow(ConfigError);
     expect(() => loadConfig({ FAKEPAY_TIMEZONE: "Mars/Olympus" }, drivers)).toThrow(/FAKEPAY_TIMEZONE: must be an IANA time zone/);
   });
@@ -49,7 +62,15 @@ describe("a gateway is its driver plus one registry line", () => {
     const variables = configVariables(drivers);
     const fakes = variables.filter(({ variable }) => variable.includes("FAKEPAY"));
     expect(fakes.map(({ variable }) => variable).sort()).toEqual(
-      ["FAKEPAY_API_KEY", "FAKEPAY_API_URL", "FAKEPAY_TIMEZONE", "PAYMENT_SOURCE_FAKEPAY", "REFETCH_FAKEPAY", "WEBHOOK_SECRET_FAKEPAY", "RECONCILE_INTERVAL_MINUTES_FAKEPAY"].sort(),
+      [
+        "FAKEPAY_API_KEY",
+        "FAKEPAY_API_URL",
+        "FAKEPAY_TIMEZONE",
+        "PAYMENT_SOURCE_FAKEPAY",
+        "REFETCH_FAKEPAY",
+        "WEBHOOK_SECRET_FAKEPAY",
+        "RECONCILE_INTERVAL_MINUTES_FAKEPAY",
+      ].sort(),
     );
     const documented = new Set(configVariables().map(({ documentedAs }) => documentedAs));
     for (const { documentedAs } of variables) expect(documented, documentedAs).toContain(documentedAs);
@@ -70,7 +91,10 @@ describe("the drivers' defaults", () => {
   it("are the ones each gateway had before they moved into its driver", () => {
     const { providers } = loadConfig({});
     const defaults = Object.fromEntries(
-      Object.entries(providers).map(([name, provider]) => [name, [provider.refetchTypes.join(","), provider.paymentSource, provider.timeZone, provider.apiUrl]]),
+      Object.entries(providers).map(([name, provider]) => [
+        name,
+        [provider.refetchTypes.join(","), provider.paymentSource, provider.timeZone, provider.apiUrl],
+      ]),
     );
     expect(defaults).toEqual({
       stripe: ["charge.dispute.*", "gateway", "UTC", "https://api.stripe.com"],

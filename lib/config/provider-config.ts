@@ -45,7 +45,8 @@ function providerSchema(driver: ProviderDriver) {
     })
     .transform((raw) => {
       const credentials: ApiCredentials = {};
-      for (const credential of ["apiKey", "marketplaceId"] as const) if (raw[credential] !== undefined) credentials[credential] = raw[credential];
+      for (const credential of ["apiKey", "marketplaceId"] as const)
+        if (raw[credential] !== undefined) credentials[credential] = raw[credential];
       return {
         secrets: raw.secrets,
         apiUrl: raw.apiUrl ?? driver.defaults.apiUrl,
@@ -74,7 +75,9 @@ export type ProviderConfig = z.output<ReturnType<typeof providerSchema>>;
 /** The fields a driver reads: all but the API credentials its API doesn't use. */
 function fieldsOf(driver: ProviderDriver): Field[] {
   const uses: readonly string[] = driver.apiAuth?.uses ?? [];
-  return (Object.keys(FIELD_VARIABLES) as Field[]).filter((field) => (field !== "apiKey" && field !== "marketplaceId") || uses.includes(field));
+  return (Object.keys(FIELD_VARIABLES) as Field[]).filter(
+    (field) => (field !== "apiKey" && field !== "marketplaceId") || uses.includes(field),
+  );
 }
 
 /** The variables a driver reads, each with the spelling docs/configuration.md documents it under. */

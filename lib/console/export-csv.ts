@@ -29,7 +29,10 @@ export function decimalAmount(amount: number | null, currency: string | null): s
   if (amount === null) return null;
   let digits = 2;
   try {
-    if (currency) digits = new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
+    if (currency)
+      digits =
+        new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ??
+        2;
   } catch {
     // an unknown currency code: two decimals, as most have
   }
@@ -51,7 +54,20 @@ const time = (date: Date | null) => date?.toISOString() ?? null;
 
 /** The events a filter matches, as `role` may see them, one CSV line at a time (header first). */
 export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter): AsyncGenerator<string> {
-  yield csvLine(["inbox_id", "received_at", "occurred_at", "provider", "event_type", "event_id", "charge_id", "customer_email", "status", "ignored_reason", "attempts", "last_error"]);
+  yield csvLine([
+    "inbox_id",
+    "received_at",
+    "occurred_at",
+    "provider",
+    "event_type",
+    "event_id",
+    "charge_id",
+    "customer_email",
+    "status",
+    "ignored_reason",
+    "attempts",
+    "last_error",
+  ]);
   const { where, params } = eventFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
   const rows = batches((afterId) =>
     db
@@ -67,13 +83,38 @@ export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter)
   );
   for await (const stored of rows) {
     const row = eventRowView(role, stored);
-    yield csvLine([row.id, time(row.receivedAt), time(row.occurredAt), row.provider, row.eventType, row.eventId, row.resourceId, row.customerEmail, row.status, row.ignoredReason, row.attempts, row.lastError]);
+    yield csvLine([
+      row.id,
+      time(row.receivedAt),
+      time(row.occurredAt),
+      row.provider,
+      row.eventType,
+      row.eventId,
+      row.resourceId,
+      row.customerEmail,
+      row.status,
+      row.ignoredReason,
+      row.attempts,
+      row.lastError,
+    ]);
   }
 }
 
 /** The payments a filter matches, as `role` may see them, one CSV line at a time (header first). */
 export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFilter): AsyncGenerator<string> {
-  yield csvLine(["payment_id", "provider", "charge_id", "status", "amount", "amount_refunded", "currency", "customer_email", "customer_id", "last_gateway_event_at", "updated_at"]);
+  yield csvLine([
+    "payment_id",
+    "provider",
+    "charge_id",
+    "status",
+    "amount",
+    "amount_refunded",
+    "currency",
+    "customer_email",
+    "customer_id",
+    "last_gateway_event_at",
+    "updated_at",
+  ]);
   const { where, params } = paymentFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
   const rows = batches((afterId) =>
     db

@@ -16,7 +16,15 @@ export type EventRowView = Omit<EventListRow, "customerEmail"> & CustomerView & 
 
 export type EventsView =
   | { ok: false; message: string }
-  | { ok: true; rows: EventRowView[]; total: number; atLeast: boolean; nextCursor: string | null; prevCursor: string | null; serverMs: number };
+  | {
+      ok: true;
+      rows: EventRowView[];
+      total: number;
+      atLeast: boolean;
+      nextCursor: string | null;
+      prevCursor: string | null;
+      serverMs: number;
+    };
 
 // Counting stops here (unless the rollup answers exactly): the page never scans the whole inbox.
 const COUNT_CAP = 10_000;
@@ -25,8 +33,15 @@ const COUNT_CAP = 10_000;
 export async function eventRowViews(db: Queryable, role: Role, stored: EventListRow[], zone: string): Promise<EventRowView[]> {
   const unmasked = can(role, "payload.unmasked");
   const [explanations, payments] = await Promise.all([
-    explainOutcomes(db, stored.filter((row) => row.status === "ignored" || row.status === "failed").map((row) => row.id), zone),
-    paymentsOfCharges(db, stored.flatMap((row) => (row.resourceId ? [{ provider: row.provider, chargeId: row.resourceId }] : []))),
+    explainOutcomes(
+      db,
+      stored.filter((row) => row.status === "ignored" || row.status === "failed").map((row) => row.id),
+      zone,
+    ),
+    paymentsOfCharges(
+      db,
+      stored.flatMap((row) => (row.resourceId ? [{ provider: row.provider, chargeId: row.resourceId }] : [])),
+    ),
   ]);
   return stored.map((original) => {
     const { customerEmail: _masked, ...row } = eventRowView(role, original);
@@ -57,5 +72,13 @@ export async function getEventsView(
   ]);
   const serverMs = Math.round(performance.now() - started);
   const rows = await eventRowViews(db, role, page.rows, input.zone);
-  return { ok: true, rows, total: matching.total, atLeast: matching.atLeast, nextCursor: page.nextCursor, prevCursor: page.prevCursor, serverMs };
+  return {
+    ok: true,
+    rows,
+    total: matching.total,
+    atLeast: matching.atLeast,
+    nextCursor: page.nextCursor,
+    prevCursor: page.prevCursor,
+    serverMs,
+  };
 }

@@ -1,6 +1,14 @@
 import type { Queryable } from "../db/pool";
 import { listWorkerBeats, type WorkerBeat } from "../inbox/process/worker-heartbeats";
-import { backlogSummary, hourlyVolume, providerStats, STAT_WINDOWS, type BacklogSummary, type HourlyVolume, type StatWindow } from "../inbox/queries/inbox-stats";
+import {
+  backlogSummary,
+  hourlyVolume,
+  providerStats,
+  STAT_WINDOWS,
+  type BacklogSummary,
+  type HourlyVolume,
+  type StatWindow,
+} from "../inbox/queries/inbox-stats";
 import { providerDeliveries, silentForLongerThanUsual, type ProviderDeliveries } from "../inbox/queries/provider-deliveries";
 
 /** One provider over one window, as the overview's table shows it. */

@@ -15,7 +15,12 @@ export type PaymentPageView = {
   factsFrom: FactSource[];
 };
 
-const FACT_NAMES: Record<string, string> = { amount: "amount", currency: "currency", customerId: "customer id", customerEmail: "customer e-mail" };
+const FACT_NAMES: Record<string, string> = {
+  amount: "amount",
+  currency: "currency",
+  customerId: "customer id",
+  customerEmail: "customer e-mail",
+};
 
 /** The payment's facts_from as sentences' parts: each fact with the event that supplied it. */
 async function factSources(db: Queryable, paymentId: number): Promise<FactSource[]> {

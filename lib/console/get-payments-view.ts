@@ -16,7 +16,12 @@ export type PaymentsView = {
 };
 
 /** One page of payments for `role` with the filter's totals; a masked role's search matches charge ids only. */
-export async function getPaymentsView(db: Queryable, role: Role, filter: PaymentFilter, options: { page: number; sort: PaymentSort }): Promise<PaymentsView> {
+export async function getPaymentsView(
+  db: Queryable,
+  role: Role,
+  filter: PaymentFilter,
+  options: { page: number; sort: PaymentSort },
+): Promise<PaymentsView> {
   const scoped = { ...filter, searchIdsOnly: searchesIdsOnly(role) };
   const [page, sums] = await Promise.all([searchPayments(db, scoped, options), paymentTotals(db, scoped)]);
   return { ...page, rows: page.rows.map((row) => paymentRowView(role, row)), totals: sums.totals, totalsCapped: sums.capped };

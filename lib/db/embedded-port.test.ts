@@ -33,7 +33,9 @@ describe("explainStartFailure", () => {
   it("turns root's EACCES into one line naming the cause and the way out", () => {
     const error = explainStartFailure(new Error("spawn /root/app/node_modules/.../initdb EACCES"), "/root/app/.data/postgres");
     if (process.getuid?.() === 0) {
-      expect(error.message).toMatch(/^the embedded PostgreSQL runs as the "postgres" user when started as root, and that user can't reach \/root\/app\/\.data\/postgres/);
+      expect(error.message).toMatch(
+        /^the embedded PostgreSQL runs as the "postgres" user when started as root, and that user can't reach \/root\/app\/\.data\/postgres/,
+      );
       expect(error.message).toContain("set DATABASE_URL");
     } else {
       expect(error.message).toBe("spawn /root/app/node_modules/.../initdb EACCES");

@@ -50,7 +50,11 @@ describe("embedded PostgreSQL credentials", () => {
     expect(superuserPassword).toMatch(/^[\w-]{40,}$/);
     expect(database.url).not.toContain(superuserPassword!);
     expect(new URL(database.url).username).toBe("webhook_inbox");
-    expect(await appRoleFacts(database.url)).toEqual({ user: "webhook_inbox", superuser: false, program: expect.stringMatching(/permission denied|must be superuser|pg_execute_server_program/) });
+    expect(await appRoleFacts(database.url)).toEqual({
+      user: "webhook_inbox",
+      superuser: false,
+      program: expect.stringMatching(/permission denied|must be superuser|pg_execute_server_program/),
+    });
     expect(await refused(urlFor(database.port, "postgres", EMBEDDED_SUPERUSER, LEGACY_PASSWORD))).toBe(true);
     expect(await refused(database.adminUrl)).toBe(false);
   });
@@ -65,7 +69,9 @@ describe("embedded PostgreSQL credentials", () => {
     await legacyAdmin.query("CREATE DATABASE webhook_inbox");
     await legacyAdmin.end();
     const legacyApp = await connectClient({ connectionString: urlFor(port, "webhook_inbox", EMBEDDED_SUPERUSER, LEGACY_PASSWORD) });
-    await legacyApp.query("CREATE SCHEMA pgboss; CREATE TABLE pgboss.job (id serial PRIMARY KEY); CREATE TABLE payments (id bigserial PRIMARY KEY, status text)");
+    await legacyApp.query(
+      "CREATE SCHEMA pgboss; CREATE TABLE pgboss.job (id serial PRIMARY KEY); CREATE TABLE payments (id bigserial PRIMARY KEY, status text)",
+    );
     await legacyApp.query("INSERT INTO payments (status) VALUES ('paid')");
     await legacyApp.end();
     await cluster.stop();

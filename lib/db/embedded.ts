@@ -183,7 +183,12 @@ BEGIN
 END $$`;
 
 /** A cluster (not started) on 127.0.0.1:`port` with its data in `dataDir`; also the fault tests' own. */
-export function embeddedCluster(dataDir: string, port: number, password: string, log: (line: string) => void = () => undefined): EmbeddedPostgres {
+export function embeddedCluster(
+  dataDir: string,
+  port: number,
+  password: string,
+  log: (line: string) => void = () => undefined,
+): EmbeddedPostgres {
   return new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

@@ -104,7 +104,10 @@ export async function applyMigrations(connectionString: string, dir: string = MI
  * `npm run db:migrate`: our tables, then the queue's schema and queues (pg-boss's installer, passed
  * in so the database layer doesn't depend on the queue layer above it).
  */
-export async function migrateDatabase(connectionString: string, installQueues: (connectionString: string) => Promise<void>): Promise<MigrateResult> {
+export async function migrateDatabase(
+  connectionString: string,
+  installQueues: (connectionString: string) => Promise<void>,
+): Promise<MigrateResult> {
   const result = await applyMigrations(connectionString);
   await installQueues(connectionString);
   return result;

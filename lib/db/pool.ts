@@ -100,7 +100,9 @@ export function createPool(
   if (pooler === "session") {
     const settings = `SET statement_timeout = ${timeouts.statementMs}${options.synchronousCommit === false ? "; SET synchronous_commit = off" : ""}`;
     pool.on("connect", (client) => {
-      client.query(settings).catch((error: Error) => logger("db").warn({ pool: applicationName, error: error.message }, "session settings failed"));
+      client
+        .query(settings)
+        .catch((error: Error) => logger("db").warn({ pool: applicationName, error: error.message }, "session settings failed"));
     });
   }
   if (pooler === "transaction") pool.on("connect", withoutStatementNames);

@@ -22,7 +22,9 @@ describe("behind PgBouncer in transaction pooling", () => {
     const pool = createPool(bouncer.url("pooled"), 6, "test:pooled", undefined, { pooler: "transaction" });
     try {
       const answers = await Promise.all(
-        Array.from({ length: 30 }, (_, index) => pool.query<{ n: number }>({ name: "pooled-statement", text: "SELECT $1::int + 1 AS n", values: [index] })),
+        Array.from({ length: 30 }, (_, index) =>
+          pool.query<{ n: number }>({ name: "pooled-statement", text: "SELECT $1::int + 1 AS n", values: [index] }),
+        ),
       );
       expect(answers.map((answer) => answer.rows[0]!.n)).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
     } finally {

@@ -52,16 +52,32 @@ describe("Prisma client on the migrated schema", () => {
       data: { paymentId: payment.id, inboxId: event.id, fromStatus: null, toStatus: "paid", toAmountRefunded: 0n, source: "event" },
     });
     const change = await prisma.paymentChange.create({
-      data: { paymentId: payment.id, version: 1, provider: "stripe", gatewayChargeId: "ch_1", status: "paid", amountRefunded: 0n, inboxId: event.id },
+      data: {
+        paymentId: payment.id,
+        version: 1,
+        provider: "stripe",
+        gatewayChargeId: "ch_1",
+        status: "paid",
+        amountRefunded: 0n,
+        inboxId: event.id,
+      },
     });
     expect((await prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { changes: true } })).changes).toMatchObject([
       { id: change.id, feedPosition: null },
     ]);
     expect(await prisma.paymentFeedHead.findMany()).toEqual([{ id: true, lastPosition: 0n }]);
-    const destination = await prisma.destination.create({ data: { name: "host", url: "http://host.internal/hooks", secret: "whsec_x", providers: ["stripe"] } });
-    const delivery = await prisma.delivery.create({ data: { destinationId: destination.id, changeId: change.id, paymentId: payment.id, version: 1 } });
-    await prisma.deliveryAttempt.create({ data: { deliveryId: delivery.id, destinationId: destination.id, outcome: "delivered", statusCode: 204, latencyMs: 3 } });
-    expect(await prisma.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptRows: true, destination: true } })).toMatchObject({
+    const destination = await prisma.destination.create({
+      data: { name: "host", url: "http://host.internal/hooks", secret: "whsec_x", providers: ["stripe"] },
+    });
+    const delivery = await prisma.delivery.create({
+      data: { destinationId: destination.id, changeId: change.id, paymentId: payment.id, version: 1 },
+    });
+    await prisma.deliveryAttempt.create({
+      data: { deliveryId: delivery.id, destinationId: destination.id, outcome: "delivered", statusCode: 204, latencyMs: 3 },
+    });
+    expect(
+      await prisma.delivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { attemptRows: true, destination: true } }),
+    ).toMatchObject({
       status: "pending",
       attemptRows: [{ statusCode: 204 }],
       destination: { providers: ["stripe"], enabled: true, feedPosition: 0n },
@@ -79,19 +95,31 @@ describe("Prisma client on the migrated schema", () => {
     const key = await prisma.inboxEventKey.create({
       data: { provider: "stripe", eventId: "evt_prisma", inboxId: event.id, receivedAt: event.receivedAt },
     });
-    expect(await prisma.inboxEventKey.findUniqueOrThrow({ where: { provider_eventId: { provider: "stripe", eventId: "evt_prisma" } } })).toEqual(key);
+    expect(
+      await prisma.inboxEventKey.findUniqueOrThrow({ where: { provider_eventId: { provider: "stripe", eventId: "evt_prisma" } } }),
+    ).toEqual(key);
     const partitions = await prisma.inboxPartition.findMany({ where: { state: "attached" } });
     expect(partitions.some((partition) => partition.rangeFrom <= event.receivedAt && event.receivedAt < partition.rangeTo)).toBe(true);
-    expect((await prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transitions: true } })).transitions).toHaveLength(1);
+    expect(
+      (await prisma.payment.findUniqueOrThrow({ where: { id: payment.id }, include: { transitions: true } })).transitions,
+    ).toHaveLength(1);
     expect(await prisma.signatureFailure.findUniqueOrThrow({ where: { id: failure.id } })).toMatchObject({ bodyBytes: 2 });
     expect(await prisma.auditLog.findUniqueOrThrow({ where: { id: audit.id } })).toMatchObject({ details: { count: 1 } });
     expect(await prisma.user.findUniqueOrThrow({ where: { email: "u@example.com" } })).toMatchObject({ id: user.id, role: "viewer" });
 
     const run = await prisma.replayRun.create({ data: { actor: "ops@example.com", filter: { statuses: ["failed"] }, expected: 1 } });
-    const replay = await prisma.eventReplay.create({ data: { inboxId: event.id, runId: run.id, actor: "ops@example.com", previousStatus: "failed" } });
-    expect(await prisma.eventReplay.findUniqueOrThrow({ where: { id: replay.id } })).toMatchObject({ runId: run.id, previousStatus: "failed" });
+    const replay = await prisma.eventReplay.create({
+      data: { inboxId: event.id, runId: run.id, actor: "ops@example.com", previousStatus: "failed" },
+    });
+    expect(await prisma.eventReplay.findUniqueOrThrow({ where: { id: replay.id } })).toMatchObject({
+      runId: run.id,
+      previousStatus: "failed",
+    });
 
-    await prisma.inboxEvent.update({ where: { id_receivedAt: { id: event.id, receivedAt: event.receivedAt } }, data: { status: "processed", processedAt: new Date() } });
+    await prisma.inboxEvent.update({
+      where: { id_receivedAt: { id: event.id, receivedAt: event.receivedAt } },
+      data: { status: "processed", processedAt: new Date() },
+    });
     const counts = await prisma.inboxHourlyCount.findMany({ where: { provider: "stripe" } });
     const byStatus = (status: string) => counts.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0n);
     expect([byStatus("pending"), byStatus("processed")]).toEqual([0n, 1n]);

@@ -27,7 +27,8 @@ afterAll(async () => {
   await replicated?.stop();
 });
 
-const whoAnswers = () => router.read(async (pool) => (await pool.query<{ standby: boolean }>("SELECT pg_is_in_recovery() AS standby")).rows[0]!.standby);
+const whoAnswers = () =>
+  router.read(async (pool) => (await pool.query<{ standby: boolean }>("SELECT pg_is_in_recovery() AS standby")).rows[0]!.standby);
 
 describe("console reads and the replica", () => {
   it("reads the replica while it is caught up, and sees the primary's writes there", async () => {
@@ -44,10 +45,14 @@ describe("console reads and the replica", () => {
       await paused.query("SELECT pg_wal_replay_pause()");
       const behind = createReadRouter(primary, replica, { maxLagSeconds: 0.2, checkEveryMs: 0 });
       await primary.query("INSERT INTO notes VALUES (2, 'two')");
-      const target = await waitFor(async () => {
-        const now = await behind.target();
-        return now.target === "primary" ? now : null;
-      }, 30_000, "the paused replica to count as behind");
+      const target = await waitFor(
+        async () => {
+          const now = await behind.target();
+          return now.target === "primary" ? now : null;
+        },
+        30_000,
+        "the paused replica to count as behind",
+      );
       expect(target).toMatchObject({ target: "primary", reason: "replica_behind" });
       expect(describeReadTarget(target)).toMatch(/^Lists read the primary: the replica is \d+\.\d s behind$/);
       expect(await behind.read(async (pool) => (await pool.query("SELECT body FROM notes WHERE id = 2")).rows)).toEqual([{ body: "two" }]);

@@ -51,7 +51,9 @@ export function createReadRouter(primary: Pool, replica: Pool, options: ReadRout
   async function check(): Promise<ReadTarget> {
     try {
       const { rows: position } = await primary.query<{ lsn: string }>(PRIMARY_POSITION);
-      const { rows } = await replica.query<{ standby: boolean; caught_up: boolean; since_replay: number | null }>(REPLICA_LAG, [position[0]!.lsn]);
+      const { rows } = await replica.query<{ standby: boolean; caught_up: boolean; since_replay: number | null }>(REPLICA_LAG, [
+        position[0]!.lsn,
+      ]);
       const state = rows[0]!;
       if (!state.standby) return { target: "primary", reason: "not_a_replica", lagSeconds: null };
       const lagSeconds = state.caught_up ? 0 : (state.since_replay ?? Number.POSITIVE_INFINITY);

@@ -26,7 +26,11 @@ const admin = { actor: "admin@example.com" };
 
 beforeAll(async () => {
   app = await createTestApp("deliver_changes");
-  config = testConfig(app.env, { DESTINATION_RETRY_DELAYS_SECONDS: "0.05,0.05", DESTINATION_TIMEOUT_MS: "2000", DESTINATION_BREAKER_FAILURES: "1000" });
+  config = testConfig(app.env, {
+    DESTINATION_RETRY_DELAYS_SECONDS: "0.05,0.05",
+    DESTINATION_TIMEOUT_MS: "2000",
+    DESTINATION_BREAKER_FAILURES: "1000",
+  });
   deps = processDeps(app, config);
 });
 afterAll(async () => app.close());
@@ -53,7 +57,9 @@ async function destinationWithReceiver(overrides: Partial<AppConfig["destination
   const receiver = await startHostReceiver(secret);
   receivers.push(receiver);
   await app.pool.query("UPDATE destinations SET url = $2 WHERE id = $1", [destination.id, receiver.url]);
-  workers.push(startDeliveryWorker(app.pool, { ...config, destinations: { ...config.destinations, ...overrides } }, (dead) => deadOnes.push(dead)));
+  workers.push(
+    startDeliveryWorker(app.pool, { ...config, destinations: { ...config.destinations, ...overrides } }, (dead) => deadOnes.push(dead)),
+  );
   return { destination, secret, receiver };
 }
 
@@ -82,9 +88,22 @@ describe("destinations", () => {
     expect(receiver.rejected).toBe(0);
     // Each answer is recorded as it comes: one attempt per delivery, none lost to a lease running out.
     const tally = async () =>
-      (await app.pool.query("SELECT count(*)::int AS delivered, sum(attempts)::int AS attempts, (SELECT count(*)::int FROM delivery_attempts) AS recorded FROM deliveries WHERE status = 'delivered'")).rows[0];
-    expect(await waitFor(async () => ((await tally()).delivered === 20 ? tally() : null), 30_000, "20 delivered")).toEqual({ delivered: 20, attempts: 20, recorded: 20 });
-    expect(receiver.lastVersion.get(`stripe/${payments[0]!.chargeId}`)).toMatchObject({ version: 3, status: "refunded", previousStatus: "partially_refunded", amountRefunded: 1000 });
+      (
+        await app.pool.query(
+          "SELECT count(*)::int AS delivered, sum(attempts)::int AS attempts, (SELECT count(*)::int FROM delivery_attempts) AS recorded FROM deliveries WHERE status = 'delivered'",
+        )
+      ).rows[0];
+    expect(await waitFor(async () => ((await tally()).delivered === 20 ? tally() : null), 30_000, "20 delivered")).toEqual({
+      delivered: 20,
+      attempts: 20,
+      recorded: 20,
+    });
+    expect(receiver.lastVersion.get(`stripe/${payments[0]!.chargeId}`)).toMatchObject({
+      version: 3,
+      status: "refunded",
+      previousStatus: "partially_refunded",
+      amountRefunded: 1000,
+    });
   });
 
   it("holds a payment's next version until the previous one is answered, while other payments pass it", async () => {
@@ -100,10 +119,12 @@ describe("destinations", () => {
 
     await waitFor(async () => receiver.applied.length === 2, 30_000, "the other payment's two versions");
     const stuckDeliveries = async () =>
-      (await app.pool.query<{ version: number; attempts: number; status: string }>(
-        "SELECT c.version, d.attempts, d.status FROM deliveries d JOIN payment_changes c ON c.id = d.change_id WHERE c.gateway_charge_id = $1 ORDER BY c.version",
-        [stuck.chargeId],
-      )).rows;
+      (
+        await app.pool.query<{ version: number; attempts: number; status: string }>(
+          "SELECT c.version, d.attempts, d.status FROM deliveries d JOIN payment_changes c ON c.id = d.change_id WHERE c.gateway_charge_id = $1 ORDER BY c.version",
+          [stuck.chargeId],
+        )
+      ).rows;
     await waitFor(async () => ((await stuckDeliveries())[0]?.attempts ?? 0) >= 3, 30_000, "the stuck version 1 retried");
     expect((await stuckDeliveries())[1]).toEqual({ version: 2, attempts: 0, status: "pending" });
     expect(destination.enabled).toBe(true);
@@ -122,7 +143,10 @@ describe("destinations", () => {
     await change(payment, { kind: "succeeded", occurredAtMs: now - 30_000 });
     await waitFor(async () => (await deliveryStatuses(destination.id))[0]?.status === "dead", 30_000, "dead after the retries");
     expect(await deliveryStatuses(destination.id)).toEqual([{ version: 1, status: "dead", attempts: 3 }]);
-    const { rows: attempts } = await app.pool.query("SELECT outcome, status_code, response_excerpt FROM delivery_attempts WHERE destination_id = $1", [destination.id]);
+    const { rows: attempts } = await app.pool.query(
+      "SELECT outcome, status_code, response_excerpt FROM delivery_attempts WHERE destination_id = $1",
+      [destination.id],
+    );
     expect(attempts).toEqual(Array(3).fill({ outcome: "failed", status_code: 503, response_excerpt: "fixed answer" }));
     expect(deadOnes.map(({ claimed }) => claimed.change)).toMatchObject([{ chargeId: payment.chargeId, version: 1 }]);
 
@@ -134,7 +158,11 @@ describe("destinations", () => {
     expect(await resendDeliveries(app.pool, { destinationId: destination.id }, admin)).toBe(1);
     await waitFor(async () => receiver.applied.length === 2, 30_000, "the dead version 1 resent");
     // The host has it; its answer is recorded right after.
-    await waitFor(async () => (await deliveryStatuses(destination.id)).every(({ status }) => status === "delivered"), 30_000, "both recorded delivered");
+    await waitFor(
+      async () => (await deliveryStatuses(destination.id)).every(({ status }) => status === "delivered"),
+      30_000,
+      "both recorded delivered",
+    );
     const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'delivery_resent'");
     expect(audit).toMatchObject([{ actor: "admin@example.com", details: { destinationId: destination.id, resent: 1 } }]);
   });
@@ -143,23 +171,37 @@ describe("destinations", () => {
     const { receiver, destination } = await destinationWithReceiver();
     receiver.set({ fixedStatus: 410 });
     await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
-    await waitFor(async () => {
-      const { rows } = await app.pool.query("SELECT enabled, disabled_reason FROM destinations WHERE id = $1", [destination.id]);
-      return rows[0].enabled === false ? rows[0] : null;
-    }, 30_000, "the destination switched off");
+    await waitFor(
+      async () => {
+        const { rows } = await app.pool.query("SELECT enabled, disabled_reason FROM destinations WHERE id = $1", [destination.id]);
+        return rows[0].enabled === false ? rows[0] : null;
+      },
+      30_000,
+      "the destination switched off",
+    );
     expect((await deliveryStatuses(destination.id))[0]).toMatchObject({ status: "pending" });
     const { rows } = await app.pool.query("SELECT outcome, status_code FROM delivery_attempts");
     expect(rows).toEqual([{ outcome: "gone", status_code: 410 }]);
   });
 
   it("opens the destination's breaker after consecutive failures: nothing is sent until the cooldown ends", async () => {
-    const { receiver, destination } = await destinationWithReceiver({ breakerFailures: 2, breakerCooldownSeconds: 3600, retryDelaysSeconds: Array(20).fill(0.05) });
+    const { receiver, destination } = await destinationWithReceiver({
+      breakerFailures: 2,
+      breakerCooldownSeconds: 3600,
+      retryDelaysSeconds: Array(20).fill(0.05),
+    });
     receiver.set({ fixedStatus: 500 });
     for (const payment of [facts(), facts(), facts()]) await change(payment, { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
-    await waitFor(async () => {
-      const { rows } = await app.pool.query("SELECT breaker_open_until > now() AS open FROM destinations WHERE id = $1", [destination.id]);
-      return rows[0].open;
-    }, 30_000, "the breaker open");
+    await waitFor(
+      async () => {
+        const { rows } = await app.pool.query("SELECT breaker_open_until > now() AS open FROM destinations WHERE id = $1", [
+          destination.id,
+        ]);
+        return rows[0].open;
+      },
+      30_000,
+      "the breaker open",
+    );
     const attempted = (await app.pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n;
     // Another round of claims finds nothing due on an open breaker.
     const { claimDeliveries } = await import("./deliver-changes");
@@ -184,11 +226,20 @@ describe("destinations", () => {
 
 describe("where a destination may point", () => {
   it("refuses link-local and metadata addresses, literal or resolved, and never follows a redirect", async () => {
-    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://[::ffff:169.254.169.254]/", "http://[fe80::1]/", "http://100.100.100.200/"]) {
-      expect(await postMessage(url, "{}", {}, 1000)).toMatchObject({ statusCode: null, error: expect.stringMatching(/link-local or cloud metadata/) });
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://[fe80::1]/",
+      "http://100.100.100.200/",
+    ]) {
+      expect(await postMessage(url, "{}", {}, 1000)).toMatchObject({
+        statusCode: null,
+        error: expect.stringMatching(/link-local or cloud metadata/),
+      });
     }
     // A name is checked on what it resolves to: the lookup the socket connects through refuses it.
-    const resolve = (name: string) => new Promise<string>((done) => refusingLookup(name, {}, (error, address) => done(error ? error.message : String(address))));
+    const resolve = (name: string) =>
+      new Promise<string>((done) => refusingLookup(name, {}, (error, address) => done(error ? error.message : String(address))));
     expect(await resolve("169.254.169.254")).toMatch(/link-local or cloud metadata/);
     expect(await resolve("localhost")).toMatch(/^(127\.0\.0\.1|::1)$/);
     const { createServer } = await import("node:http");

@@ -53,7 +53,14 @@ const CLAIM = `
 export async function claimDeliveries(pool: Pool, config: DestinationsConfig, limit: number): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const { rows } = await pool.query<{
-    id: number; destination_id: number; attempts: number; name: string; url: string; secret: string; previous_secret: string | null; change: PaymentChange;
+    id: number;
+    destination_id: number;
+    attempts: number;
+    name: string;
+    url: string;
+    secret: string;
+    previous_secret: string | null;
+    change: PaymentChange;
   }>(CLAIM, [limit, leaseSeconds(config)]);
   return rows.map((row) => ({
     id: row.id,
@@ -67,7 +74,8 @@ export async function claimDeliveries(pool: Pool, config: DestinationsConfig, li
 }
 
 /** The body of a pushed change (Standard Webhooks: a type and its data). */
-export const messageBody = (change: PaymentChange) => JSON.stringify({ type: "payment.updated", timestamp: change.committedAt, data: change });
+export const messageBody = (change: PaymentChange) =>
+  JSON.stringify({ type: "payment.updated", timestamp: change.committedAt, data: change });
 
 export function outcomeOf(result: PostResult): DeliveryOutcome {
   if (result.statusCode === 410) return "gone";

@@ -45,13 +45,29 @@ const CREATE = `
 export type Actor = { actor: string; ip?: string | null };
 
 /** Adds a destination with a fresh secret; the secret is returned this once and never shown again. */
-export async function createDestination(pool: Pool, input: DestinationInput, by: Actor): Promise<{ destination: Destination; secret: string }> {
+export async function createDestination(
+  pool: Pool,
+  input: DestinationInput,
+  by: Actor,
+): Promise<{ destination: Destination; secret: string }> {
   const parsed = destinationInputSchema.parse(input);
   const secret = generateSecret();
   return withTransaction(pool, async (tx) => {
-    const { rows } = await tx.query<Destination>(CREATE, [parsed.name, parsed.url, parsed.providers, parsed.statuses, parsed.enabled, secret, false]);
+    const { rows } = await tx.query<Destination>(CREATE, [
+      parsed.name,
+      parsed.url,
+      parsed.providers,
+      parsed.statuses,
+      parsed.enabled,
+      secret,
+      false,
+    ]);
     const destination = rows[0]!;
-    await recordAudit(tx, { ...by, action: "destination_created", details: { destinationId: destination.id, name: parsed.name, url: parsed.url } });
+    await recordAudit(tx, {
+      ...by,
+      action: "destination_created",
+      details: { destinationId: destination.id, name: parsed.name, url: parsed.url },
+    });
     return { destination, secret };
   });
 }

@@ -42,7 +42,8 @@ export function postMessage(url: string, body: string, headers: Record<string, s
       signal: AbortSignal.timeout(timeoutMs),
       headers: { ...headers, "content-length": String(Buffer.byteLength(body)), "user-agent": "webhook-inbox" },
     });
-    const describe = (error: Error) => (error.name === "AbortError" || error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : error.message.slice(0, 300));
+    const describe = (error: Error) =>
+      error.name === "AbortError" || error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : error.message.slice(0, 300);
     request.on("error", (error) => finish({ statusCode: null, excerpt: null, error: describe(error) }));
     request.on("response", (response) => {
       const chunks: Buffer[] = [];

@@ -53,7 +53,8 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDea
       recordDelivery(dead.claimed.destinationName, "dead");
       onDead(dead);
     }
-    for (const id of report.breakersOpened) log.warn({ destinationId: id, cooldownSeconds: settings.breakerCooldownSeconds }, "destination circuit opened");
+    for (const id of report.breakersOpened)
+      log.warn({ destinationId: id, cooldownSeconds: settings.breakerCooldownSeconds }, "destination circuit opened");
     for (const id of report.gone) log.warn({ destinationId: id }, "destination answered 410 Gone: disabled");
   }
 
@@ -112,10 +113,11 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDea
       nudge();
       await loop;
       // Answers already in hand are recorded; anything still in flight is left to its lease.
-      while (inFlight > 0) await new Promise<void>((resume) => {
-        wake = resume;
-        setTimeout(resume, IDLE_POLL_MS);
-      });
+      while (inFlight > 0)
+        await new Promise<void>((resume) => {
+          wake = resume;
+          setTimeout(resume, IDLE_POLL_MS);
+        });
       await settle().catch(() => undefined);
     },
   };

@@ -27,7 +27,11 @@ describe("asAppError", () => {
       ["SELECT $1::timestamptz", ["garbage"], "BAD_REQUEST"],
       ["SELECT $1::text", ["a\u0000b"], "BAD_REQUEST"],
       ["SELECT $1::jsonb", ['{"card":"4111111111111111","x":"\\u0000"}'], "BAD_REQUEST"],
-      ["INSERT INTO users (email, role, password_hash) VALUES ('dup@example.com', 'viewer', 'x'), ('dup@example.com', 'viewer', 'x')", [], "CONFLICT"],
+      [
+        "INSERT INTO users (email, role, password_hash) VALUES ('dup@example.com', 'viewer', 'x'), ('dup@example.com', 'viewer', 'x')",
+        [],
+        "CONFLICT",
+      ],
     ];
     for (const [sql, params, code] of cases) {
       const mapped = asAppError(await databaseError(sql, params));

@@ -59,6 +59,9 @@ export function asAppError(error: unknown): AppError | null {
 export function errorForLog(error: unknown): string {
   if (!(error instanceof Error)) return `non-error thrown (${typeof error})`;
   const code = errorCode(error);
-  const frames = (error.stack ?? "").split("\n").filter((line) => line.trimStart().startsWith("at ")).slice(0, 8);
+  const frames = (error.stack ?? "")
+    .split("\n")
+    .filter((line) => line.trimStart().startsWith("at "))
+    .slice(0, 8);
   return [`${error.name}${code ? ` (code ${code})` : ""}`, ...frames].join("\n");
 }

@@ -87,7 +87,9 @@ export function createJwksCache(options: JwksCacheOptions): PublicKeySource {
     // Only a key set fetched just now may say a kid doesn't exist (then the signature is refused);
     // within the interval an unknown kid may be a fresh rotation: unverifiable for now, not forged.
     if (!asked || keys === null) {
-      throw new KeysUnavailableError(`kid not in the key set fetched from ${options.url}, which is asked again at most every ${options.minRefetchIntervalMs / 1000}s`);
+      throw new KeysUnavailableError(
+        `kid not in the key set fetched from ${options.url}, which is asked again at most every ${options.minRefetchIntervalMs / 1000}s`,
+      );
     }
     return null;
   };

@@ -56,7 +56,15 @@ describe("structured logs", () => {
   });
 
   it("formats a line for people under npm run dev", () => {
-    const json = JSON.stringify({ level: "warn", time: Date.UTC(2026, 0, 2, 3, 4, 5, 678), pid: 1, component: "ingest", msg: "delivery answered", requestId: "r1", ms: 12 });
+    const json = JSON.stringify({
+      level: "warn",
+      time: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      pid: 1,
+      component: "ingest",
+      msg: "delivery answered",
+      requestId: "r1",
+      ms: 12,
+    });
     expect(prettyLine(json)).toBe("03:04:05.678 WARN  [ingest] delivery answered requestId=r1 ms=12\n");
   });
 });

@@ -38,14 +38,18 @@ function family(families: PrometheusFamily[], name: string): PrometheusFamily {
 }
 
 function sample(families: PrometheusFamily[], name: string, labels: Record<string, string> = {}): number {
-  const match = family(families, name).metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
+  const match = family(families, name).metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
   if (!match) throw new Error(`no ${name} sample with ${JSON.stringify(labels)}`);
   return Number(match.value);
 }
 
 function histogramCount(text: string, name: string, labels: Record<string, string>): number {
   const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${name}_count{`) && wanted.every((label) => candidate.includes(label)));
+  const line = text
+    .split("\n")
+    .find((candidate) => candidate.startsWith(`${name}_count{`) && wanted.every((label) => candidate.includes(label)));
   if (!line) throw new Error(`no ${name}_count with ${JSON.stringify(labels)}`);
   return Number(line.slice(line.lastIndexOf(" ") + 1));
 }
@@ -85,17 +89,30 @@ describe("GET /api/metrics", () => {
     expect(sample(families, "webhook_inbox_failed_events")).toBe(1);
     expect(sample(families, "webhook_inbox_pending_events")).toBe(0);
     expect(sample(families, "webhook_inbox_oldest_pending_age_seconds")).toBe(0);
-    expect(family(families, "webhook_inbox_queue_jobs").metrics.map((metric) => metric.labels?.state).sort()).toEqual(["active", "deferred", "ready"]);
+    expect(
+      family(families, "webhook_inbox_queue_jobs")
+        .metrics.map((metric) => metric.labels?.state)
+        .sort(),
+    ).toEqual(["active", "deferred", "ready"]);
   });
 });
 
 describe("the worker's /metrics", () => {
   it("serves processing, attempt and refetch metrics behind the same token", async () => {
     // Processing counters live in the worker process: here, this test's worker.
-    const gateway = createGatewayClient("gw-test", { baseUrl: "http://127.0.0.1:1", headers: {}, timeoutMs: 500, ratePerSecond: 100, breakerFailures: 1, breakerCooldownMs: 60_000 });
+    const gateway = createGatewayClient("gw-test", {
+      baseUrl: "http://127.0.0.1:1",
+      headers: {},
+      timeoutMs: 500,
+      ratePerSecond: 100,
+      breakerFailures: 1,
+      breakerCooldownMs: 60_000,
+    });
     await expect(gateway.fetchJson("/charges/ch_1")).rejects.toThrow();
 
-    const { server, port } = await serveMetrics({ port: 0, host: "127.0.0.1", token: TOKEN }, () => renderMetrics(web.app.pool, async () => web.app.boss));
+    const { server, port } = await serveMetrics({ port: 0, host: "127.0.0.1", token: TOKEN }, () =>
+      renderMetrics(web.app.pool, async () => web.app.boss),
+    );
     try {
       const url = `http://127.0.0.1:${port}/metrics`;
       expect((await fetch(url)).status).toBe(401);

@@ -76,8 +76,16 @@ function createMetrics() {
       labelNames: ["provider", "kind"] as const,
       registers: [registry],
     }),
-    pendingEvents: new Gauge({ name: "webhook_inbox_pending_events", help: "Inbox events pending, read at scrape time.", registers: [registry] }),
-    failedEvents: new Gauge({ name: "webhook_inbox_failed_events", help: "Inbox events failed, read at scrape time.", registers: [registry] }),
+    pendingEvents: new Gauge({
+      name: "webhook_inbox_pending_events",
+      help: "Inbox events pending, read at scrape time.",
+      registers: [registry],
+    }),
+    failedEvents: new Gauge({
+      name: "webhook_inbox_failed_events",
+      help: "Inbox events failed, read at scrape time.",
+      registers: [registry],
+    }),
     deliveriesTotal: new Counter({
       name: "webhook_inbox_destination_deliveries_total",
       help: "Attempts to push a change to a destination, by destination and outcome (delivered, failed, gone); dead: deliveries that ran out of retries.",

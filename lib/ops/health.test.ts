@@ -44,7 +44,11 @@ describe("checkHealth", () => {
       await holder.query("LOCK TABLE webhook_inbox IN ACCESS EXCLUSIVE MODE");
       // The lock is held until the rollback below: an answer at all means the 500 ms bound fired.
       const stalled = await checkHealth(app.pool, async () => app.boss, 500);
-      expect(stalled).toMatchObject({ healthy: false, status: "degraded", database: { ok: false, error: expect.stringMatching(/within 500 ms/) } });
+      expect(stalled).toMatchObject({
+        healthy: false,
+        status: "degraded",
+        database: { ok: false, error: expect.stringMatching(/within 500 ms/) },
+      });
       await holder.query("ROLLBACK");
       expect(await checkHealth(app.pool, async () => app.boss, 500)).toMatchObject({ healthy: true, status: "ok" });
     } finally {

@@ -10,7 +10,12 @@ import { destinationLag } from "../destinations/destination-stats";
 /** The Prometheus text of this process, backlog gauges refreshed from the database first. */
 export async function renderMetrics(db: Queryable, boss: () => Promise<PgBoss>): Promise<string> {
   const m = metrics();
-  const [backlog, depth, lag, recovered] = await Promise.all([backlogSummary(db), boss().then(webhooksQueueDepth), destinationLag(db), recoveredByProvider(db)]);
+  const [backlog, depth, lag, recovered] = await Promise.all([
+    backlogSummary(db),
+    boss().then(webhooksQueueDepth),
+    destinationLag(db),
+    recoveredByProvider(db),
+  ]);
   m.pendingEvents.set(backlog.pending);
   m.failedEvents.set(backlog.failed);
   m.oldestPendingSeconds.set(backlog.oldestPendingSeconds ?? 0);

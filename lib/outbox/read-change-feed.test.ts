@@ -58,9 +58,16 @@ describe("the change feed", () => {
     const client = await app.pool.connect();
     await client.query("BEGIN");
     await applyChargeUpdates(client, [
-      { provider: "stripe", chargeId: held.chargeId, snapshot: { status: "paid", amount: 1000, currency: "usd" },
-        at: { micros: BigInt(now - 50_000) * 1000n, precision: "second" }, inboxId: heldPaid,
-        cause: { eventId: "evt_held", eventType: "charge.succeeded", occurredAt: null }, source: "event", createIfMissing: true },
+      {
+        provider: "stripe",
+        chargeId: held.chargeId,
+        snapshot: { status: "paid", amount: 1000, currency: "usd" },
+        at: { micros: BigInt(now - 50_000) * 1000n, precision: "second" },
+        inboxId: heldPaid,
+        cause: { eventId: "evt_held", eventType: "charge.succeeded", occurredAt: null },
+        source: "event",
+        createIfMissing: true,
+      },
     ]);
     await client.query("UPDATE webhook_inbox SET status = 'processed', processed_at = now() WHERE id = $1", [heldPaid]);
 
@@ -78,13 +85,19 @@ describe("the change feed", () => {
     // The held payment's next version, and more changes of the others, after it.
     expect(await processEvents(deps, [heldRefund])).toEqual(["processed"]);
     for (const payment of others.slice(0, 6)) {
-      expect(await processEvents(deps, [await ingest(payment, { kind: "refund", amountRefunded: 300, occurredAtMs: now - 20_000 })])).toEqual(["processed"]);
+      expect(
+        await processEvents(deps, [await ingest(payment, { kind: "refund", amountRefunded: 300, occurredAtMs: now - 20_000 })]),
+      ).toEqual(["processed"]);
     }
     producing = false;
 
     const { rows } = await app.pool.query<{ id: string }>("SELECT 'chg_' || id AS id FROM payment_changes");
     expect(rows).toHaveLength(1 + 1 + others.length + 6);
-    for (const seen of await Promise.all(readers)) expectEachOnceInVersionOrder(seen, rows.map(({ id }) => id));
+    for (const seen of await Promise.all(readers))
+      expectEachOnceInVersionOrder(
+        seen,
+        rows.map(({ id }) => id),
+      );
   });
 
   it("filters by provider and status, and a filtered reader's cursor moves past what it skips", async () => {

@@ -25,7 +25,10 @@ async function detach(pool: Pool, name: string): Promise<"detached" | "unsettled
     try {
       return await withTransaction(pool, async (tx) => {
         await tx.query(`SET LOCAL lock_timeout = '${DETACH_LOCK_TIMEOUT}'`);
-        const { rows: claimed } = await tx.query("SELECT 1 FROM inbox_partitions WHERE name = $1 AND state = 'attached' FOR UPDATE SKIP LOCKED", [name]);
+        const { rows: claimed } = await tx.query(
+          "SELECT 1 FROM inbox_partitions WHERE name = $1 AND state = 'attached' FOR UPDATE SKIP LOCKED",
+          [name],
+        );
         if (claimed.length === 0) return "busy";
         await tx.query(`ALTER TABLE webhook_inbox DETACH PARTITION ${quoted(name)}`);
         // Checked after the detach, under its lock: a replay can no longer turn a row pending behind our back.
@@ -48,7 +51,10 @@ class UnsettledPartition extends Error {}
 async function archiveDetached(deps: PartitionArchiveDeps, name: string): Promise<PartitionArchiveOutcome> {
   return withTransaction(deps.pool, async (tx: PoolClient) => {
     // The catalog row is this run's claim; a crash rolls it back and the next run starts the file over.
-    const { rows: claimed } = await tx.query("SELECT 1 FROM inbox_partitions WHERE name = $1 AND state = 'detached' FOR UPDATE SKIP LOCKED", [name]);
+    const { rows: claimed } = await tx.query(
+      "SELECT 1 FROM inbox_partitions WHERE name = $1 AND state = 'detached' FOR UPDATE SKIP LOCKED",
+      [name],
+    );
     if (claimed.length === 0) return { name, outcome: "busy" };
     const file = partitionArchiveFile(name);
     await removeArchiveFile(deps.archiveDir, file);
@@ -60,7 +66,11 @@ async function archiveDetached(deps: PartitionArchiveDeps, name: string): Promis
         [afterId],
       );
       if (batch.length === 0) break;
-      await appendArchiveSegment(deps.archiveDir, file, batch.map((entry) => entry.row));
+      await appendArchiveSegment(
+        deps.archiveDir,
+        file,
+        batch.map((entry) => entry.row),
+      );
       rows += batch.length;
       afterId = batch[batch.length - 1]!.id;
     }

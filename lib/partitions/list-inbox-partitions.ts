@@ -14,7 +14,15 @@ export type InboxPartitionView = {
 
 /** The inbox's monthly partitions, oldest first, with what retention did to each. */
 export async function listInboxPartitions(db: Queryable): Promise<InboxPartitionView[]> {
-  const { rows } = await db.query<{ name: string; range_from: Date | null; range_to: Date; state: InboxPartitionState; rows: string | null; estimate: string | null; archive_file: string | null }>(
+  const { rows } = await db.query<{
+    name: string;
+    range_from: Date | null;
+    range_to: Date;
+    state: InboxPartitionState;
+    rows: string | null;
+    estimate: string | null;
+    archive_file: string | null;
+  }>(
     `SELECT p.name, CASE WHEN isfinite(p.range_from) THEN p.range_from END AS range_from, p.range_to, p.state, p.rows, p.archive_file, greatest(c.reltuples, 0)::bigint AS estimate
        FROM inbox_partitions p LEFT JOIN pg_class c ON c.oid = to_regclass(p.name)
       ORDER BY p.range_from`,

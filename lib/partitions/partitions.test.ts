@@ -95,7 +95,10 @@ describe("partitions ahead and strays", () => {
     expect(await countStrayEvents(app.pool)).toBe(0);
     expect((await rowsOf("evt_stray"))[0]!.partition).toBe(created[0]);
     const listed = await listInboxPartitions(app.pool);
-    expect(listed.filter((partition) => created.includes(partition.name)).map((partition) => partition.state)).toEqual(["attached", "attached"]);
+    expect(listed.filter((partition) => created.includes(partition.name)).map((partition) => partition.state)).toEqual([
+      "attached",
+      "attached",
+    ]);
   });
 });
 
@@ -107,7 +110,10 @@ describe("archiving a month", () => {
     for (const [index, id] of oldIds.entries()) {
       expect(await deliver(id, new Date(target.to.getTime() - (index + 1) * 3600_000))).toMatchObject({ kind: "stored" });
     }
-    const before = await app.pool.query("SELECT id, raw_body, payload, headers, received_at FROM webhook_inbox WHERE event_id = ANY($1) ORDER BY id", [oldIds]);
+    const before = await app.pool.query(
+      "SELECT id, raw_body, payload, headers, received_at FROM webhook_inbox WHERE event_id = ANY($1) ORDER BY id",
+      [oldIds],
+    );
 
     // Pending events hold a partition in place: retention never drops unsettled work.
     expect(await archiveInboxPartition({ pool: app.pool, archiveDir }, target.name)).toEqual({ name: target.name, outcome: "unsettled" });
@@ -124,17 +130,29 @@ describe("archiving a month", () => {
 
     expect(archived).toMatchObject({ outcome: "archived", rows: oldIds.length });
     expect(live.every((outcome) => outcome.kind === "stored")).toBe(true);
-    const { rows: liveRows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE event_id LIKE 'evt_live_%'");
+    const { rows: liveRows } = await app.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_inbox WHERE event_id LIKE 'evt_live_%'",
+    );
     expect(liveRows[0]!.n).toBe(live.length);
     expect(await rowsOf(oldIds[0]!)).toEqual([]);
-    expect((await listInboxPartitions(app.pool)).find((partition) => partition.name === target.name)).toMatchObject({ state: "archived", rows: oldIds.length });
+    expect((await listInboxPartitions(app.pool)).find((partition) => partition.name === target.name)).toMatchObject({
+      state: "archived",
+      rows: oldIds.length,
+    });
     // Its month can't be recreated empty over the archive's record.
-    await expect(ensureInboxPartitions(app.pool, { now: new Date(target.to.getTime() - 1), monthsAhead: 0 })).rejects.toThrow(/was archived: restore it/);
+    await expect(ensureInboxPartitions(app.pool, { now: new Date(target.to.getTime() - 1), monthsAhead: 0 })).rejects.toThrow(
+      /was archived: restore it/,
+    );
     // The ledger kept the keys: a resend of an archived event is still a duplicate.
     expect(await deliver(oldIds[0]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
 
-    expect(await restoreInboxPartition({ pool: app.pool, archiveDir }, target.name, { actor: "ops@example.com" })).toEqual({ restored: oldIds.length });
-    const after = await app.pool.query("SELECT id, raw_body, payload, headers, received_at FROM webhook_inbox WHERE event_id = ANY($1) ORDER BY id", [oldIds]);
+    expect(await restoreInboxPartition({ pool: app.pool, archiveDir }, target.name, { actor: "ops@example.com" })).toEqual({
+      restored: oldIds.length,
+    });
+    const after = await app.pool.query(
+      "SELECT id, raw_body, payload, headers, received_at FROM webhook_inbox WHERE event_id = ANY($1) ORDER BY id",
+      [oldIds],
+    );
     expect(after.rows).toEqual(before.rows);
     expect((await rowsOf(oldIds[1]!))[0]!.partition).toBe(target.name);
     expect(await deliver(oldIds[1]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
@@ -144,7 +162,9 @@ describe("archiving a month", () => {
 
   it("archives, on retention's schedule, only the months that ended before the cutoff", async () => {
     const partitions = await listInboxPartitions(app.pool);
-    const ended = partitions.filter((partition) => partition.state === "attached" && partition.to <= monthStart(0)).map((partition) => partition.name);
+    const ended = partitions
+      .filter((partition) => partition.state === "attached" && partition.to <= monthStart(0))
+      .map((partition) => partition.name);
     expect(ended.length).toBeGreaterThan(0);
     expect(await deliver("evt_retained_old", new Date(monthStart(0).getTime() - 3600_000))).toMatchObject({ kind: "stored" });
     expect(await deliver("evt_retained_now", new Date())).toMatchObject({ kind: "stored" });

@@ -35,7 +35,9 @@ export async function restoreInboxPartition(
         throw new ArchiveError(`${partition.archive_file} does not match the checksum recorded when ${name} was archived`);
       }
       for await (const members of readArchiveMembers(deps.archiveDir, partition.archive_file)) {
-        await tx.query(`INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::webhook_inbox, $1::jsonb)`, [JSON.stringify(members)]);
+        await tx.query(`INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::webhook_inbox, $1::jsonb)`, [
+          JSON.stringify(members),
+        ]);
         count += members.length;
       }
     }

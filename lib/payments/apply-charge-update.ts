@@ -32,7 +32,11 @@ export type ChargeUpdate = {
 export function decideChargeUpdate(current: CurrentPayment | null, snapshot: ChargeSnapshot, at: EventTime | null): Decision {
   if (!current) return { action: "create", state: initialState(snapshot) };
   const observed = byWhatTheMoneyDid(current, snapshot);
-  return decide(current, { state: { status: observed.status, amountRefunded: observed.amountRefunded ?? current.amountRefunded }, at, summary: snapshot.summary });
+  return decide(current, {
+    state: { status: observed.status, amountRefunded: observed.amountRefunded ?? current.amountRefunded },
+    at,
+    summary: snapshot.summary,
+  });
 }
 
 // States in which the ledger knows the money was captured.
@@ -91,14 +95,18 @@ const LOCK_PAYMENTS = plannedPerCall(`
 
 // Which observation supplied each fact a payment did not have yet (inbox id and event or refetch),
 // kept beside the facts so the console can say where an amount or a customer came from.
-const factsFrom = (existing: boolean) => `${existing ? "p.facts_from" : "'{}'::jsonb"} || jsonb_strip_nulls(jsonb_build_object(${[
-  ["amount", "amount"],
-  ["currency", "currency"],
-  ["customerId", "customer_id"],
-  ["customerEmail", "customer_email"],
-]
-  .map(([name, column]) => `'${name}', CASE WHEN ${existing ? `p.${column} IS NULL AND ` : ""}d.${column} IS NOT NULL THEN jsonb_build_object('inboxId', d.inbox_id, 'source', d.source) END`)
-  .join(", ")}))`;
+const factsFrom = (existing: boolean) =>
+  `${existing ? "p.facts_from" : "'{}'::jsonb"} || jsonb_strip_nulls(jsonb_build_object(${[
+    ["amount", "amount"],
+    ["currency", "currency"],
+    ["customerId", "customer_id"],
+    ["customerEmail", "customer_email"],
+  ]
+    .map(
+      ([name, column]) =>
+        `'${name}', CASE WHEN ${existing ? `p.${column} IS NULL AND ` : ""}d.${column} IS NOT NULL THEN jsonb_build_object('inboxId', d.inbox_id, 'source', d.source) END`,
+    )
+    .join(", ")}))`;
 
 const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)";
 
@@ -186,11 +194,13 @@ function plan(update: ChargeUpdate): Planned {
 
 /** The locked payment rows of `items`, by position in `items`. */
 async function lockPayments(tx: Queryable, items: readonly Planned[]): Promise<Map<number, PaymentRow>> {
-  const { rows } = await tx.query<PaymentRow & { position: number }>(LOCK_PAYMENTS([
-    items.map(({ update }) => update.provider),
-    items.map(({ update }) => update.chargeId),
-    items.map(({ update }) => update.inboxId),
-  ]));
+  const { rows } = await tx.query<PaymentRow & { position: number }>(
+    LOCK_PAYMENTS([
+      items.map(({ update }) => update.provider),
+      items.map(({ update }) => update.chargeId),
+      items.map(({ update }) => update.inboxId),
+    ]),
+  );
   return new Map(rows.map((row) => [row.position - 1, row]));
 }
 
@@ -210,32 +220,35 @@ export const paymentKey = (provider: string, chargeId: string) => `${provider}\u
 
 type Write = Planned & { kind: "create" | "apply" | "seen_again" | "facts"; row: PaymentRow | null; state: PaymentState | null };
 
-const hasFacts = ({ amount, currency, customerId, customerEmail }: ChargeSnapshot) => Boolean(amount ?? currency ?? customerId ?? customerEmail);
+const hasFacts = ({ amount, currency, customerId, customerEmail }: ChargeSnapshot) =>
+  Boolean(amount ?? currency ?? customerId ?? customerEmail);
 
 /** Writes the decisions; returns the keys of the payments it created. */
 async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<Set<string>> {
   if (writes.length === 0) return new Set();
-  const { rows } = await tx.query<{ provider: string; gateway_charge_id: string }>(WRITE_PAYMENTS([
-    writes.map(({ kind }) => kind),
-    writes.map(({ row }) => row?.id ?? null),
-    writes.map(({ update }) => update.provider),
-    writes.map(({ update }) => update.chargeId),
-    writes.map(({ state }) => state?.status ?? null),
-    writes.map(({ state }) => state?.amountRefunded ?? null),
-    writes.map(({ snapshot }) => snapshot.amount ?? null),
-    writes.map(({ snapshot }) => snapshot.currency ?? null),
-    writes.map(({ snapshot }) => snapshot.customerId ?? null),
-    writes.map(({ snapshot }) => snapshot.customerEmail ?? null),
-    writes.map(({ atIso }) => atIso),
-    writes.map(({ atPrecision }) => atPrecision),
-    writes.map(({ update }) => update.inboxId),
-    writes.map(({ row }) => row?.status ?? null),
-    writes.map(({ row }) => row?.amount_refunded ?? null),
-    writes.map(({ update }) => update.source),
-    writes.map(({ update }) => update.cause.eventId),
-    writes.map(({ update }) => update.cause.eventType),
-    writes.map(({ update }) => update.cause.occurredAt),
-  ]));
+  const { rows } = await tx.query<{ provider: string; gateway_charge_id: string }>(
+    WRITE_PAYMENTS([
+      writes.map(({ kind }) => kind),
+      writes.map(({ row }) => row?.id ?? null),
+      writes.map(({ update }) => update.provider),
+      writes.map(({ update }) => update.chargeId),
+      writes.map(({ state }) => state?.status ?? null),
+      writes.map(({ state }) => state?.amountRefunded ?? null),
+      writes.map(({ snapshot }) => snapshot.amount ?? null),
+      writes.map(({ snapshot }) => snapshot.currency ?? null),
+      writes.map(({ snapshot }) => snapshot.customerId ?? null),
+      writes.map(({ snapshot }) => snapshot.customerEmail ?? null),
+      writes.map(({ atIso }) => atIso),
+      writes.map(({ atPrecision }) => atPrecision),
+      writes.map(({ update }) => update.inboxId),
+      writes.map(({ row }) => row?.status ?? null),
+      writes.map(({ row }) => row?.amount_refunded ?? null),
+      writes.map(({ update }) => update.source),
+      writes.map(({ update }) => update.cause.eventId),
+      writes.map(({ update }) => update.cause.eventType),
+      writes.map(({ update }) => update.cause.occurredAt),
+    ]),
+  );
   return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));
 }
 
@@ -257,7 +270,10 @@ export async function applyChargeUpdates(tx: Queryable, updates: readonly Charge
   // its row: the next round locks it.
   for (let round = 0; undecided.length > 0; round++) {
     if (round === 2) throw new Error("a payment kept being created concurrently; retrying");
-    const rows = await lockPayments(tx, undecided.map((index) => planned[index]!));
+    const rows = await lockPayments(
+      tx,
+      undecided.map((index) => planned[index]!),
+    );
     const writes: Write[] = [];
     const creates: number[] = [];
     undecided.forEach((index, position) => {

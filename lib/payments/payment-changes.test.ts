@@ -43,9 +43,27 @@ describe("payment changes, written with the payment", () => {
 
     const rows = await changes(payment.chargeId);
     expect(rows).toMatchObject([
-      { version: 1, previous_status: null, status: "paid", amount: 1000, amount_refunded: 0, currency: "usd", customer_id: "cus_7",
-        customer_email: "ana@example.com", inbox_id: paid.inboxId, event_id: paid.eventId, event_type: "charge.succeeded" },
-      { version: 2, previous_status: "paid", status: "partially_refunded", amount_refunded: 400, inbox_id: refund.inboxId, event_id: refund.eventId },
+      {
+        version: 1,
+        previous_status: null,
+        status: "paid",
+        amount: 1000,
+        amount_refunded: 0,
+        currency: "usd",
+        customer_id: "cus_7",
+        customer_email: "ana@example.com",
+        inbox_id: paid.inboxId,
+        event_id: paid.eventId,
+        event_type: "charge.succeeded",
+      },
+      {
+        version: 2,
+        previous_status: "paid",
+        status: "partially_refunded",
+        amount_refunded: 400,
+        inbox_id: refund.inboxId,
+        event_id: refund.eventId,
+      },
     ]);
     expect(rows[0].occurred_at.getTime()).toBe(Math.floor((now - 30_000) / 1000) * 1000);
     const { rows: current } = await app.pool.query("SELECT version FROM payments WHERE gateway_charge_id = $1", [payment.chargeId]);
@@ -69,7 +87,10 @@ describe("payment changes, written with the payment", () => {
 
   it("numbers a host-registered payment's first change 1, after its registration", async () => {
     const payment = facts();
-    await registerPayment({ pool: app.pool, boss: app.boss, config: app.config }, { provider: "stripe", chargeId: payment.chargeId, amount: 1000, currency: "usd" });
+    await registerPayment(
+      { pool: app.pool, boss: app.boss, config: app.config },
+      { provider: "stripe", chargeId: payment.chargeId, amount: 1000, currency: "usd" },
+    );
     expect(await changes(payment.chargeId)).toEqual([]);
     const paid = await ingest(payment, { kind: "succeeded" });
     await processEvent(deps, paid.inboxId);

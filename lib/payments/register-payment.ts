@@ -14,7 +14,10 @@ export function registerPaymentSchema(config: Pick<AppConfig, "providers">) {
     provider: z.enum(Object.keys(config.providers)),
     chargeId: z.string().min(1).max(150),
     amount: z.number().int().nonnegative(),
-    currency: z.string().length(3).transform((value) => value.toLowerCase()),
+    currency: z
+      .string()
+      .length(3)
+      .transform((value) => value.toLowerCase()),
     status: z.enum(PAYMENT_STATUSES).default("pending"),
     customerId: z.string().max(150).optional(),
     customerEmail: z.email().max(320).optional(),
@@ -39,14 +42,22 @@ export async function registerPayment(
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'host')
        ON CONFLICT (provider, gateway_charge_id) DO NOTHING
        RETURNING id`,
-      [payment.provider, payment.chargeId, payment.status, payment.amount, payment.currency, payment.customerId ?? null, payment.customerEmail?.toLowerCase() ?? null],
+      [
+        payment.provider,
+        payment.chargeId,
+        payment.status,
+        payment.amount,
+        payment.currency,
+        payment.customerId ?? null,
+        payment.customerEmail?.toLowerCase() ?? null,
+      ],
     );
     const created = inserted.rows[0];
     if (!created) {
-      const { rows } = await tx.query<{ id: number }>(
-        "SELECT id FROM payments WHERE provider = $1 AND gateway_charge_id = $2",
-        [payment.provider, payment.chargeId],
-      );
+      const { rows } = await tx.query<{ id: number }>("SELECT id FROM payments WHERE provider = $1 AND gateway_charge_id = $2", [
+        payment.provider,
+        payment.chargeId,
+      ]);
       return { id: rows[0]!.id, created: false, eventsWoken: 0 };
     }
     await tx.query(

@@ -110,7 +110,13 @@ export async function searchPayments(
 }
 
 /** Per currency: how many payments, how much charged and refunded (minor units), how many by status. */
-export type PaymentTotal = { currency: string | null; payments: number; amount: number; refunded: number; byStatus: Record<string, number> };
+export type PaymentTotal = {
+  currency: string | null;
+  payments: number;
+  amount: number;
+  refunded: number;
+  byStatus: Record<string, number>;
+};
 
 export type TotalsRow = { currency: string | null; status: string; payments: number; amount: string; refunded: string };
 
@@ -132,7 +138,11 @@ export function totalsByCurrency(rows: TotalsRow[]): PaymentTotal[] {
  * Totals for a filter, per currency (amounts in minor units can't be added across currencies).
  * Summed over at most `cap` payments; beyond that `capped` says the sums cover only part.
  */
-export async function paymentTotals(db: Queryable, filter: PaymentFilter, cap = 250_000): Promise<{ totals: PaymentTotal[]; capped: boolean }> {
+export async function paymentTotals(
+  db: Queryable,
+  filter: PaymentFilter,
+  cap = 250_000,
+): Promise<{ totals: PaymentTotal[]; capped: boolean }> {
   const { where, params } = paymentFilterSql(filter);
   params.push(cap + 1);
   const { rows } = await db.query<TotalsRow>(

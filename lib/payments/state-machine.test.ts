@@ -34,8 +34,12 @@ describe("canTransitionTo (reachable, not adjacent)", () => {
 
 describe("isForward", () => {
   it("moves partial refunds forward only when the refunded amount grows", () => {
-    expect(isForward({ status: "partially_refunded", amountRefunded: 100 }, { status: "partially_refunded", amountRefunded: 300 })).toBe(true);
-    expect(isForward({ status: "partially_refunded", amountRefunded: 300 }, { status: "partially_refunded", amountRefunded: 100 })).toBe(false);
+    expect(isForward({ status: "partially_refunded", amountRefunded: 100 }, { status: "partially_refunded", amountRefunded: 300 })).toBe(
+      true,
+    );
+    expect(isForward({ status: "partially_refunded", amountRefunded: 300 }, { status: "partially_refunded", amountRefunded: 100 })).toBe(
+      false,
+    );
     expect(isForward({ status: "partially_refunded", amountRefunded: 300 }, { status: "refunded", amountRefunded: 1000 })).toBe(true);
     expect(isForward({ status: "refunded", amountRefunded: 1000 }, { status: "partially_refunded", amountRefunded: 300 })).toBe(false);
     expect(isForward({ status: "paid", amountRefunded: 0 }, { status: "paid", amountRefunded: 0 })).toBe(false);

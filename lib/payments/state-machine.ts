@@ -119,9 +119,7 @@ export const IGNORED_REASONS = [
 export type IgnoredReason = (typeof IGNORED_REASONS)[number];
 
 export type Decision =
-  | { action: "create"; state: PaymentState }
-  | { action: "apply"; state: PaymentState }
-  | { action: "ignore"; reason: IgnoredReason };
+  { action: "create"; state: PaymentState } | { action: "apply"; state: PaymentState } | { action: "ignore"; reason: IgnoredReason };
 
 export type CurrentPayment = PaymentState & { lastEventAt: EventTime | null };
 /** `summary`: the state comes from an object that does not see disputes (see ChargeSnapshot.summary). */

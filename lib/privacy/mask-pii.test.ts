@@ -48,7 +48,11 @@ const hostile: Record<string, { payload: unknown; secret: string; at: (string | 
     secret: "Augusta",
     at: ["shipping", "line1"],
   },
-  "customer id (string)": { payload: { data: { object: { customer: "cus_123456" } } }, secret: "cus_123456", at: ["data", "object", "customer"] },
+  "customer id (string)": {
+    payload: { data: { object: { customer: "cus_123456" } } },
+    secret: "cus_123456",
+    at: ["data", "object", "customer"],
+  },
   "customer id (object id)": {
     payload: { data: { customer: { id: "cus_999", name: "Ana" } } },
     secret: "cus_999",
@@ -71,9 +75,17 @@ const hostile: Record<string, { payload: unknown; secret: string; at: (string | 
     at: ["data", "contato"],
   },
   "e-mail in an amount-like field": { payload: { data: { amount: "ana@example.com" } }, secret: "ana", at: ["data", "amount"] },
-  "birth date": { payload: { customer: { birthDate: "1990-01-01" }, data: { born_at: "1990-01-01" } }, secret: "1990", at: ["data", "born_at"] },
+  "birth date": {
+    payload: { customer: { birthDate: "1990-01-01" }, data: { born_at: "1990-01-01" } },
+    secret: "1990",
+    at: ["data", "born_at"],
+  },
   "document in an array": { payload: { data: { documents: ["123.456.789-09"] } }, secret: "123.456", at: ["data", "documents", 0] },
-  "id of a card object": { payload: { data: { object: { card: { id: "card_abc", last4: "4242" } } } }, secret: "card_abc", at: ["data", "object", "card", "id"] },
+  "id of a card object": {
+    payload: { data: { object: { card: { id: "card_abc", last4: "4242" } } } },
+    secret: "card_abc",
+    at: ["data", "object", "card", "id"],
+  },
 };
 
 describe("maskPayload (the viewer's allow-list)", () => {

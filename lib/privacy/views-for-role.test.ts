@@ -56,7 +56,17 @@ describe("eventView", () => {
   });
 
   it("masks attempt errors, explorer rows and payments for a viewer only", () => {
-    const attempts = [{ attempt: 1, startedAt: new Date(0), finishedAt: null, durationMs: 3, outcome: "retry", error: "HTTP 503 from gateway: {\"email\":\"a@b.co\"}", worker: "w" }];
+    const attempts = [
+      {
+        attempt: 1,
+        startedAt: new Date(0),
+        finishedAt: null,
+        durationMs: 3,
+        outcome: "retry",
+        error: 'HTTP 503 from gateway: {"email":"a@b.co"}',
+        worker: "w",
+      },
+    ];
     expect(attemptViews("viewer", attempts)[0]!.error).toBe("the gateway could not be reached or refused");
     expect(attemptViews("support", attempts)).toBe(attempts);
     expect(eventRowView("viewer", { customerEmail: "Ana@x.io", lastError: "payment ch_1 is not registered yet" })).toEqual({
@@ -64,7 +74,10 @@ describe("eventView", () => {
       lastError: "the payment is not registered yet",
     });
     expect(paymentView("viewer", { customerEmail: null, customerId: "cus_1" })).toEqual({ customerEmail: null, customerId: MASKED });
-    expect(paymentView("finance", { customerEmail: "a@b.co", customerId: "cus_1" })).toEqual({ customerEmail: "a@b.co", customerId: "cus_1" });
+    expect(paymentView("finance", { customerEmail: "a@b.co", customerId: "cus_1" })).toEqual({
+      customerEmail: "a@b.co",
+      customerId: "cus_1",
+    });
   });
 });
 

@@ -12,7 +12,10 @@ import { MASKED, maskEmail, maskPayload } from "./mask-pii";
 const SAFE_HEADERS = new Set(["content-type", "user-agent", "webhook-id", "webhook-timestamp", "x-request-id"]);
 
 const ERROR_CATEGORIES: [RegExp, string][] = [
-  [/not valid JSON|not an? .* event|notification|nests deeper|normalized event invalid|out of range|NUL character|surrogate|is not ISO|not a date|data\.object|is not a/i, "the body could not be read"],
+  [
+    /not valid JSON|not an? .* event|notification|nests deeper|normalized event invalid|out of range|NUL character|surrogate|is not ISO|not a date|data\.object|is not a/i,
+    "the body could not be read",
+  ],
   [/not registered/i, "the payment is not registered yet"],
   [/circuit|refetch|gateway|timed? ?out|HTTP \d{3}|fetch|ECONN|status \d{3}/i, "the gateway could not be reached or refused"],
   [/gave up|attempts|worker stopped|superseded/i, "processing was interrupted"],

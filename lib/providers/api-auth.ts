@@ -22,4 +22,3 @@ export function basicKeyAuth(needs: ApiAuth["needs"] = ["apiKey"]): ApiAuth {
 
 /** The key in an `access_token` header (Asaas v3). */
 export const accessTokenAuth: ApiAuth = { uses: ["apiKey"], needs: ["apiKey"], headers: fromKey((key) => ({ access_token: key })) };
-

@@ -120,8 +120,13 @@ describe("asaas parse", () => {
   });
 
   it("keeps other events with no charge state", () => {
-    expect(asaasDriver.parse(event("PAYMENT_REFUND_IN_PROGRESS"), context())).toMatchObject({ resourceId: "pay_080225913252", charge: null });
-    const transfer = Buffer.from(JSON.stringify({ id: "evt_t", event: "TRANSFER_CREATED", dateCreated: "2024-06-12 16:45:03", transfer: { id: "tr_1" } }));
+    expect(asaasDriver.parse(event("PAYMENT_REFUND_IN_PROGRESS"), context())).toMatchObject({
+      resourceId: "pay_080225913252",
+      charge: null,
+    });
+    const transfer = Buffer.from(
+      JSON.stringify({ id: "evt_t", event: "TRANSFER_CREATED", dateCreated: "2024-06-12 16:45:03", transfer: { id: "tr_1" } }),
+    );
     expect(asaasDriver.parse(transfer, context())).toMatchObject({ resourceId: null, charge: null, customerId: null });
   });
 
@@ -137,16 +142,25 @@ describe("asaas parse", () => {
 describe("asaas refetch", () => {
   async function refetch(body: Record<string, unknown>) {
     const paths: string[] = [];
-    const snapshot = await asaasDriver.refetch!("pay_080225913252", async (path) => {
-      paths.push(path);
-      return body;
-    }, {});
+    const snapshot = await asaasDriver.refetch!(
+      "pay_080225913252",
+      async (path) => {
+        paths.push(path);
+        return body;
+      },
+      {},
+    );
     expect(paths).toEqual(["/payments/pay_080225913252"]);
     return snapshot;
   }
 
   it("GETs the payment and maps it to cents", async () => {
-    expect(await refetch(payment({ value: 49.9 }))).toEqual({ status: "paid", amount: 4990, currency: "brl", customerId: "cus_G7Dvo4iphUNk" });
+    expect(await refetch(payment({ value: 49.9 }))).toEqual({
+      status: "paid",
+      amount: 4990,
+      currency: "brl",
+      customerId: "cus_G7Dvo4iphUNk",
+    });
   });
 
   it.each([

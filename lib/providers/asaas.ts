@@ -138,7 +138,9 @@ const asaasLister: GatewayLister = {
     });
     const page = parseWith(listSchema, await fetchJson(`/payments?${query}`), "not an Asaas list of payments");
     return {
-      items: page.data.map((item) => listedResource(paymentSchema, item, (payment) => ({ snapshot: paymentToSnapshot(payment), updatedAt: null }))),
+      items: page.data.map((item) =>
+        listedResource(paymentSchema, item, (payment) => ({ snapshot: paymentToSnapshot(payment), updatedAt: null })),
+      ),
       nextPageToken: page.hasMore ? String(offset + Math.min(pageSize, 100)) : null,
     };
   },

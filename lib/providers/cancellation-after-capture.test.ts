@@ -27,13 +27,24 @@ describe("cancellation after capture", () => {
   });
 
   it("reads a partial void of a captured Zoop transaction as a partial refund", async () => {
-    const history = [...zoopTransactionVoidedAfterCapture.history.slice(0, 2), { ...zoopTransactionVoidedAfterCapture.history[2]!, amount: "1.50" }];
-    const snapshot = await zoopDriver.refetch!("e74786548f58452d9a62ee4d53ba0f87", refetchOf({ ...zoopTransactionVoidedAfterCapture, status: "succeeded", history }), {});
+    const history = [
+      ...zoopTransactionVoidedAfterCapture.history.slice(0, 2),
+      { ...zoopTransactionVoidedAfterCapture.history[2]!, amount: "1.50" },
+    ];
+    const snapshot = await zoopDriver.refetch!(
+      "e74786548f58452d9a62ee4d53ba0f87",
+      refetchOf({ ...zoopTransactionVoidedAfterCapture, status: "succeeded", history }),
+      {},
+    );
     expect(snapshot).toMatchObject({ status: "partially_refunded", amountRefunded: 150 });
   });
 
   it("keeps a Zoop transaction canceled before capture canceled (no money moved)", async () => {
-    const uncaptured = { ...zoopTransactionVoidedAfterCapture, captured: false, history: zoopTransactionVoidedAfterCapture.history.slice(0, 1) };
+    const uncaptured = {
+      ...zoopTransactionVoidedAfterCapture,
+      captured: false,
+      history: zoopTransactionVoidedAfterCapture.history.slice(0, 1),
+    };
     expect((await zoopDriver.refetch!("e74786548f58452d9a62ee4d53ba0f87", refetchOf(uncaptured), {})).status).toBe("canceled");
   });
 
@@ -44,9 +55,17 @@ describe("cancellation after capture", () => {
   });
 
   it("reads a captured Pagar.me charge canceled in part as a partial refund, and one never captured as canceled", async () => {
-    const partial = await pagarmeDriver.refetch!("ch_K3ePvLgTaTNVm8Qz", refetchOf({ ...pagarmeChargeCanceledAfterCapture, canceled_amount: 2356 }), {});
+    const partial = await pagarmeDriver.refetch!(
+      "ch_K3ePvLgTaTNVm8Qz",
+      refetchOf({ ...pagarmeChargeCanceledAfterCapture, canceled_amount: 2356 }),
+      {},
+    );
     expect(partial).toMatchObject({ status: "partially_refunded", amountRefunded: 2356 });
-    const neverCaptured = await pagarmeDriver.refetch!("ch_K3ePvLgTaTNVm8Qz", refetchOf({ ...pagarmeChargeCanceledAfterCapture, paid_at: null }), {});
+    const neverCaptured = await pagarmeDriver.refetch!(
+      "ch_K3ePvLgTaTNVm8Qz",
+      refetchOf({ ...pagarmeChargeCanceledAfterCapture, paid_at: null }),
+      {},
+    );
     expect(neverCaptured.status).toBe("canceled");
   });
 
@@ -55,7 +74,9 @@ describe("cancellation after capture", () => {
     // canceled, canceled_amount equal to the amount, no trace of the capture. The charge alone reads
     // as a cancellation; the ledger knows the payment was paid, so the money went back.
     const { paid_at: _paidAt, ...refundedCharge } = pagarmeChargeCanceledAfterCapture;
-    const body = Buffer.from(JSON.stringify({ id: "hook_refunded_1", type: "charge.refunded", created_at: "2026-11-05T09:41:27Z", data: refundedCharge }));
+    const body = Buffer.from(
+      JSON.stringify({ id: "hook_refunded_1", type: "charge.refunded", created_at: "2026-11-05T09:41:27Z", data: refundedCharge }),
+    );
     const fromEvent = pagarmeDriver.parse(body, { headers: {}, query: new URLSearchParams(), timeZone: "UTC" }).charge!;
     const refetched = await pagarmeDriver.refetch!(refundedCharge.id, refetchOf(refundedCharge), {});
     expect(refetched).toMatchObject({ status: "canceled", amountRefunded: 12356 });
@@ -67,11 +88,21 @@ describe("cancellation after capture", () => {
       state: { status: "partially_refunded", amountRefunded: 2356 },
     });
     // Never captured (the ledger says pending): a cancellation, no money moved.
-    expect(decideChargeUpdate({ ...paid, status: "pending" }, refetched, null)).toMatchObject({ action: "apply", state: { status: "canceled" } });
+    expect(decideChargeUpdate({ ...paid, status: "pending" }, refetched, null)).toMatchObject({
+      action: "apply",
+      state: { status: "canceled" },
+    });
   });
 
   it("reads a charge.canceled webhook carrying the captured charge as a refund", () => {
-    const body = Buffer.from(JSON.stringify({ id: "hook_canceled_1", type: "charge.canceled", created_at: "2026-11-05T09:41:27Z", data: pagarmeChargeCanceledAfterCapture }));
+    const body = Buffer.from(
+      JSON.stringify({
+        id: "hook_canceled_1",
+        type: "charge.canceled",
+        created_at: "2026-11-05T09:41:27Z",
+        data: pagarmeChargeCanceledAfterCapture,
+      }),
+    );
     const event = pagarmeDriver.parse(body, { headers: {}, query: new URLSearchParams(), timeZone: "UTC" });
     expect(event.charge).toMatchObject({ status: "refunded", amountRefunded: 12356 });
   });

@@ -66,8 +66,13 @@ describe("mercadopago verify", () => {
   });
 
   it("lower-cases an alphanumeric data.id and keeps any other as sent", () => {
-    expect(verify(signature(SECRET, NOW, `id:abc123def;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC123DEF", payload: idlessRaw }).ok).toBe(true);
-    expect(verify(signature(SECRET, NOW, `id:ABC-12;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC-12", payload: idlessRaw }).ok).toBe(true);
+    expect(
+      verify(signature(SECRET, NOW, `id:abc123def;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC123DEF", payload: idlessRaw })
+        .ok,
+    ).toBe(true);
+    expect(
+      verify(signature(SECRET, NOW, `id:ABC-12;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC-12", payload: idlessRaw }).ok,
+    ).toBe(true);
   });
 
   // The documented example notification (body data.id "1234567890"), signed for another payment: only
@@ -82,7 +87,9 @@ describe("mercadopago verify", () => {
     expect(unsigned.ok).toBe(false);
     // The same id, as the body and the query write it (the manifest lower-cases alphanumeric ids).
     const mixedCase = Buffer.from(JSON.stringify({ ...JSON.parse(body), data: { id: "ABC123" } }));
-    expect(verify(signature(SECRET, NOW, `id:abc123;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC123", payload: mixedCase }).ok).toBe(true);
+    expect(
+      verify(signature(SECRET, NOW, `id:abc123;request-id:${REQUEST_ID};ts:${NOW};`), { query: "data.id=ABC123", payload: mixedCase }).ok,
+    ).toBe(true);
   });
 
   it("rejects timestamps outside the tolerance, in seconds and in milliseconds", () => {
@@ -124,8 +131,14 @@ describe("mercadopago parse", () => {
   });
 
   it("falls back to type for the event type, and acts on the signed (query) data.id, never the body's", () => {
-    expect(mercadopagoDriver.parse(notification({ type: "payment", data: { id: 42 } }), context("data.id=42"))).toMatchObject({ type: "payment", resourceId: "42" });
-    expect(mercadopagoDriver.parse(notification({ type: "payment", data: { id: 42 } }), context())).toMatchObject({ resourceId: null, refetchRequired: false });
+    expect(mercadopagoDriver.parse(notification({ type: "payment", data: { id: 42 } }), context("data.id=42"))).toMatchObject({
+      type: "payment",
+      resourceId: "42",
+    });
+    expect(mercadopagoDriver.parse(notification({ type: "payment", data: { id: 42 } }), context())).toMatchObject({
+      resourceId: null,
+      refetchRequired: false,
+    });
     expect(mercadopagoDriver.parse(notification({ action: "payment.created", type: "payment" }), context("data.id=77"))).toMatchObject({
       resourceId: "77",
       refetchRequired: true,
@@ -133,14 +146,19 @@ describe("mercadopago parse", () => {
   });
 
   it("names no payment for other topics", () => {
-    const parsed = mercadopagoDriver.parse(notification({ action: "merchant_order.updated", type: "topic_merchant_order_wh", data: { id: "9" } }), context());
+    const parsed = mercadopagoDriver.parse(
+      notification({ action: "merchant_order.updated", type: "topic_merchant_order_wh", data: { id: "9" } }),
+      context(),
+    );
     expect(parsed).toMatchObject({ resourceId: null, refetchRequired: false, charge: null });
   });
 
   it("throws ParseError on bodies that are not notifications", () => {
     expect(() => mercadopagoDriver.parse(Buffer.from("topic=payment&id=1"), context())).toThrow(ParseError);
     expect(() => mercadopagoDriver.parse(notification({ data: { id: "1" } }), context())).toThrow(ParseError);
-    expect(() => mercadopagoDriver.parse(notification({ action: "payment.updated", date_created: "2026-05-25 13:01:08" }), context())).toThrow(ParseError);
+    expect(() =>
+      mercadopagoDriver.parse(notification({ action: "payment.updated", date_created: "2026-05-25 13:01:08" }), context()),
+    ).toThrow(ParseError);
     expect(() => mercadopagoDriver.parse(Buffer.from('{"action":"payment.updated"}'), context())).toThrow(ParseError);
   });
 });
@@ -158,10 +176,14 @@ describe("mercadopago refetch", () => {
   });
   async function refetch(body: Record<string, unknown>) {
     const paths: string[] = [];
-    const snapshot = await mercadopagoDriver.refetch!(DATA_ID, async (path) => {
-      paths.push(path);
-      return body;
-    }, {});
+    const snapshot = await mercadopagoDriver.refetch!(
+      DATA_ID,
+      async (path) => {
+        paths.push(path);
+        return body;
+      },
+      {},
+    );
     expect(paths).toEqual([`/v1/payments/${DATA_ID}`]);
     return snapshot;
   }

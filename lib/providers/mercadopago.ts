@@ -55,10 +55,7 @@ const paymentSchema = z.looseObject({
   transaction_amount: z.number().nonnegative(),
   transaction_amount_refunded: z.number().nonnegative().optional(),
   currency_id: z.string().length(3).optional(),
-  payer: z
-    .object({ id: idSchema.nullable().optional(), email: z.string().nullable().optional() })
-    .nullable()
-    .optional(),
+  payer: z.object({ id: idSchema.nullable().optional(), email: z.string().nullable().optional() }).nullable().optional(),
 });
 type MercadoPagoPayment = z.infer<typeof paymentSchema>;
 
@@ -109,7 +106,10 @@ const mercadopagoLister: GatewayLister = {
     const next = offset + page.paging.limit;
     return {
       items: page.results.map((item) =>
-        listedResource(listedPaymentSchema, item, (payment) => ({ snapshot: paymentToSnapshot(payment), updatedAt: payment.date_last_updated ?? null })),
+        listedResource(listedPaymentSchema, item, (payment) => ({
+          snapshot: paymentToSnapshot(payment),
+          updatedAt: payment.date_last_updated ?? null,
+        })),
       ),
       nextPageToken: next < page.paging.total ? String(next) : null,
     };

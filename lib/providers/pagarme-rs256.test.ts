@@ -38,12 +38,27 @@ beforeEach(() => {
 });
 
 function keys(overrides: Partial<JwksCacheOptions> = {}) {
-  return createJwksCache({ url: server.url, ttlMs: 3_600_000, timeoutMs: 1_000, maxBytes: 16 * 1024, minRefetchIntervalMs: 30_000, now: () => clock, ...overrides });
+  return createJwksCache({
+    url: server.url,
+    ttlMs: 3_600_000,
+    timeoutMs: 1_000,
+    maxBytes: 16 * 1024,
+    minRefetchIntervalMs: 30_000,
+    now: () => clock,
+    ...overrides,
+  });
 }
 
 function verify(publicKeys: ReturnType<typeof keys>, signature: string | undefined, payload: string = body) {
   const headers: Record<string, string> = signature === undefined ? {} : { "x-webhook-asymmetric-signature": signature };
-  return pagarmeDriver.verify(Buffer.from(payload), headers, { secrets: [], nowSeconds: 0, toleranceSeconds: 300, query: new URLSearchParams(), publicKeys, schemes: ["rs256"] });
+  return pagarmeDriver.verify(Buffer.from(payload), headers, {
+    secrets: [],
+    nowSeconds: 0,
+    toleranceSeconds: 300,
+    query: new URLSearchParams(),
+    publicKeys,
+    schemes: ["rs256"],
+  });
 }
 
 describe("pagarme X-Webhook-Asymmetric-Signature", () => {
@@ -69,7 +84,9 @@ describe("pagarme X-Webhook-Asymmetric-Signature", () => {
     // An attacker's made-up kids: never accepted, and no further fetch within the interval (they
     // can't be told from a rotation until the key set is asked again: unverifiable, answered 503).
     for (let index = 0; index < 20; index++) {
-      await expect(verify(publicKeys, asymmetricSignature({ ...second, kid: `made-up-${index}` }, body))).rejects.toThrow(KeysUnavailableError);
+      await expect(verify(publicKeys, asymmetricSignature({ ...second, kid: `made-up-${index}` }, body))).rejects.toThrow(
+        KeysUnavailableError,
+      );
     }
     expect(fetches()).toBe(2);
     // Once the interval has passed, a key set fetched just now says the kid doesn't exist: refused (401).

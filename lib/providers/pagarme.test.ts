@@ -54,8 +54,13 @@ describe("pagarme verify", async () => {
       ok: false,
       reason: "X-Hub-Signature matches no configured secret",
     });
-    expect((await verify({ "x-hub-signature": hubSignature(SECRET, body) }, [SECRET], Buffer.from(body.replace("12356", "12357"))))?.ok).toBe(false);
-    expect(await verify({})).toEqual({ ok: false, reason: "missing X-Hub-Signature header or Basic Auth credentials (the schemes PAGARME_SIGNATURES accepts)" });
+    expect(
+      (await verify({ "x-hub-signature": hubSignature(SECRET, body) }, [SECRET], Buffer.from(body.replace("12356", "12357"))))?.ok,
+    ).toBe(false);
+    expect(await verify({})).toEqual({
+      ok: false,
+      reason: "missing X-Hub-Signature header or Basic Auth credentials (the schemes PAGARME_SIGNATURES accepts)",
+    });
     expect((await verify({ "x-hub-signature": createHmac("sha1", SECRET).update(body).digest("hex") }))?.ok).toBe(false);
     expect((await verify({ "x-hub-signature": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}` }))?.ok).toBe(false);
   });
@@ -144,15 +149,28 @@ describe("pagarme parse", () => {
     ["order.payment_failed", "failed"],
     ["order.canceled", "canceled"],
   ])("maps %s to %s through the order's first charge", (type, status) => {
-    const order = { id: "or_1", customer: { id: "cus_1" }, charges: [charge({ id: "ch_first", customer: undefined }), charge({ id: "ch_second" })] };
+    const order = {
+      id: "or_1",
+      customer: { id: "cus_1" },
+      charges: [charge({ id: "ch_first", customer: undefined }), charge({ id: "ch_second" })],
+    };
     const parsed = pagarmeDriver.parse(event(type, order), context());
     expect(parsed).toMatchObject({ resourceId: "ch_first", customerId: "cus_1", charge: { status } });
   });
 
   it("keeps other types and chargeless orders with no charge state", () => {
-    expect(pagarmeDriver.parse(event("order.paid", { id: "or_1", charges: [] }), context())).toMatchObject({ resourceId: null, charge: null });
-    expect(pagarmeDriver.parse(event("customer.created", { id: "cus_1", name: "Ana" }), context())).toMatchObject({ resourceId: null, charge: null });
-    expect(pagarmeDriver.parse(event("charge.antifraud_approved", charge()), context())).toMatchObject({ resourceId: "ch_d22356Jf4WuGr8no", charge: null });
+    expect(pagarmeDriver.parse(event("order.paid", { id: "or_1", charges: [] }), context())).toMatchObject({
+      resourceId: null,
+      charge: null,
+    });
+    expect(pagarmeDriver.parse(event("customer.created", { id: "cus_1", name: "Ana" }), context())).toMatchObject({
+      resourceId: null,
+      charge: null,
+    });
+    expect(pagarmeDriver.parse(event("charge.antifraud_approved", charge()), context())).toMatchObject({
+      resourceId: "ch_d22356Jf4WuGr8no",
+      charge: null,
+    });
   });
 
   it("throws ParseError on bodies that are not Pagar.me events", () => {
@@ -166,10 +184,14 @@ describe("pagarme parse", () => {
 describe("pagarme refetch", () => {
   async function refetch(body: Record<string, unknown>) {
     const paths: string[] = [];
-    const snapshot = await pagarmeDriver.refetch!("ch_1/x", async (path) => {
-      paths.push(path);
-      return body;
-    }, {});
+    const snapshot = await pagarmeDriver.refetch!(
+      "ch_1/x",
+      async (path) => {
+        paths.push(path);
+        return body;
+      },
+      {},
+    );
     expect(paths).toEqual(["/charges/ch_1%2Fx"]);
     return snapshot;
   }

@@ -158,15 +158,22 @@ function isSigningKey(jwk: JsonWebKey & { use?: string }): boolean {
 
 async function verifyAsymmetric(raw: Buffer, header: string, publicKeys: VerifyContext["publicKeys"]): Promise<VerifyResult> {
   const { alg, kid, signature } = parseAsymmetricHeader(header);
-  if (!alg || !kid || !signature) return { ok: false, reason: "malformed X-Webhook-Asymmetric-Signature header (needs alg, kid and signature)" };
-  if (alg !== "RS256") return { ok: false, reason: `unsupported X-Webhook-Asymmetric-Signature algorithm "${alg.slice(0, 16)}" (expected RS256)` };
+  if (!alg || !kid || !signature)
+    return { ok: false, reason: "malformed X-Webhook-Asymmetric-Signature header (needs alg, kid and signature)" };
+  if (alg !== "RS256")
+    return { ok: false, reason: `unsupported X-Webhook-Asymmetric-Signature algorithm "${alg.slice(0, 16)}" (expected RS256)` };
   if (!publicKeys) return { ok: false, reason: "no published key source is configured for X-Webhook-Asymmetric-Signature" };
   const jwk = await publicKeys(kid);
   if (!jwk || !isSigningKey(jwk)) return { ok: false, reason: "the signature's kid is not among the published RS256 signing keys" };
   let valid = false;
   try {
     // RS256 is RSASSA-PKCS1-v1_5 with SHA-256 over the raw body; the signature is base64url.
-    valid = verifySignature("sha256", raw, createPublicKey({ key: jwk as JsonWebKeyInput["key"], format: "jwk" }), Buffer.from(signature, "base64url"));
+    valid = verifySignature(
+      "sha256",
+      raw,
+      createPublicKey({ key: jwk as JsonWebKeyInput["key"], format: "jwk" }),
+      Buffer.from(signature, "base64url"),
+    );
   } catch {
     return { ok: false, reason: "the published key for this kid is not a usable RSA key" };
   }
@@ -195,11 +202,19 @@ const pagarmeLister: GatewayLister = {
   kind: "resources",
   async listPage(fetchJson, { since, until, pageToken, pageSize }) {
     const page = Number(pageToken ?? 1);
-    const query = new URLSearchParams({ created_since: since.toISOString(), created_until: until.toISOString(), page: String(page), size: String(pageSize) });
+    const query = new URLSearchParams({
+      created_since: since.toISOString(),
+      created_until: until.toISOString(),
+      page: String(page),
+      size: String(pageSize),
+    });
     const list = parseWith(chargeListSchema, await fetchJson(`/charges?${query}`), "not a Pagar.me list of charges");
     return {
       items: list.data.map((item) =>
-        listedResource(chargeSchema, item, (charge) => ({ snapshot: chargeToSnapshot(charge), updatedAt: typeof charge.updated_at === "string" ? charge.updated_at : null })),
+        listedResource(chargeSchema, item, (charge) => ({
+          snapshot: chargeToSnapshot(charge),
+          updatedAt: typeof charge.updated_at === "string" ? charge.updated_at : null,
+        })),
       ),
       nextPageToken: list.paging?.next ? String(page + 1) : null,
     };
@@ -232,7 +247,11 @@ export const pagarmeDriver: ProviderDriver<"pagarme"> = {
     if (signature !== undefined && schemes.includes("hub-signature")) return verifyHubSignature(raw, signature, secrets);
     const credentials = basicCredentials(headers.authorization);
     if (credentials !== null && schemes.includes("basic")) return verifySharedSecret(credentials, secrets, "Basic Auth credentials");
-    const expected = { rs256: "X-Webhook-Asymmetric-Signature header", "hub-signature": "X-Hub-Signature header", basic: "Basic Auth credentials" };
+    const expected = {
+      rs256: "X-Webhook-Asymmetric-Signature header",
+      "hub-signature": "X-Hub-Signature header",
+      basic: "Basic Auth credentials",
+    };
     const accepted = schemes.map((scheme) => expected[scheme as keyof typeof expected]).filter(Boolean);
     return { ok: false, reason: `missing ${accepted.join(" or ")} (the schemes PAGARME_SIGNATURES accepts)` };
   },

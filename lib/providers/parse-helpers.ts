@@ -16,7 +16,8 @@ export function jsonDepthExceeds(raw: Buffer, max: number): boolean {
   for (let i = 0; i < raw.length; i++) {
     const byte = raw[i];
     if (inString) {
-      if (byte === 0x5c) i++; // backslash: skip the escaped byte
+      if (byte === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (byte === 0x22) inString = false;
     } else if (byte === 0x22) inString = true;
     else if (byte === 0x5b || byte === 0x7b) {

@@ -23,7 +23,10 @@ const PATH = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 /** `key=value,key=value` pairs (a zod issue's path names the variable). */
 function pairs(value: string | undefined, context: z.RefinementCtx): [string, string][] {
   const entries: [string, string][] = [];
-  for (const part of (value ?? "").split(",").map((item) => item.trim()).filter(Boolean)) {
+  for (const part of (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const at = part.indexOf("=");
     const key = part.slice(0, at).trim();
     const mapped = part.slice(at + 1).trim();
@@ -67,6 +70,10 @@ export const senderVocabularySchema = z
         return fields;
       }),
   })
-  .transform((raw): SenderVocabulary => ({ statuses: raw.STANDARD_STATUS_MAP, types: raw.STANDARD_TYPE_MAP, fields: raw.STANDARD_FIELD_MAP }));
+  .transform((raw): SenderVocabulary => ({
+    statuses: raw.STANDARD_STATUS_MAP,
+    types: raw.STANDARD_TYPE_MAP,
+    fields: raw.STANDARD_FIELD_MAP,
+  }));
 
 export const EMPTY_VOCABULARY: SenderVocabulary = { statuses: {}, types: {}, fields: {} };

@@ -38,7 +38,11 @@ describe("signature debugger, Stripe", () => {
     ["HMAC-SHA1", `t=${NOW},v1=${hmac("sha1", SECRET, `${NOW}.${PAYLOAD}`, "hex")}`, "algorithm"],
     ["the decoded secret as key", `t=${NOW},v1=${hmac("sha256", decodedKey, `${NOW}.${PAYLOAD}`, "hex")}`, "secret"],
     ["the body alone signed", `t=${NOW},v1=${hmac("sha256", SECRET, PAYLOAD, "hex")}`, "payload"],
-    ["a re-encoded body signed", `t=${NOW},v1=${hmac("sha256", SECRET, `${NOW}.${JSON.stringify(JSON.parse(PAYLOAD), null, 2)}`, "hex")}`, "payload"],
+    [
+      "a re-encoded body signed",
+      `t=${NOW},v1=${hmac("sha256", SECRET, `${NOW}.${JSON.stringify(JSON.parse(PAYLOAD), null, 2)}`, "hex")}`,
+      "payload",
+    ],
     ["another secret", `t=${NOW},v1=${hmac("sha256", "whsec_other", `${NOW}.${PAYLOAD}`, "hex")}`, "secret"],
     ["a malformed header", "sha256=abc", "header"],
   ])("names %s", (_name, header, verdict) => {
@@ -80,7 +84,14 @@ describe("signature debugger, a secret pasted with whitespace", () => {
   it("standard: the key is base64-decoded, which skips the whitespace: the signature is valid", () => {
     const header = `v1,${hmac("sha256", Buffer.from(SECRET.slice(6), "base64"), `msg_1.${NOW}.${PAYLOAD}`, "base64")}`;
     const diagnosis = diagnoseSignature(
-      { provider: "standard", payload: PAYLOAD, secret: withSpace, signatureHeader: header, webhookId: "msg_1", webhookTimestamp: String(NOW) },
+      {
+        provider: "standard",
+        payload: PAYLOAD,
+        secret: withSpace,
+        signatureHeader: header,
+        webhookId: "msg_1",
+        webhookTimestamp: String(NOW),
+      },
       NOW,
       300,
     );

@@ -77,7 +77,8 @@ function whitespaceHypothesis(correct: Hypothesis, secret: string): Hypothesis[]
       ...correct,
       key: trimmed,
       verdict: "secret",
-      message: "The secret entered has leading or trailing whitespace (a space or newline from copying it); without it, the signature matches. Remove the whitespace where the secret is configured.",
+      message:
+        "The secret entered has leading or trailing whitespace (a space or newline from copying it); without it, the signature matches. Remove the whitespace where the secret is configured.",
     },
   ];
 }
@@ -100,15 +101,27 @@ function timestampVerdict(timestamp: number, nowSeconds: number, toleranceSecond
     return { verdict: "timestamp", ok: false, message: `${signedCorrectly}, but the timestamp is in milliseconds: send Unix seconds.` };
   }
   if (!withinTolerance(timestamp, nowSeconds, toleranceSeconds)) {
-    return { verdict: "timestamp", ok: false, message: `${signedCorrectly}, but the ${timestampReason(timestamp, nowSeconds)} (${toleranceSeconds}s).` };
+    return {
+      verdict: "timestamp",
+      ok: false,
+      message: `${signedCorrectly}, but the ${timestampReason(timestamp, nowSeconds)} (${toleranceSeconds}s).`,
+    };
   }
-  return { verdict: "valid", ok: true, message: `${signedCorrectly}, and the timestamp is within ${toleranceSeconds}s of now: the inbox would accept it.` };
+  return {
+    verdict: "valid",
+    ok: true,
+    message: `${signedCorrectly}, and the timestamp is within ${toleranceSeconds}s of now: the inbox would accept it.`,
+  };
 }
 
 function diagnoseStripe(input: Extract<DebugInput, { provider: "stripe" }>, nowSeconds: number, toleranceSeconds: number): Diagnosis {
   const { timestamp, signatures } = parseSignatureHeader(input.signatureHeader);
   if (timestamp === null || signatures.length === 0) {
-    return { verdict: "header", ok: false, message: "The header must look like `t=<unix seconds>,v1=<hex signature>` (several v1= allowed)." };
+    return {
+      verdict: "header",
+      ok: false,
+      message: "The header must look like `t=<unix seconds>,v1=<hex signature>` (several v1= allowed).",
+    };
   }
   const { payload, secret } = input;
   const signed = `${timestamp}.${payload}`;
@@ -123,12 +136,31 @@ function diagnoseStripe(input: Extract<DebugInput, { provider: "stripe" }>, nowS
     { ...correct, algorithm: "sha1", verdict: "algorithm", message: "The signature is HMAC-SHA1; Stripe uses HMAC-SHA256." },
     { ...correct, algorithm: "sha512", verdict: "algorithm", message: "The signature is HMAC-SHA512; Stripe uses HMAC-SHA256." },
     ...(decoded
-      ? [{ ...correct, key: decoded, verdict: "secret" as const, message: "The key was the base64-decoded secret; Stripe keys the HMAC with the whole whsec_... string as text." }]
+      ? [
+          {
+            ...correct,
+            key: decoded,
+            verdict: "secret" as const,
+            message: "The key was the base64-decoded secret; Stripe keys the HMAC with the whole whsec_... string as text.",
+          },
+        ]
       : []),
     ...(secret.startsWith("whsec_")
-      ? [{ ...correct, key: secret.slice(6), verdict: "secret" as const, message: "The key was the secret without its whsec_ prefix; use the whole string." }]
+      ? [
+          {
+            ...correct,
+            key: secret.slice(6),
+            verdict: "secret" as const,
+            message: "The key was the secret without its whsec_ prefix; use the whole string.",
+          },
+        ]
       : []),
-    { ...correct, content: payload, verdict: "payload", message: "Only the body was signed; Stripe signs \"{t}.{body}\" (the timestamp, a dot, then the raw body)." },
+    {
+      ...correct,
+      content: payload,
+      verdict: "payload",
+      message: 'Only the body was signed; Stripe signs "{t}.{body}" (the timestamp, a dot, then the raw body).',
+    },
     ...reencodedPayloads(correct, `${timestamp}.`, payload),
   ];
   return conclude(
@@ -147,7 +179,8 @@ function diagnoseStandard(input: Extract<DebugInput, { provider: "standard" }>, 
     return {
       verdict: "header",
       ok: false,
-      message: "Needs webhook-id, webhook-timestamp (integer Unix seconds) and webhook-signature as a space-separated list of `v1,<base64>`.",
+      message:
+        "Needs webhook-id, webhook-timestamp (integer Unix seconds) and webhook-signature as a space-separated list of `v1,<base64>`.",
     };
   }
   const { payload, secret, webhookId } = input;
@@ -162,12 +195,34 @@ function diagnoseStandard(input: Extract<DebugInput, { provider: "standard" }>, 
     { ...correct, encoding: "hex", verdict: "encoding", message: "The signature is hex; Standard Webhooks uses base64 after `v1,`." },
     { ...correct, algorithm: "sha1", verdict: "algorithm", message: "The signature is HMAC-SHA1; the spec uses HMAC-SHA256." },
     { ...correct, algorithm: "sha512", verdict: "algorithm", message: "The signature is HMAC-SHA512; the spec uses HMAC-SHA256." },
-    { ...correct, key: secret, verdict: "secret", message: "The key was the secret string as text; the key is the base64-decoded part after whsec_." },
+    {
+      ...correct,
+      key: secret,
+      verdict: "secret",
+      message: "The key was the secret string as text; the key is the base64-decoded part after whsec_.",
+    },
     ...(secret.startsWith("whsec_")
-      ? [{ ...correct, key: secret.slice(6), verdict: "secret" as const, message: "The key was the base64 text after whsec_ without decoding it; decode it first." }]
+      ? [
+          {
+            ...correct,
+            key: secret.slice(6),
+            verdict: "secret" as const,
+            message: "The key was the base64 text after whsec_ without decoding it; decode it first.",
+          },
+        ]
       : []),
-    { ...correct, content: payload, verdict: "payload", message: "Only the body was signed; the spec signs \"{webhook-id}.{webhook-timestamp}.{body}\"." },
-    { ...correct, content: `${input.webhookTimestamp}.${payload}`, verdict: "payload", message: "The webhook-id was left out of the signed content: sign \"{id}.{timestamp}.{body}\"." },
+    {
+      ...correct,
+      content: payload,
+      verdict: "payload",
+      message: 'Only the body was signed; the spec signs "{webhook-id}.{webhook-timestamp}.{body}".',
+    },
+    {
+      ...correct,
+      content: `${input.webhookTimestamp}.${payload}`,
+      verdict: "payload",
+      message: 'The webhook-id was left out of the signed content: sign "{id}.{timestamp}.{body}".',
+    },
     ...reencodedPayloads(correct, `${webhookId}.${input.webhookTimestamp}.`, payload),
   ];
   return conclude(

@@ -25,7 +25,12 @@ describe("standard webhooks signatures, with the reference library", () => {
   const now = new Date();
   const seconds = Math.floor(now.getTime() / 1000);
   const verify = (headers: Record<string, string>) =>
-    standardDriver.verify(Buffer.from(body), headers, { secrets: [SECRET], nowSeconds: seconds, toleranceSeconds: 300, query: new URLSearchParams() });
+    standardDriver.verify(Buffer.from(body), headers, {
+      secrets: [SECRET],
+      nowSeconds: seconds,
+      toleranceSeconds: 300,
+      query: new URLSearchParams(),
+    });
 
   it("accepts what Webhook.sign signs, and refuses another secret's", () => {
     const headers = { "webhook-id": "msg_2Lk7", "webhook-timestamp": String(seconds) };
@@ -35,7 +40,11 @@ describe("standard webhooks signatures, with the reference library", () => {
   });
 
   it("signs what Webhook.verify accepts", () => {
-    const headers = { "webhook-id": "msg_2Lk7", "webhook-timestamp": String(seconds), "webhook-signature": signStandard(SECRET, "msg_2Lk7", seconds, body) };
+    const headers = {
+      "webhook-id": "msg_2Lk7",
+      "webhook-timestamp": String(seconds),
+      "webhook-signature": signStandard(SECRET, "msg_2Lk7", seconds, body),
+    };
     expect(new Webhook(SECRET).verify(body, headers)).toEqual(dodo);
     expect(() => new Webhook(SECRET).verify(body.replace("2180", "2181"), headers)).toThrow();
   });
@@ -76,9 +85,17 @@ describe("a real sender's own words", () => {
   });
 
   it("reads Dodo's refund and dispute events by their payment_id; a refund's payment is refetched", () => {
-    const refund = { type: "refund.succeeded", timestamp: dodo.timestamp, data: { ...(documented.data.refunds as object[])[0], payment_id: "pay_1" } };
+    const refund = {
+      type: "refund.succeeded",
+      timestamp: dodo.timestamp,
+      data: { ...(documented.data.refunds as object[])[0], payment_id: "pay_1" },
+    };
     expect(parse(refund)).toMatchObject({ resourceId: "pay_1", charge: { status: "refunded" }, refetchRequired: true });
-    const dispute = { type: "dispute.lost", timestamp: dodo.timestamp, data: { ...(documented.data.disputes as object[])[0], payment_id: "pay_1" } };
+    const dispute = {
+      type: "dispute.lost",
+      timestamp: dodo.timestamp,
+      data: { ...(documented.data.disputes as object[])[0], payment_id: "pay_1" },
+    };
     expect(parse(dispute)).toMatchObject({ resourceId: "pay_1", charge: { status: "charged_back" }, refetchRequired: false });
   });
 
@@ -88,11 +105,17 @@ describe("a real sender's own words", () => {
     expect(() => parse(settled)).toThrow(/STANDARD_STATUS_MAP=<word>=<status>.*STANDARD_TYPE_MAP=payment.updated=<status>/);
     expect(() => parse(settled)).toThrow(/data.status "settled"/);
     expect(parse(settled, { STANDARD_STATUS_MAP: "settled=paid" }).charge?.status).toBe("paid");
-    expect(parse(withData({ status: "settled" }, "payment.settled"), { STANDARD_TYPE_MAP: "payment.settled=paid" }).charge?.status).toBe("paid");
+    expect(parse(withData({ status: "settled" }, "payment.settled"), { STANDARD_TYPE_MAP: "payment.settled=paid" }).charge?.status).toBe(
+      "paid",
+    );
   });
 
   it("reads a sender's own field paths from STANDARD_FIELD_MAP", () => {
-    const body = { type: "payment.updated", timestamp: dodo.timestamp, data: { ref: "p_9", state: "paid", totals: { gross: 990 }, buyer: { mail: "a@b.example" } } };
+    const body = {
+      type: "payment.updated",
+      timestamp: dodo.timestamp,
+      data: { ref: "p_9", state: "paid", totals: { gross: 990 }, buyer: { mail: "a@b.example" } },
+    };
     expect(() => parse(body)).toThrow(/has no data.status.*STANDARD_FIELD_MAP=status=<path>/);
     const env = { STANDARD_FIELD_MAP: "id=ref,status=state,amount=totals.gross,customerEmail=buyer.mail" };
     expect(parse(body, env)).toMatchObject({ resourceId: "p_9", customerEmail: "a@b.example", charge: { status: "paid", amount: 990 } });

@@ -9,7 +9,8 @@ import { ParseError } from "./types";
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const ID = "msg_p5jXN8AQM9LWM0D4loKWxJek";
 const NOW = 1_614_265_330;
-const BODY = '{"type":"payment.succeeded","timestamp":"2021-02-25T15:02:10.123456Z","data":{"payment_id":"pay_1","amount":990,"currency":"EUR","customer":{"id":"c1","email":"bo@example.com"}}}';
+const BODY =
+  '{"type":"payment.succeeded","timestamp":"2021-02-25T15:02:10.123456Z","data":{"payment_id":"pay_1","amount":990,"currency":"EUR","customer":{"id":"c1","email":"bo@example.com"}}}';
 
 function specSignature(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.split("_")[1]!, "base64");

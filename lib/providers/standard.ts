@@ -183,7 +183,8 @@ class PaymentReader {
   snapshot(status: ChargeStatus): ChargeSnapshot {
     const amount = this.minorUnits("amount");
     const amountRefunded = this.refunded();
-    const refundedStatus = status === "refunded" || (status === "paid" && amountRefunded) ? refundStatus(amount, amountRefunded ?? amount) : status;
+    const refundedStatus =
+      status === "refunded" || (status === "paid" && amountRefunded) ? refundStatus(amount, amountRefunded ?? amount) : status;
     return {
       status: withDisputes(refundedStatus, this.disputes()),
       amount,
@@ -205,7 +206,13 @@ function unmappable(type: string, word: unknown): ParseError {
   );
 }
 
-type Reading = { resourceId: string | null; charge: ChargeSnapshot | null; refetchRequired: boolean; customerId?: string; customerEmail?: string };
+type Reading = {
+  resourceId: string | null;
+  charge: ChargeSnapshot | null;
+  refetchRequired: boolean;
+  customerId?: string;
+  customerEmail?: string;
+};
 
 /** What one event says about its payment, in the canonical vocabulary. */
 function readEvent(type: string, data: Record<string, unknown>, vocabulary: SenderVocabulary): Reading {

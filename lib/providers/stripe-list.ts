@@ -40,7 +40,11 @@ export const stripeLister: GatewayLister = {
   kind: "events",
   retentionDays: 30,
   async listPage(fetchJson, { since, until, pageToken, pageSize }) {
-    const query = new URLSearchParams({ "created[gte]": String(seconds(since)), "created[lt]": String(seconds(until)), limit: String(Math.min(pageSize, 100)) });
+    const query = new URLSearchParams({
+      "created[gte]": String(seconds(since)),
+      "created[lt]": String(seconds(until)),
+      limit: String(Math.min(pageSize, 100)),
+    });
     for (const type of STRIPE_LISTED_TYPES) query.append("types[]", type);
     if (pageToken) query.set("starting_after", pageToken);
     const list = parseWith(eventListSchema, await fetchJson(`/v1/events?${query}`), "not a Stripe list of events");

@@ -30,7 +30,11 @@ describe("stripe signatures, with the official SDK", () => {
   const now = Math.floor(Date.now() / 1000);
   const body = eventOf("charge.succeeded", captured);
   const verify = (header: string, secrets = [SECRET]) =>
-    stripeDriver.verify(Buffer.from(body), { "stripe-signature": header }, { secrets, nowSeconds: now, toleranceSeconds: 300, query: new URLSearchParams() });
+    stripeDriver.verify(
+      Buffer.from(body),
+      { "stripe-signature": header },
+      { secrets, nowSeconds: now, toleranceSeconds: 300, query: new URLSearchParams() },
+    );
 
   it("accepts what stripe.webhooks.generateTestHeaderString signs, and refuses another secret's", () => {
     const header = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET, timestamp: now });
@@ -58,7 +62,12 @@ function stripeApi(chargeObject: Stripe.Charge, disputes: Stripe.Dispute[], page
       const after = url.searchParams.get("starting_after");
       const start = after ? disputes.findIndex((item) => item.id === after) + 1 : 0;
       const data = disputes.slice(start, start + pageSize);
-      const list: Stripe.ApiList<Stripe.Dispute> = { object: "list", url: "/v1/disputes", has_more: start + pageSize < disputes.length, data };
+      const list: Stripe.ApiList<Stripe.Dispute> = {
+        object: "list",
+        url: "/v1/disputes",
+        has_more: start + pageSize < disputes.length,
+        data,
+      };
       return list;
     }
     throw new Error(`unexpected GET ${path}`);
@@ -66,7 +75,8 @@ function stripeApi(chargeObject: Stripe.Charge, disputes: Stripe.Dispute[], page
   return { fetchJson, paths };
 }
 
-const disputeWith = (index: number, status: Stripe.Dispute.Status) => variant(dispute, { id: `${dispute.id}_${index}`, charge: charge.id, status });
+const disputeWith = (index: number, status: Stripe.Dispute.Status) =>
+  variant(dispute, { id: `${dispute.id}_${index}`, charge: charge.id, status });
 
 describe("stripe refetch reads disputes the documented way", () => {
   const disputed = variant(captured, { disputed: true });
@@ -82,7 +92,10 @@ describe("stripe refetch reads disputes the documented way", () => {
     ["a first dispute won, a second open", ["won", "needs_response"], "disputed"],
     ["a first dispute lost, then a new one opened", ["lost", "needs_response"], "charged_back"],
   ])("%s: %s", async (_name, statuses, expected) => {
-    const api = stripeApi(disputed, statuses.map((status, index) => disputeWith(index, status)));
+    const api = stripeApi(
+      disputed,
+      statuses.map((status, index) => disputeWith(index, status)),
+    );
     const snapshot = await stripeDriver.refetch!(charge.id, api.fetchJson);
     expect(snapshot).toMatchObject({ status: expected, amount: 5000, currency: "usd" });
     expect(api.paths).toEqual([`/v1/charges/${charge.id}`, `/v1/disputes?charge=${charge.id}&limit=100`]);
@@ -129,7 +142,8 @@ describe("stripe dispute events map by their dispute's status", () => {
 });
 
 describe("stripe PaymentIntent events", () => {
-  const withCharge = (overrides: Partial<Stripe.PaymentIntent>) => variant(intent, { latest_charge: charge.id, amount: 5000, ...overrides });
+  const withCharge = (overrides: Partial<Stripe.PaymentIntent>) =>
+    variant(intent, { latest_charge: charge.id, amount: 5000, ...overrides });
 
   it.each<[string, Partial<Stripe.PaymentIntent>, string]>([
     ["payment_intent.succeeded", { status: "succeeded", amount_received: 5000 }, "paid"],

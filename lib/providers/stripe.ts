@@ -241,7 +241,8 @@ export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
   parse(raw) {
     const json = parseJson(raw);
     const result = eventSchema.safeParse(json);
-    if (!result.success) throw new ParseError(`not a Stripe event: ${result.error.issues[0]?.path.join(".")} ${result.error.issues[0]?.message}`);
+    if (!result.success)
+      throw new ParseError(`not a Stripe event: ${result.error.issues[0]?.path.join(".")} ${result.error.issues[0]?.message}`);
     const event = result.data;
     const object = event.data.object;
     const charge = chargeFromEvent(event.type, object);

@@ -40,7 +40,10 @@ describe("zoop verify", () => {
   });
 
   it("rejects wrong credentials and requests that carry none", () => {
-    expect(verify({ authorization: basic("zoop-hook:wrong") })).toEqual({ ok: false, reason: "Basic Auth credentials matches no configured secret" });
+    expect(verify({ authorization: basic("zoop-hook:wrong") })).toEqual({
+      ok: false,
+      reason: "Basic Auth credentials matches no configured secret",
+    });
     expect(verify({}, "token=wrong")).toEqual({ ok: false, reason: "token query parameter matches no configured secret" });
     expect(verify({ authorization: `Bearer ${SECRET}` }).ok).toBe(false);
     expect(verify({})).toMatchObject({ ok: false, reason: expect.stringMatching(/^missing Basic Auth credentials and token/) });
@@ -85,14 +88,23 @@ describe("zoop parse", () => {
   });
 
   it("falls back to the transaction's updated_at, and takes numeric amounts", () => {
-    const parsed = zoopDriver.parse(event({ payload: { object: transaction({ amount: 99.9, updated_at: "2024-06-12T16:45:03.120-03:00" }) } }), context);
+    const parsed = zoopDriver.parse(
+      event({ payload: { object: transaction({ amount: 99.9, updated_at: "2024-06-12T16:45:03.120-03:00" }) } }),
+      context,
+    );
     expect(parsed).toMatchObject({ occurredAt: "2024-06-12T19:45:03.120Z", precision: "millisecond", charge: { amount: 9990 } });
   });
 
   it("derives a key from the transaction, type, status and time when the event has no id", () => {
     const noId = (order: "a" | "b") => {
-      const fields = { type: "transaction.failed", created_at: "2024-06-12T19:45:04Z", payload: { object: transaction({ status: "failed" }) } };
-      return Buffer.from(JSON.stringify(order === "a" ? fields : { payload: fields.payload, created_at: fields.created_at, type: fields.type }));
+      const fields = {
+        type: "transaction.failed",
+        created_at: "2024-06-12T19:45:04Z",
+        payload: { object: transaction({ status: "failed" }) },
+      };
+      return Buffer.from(
+        JSON.stringify(order === "a" ? fields : { payload: fields.payload, created_at: fields.created_at, type: fields.type }),
+      );
     };
     const parsed = zoopDriver.parse(noId("a"), context);
     expect(parsed).toMatchObject({
@@ -139,16 +151,25 @@ describe("zoop parse", () => {
 describe("zoop refetch", () => {
   async function refetch(body: Record<string, unknown>) {
     const paths: string[] = [];
-    const snapshot = await zoopDriver.refetch!("b7a9d1c4e2f34e0c9d1f2a3b4c5d6e7f", async (path) => {
-      paths.push(path);
-      return body;
-    }, { credentials: { apiKey: "zpk_test", marketplaceId: "3249465a7753536b62545a6a684b0000" } });
+    const snapshot = await zoopDriver.refetch!(
+      "b7a9d1c4e2f34e0c9d1f2a3b4c5d6e7f",
+      async (path) => {
+        paths.push(path);
+        return body;
+      },
+      { credentials: { apiKey: "zpk_test", marketplaceId: "3249465a7753536b62545a6a684b0000" } },
+    );
     expect(paths).toEqual(["/marketplaces/3249465a7753536b62545a6a684b0000/transactions/b7a9d1c4e2f34e0c9d1f2a3b4c5d6e7f"]);
     return snapshot;
   }
 
   it("GETs the transaction and maps it to cents", async () => {
-    expect(await refetch(transaction({ amount: "1234.56" }))).toEqual({ status: "paid", amount: 123456, currency: "brl", customerId: "cus_9f8e7d6c" });
+    expect(await refetch(transaction({ amount: "1234.56" }))).toEqual({
+      status: "paid",
+      amount: 123456,
+      currency: "brl",
+      customerId: "cus_9f8e7d6c",
+    });
   });
 
   it.each([

@@ -94,7 +94,11 @@ function amountReturned(transaction: ZoopTransaction, amount: number | undefined
  * `canceled`, `voided: true`, `captured: true`) or refunded gave money back, a refund, partial while
  * less than the amount went back. Canceled before capture, no money moved: canceled.
  */
-function byMoney(transaction: ZoopTransaction, status: ChargeStatus, amount: number | undefined): { status: ChargeStatus; amountRefunded?: number } {
+function byMoney(
+  transaction: ZoopTransaction,
+  status: ChargeStatus,
+  amount: number | undefined,
+): { status: ChargeStatus; amountRefunded?: number } {
   const returned = transaction.captured ? amountReturned(transaction, amount) : undefined;
   if (!returned || (status !== "canceled" && status !== "paid" && status !== "refunded")) return { status };
   return { status: refundStatus(amount, returned), amountRefunded: returned };
@@ -123,7 +127,11 @@ export function transactionToSnapshot(transaction: ZoopTransaction): ChargeSnaps
   return snapshotOf(transaction, status);
 }
 
-const transactionListSchema = z.object({ items: z.array(z.unknown()), has_more: z.boolean().optional(), total: z.number().int().optional() });
+const transactionListSchema = z.object({
+  items: z.array(z.unknown()),
+  has_more: z.boolean().optional(),
+  total: z.number().int().optional(),
+});
 
 // Reconciliation: the marketplace's transactions, `GET /marketplaces/{id}/transactions` with
 // `date_range[gte]`/`date_range[lte]`, `offset`/`limit`, `sort=time-ascending`, Basic with the key
@@ -141,11 +149,18 @@ const zoopLister: GatewayLister = {
       offset: String(offset),
       limit: String(pageSize),
     });
-    const list = parseWith(transactionListSchema, await fetchJson(`/marketplaces/${encodeURIComponent(marketplaceId)}/transactions?${query}`), "not a Zoop list of transactions");
+    const list = parseWith(
+      transactionListSchema,
+      await fetchJson(`/marketplaces/${encodeURIComponent(marketplaceId)}/transactions?${query}`),
+      "not a Zoop list of transactions",
+    );
     const more = list.has_more ?? list.items.length === pageSize;
     return {
       items: list.items.map((item) =>
-        listedResource(transactionSchema, item, (transaction) => ({ snapshot: transactionToSnapshot(transaction), updatedAt: transaction.updated_at ?? null })),
+        listedResource(transactionSchema, item, (transaction) => ({
+          snapshot: transactionToSnapshot(transaction),
+          updatedAt: transaction.updated_at ?? null,
+        })),
       ),
       nextPageToken: more ? String(offset + pageSize) : null,
     };

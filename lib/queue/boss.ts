@@ -83,14 +83,17 @@ function reportingErrors(boss: PgBoss, label: string): PgBoss {
 
 /** A pg-boss instance that only sends jobs (the web process): no maintenance, no schema changes. */
 export function createProducer(connectionString: string, connectMs?: number): PgBoss {
-  return reportingErrors(new PgBoss({
-    ...baseOptions(connectionString, connectMs),
-    supervise: false,
-    schedule: false,
-    migrate: false,
-    createSchema: false,
-    registerInstance: false,
-  }), "producer");
+  return reportingErrors(
+    new PgBoss({
+      ...baseOptions(connectionString, connectMs),
+      supervise: false,
+      schedule: false,
+      migrate: false,
+      createSchema: false,
+      registerInstance: false,
+    }),
+    "producer",
+  );
 }
 
 /**
@@ -100,24 +103,30 @@ export function createProducer(connectionString: string, connectMs?: number): Pg
  * monitorSeconds + the first retry delay.
  */
 export function createWorkerBoss(connectionString: string, monitorSeconds = 5): PgBoss {
-  return reportingErrors(new PgBoss({
-    ...baseOptions(connectionString),
-    migrate: false,
-    createSchema: false,
-    instanceName: "worker",
-    monitorIntervalSeconds: monitorSeconds,
-    superviseIntervalSeconds: monitorSeconds,
-  }), "worker");
+  return reportingErrors(
+    new PgBoss({
+      ...baseOptions(connectionString),
+      migrate: false,
+      createSchema: false,
+      instanceName: "worker",
+      monitorIntervalSeconds: monitorSeconds,
+      superviseIntervalSeconds: monitorSeconds,
+    }),
+    "worker",
+  );
 }
 
 /** Creates the pg-boss schema and our queues; part of `npm run db:migrate`. Idempotent. */
 export async function installQueues(connectionString: string): Promise<void> {
-  const boss = reportingErrors(new PgBoss({
-    ...baseOptions(connectionString),
-    supervise: false,
-    schedule: false,
-    registerInstance: false,
-  }), "install");
+  const boss = reportingErrors(
+    new PgBoss({
+      ...baseOptions(connectionString),
+      supervise: false,
+      schedule: false,
+      registerInstance: false,
+    }),
+    "install",
+  );
   await boss.start();
   try {
     for (const { name, policy, partition, ...options } of [...DEAD_LETTER_QUEUES, ...QUEUE_DEFINITIONS]) {

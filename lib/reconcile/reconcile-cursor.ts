@@ -13,13 +13,24 @@ type CursorRow = { window_start: Date; window_end: Date; page_token: string | nu
  * show an event late; the inbox key makes a second sight harmless) up to a little before now, at
  * most maxWindowHours long and never older than what the gateway keeps.
  */
-export async function nextWindow(db: Queryable, config: AppConfig, provider: ProviderName, now: Date, retentionDays?: number): Promise<ReconcileWindow> {
-  const { rows } = await db.query<CursorRow>(`SELECT window_start, window_end, page_token, complete FROM reconcile_cursors WHERE provider = $1`, [provider]);
+export async function nextWindow(
+  db: Queryable,
+  config: AppConfig,
+  provider: ProviderName,
+  now: Date,
+  retentionDays?: number,
+): Promise<ReconcileWindow> {
+  const { rows } = await db.query<CursorRow>(
+    `SELECT window_start, window_end, page_token, complete FROM reconcile_cursors WHERE provider = $1`,
+    [provider],
+  );
   const cursor = rows[0];
   if (cursor && !cursor.complete) return { since: cursor.window_start, until: cursor.window_end, pageToken: cursor.page_token };
   const { lookbackHours, overlapMinutes, lagSeconds, maxWindowHours } = config.reconcile;
   const until = new Date(now.getTime() - lagSeconds * 1000);
-  let since = cursor ? new Date(cursor.window_end.getTime() - overlapMinutes * 60_000) : new Date(until.getTime() - lookbackHours * 3_600_000);
+  let since = cursor
+    ? new Date(cursor.window_end.getTime() - overlapMinutes * 60_000)
+    : new Date(until.getTime() - lookbackHours * 3_600_000);
   if (retentionDays !== undefined) since = new Date(Math.max(since.getTime(), now.getTime() - retentionDays * 86_400_000 + 60_000));
   const end = new Date(Math.min(until.getTime(), since.getTime() + maxWindowHours * 3_600_000));
   return { since, until: end > since ? end : since, pageToken: null };

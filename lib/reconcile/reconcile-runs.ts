@@ -4,7 +4,14 @@ import type { Queryable } from "../db/pool";
 
 export type RunTrigger = "schedule" | "cli" | "console";
 
-export type RunCounts = { pages: number; listed: number; missingIngested: number; repaired: number; stuckRefetched: number; errors: number };
+export type RunCounts = {
+  pages: number;
+  listed: number;
+  missingIngested: number;
+  repaired: number;
+  stuckRefetched: number;
+  errors: number;
+};
 
 export const emptyCounts = (): RunCounts => ({ pages: 0, listed: 0, missingIngested: 0, repaired: 0, stuckRefetched: 0, errors: 0 });
 
@@ -20,7 +27,13 @@ export async function startRun(
 }
 
 /** The run's counts so far (after every page, so a run that dies mid-way still shows what it did). */
-export async function recordProgress(db: Queryable, runId: number, counts: RunCounts, lastError: string | null, status = "running"): Promise<void> {
+export async function recordProgress(
+  db: Queryable,
+  runId: number,
+  counts: RunCounts,
+  lastError: string | null,
+  status = "running",
+): Promise<void> {
   await db.query(
     `UPDATE reconcile_runs
         SET pages = $2, listed = $3, missing_ingested = $4, repaired = $5, stuck_refetched = $6, errors = $7,
@@ -66,7 +79,10 @@ export async function recoveredByProvider(db: Queryable): Promise<{ provider: st
 }
 
 /** Runs that finished within the window and found missed events or drifted payments (for the alert). */
-export async function runsWithFindings(db: Queryable, windowMinutes: number): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number }[]> {
+export async function runsWithFindings(
+  db: Queryable,
+  windowMinutes: number,
+): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number }[]> {
   const { rows } = await db.query<{ provider: string; runs: number; missingIngested: number; repaired: number }>(
     `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS "missingIngested", sum(repaired)::int AS repaired
        FROM reconcile_runs

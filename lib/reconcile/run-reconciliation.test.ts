@@ -43,7 +43,9 @@ beforeEach(async () => {
   // these tables can deadlock with one of its statements, and PostgreSQL may pick the TRUNCATE to fail.
   for (let attempt = 1; ; attempt++) {
     try {
-      await app.pool.query("TRUNCATE webhook_inbox, payments, payment_transitions, processing_attempts, reconcile_runs, reconcile_cursors, audit_log CASCADE");
+      await app.pool.query(
+        "TRUNCATE webhook_inbox, payments, payment_transitions, processing_attempts, reconcile_runs, reconcile_cursors, audit_log CASCADE",
+      );
       break;
     } catch (error) {
       if (attempt >= 5 || (error as { code?: string }).code !== "40P01") throw error;
@@ -58,7 +60,11 @@ type StripeEvent = ReturnType<typeof stripeEvents>[number];
 let seed = 100;
 /** Stripe histories that began 1-3 h ago, and the events each step sent (ids fixed once, as Stripe's are). */
 function stripeHistories(count: number): { histories: PaymentHistory[]; events: StripeEvent[] } {
-  const histories = generateHistories(seed++, count, ["stripe"], { startMs: Date.now() - 3 * 3_600_000, spreadMs: 3_600_000, sameSecondRate: 0 });
+  const histories = generateHistories(seed++, count, ["stripe"], {
+    startMs: Date.now() - 3 * 3_600_000,
+    spreadMs: 3_600_000,
+    sameSecondRate: 0,
+  });
   const events = histories.flatMap((history) => history.steps.flatMap((step) => stripeEvents(history.payment, step)));
   gateway.add(histories);
   gateway.addEvents(events);
@@ -67,7 +73,10 @@ function stripeHistories(count: number): { histories: PaymentHistory[]; events: 
 
 async function deliver(event: StripeEvent) {
   const delivery = signedDelivery("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
-  return ingestEvent({ pool: app.pool, boss: app.boss, config: app.config }, { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+  return ingestEvent(
+    { pool: app.pool, boss: app.boss, config: app.config },
+    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+  );
 }
 
 function reconcile(request: Partial<ReconcileRequest> = {}, overrides: Record<string, string> = {}) {
@@ -85,10 +94,14 @@ function counted(result: ReconcileResult): Counted {
 }
 
 async function settled() {
-  return waitFor(async () => {
-    const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");
-    return rows[0]!.n === 0;
-  }, 30_000, "every event settled");
+  return waitFor(
+    async () => {
+      const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");
+      return rows[0]!.n === 0;
+    },
+    30_000,
+    "every event settled",
+  );
 }
 
 async function paymentStates(histories: PaymentHistory[]) {
@@ -97,7 +110,11 @@ async function paymentStates(histories: PaymentHistory[]) {
     [histories.map((history) => history.payment.chargeId)],
   );
   const byCharge = new Map(rows.map((row) => [row.gateway_charge_id, `${row.status}/${row.amount_refunded}`]));
-  return histories.map((history) => ({ chargeId: history.payment.chargeId, app: byCharge.get(history.payment.chargeId) ?? "missing", truth: `${history.truth.status}/${history.truth.amountRefunded}` }));
+  return histories.map((history) => ({
+    chargeId: history.payment.chargeId,
+    app: byCharge.get(history.payment.chargeId) ?? "missing",
+    truth: `${history.truth.status}/${history.truth.amountRefunded}`,
+  }));
 }
 
 async function tableCounts() {
@@ -118,9 +135,17 @@ describe("Stripe: the events list", () => {
     for (const event of events.filter((_, index) => index % 3 !== 0)) expect((await deliver(event)).kind).toBe("stored");
 
     const first = counted(await reconcile(window()));
-    expect(first).toMatchObject({ outcome: "finished", complete: true, listed: events.length, missingIngested: withheld.length, errors: 0 });
+    expect(first).toMatchObject({
+      outcome: "finished",
+      complete: true,
+      listed: events.length,
+      missingIngested: withheld.length,
+      errors: 0,
+    });
     expect(first.pages).toBe(Math.ceil(events.length / 3));
-    const { rows } = await app.pool.query<{ event_id: string }>("SELECT event_id FROM webhook_inbox WHERE source = 'reconcile' ORDER BY event_id");
+    const { rows } = await app.pool.query<{ event_id: string }>(
+      "SELECT event_id FROM webhook_inbox WHERE source = 'reconcile' ORDER BY event_id",
+    );
     expect(rows.map((row) => row.event_id)).toEqual(withheld.map((event) => event.id).sort());
     await settled();
     for (const state of await paymentStates(histories)) expect(state.app, state.chargeId).toBe(state.truth);
@@ -149,15 +174,26 @@ describe("Stripe: the events list", () => {
     const before = await tableCounts();
     const preview = counted(await reconcile({ ...window(), dryRun: true }));
     expect(preview).toMatchObject({ dryRun: true, runId: null, missingIngested: events.length - 1 });
-    expect(preview.findings.map((finding) => finding.eventId).sort()).toEqual(events.slice(1).map((event) => event.id).sort());
+    expect(preview.findings.map((finding) => finding.eventId).sort()).toEqual(
+      events
+        .slice(1)
+        .map((event) => event.id)
+        .sort(),
+    );
     // Through the cursor too: a dry run neither starts nor moves it.
     counted(await reconcile({ dryRun: true }));
     expect(await tableCounts()).toEqual(before);
   });
 
   it("lists two events of one charge that fall on two pages, and the payment ends right", async () => {
-    const histories = generateHistories(seed++, 30, ["stripe"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 600_000, sameSecondRate: 0 });
-    const history = histories.find((candidate) => !candidate.payment.integration && candidate.steps.length === 2 && candidate.steps[1]!.kind === "refund")!;
+    const histories = generateHistories(seed++, 30, ["stripe"], {
+      startMs: Date.now() - 2 * 3_600_000,
+      spreadMs: 600_000,
+      sameSecondRate: 0,
+    });
+    const history = histories.find(
+      (candidate) => !candidate.payment.integration && candidate.steps.length === 2 && candidate.steps[1]!.kind === "refund",
+    )!;
     const events = history.steps.flatMap((step) => stripeEvents(history.payment, step));
     gateway.add([history]);
     gateway.addEvents(events);
@@ -174,7 +210,10 @@ describe("Stripe: the events list", () => {
     const step = (occurredAtMs: number): HistoryStep => ({ kind: "succeeded", amountRefunded: 0, occurredAtMs });
     const [history] = generateHistories(seed++, 1, ["stripe"]);
     const atStart = stripeEvents({ ...history!.payment, integration: undefined }, step(since.getTime()))[0]!;
-    const atEnd = stripeEvents({ ...history!.payment, chargeId: `${history!.payment.chargeId}_b`, integration: undefined }, step(until.getTime()))[0]!;
+    const atEnd = stripeEvents(
+      { ...history!.payment, chargeId: `${history!.payment.chargeId}_b`, integration: undefined },
+      step(until.getTime()),
+    )[0]!;
     gateway.addEvents([atStart, atEnd]);
     const first = counted(await reconcile({ since, until }));
     expect(first.findings.map((finding) => finding.eventId)).toEqual([atStart.id]);
@@ -211,14 +250,18 @@ describe("Stripe: the events list", () => {
     const third = counted(await reconcile());
     expect(third).toMatchObject({ outcome: "finished", complete: true, errors: 0 });
     expect(first.missingIngested + second.missingIngested + third.missingIngested).toBe(events.length);
-    const { rows } = await app.pool.query<{ n: number }>("SELECT count(DISTINCT event_id)::int AS n FROM webhook_inbox WHERE source = 'reconcile'");
+    const { rows } = await app.pool.query<{ n: number }>(
+      "SELECT count(DISTINCT event_id)::int AS n FROM webhook_inbox WHERE source = 'reconcile'",
+    );
     expect(rows[0]!.n).toBe(events.length);
     expect((await app.pool.query("SELECT complete FROM reconcile_cursors")).rows).toEqual([{ complete: true }]);
   });
 
   it("does not loop on an empty page that says has_more; the next run asks again", async () => {
     const { events } = stripeHistories(2);
-    gateway.intercept((path) => (path.startsWith("/v1/events") ? { status: 200, body: { object: "list", data: [], has_more: true } } : undefined));
+    gateway.intercept((path) =>
+      path.startsWith("/v1/events") ? { status: 200, body: { object: "list", data: [], has_more: true } } : undefined,
+    );
     const first = counted(await reconcile());
     expect(first).toMatchObject({ outcome: "interrupted", pages: 0, listed: 0, errors: 1 });
     expect(first.lastError).toContain("has_more");
@@ -240,12 +283,16 @@ describe("Stripe: the events list", () => {
 
   it("refetches a payment stuck in pending and repairs it through a derived event", async () => {
     const histories = generateHistories(seed++, 40, ["stripe"], { startMs: Date.now() - 3 * 3_600_000, spreadMs: 600_000 });
-    const history = histories.find((candidate) => !candidate.payment.integration && candidate.steps.map((step) => step.kind).join() === "pending,succeeded")!;
+    const history = histories.find(
+      (candidate) => !candidate.payment.integration && candidate.steps.map((step) => step.kind).join() === "pending,succeeded",
+    )!;
     gateway.add([history]);
     const [pending] = stripeEvents(history.payment, history.steps[0]!);
     await deliver(pending!);
     await settled();
-    await app.pool.query("UPDATE payments SET updated_at = now() - interval '2 hours' WHERE gateway_charge_id = $1", [history.payment.chargeId]);
+    await app.pool.query("UPDATE payments SET updated_at = now() - interval '2 hours' WHERE gateway_charge_id = $1", [
+      history.payment.chargeId,
+    ]);
     // A window with nothing in it: only the stuck payment is looked at.
     const result = counted(await reconcile({ since: new Date(Date.now() - 60_000), until: new Date() }));
     expect(result).toMatchObject({ stuckRefetched: 1, repaired: 1 });
@@ -260,7 +307,10 @@ describe("Stripe: the events list", () => {
       { to_status: "pending", source: "event", inbox_source: "delivery" },
       { to_status: "paid", source: "reconcile", inbox_source: "reconcile" },
     ]);
-    expect(counted(await reconcile({ since: new Date(Date.now() - 60_000), until: new Date() }))).toMatchObject({ stuckRefetched: 0, repaired: 0 });
+    expect(counted(await reconcile({ since: new Date(Date.now() - 60_000), until: new Date() }))).toMatchObject({
+      stuckRefetched: 0,
+      repaired: 0,
+    });
   });
 });
 
@@ -273,14 +323,28 @@ describe("gateways without an events API: Mercado Pago's payments search", () =>
     await app.pool.query(
       `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency)
        VALUES ('mercadopago', $1, 'pending', $2, 0, 'brl'), ('mercadopago', $3, $4, $5, $6, 'brl')`,
-      [behind!.payment.chargeId, behind!.payment.amount, agreeing!.payment.chargeId, agreeing!.truth.status, agreeing!.payment.amount, agreeing!.truth.amountRefunded],
+      [
+        behind!.payment.chargeId,
+        behind!.payment.amount,
+        agreeing!.payment.chargeId,
+        agreeing!.truth.status,
+        agreeing!.payment.amount,
+        agreeing!.truth.amountRefunded,
+      ],
     );
     const first = counted(await reconcile({ provider: "mercadopago", ...window() }));
-    expect(first).toMatchObject({ outcome: "finished", listed: 7, repaired: behind!.truth.status === "pending" ? 5 : 6, missingIngested: 0 });
+    expect(first).toMatchObject({
+      outcome: "finished",
+      listed: 7,
+      repaired: behind!.truth.status === "pending" ? 5 : 6,
+      missingIngested: 0,
+    });
     expect(first.findings.map((finding) => finding.resourceId)).not.toContain(agreeing!.payment.chargeId);
     await settled();
     for (const state of await paymentStates(histories)) expect(state.app, state.chargeId).toBe(state.truth);
-    const derived = await app.pool.query("SELECT DISTINCT event_id_derived, source, event_type LIKE 'reconcile.%' AS typed FROM webhook_inbox");
+    const derived = await app.pool.query(
+      "SELECT DISTINCT event_id_derived, source, event_type LIKE 'reconcile.%' AS typed FROM webhook_inbox",
+    );
     expect(derived.rows).toEqual([{ event_id_derived: true, source: "reconcile", typed: true }]);
     expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ listed: 7, repaired: 0 });
   });
@@ -291,14 +355,16 @@ describe("gateways without an events API: Mercado Pago's payments search", () =>
     )!;
     gateway.add([history]);
     // Ours says failed (final); the gateway says paid: the worker can't move it, and says why.
-    await app.pool.query(`INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('mercadopago', $1, 'failed', $2, 'brl')`, [
-      history.payment.chargeId,
-      history.payment.amount,
-    ]);
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('mercadopago', $1, 'failed', $2, 'brl')`,
+      [history.payment.chargeId, history.payment.amount],
+    );
     expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ repaired: 1 });
     await settled();
     expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({ listed: 1, repaired: 0 });
-    const { rows } = await app.pool.query("SELECT status, ignored_reason FROM webhook_inbox WHERE resource_id = $1", [history.payment.chargeId]);
+    const { rows } = await app.pool.query("SELECT status, ignored_reason FROM webhook_inbox WHERE resource_id = $1", [
+      history.payment.chargeId,
+    ]);
     expect(rows).toEqual([{ status: "ignored", ignored_reason: expect.any(String) }]);
   });
 
@@ -306,7 +372,9 @@ describe("gateways without an events API: Mercado Pago's payments search", () =>
     const histories = generateHistories(seed++, 4, ["mercadopago"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 });
     gateway.add(histories);
     gateway.intercept((path) =>
-      path.startsWith("/v1/payments/search") && path.includes("offset=0&") ? { status: 200, body: { paging: { total: 4, offset: 0, limit: 3 }, results: [] } } : undefined,
+      path.startsWith("/v1/payments/search") && path.includes("offset=0&")
+        ? { status: 200, body: { paging: { total: 4, offset: 0, limit: 3 }, results: [] } }
+        : undefined,
     );
     const result = counted(await reconcile({ provider: "mercadopago", ...window() }));
     // The first page came back empty: the three payments on it are left to the next run; the fourth is listed.
@@ -322,7 +390,9 @@ describe("the worker's schedule", () => {
     };
     const stripeOnly = { RECONCILE_INTERVAL_MINUTES_MERCADOPAGO: "0", RECONCILE_INTERVAL_MINUTES_STANDARD: "0" };
     expect(reconcilableProviders(testConfig(app.env, { STRIPE_API_KEY: "" }), { scheduled: true })).not.toContain("stripe");
-    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }), { scheduled: true })).not.toContain("stripe");
+    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }), { scheduled: true })).not.toContain(
+      "stripe",
+    );
     expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).toContain("stripe");
     const first = await runDueReconciliations(deps(stripeOnly));
     expect(first.map((result) => result.provider)).toEqual(["stripe"]);
@@ -338,7 +408,13 @@ describe("what a run found, told", () => {
     counted(await reconcile(window()));
     const alerts = await findAlerts({ pool: app.pool, config: app.config });
     const missed = alerts.filter((alert) => alert.kind === "reconcile_missed");
-    expect(missed).toEqual([{ kind: "reconcile_missed", provider: "stripe", text: expect.stringContaining(`found ${events.length} event(s) the gateway never delivered`) }]);
+    expect(missed).toEqual([
+      {
+        kind: "reconcile_missed",
+        provider: "stripe",
+        text: expect.stringContaining(`found ${events.length} event(s) the gateway never delivered`),
+      },
+    ]);
     const text = await renderMetrics(app.pool, async () => app.boss);
     expect(text).toContain(`webhook_inbox_reconcile_recovered_events{provider="stripe",kind="missed"} ${events.length}`);
   });

@@ -76,14 +76,17 @@ export async function runReconciliation(deps: ReconcileDeps, request: ReconcileR
   const { provider } = request;
   const driver = findDriver(provider);
   const client = deps.gateways(provider);
-  if (!driver || !client) return { outcome: "unavailable", provider, reason: `${provider} has no API URL (set ${provider.toUpperCase()}_API_URL)` };
+  if (!driver || !client)
+    return { outcome: "unavailable", provider, reason: `${provider} has no API URL (set ${provider.toUpperCase()}_API_URL)` };
   const missing = missingCredentials(driver, deps.config.providers[provider]);
   if (missing.length > 0) return { outcome: "unavailable", provider, reason: `reconciliation needs ${notSet(missing)}` };
-  if (!driver.lister && !driver.refetch) return { outcome: "unavailable", provider, reason: `${provider} has neither a list API nor a refetch` };
+  if (!driver.lister && !driver.refetch)
+    return { outcome: "unavailable", provider, reason: `${provider} has neither a list API nor a refetch` };
 
   const lockClient = request.dryRun ? null : await deps.pool.connect();
   try {
-    if (lockClient && !(await lockClient.query<{ locked: boolean }>(TRY_LOCK, [provider])).rows[0]!.locked) return { outcome: "busy", provider };
+    if (lockClient && !(await lockClient.query<{ locked: boolean }>(TRY_LOCK, [provider])).rows[0]!.locked)
+      return { outcome: "busy", provider };
     try {
       return await reconcile(deps, driver, client.fetchJson, request);
     } finally {
@@ -114,7 +117,12 @@ function recordError(run: Run, error: unknown): void {
   run.lastError = describe(error);
 }
 
-async function reconcile(deps: ReconcileDeps, driver: ProviderDriver<ProviderName>, fetchJson: Run["fetchJson"], request: ReconcileRequest): Promise<ReconcileResult> {
+async function reconcile(
+  deps: ReconcileDeps,
+  driver: ProviderDriver<ProviderName>,
+  fetchJson: Run["fetchJson"],
+  request: ReconcileRequest,
+): Promise<ReconcileResult> {
   const now = deps.now?.() ?? new Date();
   const explicit = request.since !== undefined;
   const window: ReconcileWindow = explicit
@@ -123,7 +131,13 @@ async function reconcile(deps: ReconcileDeps, driver: ProviderDriver<ProviderNam
   const dryRun = request.dryRun === true;
   const runId = dryRun
     ? null
-    : await startRun(deps.pool, { provider: request.provider, trigger: request.trigger, actor: request.actor ?? null, since: window.since, until: window.until });
+    : await startRun(deps.pool, {
+        provider: request.provider,
+        trigger: request.trigger,
+        actor: request.actor ?? null,
+        since: window.since,
+        until: window.until,
+      });
   const run: Run = { deps, driver, fetchJson, request, runId, counts: emptyCounts(), findings: [], lastError: null };
 
   let complete = true;
@@ -198,10 +212,15 @@ async function listWindow(run: Run, lister: GatewayLister, window: ReconcileWind
 async function handleItems(run: Run, items: readonly ListedItem[], observedAt: string): Promise<void> {
   const events = items.flatMap((item) => (item.kind === "event" ? [item] : []));
   const resources = items.flatMap((item) => (item.kind === "resource" ? [item] : []));
-  for (const item of items) if (item.kind === "unreadable") recordError(run, new Error(`listed ${item.resourceId ?? "object"}: ${item.error}`));
+  for (const item of items)
+    if (item.kind === "unreadable") recordError(run, new Error(`listed ${item.resourceId ?? "object"}: ${item.error}`));
   if (events.length > 0) await ingestMissing(run, events);
   if (resources.length > 0) {
-    const locals = await localPayments(run.deps.pool, run.request.provider, resources.map((item) => item.resourceId));
+    const locals = await localPayments(
+      run.deps.pool,
+      run.request.provider,
+      resources.map((item) => item.resourceId),
+    );
     for (const item of resources) {
       const observed: ObservedCharge = {
         kind: "observed_charge",
@@ -217,25 +236,45 @@ async function handleItems(run: Run, items: readonly ListedItem[], observedAt: s
   }
 }
 
-async function repairIfDrifted(run: Run, observed: ObservedCharge, updatedAt: string | null, local: LocalPayment | undefined, kind: "drift" | "stuck"): Promise<void> {
+async function repairIfDrifted(
+  run: Run,
+  observed: ObservedCharge,
+  updatedAt: string | null,
+  local: LocalPayment | undefined,
+  kind: "drift" | "stuck",
+): Promise<void> {
   const createsPayments = run.deps.config.providers[run.request.provider].paymentSource === "gateway";
   if (!drifted(local, observed.snapshot, createsPayments)) return;
   const key = driftKey(observed, updatedAt, local);
   if (run.runId !== null && !(await storeDrift(run.deps, run.request.provider, observed, key))) return;
   if (run.runId === null && (await keyExists(run.deps.pool, run.request.provider, [key])).size > 0) return;
   run.counts.repaired++;
-  found(run, { kind, resourceId: observed.resourceId, eventId: key, eventType: `reconcile.${observed.snapshot.status}`, ours: local?.status ?? null, theirs: observed.snapshot.status });
+  found(run, {
+    kind,
+    resourceId: observed.resourceId,
+    eventId: key,
+    eventType: `reconcile.${observed.snapshot.status}`,
+    ours: local?.status ?? null,
+    theirs: observed.snapshot.status,
+  });
 }
 
 async function keyExists(db: Queryable, provider: string, eventIds: readonly string[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ event_id: string }>(`SELECT event_id FROM webhook_inbox WHERE provider = $1 AND event_id = ANY($2::text[])`, [provider, eventIds]);
+  const { rows } = await db.query<{ event_id: string }>(
+    `SELECT event_id FROM webhook_inbox WHERE provider = $1 AND event_id = ANY($2::text[])`,
+    [provider, eventIds],
+  );
   return new Set(rows.map((row) => row.event_id));
 }
 
 /** Listed events the inbox doesn't have, stored through its own insert as the gateway would have delivered them. */
 async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { kind: "event" }>[]): Promise<void> {
   const { deps, driver } = run;
-  const known = await keyExists(deps.pool, driver.name, events.map((event) => event.eventId));
+  const known = await keyExists(
+    deps.pool,
+    driver.name,
+    events.map((event) => event.eventId),
+  );
   const providerConfig = deps.config.providers[driver.name];
   // Oldest first (Stripe lists newest first): each event of a payment then applies in turn.
   const missing = events
@@ -243,7 +282,12 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
     .map((event) => {
       // The bytes are the API's rendering of the event (a delivery's own bytes were never received).
       const rawBody = Buffer.from(JSON.stringify(event.body));
-      const context = { headers: {}, query: new URLSearchParams(), timeZone: providerConfig.timeZone, vocabulary: deps.config.standardVocabulary };
+      const context = {
+        headers: {},
+        query: new URLSearchParams(),
+        timeZone: providerConfig.timeZone,
+        vocabulary: deps.config.standardVocabulary,
+      };
       return { rawBody, normalized: normalizeEvent(driver, rawBody, context) };
     })
     .sort((a, b) => (a.normalized.columns.occurredAt ?? "").localeCompare(b.normalized.columns.occurredAt ?? ""));
@@ -262,7 +306,12 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
       if (inboxId === null) continue;
     }
     run.counts.missingIngested++;
-    found(run, { kind: "missing_event", resourceId: normalized.columns.resourceId, eventId: normalized.columns.eventId, eventType: normalized.columns.type });
+    found(run, {
+      kind: "missing_event",
+      resourceId: normalized.columns.resourceId,
+      eventId: normalized.columns.eventId,
+      eventType: normalized.columns.type,
+    });
   }
 }
 
@@ -287,7 +336,14 @@ async function refetchStuck(run: Run): Promise<void> {
       continue;
     }
     run.counts.stuckRefetched++;
-    const observed: ObservedCharge = { kind: "observed_charge", resourceId: payment.chargeId, via: "refetch", observedAt, gatewayStatus: snapshot.status, snapshot };
+    const observed: ObservedCharge = {
+      kind: "observed_charge",
+      resourceId: payment.chargeId,
+      via: "refetch",
+      observedAt,
+      gatewayStatus: snapshot.status,
+      snapshot,
+    };
     await repairIfDrifted(run, observed, null, payment, "stuck");
   }
 }

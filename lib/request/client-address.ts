@@ -77,6 +77,7 @@ export function resolveClientAddress(peer: string | null, forwardedFor: string |
 export function clientAddress(headers: HeaderSource, trusted: BlockList): string | null {
   const get = (name: string) => (headers instanceof Headers ? headers.get(name) : ([headers[name]].flat()[0] ?? null));
   if (!peerHeaderTrusted()) return null;
-  const forwarded = headers instanceof Headers ? headers.get("x-forwarded-for") : [headers["x-forwarded-for"]].flat().filter(Boolean).join(",");
+  const forwarded =
+    headers instanceof Headers ? headers.get("x-forwarded-for") : [headers["x-forwarded-for"]].flat().filter(Boolean).join(",");
   return resolveClientAddress(get(PEER_ADDRESS_HEADER), forwarded || null, trusted);
 }

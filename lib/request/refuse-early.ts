@@ -12,7 +12,11 @@ const LINGER_MS = 2000;
  */
 export function refuseEarly(request: IncomingMessage, response: ServerResponse, status: number, body: object): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    "content-length": Buffer.byteLength(text),
+  });
   response.end(text);
   const { socket } = request;
   const linger = setTimeout(() => socket.destroy(), LINGER_MS);

@@ -23,22 +23,31 @@ function createWebRuntime(): WebRuntime {
   const pooler = { pooler: config.databasePooler };
   const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web", config.databaseTimeouts, pooler);
   const reads = config.readReplica
-    ? createReadRouter(pool, createPool(
-        config.readReplica.url,
-        config.databasePoolMax,
-        "webhook-inbox:web-reads",
-        { connectMs: config.databaseTimeouts.connectMs, statementMs: Math.min(config.databaseTimeouts.statementMs, REPLICA_STATEMENT_MS) },
-        pooler,
-      ), {
-        maxLagSeconds: config.readReplica.maxLagSeconds,
-      })
+    ? createReadRouter(
+        pool,
+        createPool(
+          config.readReplica.url,
+          config.databasePoolMax,
+          "webhook-inbox:web-reads",
+          {
+            connectMs: config.databaseTimeouts.connectMs,
+            statementMs: Math.min(config.databaseTimeouts.statementMs, REPLICA_STATEMENT_MS),
+          },
+          pooler,
+        ),
+        {
+          maxLagSeconds: config.readReplica.maxLagSeconds,
+        },
+      )
     : primaryOnly(pool);
   let started: Promise<PgBoss> | undefined;
   const boss = () => {
-    started ??= createProducer(url, config.databaseTimeouts.connectMs).start().catch((error: unknown) => {
-      started = undefined;
-      throw error;
-    });
+    started ??= createProducer(url, config.databaseTimeouts.connectMs)
+      .start()
+      .catch((error: unknown) => {
+        started = undefined;
+        throw error;
+      });
     return started;
   };
   return { config, pool, prisma: createPrisma(pool), reads, boss };

@@ -19,10 +19,14 @@ async function layerErrors(filePath: string, code: string): Promise<string[]> {
 
 describe("lib/ layers", () => {
   it("refuse an upward import and accept a downward one", async () => {
-    expect(await layerErrors("lib/db/migrate.ts", 'import { installQueues } from "../queue/boss";\nexport const x = installQueues;\n')).toEqual([
-      "lib/db sits below lib/queue in LIB_LAYERS (eslint.config.js): a lower layer never imports a higher one.",
-    ]);
-    expect(await layerErrors("lib/inbox/ingest/ingest-event.ts", 'export const load = () => import("@/lib/alerts/check-alerts");\n')).toHaveLength(1);
-    expect(await layerErrors("lib/queue/boss.ts", 'import { withTransaction } from "../db/pool";\nexport const x = withTransaction;\n')).toEqual([]);
+    expect(
+      await layerErrors("lib/db/migrate.ts", 'import { installQueues } from "../queue/boss";\nexport const x = installQueues;\n'),
+    ).toEqual(["lib/db sits below lib/queue in LIB_LAYERS (eslint.config.js): a lower layer never imports a higher one."]);
+    expect(
+      await layerErrors("lib/inbox/ingest/ingest-event.ts", 'export const load = () => import("@/lib/alerts/check-alerts");\n'),
+    ).toHaveLength(1);
+    expect(
+      await layerErrors("lib/queue/boss.ts", 'import { withTransaction } from "../db/pool";\nexport const x = withTransaction;\n'),
+    ).toEqual([]);
   });
 });

@@ -27,13 +27,21 @@ export async function ingestStripeStep(
   config: AppConfig = app.config,
 ): Promise<{ inboxId: number; eventId: string }> {
   const delivery = deliveryFor("stripe", payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, TEST_SECRETS.stripe);
-  const outcome = await ingestEvent({ pool: app.pool, boss: app.boss, config }, { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+  const outcome = await ingestEvent(
+    { pool: app.pool, boss: app.boss, config },
+    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+  );
   if (outcome.kind !== "stored") throw new Error(`not stored: ${outcome.kind}`);
   return { inboxId: outcome.inboxId, eventId: delivery.eventId };
 }
 
 /** Ingests and processes one Stripe event of `payment`; returns the outcome. */
-export async function changeStripePayment(app: TestApp, deps: ProcessDeps, payment: PaymentFacts, step: Pick<HistoryStep, "kind"> & Partial<HistoryStep>) {
+export async function changeStripePayment(
+  app: TestApp,
+  deps: ProcessDeps,
+  payment: PaymentFacts,
+  step: Pick<HistoryStep, "kind"> & Partial<HistoryStep>,
+) {
   const { inboxId } = await ingestStripeStep(app, payment, step, deps.config);
   return (await processEvents(deps, [inboxId]))[0];
 }

@@ -50,7 +50,13 @@ export function formatRelative(instant: Date, now: Date): string {
   const absolute = Math.abs(seconds);
   if (absolute < 10) return "just now";
   const amount =
-    absolute < 60 ? `${absolute} s` : absolute < 3600 ? `${Math.floor(absolute / 60)} min` : absolute < 172_800 ? `${Math.floor(absolute / 3600)} h` : `${Math.floor(absolute / 86_400)} d`;
+    absolute < 60
+      ? `${absolute} s`
+      : absolute < 3600
+        ? `${Math.floor(absolute / 60)} min`
+        : absolute < 172_800
+          ? `${Math.floor(absolute / 3600)} h`
+          : `${Math.floor(absolute / 86_400)} d`;
   return seconds > 0 ? `${amount} ago` : `in ${amount}`;
 }
 

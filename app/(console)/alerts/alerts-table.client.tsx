@@ -7,13 +7,20 @@ import type { AlertRowView } from "@/lib/alerts/list-alert-states";
 const column = dataColumns<AlertRowView>();
 const columns = column.columns([
   column.accessor("at", { header: "When", cell: (info) => <DisplayTime value={info.getValue()} /> }),
-  column.accessor("state", { header: "State", cell: (info) => <span className={`badge ${info.getValue() === "active" ? "failed" : "processed"}`}>{info.getValue()}</span> }),
+  column.accessor("state", {
+    header: "State",
+    cell: (info) => <span className={`badge ${info.getValue() === "active" ? "failed" : "processed"}`}>{info.getValue()}</span>,
+  }),
   column.accessor("kind", { header: "Kind" }),
   column.accessor("provider", { header: "Provider" }),
   column.accessor("text", { header: "Message" }),
   column.accessor("delivered", {
     header: "Delivered",
-    cell: (info) => <span title={info.row.original.error ?? undefined}>{info.getValue() ? "yes" : `no${info.row.original.error ? `: ${info.row.original.error}` : ""}`}</span>,
+    cell: (info) => (
+      <span title={info.row.original.error ?? undefined}>
+        {info.getValue() ? "yes" : `no${info.row.original.error ? `: ${info.row.original.error}` : ""}`}
+      </span>
+    ),
   }),
 ]);
 

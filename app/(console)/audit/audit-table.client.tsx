@@ -45,5 +45,7 @@ const columns = column.columns([
 ]);
 
 export function AuditTable({ rows, paging }: { rows: AuditRow[]; paging: DataTablePaging }) {
-  return <DataTable label="Audit log" columns={columns} rows={rows} rowKey={(row) => String(row.id)} empty="Nothing recorded." paging={paging} />;
+  return (
+    <DataTable label="Audit log" columns={columns} rows={rows} rowKey={(row) => String(row.id)} empty="Nothing recorded." paging={paging} />
+  );
 }

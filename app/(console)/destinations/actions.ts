@@ -52,7 +52,9 @@ export async function resendDeliveries(input: unknown): Promise<ActionResult<{ r
   }));
 }
 
-export async function sendTestMessage(input: unknown): Promise<ActionResult<{ statusCode: number | null; latencyMs: number; error: string | null }>> {
+export async function sendTestMessage(
+  input: unknown,
+): Promise<ActionResult<{ statusCode: number | null; latencyMs: number; error: string | null }>> {
   return runAction("sendTestMessage", idSchema, input, async ({ id }) => {
     const { pool, config } = webRuntime();
     const result = await sendTest(pool, config.destinations, id);

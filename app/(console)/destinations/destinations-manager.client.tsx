@@ -6,7 +6,14 @@ import { useState, useTransition } from "react";
 import { CopyButton } from "@/app/_components/copy-button.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
-import { createDestination, resendDeliveries, rotateDestinationSecret, sendTestMessage, setDestinationEnabled, updateDestination } from "./actions";
+import {
+  createDestination,
+  resendDeliveries,
+  rotateDestinationSecret,
+  sendTestMessage,
+  setDestinationEnabled,
+  updateDestination,
+} from "./actions";
 
 export type DestinationRow = {
   id: number;
@@ -27,7 +34,15 @@ export type DestinationRow = {
 
 type Message = { kind: "ok" | "bad"; text: string; secret?: string };
 
-export function DestinationsManager({ destinations, providers, statuses }: { destinations: DestinationRow[]; providers: string[]; statuses: string[] }) {
+export function DestinationsManager({
+  destinations,
+  providers,
+  statuses,
+}: {
+  destinations: DestinationRow[];
+  providers: string[];
+  statuses: string[];
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [message, setMessage] = useState<Message | null>(null);
@@ -36,7 +51,9 @@ export function DestinationsManager({ destinations, providers, statuses }: { des
   function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string, secret?: (data: T) => string) {
     startTransition(async () => {
       const result = await work();
-      setMessage(result.ok ? { kind: "ok", text: describe(result.data), secret: secret?.(result.data) } : { kind: "bad", text: result.error });
+      setMessage(
+        result.ok ? { kind: "ok", text: describe(result.data), secret: secret?.(result.data) } : { kind: "bad", text: result.error },
+      );
       router.refresh();
     });
   }
@@ -57,7 +74,10 @@ export function DestinationsManager({ destinations, providers, statuses }: { des
             enabled: form.get("enabled") === "on",
           };
           if (editing) {
-            run(() => updateDestination({ ...input, id: editing.id }), () => `Saved ${input.name}.`);
+            run(
+              () => updateDestination({ ...input, id: editing.id }),
+              () => `Saved ${input.name}.`,
+            );
             setEditing(null);
           } else {
             event.currentTarget.reset();
@@ -155,9 +175,15 @@ export function DestinationsManager({ destinations, providers, statuses }: { des
                   </span>
                 )}
               </td>
-              <td data-label="Success (1 h)">{destination.successRateLastHour === null ? "—" : `${(destination.successRateLastHour * 100).toFixed(1)}%`}</td>
-              <td data-label="p95 (1 h)">{destination.p95LatencyMsLastHour === null ? "—" : `${Math.round(destination.p95LatencyMsLastHour)} ms`}</td>
-              <td data-label="Oldest undelivered">{destination.oldestUndeliveredAt ? <DisplayTime value={destination.oldestUndeliveredAt} /> : "none"}</td>
+              <td data-label="Success (1 h)">
+                {destination.successRateLastHour === null ? "—" : `${(destination.successRateLastHour * 100).toFixed(1)}%`}
+              </td>
+              <td data-label="p95 (1 h)">
+                {destination.p95LatencyMsLastHour === null ? "—" : `${Math.round(destination.p95LatencyMsLastHour)} ms`}
+              </td>
+              <td data-label="Oldest undelivered">
+                {destination.oldestUndeliveredAt ? <DisplayTime value={destination.oldestUndeliveredAt} /> : "none"}
+              </td>
               <td data-label="Pending">{destination.pending}</td>
               <td data-label="Dead" data-testid={`dead-${destination.id}`}>
                 {destination.dead}
@@ -169,7 +195,10 @@ export function DestinationsManager({ destinations, providers, statuses }: { des
                   onClick={() =>
                     run(
                       () => sendTestMessage({ id: destination.id }),
-                      (data) => (data.statusCode === null ? `Test message: no answer (${data.error}).` : `Test message answered ${data.statusCode} in ${data.latencyMs} ms.`),
+                      (data) =>
+                        data.statusCode === null
+                          ? `Test message: no answer (${data.error}).`
+                          : `Test message answered ${data.statusCode} in ${data.latencyMs} ms.`,
                     )
                   }
                 >
@@ -181,7 +210,10 @@ export function DestinationsManager({ destinations, providers, statuses }: { des
                     disabled={pending}
                     onClick={() => {
                       if (!window.confirm(`Resend ${destination.dead} dead deliveries to ${destination.name}?`)) return;
-                      run(() => resendDeliveries({ destinationId: destination.id }), (data) => `Resending ${data.resent} deliveries.`);
+                      run(
+                        () => resendDeliveries({ destinationId: destination.id }),
+                        (data) => `Resending ${data.resent} deliveries.`,
+                      );
                     }}
                   >
                     Resend dead
@@ -191,7 +223,10 @@ export function DestinationsManager({ destinations, providers, statuses }: { des
                   type="button"
                   disabled={pending}
                   onClick={() =>
-                    run(() => setDestinationEnabled({ id: destination.id, enabled: !destination.enabled }), (data) => `${destination.name} ${data.enabled ? "enabled" : "disabled"}.`)
+                    run(
+                      () => setDestinationEnabled({ id: destination.id, enabled: !destination.enabled }),
+                      (data) => `${destination.name} ${data.enabled ? "enabled" : "disabled"}.`,
+                    )
                   }
                 >
                   {destination.enabled ? "Disable" : "Enable"}

@@ -38,10 +38,15 @@ const bulkSchema = z.object({ filter: eventFilterSchema, confirmation: z.string(
 export async function startBulkReplay(input: z.input<typeof bulkSchema>): Promise<ActionResult<{ runId: number; expected: number }>> {
   return runAction("startBulkReplay", bulkSchema, input, async ({ filter, confirmation }, { user, ip }) => {
     const { pool, boss, config } = await deps();
-    const run = await startReplayRun({ pool, boss }, filter, { name: user.email, userId: user.id, ip }, {
-      confirmThreshold: config.replayConfirmThreshold,
-      confirmation,
-    });
+    const run = await startReplayRun(
+      { pool, boss },
+      filter,
+      { name: user.email, userId: user.id, ip },
+      {
+        confirmThreshold: config.replayConfirmThreshold,
+        confirmation,
+      },
+    );
     return { runId: run.id, expected: run.expected };
   });
 }

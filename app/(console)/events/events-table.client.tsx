@@ -19,7 +19,11 @@ function columnsFor(now: string) {
       meta: { sortKey: "received" },
       cell: (info) => <DisplayTime value={info.getValue()} now={now} />,
     }),
-    column.accessor("occurredAt", { header: "Occurred", meta: { sortKey: "occurred" }, cell: (info) => <DisplayTime value={info.getValue()} /> }),
+    column.accessor("occurredAt", {
+      header: "Occurred",
+      meta: { sortKey: "occurred" },
+      cell: (info) => <DisplayTime value={info.getValue()} />,
+    }),
     column.accessor("eventType", {
       header: "Type",
       cell: (info) => (
@@ -33,7 +37,9 @@ function columnsFor(now: string) {
     }),
     column.accessor("status", {
       header: "Status",
-      cell: (info) => <StatusBadge status={info.getValue()} reason={info.row.original.ignoredReason} explanation={info.row.original.explanation} />,
+      cell: (info) => (
+        <StatusBadge status={info.getValue()} reason={info.row.original.ignoredReason} explanation={info.row.original.explanation} />
+      ),
     }),
     column.accessor("resourceId", {
       header: "Charge",
@@ -52,7 +58,17 @@ function columnsFor(now: string) {
 }
 
 /** Events as the explorer and the customer page list them; a row opens its event. */
-export function EventsTable({ rows, now, sort, paging }: { rows: EventRowView[]; now: string; sort?: DataTableSort; paging?: DataTablePaging }) {
+export function EventsTable({
+  rows,
+  now,
+  sort,
+  paging,
+}: {
+  rows: EventRowView[];
+  now: string;
+  sort?: DataTableSort;
+  paging?: DataTablePaging;
+}) {
   return (
     <DataTable
       label="Events"

@@ -10,7 +10,15 @@ export function PaymentFilters({ filter, sort, providers }: { filter: PaymentFil
     <form className="panel filters" role="search" aria-label="Filter payments" action="/payments">
       <label>
         Customer e-mail (or part of it), customer id or charge id
-        <input name="q" type="search" defaultValue={filter.search} size={34} data-search-box aria-keyshortcuts="/" placeholder="Press / to search" />
+        <input
+          name="q"
+          type="search"
+          defaultValue={filter.search}
+          size={34}
+          data-search-box
+          aria-keyshortcuts="/"
+          placeholder="Press / to search"
+        />
       </label>
       <label>
         Status
@@ -21,7 +29,9 @@ export function PaymentFilters({ filter, sort, providers }: { filter: PaymentFil
               {status.replaceAll("_", " ")}
             </option>
           ))}
-          {filter.statuses && filter.statuses.length > 1 ? <option value={filter.statuses.join(",")}>{filter.statuses.join(" or ")}</option> : null}
+          {filter.statuses && filter.statuses.length > 1 ? (
+            <option value={filter.statuses.join(",")}>{filter.statuses.join(" or ")}</option>
+          ) : null}
         </select>
       </label>
       <ProviderSelect providers={providers} value={filter.provider} />

@@ -7,7 +7,10 @@ import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
 import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
-const optionalTime = z.iso.datetime({ offset: true }).optional().transform((value) => (value ? new Date(value) : undefined));
+const optionalTime = z.iso
+  .datetime({ offset: true })
+  .optional()
+  .transform((value) => (value ? new Date(value) : undefined));
 
 const reconcileSchema = z
   .object({ provider: z.enum(PROVIDER_NAMES), since: optionalTime, until: optionalTime, dryRun: z.boolean() })

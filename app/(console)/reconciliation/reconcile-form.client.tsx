@@ -13,9 +13,10 @@ function Summary({ result }: { result: ReconcileResult }) {
     <div role="status" data-testid="reconcile-result">
       <p>
         {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {result.provider}, {result.since} to {result.until}. Listed{" "}
-        <strong>{result.listed}</strong> in {result.pages} page(s); {ingest} <strong data-testid="reconcile-missing">{result.missingIngested}</strong>{" "}
-        missed event(s), {repair} <strong data-testid="reconcile-repaired">{result.repaired}</strong> payment(s); refetched {result.stuckRefetched}{" "}
-        stuck payment(s); {result.errors} error(s).
+        <strong>{result.listed}</strong> in {result.pages} page(s); {ingest}{" "}
+        <strong data-testid="reconcile-missing">{result.missingIngested}</strong> missed event(s), {repair}{" "}
+        <strong data-testid="reconcile-repaired">{result.repaired}</strong> payment(s); refetched {result.stuckRefetched} stuck payment(s);{" "}
+        {result.errors} error(s).
         {result.complete ? "" : " The window is not finished: the next run resumes it."}
       </p>
       {result.lastError ? <p className="muted">Last error: {result.lastError}</p> : null}
@@ -77,7 +78,8 @@ export function ReconcileForm({ providers }: { providers: string[] }) {
           </select>
         </label>
         <label>
-          Since <input name="since" placeholder="ISO-8601, or the cursor" value={since} onChange={(event) => setSince(event.target.value)} />
+          Since{" "}
+          <input name="since" placeholder="ISO-8601, or the cursor" value={since} onChange={(event) => setSince(event.target.value)} />
         </label>
         <label>
           Until <input name="until" placeholder="now" value={until} onChange={(event) => setUntil(event.target.value)} />

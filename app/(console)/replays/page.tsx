@@ -23,11 +23,17 @@ export default async function ReplaysPage({ searchParams }: { searchParams: Prom
           Find events to replay…
         </Link>
       </div>
-      <p className="muted">Bulk replay runs, newest first: who started each, with which filter, how far it got and where its events stand now.</p>
+      <p className="muted">
+        Bulk replay runs, newest first: who started each, with which filter, how far it got and where its events stand now.
+      </p>
       <ReplayRunsTable
         runs={page.runs}
         now={new Date().toISOString()}
-        paging={{ summary: before ? "Older runs" : "Newest runs", prevHref: before ? "/replays" : null, nextHref: page.nextBefore ? `/replays?before=${page.nextBefore}` : null }}
+        paging={{
+          summary: before ? "Older runs" : "Newest runs",
+          prevHref: before ? "/replays" : null,
+          nextHref: page.nextBefore ? `/replays?before=${page.nextBefore}` : null,
+        }}
       />
     </>
   );

@@ -22,7 +22,11 @@ function columnsFor(now: string) {
     column.accessor("createdAt", { header: "When", cell: (info) => <DisplayTime value={info.getValue()} now={now} /> }),
     column.accessor("actor", { header: "Who" }),
     column.accessor("filter", { header: "Filter", cell: (info) => <span className="mono">{conditions(info.getValue())}</span> }),
-    column.accessor("replayed", { header: "Replayed", meta: { numeric: true }, cell: (info) => `${info.getValue()} of ${info.row.original.expected}` }),
+    column.accessor("replayed", {
+      header: "Replayed",
+      meta: { numeric: true },
+      cell: (info) => `${info.getValue()} of ${info.row.original.expected}`,
+    }),
     column.accessor("status", { header: "Run", cell: (info) => <StatusBadge status={info.getValue()} reason={info.row.original.error} /> }),
     column.accessor("outcomes", {
       header: "Outcome now",

@@ -22,7 +22,8 @@ export default async function SignaturesPage({ searchParams }: { searchParams: P
     ? {
         provider: failure.provider === "standard" ? "standard" : "stripe",
         payload: failure.bodyExcerpt,
-        signatureHeader: failure.headers["stripe-signature"] ?? failure.headers["webhook-signature"] ?? failure.headers["svix-signature"] ?? "",
+        signatureHeader:
+          failure.headers["stripe-signature"] ?? failure.headers["webhook-signature"] ?? failure.headers["svix-signature"] ?? "",
         webhookId: failure.headers["webhook-id"] ?? failure.headers["svix-id"] ?? "",
         webhookTimestamp: failure.headers["webhook-timestamp"] ?? failure.headers["svix-timestamp"] ?? "",
         truncated: failure.bodyBytes > failure.bodyExcerpt.length,
@@ -37,7 +38,9 @@ export default async function SignaturesPage({ searchParams }: { searchParams: P
       </p>
       <SignatureDebugger key={failure?.id ?? "new"} prefill={prefill} />
       <h2>Recent rejected deliveries</h2>
-      <RejectedDeliveriesTable rows={failures.map(({ id, receivedAt, provider, reason, bodyBytes }) => ({ id, receivedAt, provider, reason, bodyBytes }))} />
+      <RejectedDeliveriesTable
+        rows={failures.map(({ id, receivedAt, provider, reason, bodyBytes }) => ({ id, receivedAt, provider, reason, bodyBytes }))}
+      />
     </>
   );
 }

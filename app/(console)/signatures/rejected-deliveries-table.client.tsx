@@ -13,9 +13,15 @@ const columns = column.columns([
   column.accessor("provider", { header: "Provider" }),
   column.accessor("reason", { header: "Reason" }),
   column.accessor("bodyBytes", { header: "Bytes", meta: { numeric: true } }),
-  column.display({ id: "debug", header: "Debug", cell: (info) => <Link href={`/signatures?failure=${info.row.original.id}`}>Open in debugger</Link> }),
+  column.display({
+    id: "debug",
+    header: "Debug",
+    cell: (info) => <Link href={`/signatures?failure=${info.row.original.id}`}>Open in debugger</Link>,
+  }),
 ]);
 
 export function RejectedDeliveriesTable({ rows }: { rows: Row[] }) {
-  return <DataTable label="Rejected deliveries" columns={columns} rows={rows} rowKey={(row) => String(row.id)} empty="No rejected deliveries." />;
+  return (
+    <DataTable label="Rejected deliveries" columns={columns} rows={rows} rowKey={(row) => String(row.id)} empty="No rejected deliveries." />
+  );
 }

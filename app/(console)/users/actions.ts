@@ -1,7 +1,13 @@
 "use server";
 
 import { runAction, type ActionResult } from "@/app/_server/action";
-import { createUser as createUserRecord, createUserSchema, updateUser as updateUserRecord, updateUserSchema, type UserView } from "@/lib/auth/users";
+import {
+  createUser as createUserRecord,
+  createUserSchema,
+  updateUser as updateUserRecord,
+  updateUserSchema,
+  type UserView,
+} from "@/lib/auth/users";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 /** Creates a user; a generated password is returned once, to hand over, and never stored in clear. */

@@ -16,8 +16,8 @@ export default async function UsersPage() {
     <>
       <h1>Users</h1>
       <p className="muted">
-        viewer: reads, customer data masked · support: reads everything, signature debugger · finance: + replay · admin: + users and
-        the audit log.
+        viewer: reads, customer data masked · support: reads everything, signature debugger · finance: + replay · admin: + users and the
+        audit log.
       </p>
       <UsersManager users={JSON.parse(JSON.stringify(users))} roles={[...ROLES]} me={me.email} />
     </>

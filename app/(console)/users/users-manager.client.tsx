@@ -20,7 +20,9 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
   function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string, password?: (data: T) => string | undefined) {
     startTransition(async () => {
       const result = await work();
-      setMessage(result.ok ? { kind: "ok", text: describe(result.data), password: password?.(result.data) } : { kind: "bad", text: result.error });
+      setMessage(
+        result.ok ? { kind: "ok", text: describe(result.data), password: password?.(result.data) } : { kind: "bad", text: result.error },
+      );
       router.refresh();
     });
   }
@@ -42,7 +44,10 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
               const role = event.target.value;
               // A role grants or removes access at once: ask before changing it.
               if (!window.confirm(`Change ${user.email} from ${user.role} to ${role}? It takes effect on their next request.`)) return;
-              run(() => updateUser({ id: user.id, role }), () => `Role of ${user.email} changed from ${user.role} to ${role}.`);
+              run(
+                () => updateUser({ id: user.id, role }),
+                () => `Role of ${user.email} changed from ${user.role} to ${role}.`,
+              );
             }}
           >
             {roles.map((role) => (
@@ -62,7 +67,12 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
             <button
               type="button"
               disabled={pending}
-              onClick={() => run(() => updateUser({ id: user.id, disabled: !user.disabledAt }), () => `${user.email} ${user.disabledAt ? "enabled" : "disabled"}.`)}
+              onClick={() =>
+                run(
+                  () => updateUser({ id: user.id, disabled: !user.disabledAt }),
+                  () => `${user.email} ${user.disabledAt ? "enabled" : "disabled"}.`,
+                )
+              }
             >
               {user.disabledAt ? "Enable" : "Disable"}
             </button>

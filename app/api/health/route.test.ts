@@ -27,7 +27,11 @@ const get = (headers: Record<string, string> = {}) => GET(new NextRequest("http:
 
 describe("GET /api/health", () => {
   it("answers the public only {status: ok}: no counts, no errors", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer guess" }, { authorization: "Basic b2xkLWhlYWx0aC10b2tlbg==" }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer guess" },
+      { authorization: "Basic b2xkLWhlYWx0aC10b2tlbg==" },
+    ]) {
       const response = await get(headers);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ status: "ok" });

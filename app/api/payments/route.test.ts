@@ -44,10 +44,19 @@ describe("POST /api/payments", () => {
     expect(first.status).toBe(201);
     expect(await first.json()).toMatchObject({ created: true, eventsWoken: 0 });
     expect((await post(payment, "old-token")).status).toBe(200);
-    const response = await read(new NextRequest("http://localhost/api/payments/asaas/pay_123", { headers: { authorization: "Bearer new-token" } }), {
-      params: Promise.resolve({ provider: "asaas", chargeId: "pay_123" }),
+    const response = await read(
+      new NextRequest("http://localhost/api/payments/asaas/pay_123", { headers: { authorization: "Bearer new-token" } }),
+      {
+        params: Promise.resolve({ provider: "asaas", chargeId: "pay_123" }),
+      },
+    );
+    expect(await response.json()).toMatchObject({
+      status: "pending",
+      amount: 4990,
+      currency: "brl",
+      customerEmail: "bia@example.com",
+      registeredBy: "host",
     });
-    expect(await response.json()).toMatchObject({ status: "pending", amount: 4990, currency: "brl", customerEmail: "bia@example.com", registeredBy: "host" });
   });
 
   it("answers 400 with the bad field named, and 404 for an unknown payment", async () => {
@@ -55,9 +64,12 @@ describe("POST /api/payments", () => {
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toMatch(/provider.*amount|amount.*provider/s);
     expect((await post("not json", "new-token")).status).toBe(400);
-    const missing = await read(new NextRequest("http://localhost/api/payments/asaas/nope", { headers: { authorization: "Bearer new-token" } }), {
-      params: Promise.resolve({ provider: "asaas", chargeId: "nope" }),
-    });
+    const missing = await read(
+      new NextRequest("http://localhost/api/payments/asaas/nope", { headers: { authorization: "Bearer new-token" } }),
+      {
+        params: Promise.resolve({ provider: "asaas", chargeId: "nope" }),
+      },
+    );
     expect(missing.status).toBe(404);
   });
 });

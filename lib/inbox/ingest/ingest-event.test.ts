@@ -157,7 +157,9 @@ describe("POST /api/webhooks/{provider}", () => {
       },
     });
     const streamed = await POST(
-      new NextRequest("http://localhost/api/webhooks/stripe", { method: "POST", body: stream, duplex: "half" } as ConstructorParameters<typeof NextRequest>[1]),
+      new NextRequest("http://localhost/api/webhooks/stripe", { method: "POST", body: stream, duplex: "half" } as ConstructorParameters<
+        typeof NextRequest
+      >[1]),
       { params: Promise.resolve({ provider: "stripe" }) },
     );
     expect(streamed.status).toBe(413);
@@ -167,7 +169,14 @@ describe("POST /api/webhooks/{provider}", () => {
   it("answers 404 to an unknown provider and 503 to a provider with no secret", async () => {
     expect((await post("paypal", "{}", {})).status).toBe(404);
     const unconfigured = await ingestEvent(
-      { pool: app.pool, boss: app.boss, config: { ...app.config, providers: { ...app.config.providers, stripe: { ...app.config.providers.stripe, secrets: [], enabled: false } } } },
+      {
+        pool: app.pool,
+        boss: app.boss,
+        config: {
+          ...app.config,
+          providers: { ...app.config.providers, stripe: { ...app.config.providers.stripe, secrets: [], enabled: false } },
+        },
+      },
       { provider: "stripe", rawBody: Buffer.from("{}"), headers: {} },
     );
     expect(unconfigured).toEqual({ kind: "not_configured", provider: "stripe" });
@@ -194,9 +203,14 @@ describe("POST /api/webhooks/{provider}", () => {
     expect((await post("stripe", delivery.body, delivery.headers)).status).toBe(200);
     const { rows: stored } = await app.pool.query("SELECT id, provider, resource_id, event_id FROM webhook_inbox");
     const event = stored[0]!;
-    await dispatchEvents(app.boss, app.pool, [{ id: event.id, provider: event.provider, resourceId: event.resource_id, eventId: "evt_other" }], {
-      expireInSeconds: app.config.worker.jobExpireSeconds,
-    });
+    await dispatchEvents(
+      app.boss,
+      app.pool,
+      [{ id: event.id, provider: event.provider, resourceId: event.resource_id, eventId: "evt_other" }],
+      {
+        expireInSeconds: app.config.worker.jobExpireSeconds,
+      },
+    );
     // Everything but what differs per insert by design: the id and the insert time (start_after and
     // keep_until follow it); `data` and `singleton_key` must be equal.
     const { rows: jobs } = await app.pool.query(
@@ -229,9 +243,20 @@ describe("POST /api/webhooks/{provider}", () => {
   });
 
   it("stores a Pagar.me delivery signed with its published key, and answers 503 storing nothing when the key can't be had", async () => {
-    const body = JSON.stringify({ id: "hook_rs256_1", type: "charge.paid", created_at: "2026-11-30T20:23:47Z", data: { id: "ch_rs256_1", amount: 1000, status: "paid" } });
+    const body = JSON.stringify({
+      id: "hook_rs256_1",
+      type: "charge.paid",
+      created_at: "2026-11-30T20:23:47Z",
+      data: { id: "ch_rs256_1", amount: 1000, status: "paid" },
+    });
     expect((await post("pagarme", body, { "x-webhook-asymmetric-signature": asymmetricSignature(pagarmeKey, body) })).status).toBe(200);
-    expect((await post("pagarme", body, { "x-webhook-asymmetric-signature": asymmetricSignature(pagarmeKey, body).replace("signature=", "signature=A") })).status).toBe(401);
+    expect(
+      (
+        await post("pagarme", body, {
+          "x-webhook-asymmetric-signature": asymmetricSignature(pagarmeKey, body).replace("signature=", "signature=A"),
+        })
+      ).status,
+    ).toBe(401);
 
     // Pagar.me rotated to a key we haven't fetched, and its JWKS is down: we can't verify, so 503.
     jwks.failWith(503);
@@ -247,7 +272,14 @@ describe("POST /api/webhooks/{provider}", () => {
 
   it("refuses a Mercado Pago notification whose body names another payment than the signed data.id", async () => {
     // Mercado Pago's documented example notification; the signature covers data.id 999 only.
-    const body = JSON.stringify({ id: 112233445566, live_mode: true, type: "payment", date_created: "2026-05-25T13:01:08.000-03:00", action: "payment.updated", data: { id: "1234567890" } });
+    const body = JSON.stringify({
+      id: 112233445566,
+      live_mode: true,
+      type: "payment",
+      date_created: "2026-05-25T13:01:08.000-03:00",
+      action: "payment.updated",
+      data: { id: "1234567890" },
+    });
     const ts = Math.floor(Date.now() / 1000);
     const requestId = "f7b2a1d4-0b1c-4ec2-aaaa-9e8b1d2f3c4d";
     const v1 = createHmac("sha256", MERCADOPAGO_SECRET).update(`id:999;request-id:${requestId};ts:${ts};`).digest("hex");
@@ -267,7 +299,14 @@ describe("POST /api/webhooks/{provider}", () => {
     const requestId = "0c8d7e6f-1a2b-4c3d-9e8f-replayed0001";
     const v1 = createHmac("sha256", MERCADOPAGO_SECRET).update(`id:999;request-id:${requestId};ts:${ts};`).digest("hex");
     const notification = (id: number) =>
-      JSON.stringify({ id, live_mode: true, type: "payment", date_created: "2026-05-25T13:01:08.000-03:00", action: "payment.updated", data: { id: "999" } });
+      JSON.stringify({
+        id,
+        live_mode: true,
+        type: "payment",
+        date_created: "2026-05-25T13:01:08.000-03:00",
+        action: "payment.updated",
+        data: { id: "999" },
+      });
     const send = (body: string) =>
       POST(
         new NextRequest("http://localhost/api/webhooks/mercadopago?data.id=999&type=payment", {

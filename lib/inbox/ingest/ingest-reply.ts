@@ -43,7 +43,10 @@ export function recordDelivery(log: Logger, provider: string, outcome: IngestOut
   recordIngest(provider, result, seconds);
   const inboxId = outcome.kind === "stored" ? outcome.inboxId : undefined;
   const reason = outcome.kind === "rejected" || outcome.kind === "unverifiable" ? outcome.reason : undefined;
-  log[result === "stored" || result === "duplicate" ? "info" : "warn"]({ result, inboxId, reason, ms: Math.round(seconds * 1000), bytes }, "delivery answered");
+  log[result === "stored" || result === "duplicate" ? "info" : "warn"](
+    { result, inboxId, reason, ms: Math.round(seconds * 1000), bytes },
+    "delivery answered",
+  );
   if (outcome.kind === "not_configured") {
     log.error(
       `refusing ${outcome.provider} webhooks: no secret configured ` +

@@ -22,8 +22,7 @@ export type NormalizedColumns = {
 };
 
 export type Normalization =
-  | { ok: true; event: NormalizedEvent; columns: NormalizedColumns }
-  | { ok: false; error: string; columns: NormalizedColumns };
+  { ok: true; event: NormalizedEvent; columns: NormalizedColumns } | { ok: false; error: string; columns: NormalizedColumns };
 
 /** The event type of a signed body no driver rule could read. */
 export const UNPARSEABLE_TYPE = "unparseable";

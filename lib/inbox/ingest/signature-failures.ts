@@ -55,9 +55,6 @@ export async function listSignatureFailures(db: Queryable, limit = 50): Promise<
 }
 
 export async function getSignatureFailure(db: Queryable, id: number): Promise<SignatureFailureRow | null> {
-  const { rows } = await db.query<SignatureFailureRow>(
-    `SELECT ${FAILURE_COLUMNS} FROM signature_failures WHERE id = $1`,
-    [id],
-  );
+  const { rows } = await db.query<SignatureFailureRow>(`SELECT ${FAILURE_COLUMNS} FROM signature_failures WHERE id = $1`, [id]);
   return rows[0] ?? null;
 }

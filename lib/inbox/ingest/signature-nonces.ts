@@ -15,7 +15,13 @@ const REMEMBER = `
  * Records that `nonce` signed `eventId`; false when it signed another event before (a captured
  * signature replayed with a new body). The same event again (a resend, a retry) is fine.
  */
-export async function rememberNonce(db: Queryable, provider: string, nonce: string, eventId: string, toleranceSeconds: number): Promise<boolean> {
+export async function rememberNonce(
+  db: Queryable,
+  provider: string,
+  nonce: string,
+  eventId: string,
+  toleranceSeconds: number,
+): Promise<boolean> {
   const { rows } = await db.query<{ event_id: string }>(REMEMBER, [provider, nonce, eventId, toleranceSeconds]);
   return rows[0]?.event_id === eventId;
 }

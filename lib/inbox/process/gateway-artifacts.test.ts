@@ -63,7 +63,11 @@ function standardDelivery(body: object, config = app.config) {
   const raw = JSON.stringify(body);
   const id = `msg_artifact_${++sequence}`;
   const now = new Date();
-  const headers = { "webhook-id": id, "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": new Webhook(TEST_SECRETS.standard).sign(id, now, raw) };
+  const headers = {
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+    "webhook-signature": new Webhook(TEST_SECRETS.standard).sign(id, now, raw),
+  };
   return deliver("standard", raw, headers, config);
 }
 
@@ -71,7 +75,11 @@ async function inbox(id: number) {
   return (await app.pool.query("SELECT status, ignored_reason, last_error FROM webhook_inbox WHERE id = $1", [id])).rows[0];
 }
 async function payment(chargeId: string) {
-  return (await app.pool.query("SELECT status, amount, amount_refunded, currency, customer_email FROM payments WHERE gateway_charge_id = $1", [chargeId])).rows[0];
+  return (
+    await app.pool.query("SELECT status, amount, amount_refunded, currency, customer_email FROM payments WHERE gateway_charge_id = $1", [
+      chargeId,
+    ])
+  ).rows[0];
 }
 
 const seconds = () => Math.floor(Date.now() / 1000) - 120;
@@ -81,12 +89,22 @@ describe("a charge's disputes, read the documented way", () => {
     const chargeId = `ch_artifact_${Date.now()}`;
     const facts = { chargeId, amount: 5000, currency: "usd", customerId: "cus_1", customerEmail: "ana@example.com" };
     const kinds = ["succeeded", "dispute_opened", "dispute_won", "dispute_opened", "dispute_lost"] as const;
-    gateway.add([{ provider: "stripe", payment: facts, steps: kinds.map((kind) => ({ kind, amountRefunded: 0, occurredAtMs: 0 })), truth: { status: "charged_back", amountRefunded: 0 } }]);
+    gateway.add([
+      {
+        provider: "stripe",
+        payment: facts,
+        steps: kinds.map((kind) => ({ kind, amountRefunded: 0, occurredAtMs: 0 })),
+        truth: { status: "charged_back", amountRefunded: 0 },
+      },
+    ]);
     const before = gateway.requests.length;
     const id = await stripeDelivery("charge.dispute.created", variant(dispute, { charge: chargeId, status: "needs_response" }), seconds());
     expect(await processEvent(deps(), id)).toBe("processed");
     expect(await payment(chargeId)).toMatchObject({ status: "charged_back", amount: 5000 });
-    expect(gateway.requests.slice(before).map((request) => request.path)).toEqual([`/v1/charges/${chargeId}`, `/v1/disputes?charge=${chargeId}&limit=100`]);
+    expect(gateway.requests.slice(before).map((request) => request.path)).toEqual([
+      `/v1/charges/${chargeId}`,
+      `/v1/disputes?charge=${chargeId}&limit=100`,
+    ]);
   });
 
   it("is refused by the fake gateway without Stripe's Bearer key", async () => {
@@ -101,10 +119,20 @@ describe("PaymentIntent-only integrations", () => {
 
   it("creates the payment of a PaymentIntent's latest charge from the intent's own status and amounts", async () => {
     const chargeId = `ch_pi_${Date.now()}`;
-    const succeeded = variant(intent, { status: "succeeded", latest_charge: chargeId, amount_received: intent.amount, receipt_email: "Pi@Example.com" });
+    const succeeded = variant(intent, {
+      status: "succeeded",
+      latest_charge: chargeId,
+      amount_received: intent.amount,
+      receipt_email: "Pi@Example.com",
+    });
     const id = await stripeDelivery("payment_intent.succeeded", succeeded, seconds());
     expect(await processEvent(deps(refetchNothing), id)).toBe("processed");
-    expect(await payment(chargeId)).toMatchObject({ status: "paid", amount: intent.amount, currency: "usd", customer_email: "pi@example.com" });
+    expect(await payment(chargeId)).toMatchObject({
+      status: "paid",
+      amount: intent.amount,
+      currency: "usd",
+      customer_email: "pi@example.com",
+    });
   });
 
   it("ignores, with a reason, an intent that has no charge yet", async () => {
@@ -118,7 +146,11 @@ describe("PaymentIntent-only integrations", () => {
     const at = seconds();
     const paid = await stripeDelivery("charge.succeeded", variant(charge, { id: chargeId, captured: true }), at);
     const disputed = await stripeDelivery("charge.dispute.created", variant(dispute, { charge: chargeId }), at);
-    const summary = await stripeDelivery("payment_intent.succeeded", variant(intent, { status: "succeeded", latest_charge: chargeId, amount: 100, amount_received: 100 }), at);
+    const summary = await stripeDelivery(
+      "payment_intent.succeeded",
+      variant(intent, { status: "succeeded", latest_charge: chargeId, amount: 100, amount_received: 100 }),
+      at,
+    );
     for (const id of [paid, disputed]) expect(await processEvent(deps(refetchNothing), id)).toBe("processed");
     expect(await processEvent(deps(refetchNothing), summary)).toBe("ignored");
     expect(await inbox(summary)).toMatchObject({ ignored_reason: "charge_is_authority" });
@@ -133,7 +165,12 @@ describe("a Standard Webhooks sender's own words", () => {
   it("processes Dodo Payments' payment.succeeded as paid", async () => {
     const id = await standardDelivery(dodo);
     expect(await processEvent(deps(), id)).toBe("processed");
-    expect(await payment(dodo.data.payment_id as string)).toMatchObject({ status: "paid", amount: 2180, currency: "usd", customer_email: "maria.silva@example.com" });
+    expect(await payment(dodo.data.payment_id as string)).toMatchObject({
+      status: "paid",
+      amount: 2180,
+      currency: "usd",
+      customer_email: "maria.silva@example.com",
+    });
   });
 
   it("stores an unmappable payment event as failed naming the variable, and processes it on replay once set", async () => {

@@ -31,7 +31,12 @@ export function createGatewayClients(config: AppConfig, onCircuitOpen?: (provide
 /** Does `eventType` match one of the configured patterns (`*` matches any run of characters)? */
 export function matchesEventType(patterns: readonly string[], eventType: string): boolean {
   return patterns.some((pattern) => {
-    const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+    const regex = new RegExp(
+      `^${pattern
+        .split("*")
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+    );
     return regex.test(eventType);
   });
 }
@@ -50,7 +55,11 @@ export function notSet(variables: string[]): string {
 
 /** Does this provider ever refetch: refetch configured for some event types, or bodies that are notices only? */
 function refetches(driver: ProviderDriver, providerConfig: ProviderConfig): boolean {
-  return driver.refetch !== undefined && providerConfig.apiUrl !== undefined && (driver.noticeOnly === true || providerConfig.refetchTypes.length > 0);
+  return (
+    driver.refetch !== undefined &&
+    providerConfig.apiUrl !== undefined &&
+    (driver.noticeOnly === true || providerConfig.refetchTypes.length > 0)
+  );
 }
 
 /**

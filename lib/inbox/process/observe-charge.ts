@@ -27,7 +27,9 @@ export type ChargeObservation = { snapshot: ChargeSnapshot; at: EventTime | null
  * The body of a derived event reconciliation stored (a charge state it read from the gateway's
  * authenticated API): applied as a refetch at the time it was seen, recorded as "reconcile".
  */
-export function reconciledObservation(raw: Buffer): { chargeId: string; observedAt: string; observation: ChargeObservation } | { error: string } {
+export function reconciledObservation(
+  raw: Buffer,
+): { chargeId: string; observedAt: string; observation: ChargeObservation } | { error: string } {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString("utf8"));
@@ -37,7 +39,11 @@ export function reconciledObservation(raw: Buffer): { chargeId: string; observed
   const observed = observedChargeSchema.safeParse(body);
   if (!observed.success) return { error: `not an observed charge: ${observed.error.issues[0]?.message}` };
   const { resourceId, snapshot, observedAt } = observed.data;
-  return { chargeId: resourceId, observedAt, observation: { snapshot, at: { micros: isoToMicros(observedAt), precision: "millisecond" }, source: "reconcile" } };
+  return {
+    chargeId: resourceId,
+    observedAt,
+    observation: { snapshot, at: { micros: isoToMicros(observedAt), precision: "millisecond" }, source: "reconcile" },
+  };
 }
 
 /**
@@ -66,7 +72,11 @@ export function refetchesUnmappedType(config: AppConfig, driver: ProviderDriver<
 }
 
 /** The state to apply: the event's own, or, where configured, the gateway's current one. */
-export async function observeCharge(deps: { config: AppConfig; gateways: GatewayClients }, driver: ProviderDriver<ProviderName>, event: NormalizedEvent & { resourceId: string }): Promise<ChargeObservation> {
+export async function observeCharge(
+  deps: { config: AppConfig; gateways: GatewayClients },
+  driver: ProviderDriver<ProviderName>,
+  event: NormalizedEvent & { resourceId: string },
+): Promise<ChargeObservation> {
   const own = ownObservation(deps.config, driver.name, event);
   if (own) return own;
   const providerConfig = deps.config.providers[driver.name];
@@ -88,4 +98,3 @@ export async function observeCharge(deps: { config: AppConfig; gateways: Gateway
   });
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }
-

@@ -40,13 +40,22 @@ function depsWith(overrides: Record<string, string> = {}): ProcessDeps & { confi
 }
 
 const ASAAS_TOKEN = "asaas_webhook_token";
-const secrets: Partial<Record<SimulatedProvider, string>> = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard, asaas: ASAAS_TOKEN };
+const secrets: Partial<Record<SimulatedProvider, string>> = {
+  stripe: TEST_SECRETS.stripe,
+  standard: TEST_SECRETS.standard,
+  asaas: ASAAS_TOKEN,
+};
 
 function facts(chargeId = randomId("ch")): PaymentFacts {
   return { chargeId, amount: 1000, currency: "usd", customerId: "cus_1", customerEmail: "Zoe@Example.com" };
 }
 
-async function ingest(payment: PaymentFacts, step: Partial<HistoryStep> & Pick<HistoryStep, "kind">, provider: SimulatedProvider = "stripe", config = app.config) {
+async function ingest(
+  payment: PaymentFacts,
+  step: Partial<HistoryStep> & Pick<HistoryStep, "kind">,
+  provider: SimulatedProvider = "stripe",
+  config = app.config,
+) {
   const delivery = deliveryFor(provider, payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, secrets[provider]!);
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config },
@@ -87,7 +96,10 @@ describe("processEvent", () => {
     expect(await processEvent(depsWith(), id)).toBe("processed");
     expect(await inbox(id)).toMatchObject({ status: "processed", attempts: 1, last_error: null, ignored_reason: null });
     expect(await payment(p.chargeId)).toMatchObject({ status: "paid", amount: 1000, currency: "usd", customer_email: "zoe@example.com" });
-    const { rows: attempts } = await app.pool.query("SELECT attempt, outcome, duration_ms, worker FROM processing_attempts WHERE inbox_id = $1", [id]);
+    const { rows: attempts } = await app.pool.query(
+      "SELECT attempt, outcome, duration_ms, worker FROM processing_attempts WHERE inbox_id = $1",
+      [id],
+    );
     expect(attempts).toEqual([{ attempt: 1, outcome: "processed", duration_ms: expect.any(Number), worker: "test" }]);
     expect(await processEvent(depsWith(), id)).toBe("skipped");
   });
@@ -141,7 +153,12 @@ describe("processEvent", () => {
     expect(await processEvent(deps, paid)).toBe("ignored");
     expect(await inbox(paid)).toMatchObject({ ignored_reason: "stale" });
     // The status stays as the newer event left it; the facts the stale one carried fill the gaps.
-    expect(await payment(p.chargeId)).toMatchObject({ status: "charged_back", amount: 1000, currency: "usd", customer_email: "zoe@example.com" });
+    expect(await payment(p.chargeId)).toMatchObject({
+      status: "charged_back",
+      amount: 1000,
+      currency: "usd",
+      customer_email: "zoe@example.com",
+    });
     const { rows } = await app.pool.query<{ factsFrom: Record<string, { inboxId: number; source: string }> }>(
       `SELECT facts_from AS "factsFrom" FROM payments WHERE gateway_charge_id = $1`,
       [p.chargeId],
@@ -151,7 +168,12 @@ describe("processEvent", () => {
   });
 
   it("ignores uninteresting event types with a reason", async () => {
-    const body = JSON.stringify({ id: "evt_cus", type: "customer.created", created: 1, data: { object: { id: "cus_1", object: "customer" } } });
+    const body = JSON.stringify({
+      id: "evt_cus",
+      type: "customer.created",
+      created: 1,
+      data: { object: { id: "cus_1", object: "customer" } },
+    });
     const now = Math.floor(Date.now() / 1000);
     const { signStripe } = await import("@/lib/providers/stripe");
     const outcome = await ingestEvent(
@@ -204,7 +226,12 @@ describe("processEvent", () => {
   describe("an event stored as unparseable that a fixed driver now reads", () => {
     // The row an older driver left: the bytes and headers kept, keyed by its bytes, then replayed to pending.
     async function storedAsUnparseable(p: PaymentFacts, description: string) {
-      const delivery = deliveryFor("stripe", p, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }, TEST_SECRETS.stripe);
+      const delivery = deliveryFor(
+        "stripe",
+        p,
+        { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 },
+        TEST_SECRETS.stripe,
+      );
       const body = delivery.body.replace('"livemode":false', `"livemode":false,"description":${JSON.stringify(description)}`);
       const { rows } = await app.pool.query(
         `INSERT INTO webhook_inbox (provider, event_id, event_id_derived, event_type, raw_body, headers, status, attempts)
@@ -215,7 +242,9 @@ describe("processEvent", () => {
     }
 
     async function columns(id: number) {
-      const { rows } = await app.pool.query("SELECT event_type, resource_id, customer_email, payload FROM webhook_inbox WHERE id = $1", [id]);
+      const { rows } = await app.pool.query("SELECT event_type, resource_id, customer_email, payload FROM webhook_inbox WHERE id = $1", [
+        id,
+      ]);
       return rows[0];
     }
 
@@ -223,7 +252,11 @@ describe("processEvent", () => {
       const p = facts();
       const id = await storedAsUnparseable(p, "plain");
       expect(await processEvent(depsWith(), id)).toBe("processed");
-      expect(await columns(id)).toMatchObject({ event_type: "charge.succeeded", resource_id: p.chargeId, customer_email: "zoe@example.com" });
+      expect(await columns(id)).toMatchObject({
+        event_type: "charge.succeeded",
+        resource_id: p.chargeId,
+        customer_email: "zoe@example.com",
+      });
     });
 
     it("stores the payload only when jsonb accepts it, instead of failing every retry", async () => {
@@ -264,7 +297,12 @@ describe("processEvent", () => {
   it("refetches disputes from the gateway and applies the gateway's state", async () => {
     const p = facts();
     // The gateway already knows the dispute was lost.
-    const history = { provider: "stripe" as const, payment: p, steps: [{ kind: "dispute_lost" as const, amountRefunded: 0, occurredAtMs: 0 }], truth: { status: "charged_back" as const, amountRefunded: 0 } };
+    const history = {
+      provider: "stripe" as const,
+      payment: p,
+      steps: [{ kind: "dispute_lost" as const, amountRefunded: 0, occurredAtMs: 0 }],
+      truth: { status: "charged_back" as const, amountRefunded: 0 },
+    };
     gateway.add([history]);
     const paid = await ingest(p, { kind: "succeeded", occurredAtMs: Date.now() - 20_000 });
     const opened = await ingest(p, { kind: "dispute_opened", occurredAtMs: Date.now() - 10_000 });
@@ -304,7 +342,14 @@ describe("processEvent", () => {
     const deps = depsWith({ WORKER_MAX_ATTEMPTS: "1", REFETCH_BREAKER_FAILURES: "100" });
     gateway.setDown(true);
     const p = facts();
-    gateway.add([{ provider: "stripe", payment: p, steps: [{ kind: "dispute_opened", amountRefunded: 0, occurredAtMs: 0 }], truth: { status: "disputed", amountRefunded: 0 } }]);
+    gateway.add([
+      {
+        provider: "stripe",
+        payment: p,
+        steps: [{ kind: "dispute_opened", amountRefunded: 0, occurredAtMs: 0 }],
+        truth: { status: "disputed", amountRefunded: 0 },
+      },
+    ]);
     const id = await ingest(p, { kind: "dispute_opened" });
     expect(await processEvent(deps, id)).toBe("failed");
     expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/503/) });
@@ -362,7 +407,9 @@ describe("processEvents: a batch settles together, each event as it would alone"
     const known = facts();
     const refunded = facts();
     expect(await processEvent(deps, await ingest(known, { kind: "succeeded", occurredAtMs: now - 50_000 }))).toBe("processed");
-    expect(await processEvent(deps, await ingest(refunded, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 40_000 }))).toBe("processed");
+    expect(await processEvent(deps, await ingest(refunded, { kind: "refund", amountRefunded: 1000, occurredAtMs: now - 40_000 }))).toBe(
+      "processed",
+    );
 
     const created = await ingest(fresh, { kind: "succeeded", occurredAtMs: now - 30_000 });
     const updated = await ingest(known, { kind: "refund", amountRefunded: 250, occurredAtMs: now - 20_000 });
@@ -381,7 +428,9 @@ describe("processEvents: a batch settles together, each event as it would alone"
     expect(await payment(refunded.chargeId)).toMatchObject({ status: "refunded" });
     expect(await inbox(stale)).toMatchObject({ status: "ignored", ignored_reason: "stale" });
     expect(await inbox(unreadable)).toMatchObject({ status: "failed", last_error: expect.any(String) });
-    const { rows: ledger } = await app.pool.query("SELECT inbox_id FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY inbox_id", [batch]);
+    const { rows: ledger } = await app.pool.query("SELECT inbox_id FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY inbox_id", [
+      batch,
+    ]);
     expect(ledger.map((row) => row.inbox_id)).toEqual([created, updated]);
     // One transaction: now() is its start, the same for every event it settled.
     const { rows: settledAt } = await app.pool.query("SELECT DISTINCT processed_at FROM webhook_inbox WHERE id = ANY($1)", [batch]);
@@ -413,7 +462,14 @@ describe("processEvents: a batch settles together, each event as it would alone"
   it("leaves an event a newer attempt took over to that attempt, and settles the rest of the batch", async () => {
     const own = facts();
     const refetched = facts();
-    gateway.add([{ provider: "stripe", payment: refetched, steps: [{ kind: "dispute_opened", amountRefunded: 0, occurredAtMs: 0 }], truth: { status: "disputed", amountRefunded: 0 } }]);
+    gateway.add([
+      {
+        provider: "stripe",
+        payment: refetched,
+        steps: [{ kind: "dispute_opened", amountRefunded: 0, occurredAtMs: 0 }],
+        truth: { status: "disputed", amountRefunded: 0 },
+      },
+    ]);
     const paid = await ingest(own, { kind: "succeeded" });
     const opened = await ingest(refetched, { kind: "dispute_opened" });
     gateway.setDelay(500);
@@ -438,7 +494,9 @@ describe("processEvents: a batch settles together, each event as it would alone"
     const refund = await ingest(p, { kind: "refund", amountRefunded: 300, occurredAtMs: now - 10_000 });
     expect(await processEvents(depsWith(), [paid, refund])).toEqual(["processed", "processed"]);
     expect(await payment(p.chargeId)).toMatchObject({ status: "partially_refunded", amount_refunded: 300 });
-    const { rows } = await app.pool.query("SELECT from_status, to_status FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY id", [[paid, refund]]);
+    const { rows } = await app.pool.query("SELECT from_status, to_status FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY id", [
+      [paid, refund],
+    ]);
     expect(rows).toEqual([
       { from_status: null, to_status: "paid" },
       { from_status: "paid", to_status: "partially_refunded" },
@@ -464,12 +522,16 @@ describe("processEvents: a batch settles together, each event as it would alone"
     try {
       await first.query("BEGIN");
       await second.query("BEGIN");
-      expect(await applyChargeUpdates(first, [update(paid, { status: "paid", amount: 1000 }, now - 20_000)])).toEqual([{ outcome: "processed" }]);
+      expect(await applyChargeUpdates(first, [update(paid, { status: "paid", amount: 1000 }, now - 20_000)])).toEqual([
+        { outcome: "processed" },
+      ]);
       // The second finds no payment and inserts one: it waits on the first's uncommitted row...
       const { rows } = await second.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
       const racing = applyChargeUpdates(second, [update(refund, { status: "refunded", amountRefunded: 1000 }, now - 10_000)]);
       await waitFor(async () => {
-        const { rows: waiting } = await app.pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [rows[0]!.pid]);
+        const { rows: waiting } = await app.pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [
+          rows[0]!.pid,
+        ]);
         return waiting.length > 0;
       });
       await first.query("COMMIT");
@@ -481,7 +543,10 @@ describe("processEvents: a batch settles together, each event as it would alone"
       second.release();
     }
     expect(await payment(p.chargeId)).toMatchObject({ status: "refunded", amount_refunded: 1000 });
-    const { rows: ledger } = await app.pool.query("SELECT from_status, to_status FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY id", [[paid, refund]]);
+    const { rows: ledger } = await app.pool.query(
+      "SELECT from_status, to_status FROM payment_transitions WHERE inbox_id = ANY($1) ORDER BY id",
+      [[paid, refund]],
+    );
     expect(ledger).toEqual([
       { from_status: null, to_status: "paid" },
       { from_status: "paid", to_status: "refunded" },
@@ -535,7 +600,14 @@ describe("event types a driver does not list", () => {
 
   it("refetches the charge of an unknown type where every event is refetched (Asaas) and applies its state", async () => {
     const p = { ...facts(randomId("pay")), currency: "brl" };
-    gateway.add([{ provider: "asaas", payment: p, steps: [{ kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }], truth: { status: "paid", amountRefunded: 0 } }]);
+    gateway.add([
+      {
+        provider: "asaas",
+        payment: p,
+        steps: [{ kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }],
+        truth: { status: "paid", amountRefunded: 0 },
+      },
+    ]);
     const deps = depsWith({ ...asaasEnv, ASAAS_API_URL: `${gateway.url}/v3` });
     const id = await ingestAsaas("PAYMENT_SOMETHING_NEW", p, deps.config);
     expect(await processEvent(deps, id)).toBe("processed");

@@ -10,7 +10,16 @@ import { observeCharge, reconciledObservation, refetchesUnmappedType, type Charg
 import type { ProviderDriver } from "../../providers/types";
 import type { ProviderName } from "../../providers/registry";
 import { scheduleRetry } from "./schedule-retry";
-import { finishAttempt, recordAll, reviveColumns, settleEvents, startAttempts, SupersededAttempts, type Settled, type StartedAttempt } from "./track-attempts";
+import {
+  finishAttempt,
+  recordAll,
+  reviveColumns,
+  settleEvents,
+  startAttempts,
+  SupersededAttempts,
+  type Settled,
+  type StartedAttempt,
+} from "./track-attempts";
 
 export type ProcessDeps = {
   pool: Pool;
@@ -92,7 +101,9 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   if (!driver) return { kind: "fail", started, error: `no driver for provider "${started.provider}"` };
   if (started.source === "reconcile" && started.eventIdDerived) {
     const reconciled = reconciledObservation(started.rawBody);
-    return "error" in reconciled ? { kind: "fail", started, error: reconciled.error } : applying(deps, driver, started, reconciled.chargeId, reconciled.observation, reconciled.observedAt);
+    return "error" in reconciled
+      ? { kind: "fail", started, error: reconciled.error }
+      : applying(deps, driver, started, reconciled.chargeId, reconciled.observation, reconciled.observedAt);
   }
   const normalized = normalizeEvent(driver, started.rawBody, {
     headers: started.headers,
@@ -116,7 +127,14 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   }
 }
 
-function applying(deps: ProcessDeps, driver: ProviderDriver<ProviderName>, started: StartedAttempt, chargeId: string, observation: ChargeObservation, occurredAt: string | null): Settlement {
+function applying(
+  deps: ProcessDeps,
+  driver: ProviderDriver<ProviderName>,
+  started: StartedAttempt,
+  chargeId: string,
+  observation: ChargeObservation,
+  occurredAt: string | null,
+): Settlement {
   return {
     kind: "apply",
     started,
@@ -167,7 +185,10 @@ async function settleInTransaction(
   settlements: readonly Settlement[],
 ): Promise<{ outcomes: ProcessOutcome[]; settled: Settled[] }> {
   const applies = settlements.flatMap((s) => (s.kind === "apply" ? [s] : []));
-  const results = await applyChargeUpdates(tx, applies.map(({ update }) => update));
+  const results = await applyChargeUpdates(
+    tx,
+    applies.map(({ update }) => update),
+  );
   const resultOf = new Map(applies.map(({ started }, index) => [started.id, results[index]!]));
   const settled = settlements.map((settlement): Settled => {
     const { started } = settlement;

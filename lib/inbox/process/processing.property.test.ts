@@ -67,10 +67,10 @@ describe("processing, property-based", () => {
     );
 
     const check = await checkFinalStates(histories, async (history) => {
-      const { rows } = await app.pool.query(
-        "SELECT status, amount_refunded FROM payments WHERE provider = $1 AND gateway_charge_id = $2",
-        [history.provider, history.payment.chargeId],
-      );
+      const { rows } = await app.pool.query("SELECT status, amount_refunded FROM payments WHERE provider = $1 AND gateway_charge_id = $2", [
+        history.provider,
+        history.payment.chargeId,
+      ]);
       return rows[0] ? { status: rows[0].status, amountRefunded: rows[0].amount_refunded } : null;
     });
     expect(check.mismatches).toEqual([]);

@@ -4,7 +4,16 @@ import { withTransaction, type Pool } from "../../db/pool";
 import { CircuitOpenError } from "../../http/circuit-breaker";
 import { dispatchEvents } from "../../queue/boss";
 import { MissingCredentialError } from "./observe-charge";
-import { deferAttempt, finishAttempt, lockOwnAttempt, recordAll, rescheduleAttempt, settleEvents, type Settled, type StartedAttempt } from "./track-attempts";
+import {
+  deferAttempt,
+  finishAttempt,
+  lockOwnAttempt,
+  recordAll,
+  rescheduleAttempt,
+  settleEvents,
+  type Settled,
+  type StartedAttempt,
+} from "./track-attempts";
 
 export type RetryOutcome = "retry" | "deferred" | "failed" | "skipped";
 
@@ -23,7 +32,11 @@ function describeError(error: unknown): string {
 }
 
 /** After a failed attempt: retry on the backoff schedule, defer for an open circuit, or give up. */
-export async function scheduleRetry(deps: { pool: Pool; boss: PgBoss; config: AppConfig }, started: StartedAttempt, error: unknown): Promise<RetryOutcome> {
+export async function scheduleRetry(
+  deps: { pool: Pool; boss: PgBoss; config: AppConfig },
+  started: StartedAttempt,
+  error: unknown,
+): Promise<RetryOutcome> {
   const message = describeError(error);
   const failed: Settled = { started, status: "failed", error: message };
   const outcome = await withTransaction(deps.pool, async (tx): Promise<RetryOutcome> => {

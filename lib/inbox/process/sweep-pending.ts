@@ -25,10 +25,7 @@ const STALE_PENDING = `
  * Re-dispatches stale pending events (jobs are idempotent, so a duplicate job is harmless). Marks
  * them touched, so the next sweep waits another full staleness window before trying them again.
  */
-export async function sweepPending(
-  deps: SweepDeps,
-  options: { staleSeconds?: number; batchSize?: number } = {},
-): Promise<SweepResult> {
+export async function sweepPending(deps: SweepDeps, options: { staleSeconds?: number; batchSize?: number } = {}): Promise<SweepResult> {
   const staleSeconds = options.staleSeconds ?? deps.config.sweeper.staleMinutes * 60;
   const batchSize = options.batchSize ?? deps.config.sweeper.batchSize;
   return withTransaction(deps.pool, async (tx) => {

@@ -49,14 +49,20 @@ const START_ATTEMPTS = plannedPerCall(`
          bumped.query_string AS "queryString", bumped.attempts, attempt.id AS "attemptId"
     FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
 
-const FINISH_ATTEMPT = preparedStatement("finish_attempt", `
+const FINISH_ATTEMPT = preparedStatement(
+  "finish_attempt",
+  `
   UPDATE processing_attempts
      SET outcome = $2, error = $3, finished_at = clock_timestamp(),
          duration_ms = (extract(epoch FROM clock_timestamp() - started_at) * 1000)::int
-   WHERE id = $1`);
+   WHERE id = $1`,
+);
 
 // Re-reads the row under lock: only the attempt that bumped `attempts` last may settle it.
-const LOCK_OWN_ATTEMPT = preparedStatement("lock_own_attempt", `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`);
+const LOCK_OWN_ATTEMPT = preparedStatement(
+  "lock_own_attempt",
+  `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 FOR UPDATE`,
+);
 
 /** Starts an attempt of each pending, due event in one statement; events not started are absent. */
 export async function startAttempts(pool: Pool, workerId: string, inboxIds: readonly number[]): Promise<Map<number, StartedAttempt>> {
@@ -99,14 +105,16 @@ export class SupersededAttempts extends Error {
 /** Settles the events whose attempt is still the latest; throws SupersededAttempts if any is not. */
 export async function settleEvents(tx: Queryable, settled: readonly Settled[]): Promise<void> {
   if (settled.length === 0) return;
-  const { rows } = await tx.query<{ id: number }>(SETTLE_EVENTS([
-    settled.map(({ started }) => started.id),
-    settled.map(({ started }) => started.attempts),
-    settled.map(({ status }) => status),
-    settled.map(({ reason }) => reason ?? null),
-    settled.map(({ error }) => error ?? null),
-    settled.map(({ started }) => started.attemptId),
-  ]));
+  const { rows } = await tx.query<{ id: number }>(
+    SETTLE_EVENTS([
+      settled.map(({ started }) => started.id),
+      settled.map(({ started }) => started.attempts),
+      settled.map(({ status }) => status),
+      settled.map(({ reason }) => reason ?? null),
+      settled.map(({ error }) => error ?? null),
+      settled.map(({ started }) => started.attemptId),
+    ]),
+  );
   if (rows.length === settled.length) return;
   const done = new Set(rows.map((row) => row.id));
   throw new SupersededAttempts(new Set(settled.map(({ started }) => started.id).filter((id) => !done.has(id))));
@@ -127,14 +135,29 @@ export async function reviveColumns(pool: Pool, started: StartedAttempt, columns
         SET event_type = $3, resource_id = $4, customer_id = $5, customer_email = $6, payload = $7::jsonb,
             occurred_at = $8::timestamptz, occurred_at_precision = $9
       WHERE id = $1 AND status = 'pending' AND attempts = $2`,
-    [started.id, started.attempts, columns.type, columns.resourceId, columns.customerId, columns.customerEmail, columns.payload, columns.occurredAt, columns.precision],
+    [
+      started.id,
+      started.attempts,
+      columns.type,
+      columns.resourceId,
+      columns.customerId,
+      columns.customerEmail,
+      columns.payload,
+      columns.occurredAt,
+      columns.precision,
+    ],
   );
   // Its retries then queue behind the other events of its payment, not on a key of their own.
   return { ...started, eventType: columns.type, resourceId: columns.resourceId };
 }
 
 /** Closes an attempt without settling its event (superseded, deferred, or rescheduled). */
-export async function finishAttempt(db: Queryable, attemptId: number, outcome: "abandoned" | "failed" | "deferred" | "retry", error: string): Promise<void> {
+export async function finishAttempt(
+  db: Queryable,
+  attemptId: number,
+  outcome: "abandoned" | "failed" | "deferred" | "retry",
+  error: string,
+): Promise<void> {
   await db.query(FINISH_ATTEMPT([attemptId, outcome, error]));
 }
 
@@ -145,7 +168,11 @@ export async function lockOwnAttempt(tx: Queryable, started: StartedAttempt): Pr
 
 /** The attempt didn't count (the gateway is down, a credential is missing): look again at `retryAt`. */
 export async function deferAttempt(tx: Queryable, started: StartedAttempt, retryAt: Date, error: string): Promise<void> {
-  await tx.query(`UPDATE webhook_inbox SET attempts = attempts - 1, next_attempt_at = $2, last_error = $3 WHERE id = $1`, [started.id, retryAt, error]);
+  await tx.query(`UPDATE webhook_inbox SET attempts = attempts - 1, next_attempt_at = $2, last_error = $3 WHERE id = $1`, [
+    started.id,
+    retryAt,
+    error,
+  ]);
   await finishAttempt(tx, started.attemptId, "deferred", error);
 }
 

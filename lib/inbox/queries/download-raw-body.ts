@@ -2,10 +2,7 @@ import { recordAudit, type Actor } from "../../audit/record-audit";
 import type { Queryable } from "../../db/pool";
 import { getEvent } from "./get-event";
 
-export type RawBodyDownload =
-  | { kind: "found"; provider: string; id: number; rawBody: Buffer }
-  | { kind: "missing" }
-  | { kind: "archived" };
+export type RawBodyDownload = { kind: "found"; provider: string; id: number; rawBody: Buffer } | { kind: "missing" } | { kind: "archived" };
 
 /**
  * The exact bytes a gateway sent, for an unmasked role to download. The bytes are unmasked (card
@@ -15,6 +12,11 @@ export async function downloadRawBody(db: Queryable, id: number, actor: Actor): 
   const event = await getEvent(db, id);
   if (!event) return { kind: "missing" };
   if (!event.rawBody) return { kind: "archived" };
-  await recordAudit(db, { actor: actor.name, action: "raw_download", ip: actor.ip, details: { eventId: event.id, provider: event.provider } });
+  await recordAudit(db, {
+    actor: actor.name,
+    action: "raw_download",
+    ip: actor.ip,
+    details: { eventId: event.id, provider: event.provider },
+  });
   return { kind: "found", provider: event.provider, id: event.id, rawBody: event.rawBody };
 }

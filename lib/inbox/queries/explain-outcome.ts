@@ -75,7 +75,8 @@ const FAILURES: { pattern: RegExp; sentence: (match: RegExpExecArray, facts: Out
   },
   {
     pattern: /has no API to fetch from/,
-    sentence: () => "Failed: this event must be fetched from the gateway, but no API URL is configured for it; set <PROVIDER>_API_URL, then replay.",
+    sentence: () =>
+      "Failed: this event must be fetched from the gateway, but no API URL is configured for it; set <PROVIDER>_API_URL, then replay.",
   },
   {
     pattern: /CircuitOpenError|circuit/i,
@@ -91,7 +92,8 @@ const FAILURES: { pattern: RegExp; sentence: (match: RegExpExecArray, facts: Out
   },
   {
     pattern: /^ParseError: (.*)$|^(?!\w+Error:)(.*(?:not JSON|missing|expected|invalid).*)$/is,
-    sentence: (match) => `Failed: the stored body could not be read (${(match[1] ?? match[2] ?? "").slice(0, 160)}); replay after the driver is fixed.`,
+    sentence: (match) =>
+      `Failed: the stored body could not be read (${(match[1] ?? match[2] ?? "").slice(0, 160)}); replay after the driver is fixed.`,
   },
   {
     pattern: /gave up after (\d+) attempts/,
@@ -143,7 +145,10 @@ function observedStatus(row: FactsRow): ChargeStatus | null {
   if (!driver || !row.rawBody) return null;
   try {
     // The zone only shifts zone-less times; the status doesn't depend on it.
-    return driver.parse(row.rawBody, { headers: row.headers ?? {}, query: new URLSearchParams(row.queryString ?? ""), timeZone: "UTC" }).charge?.status ?? null;
+    return (
+      driver.parse(row.rawBody, { headers: row.headers ?? {}, query: new URLSearchParams(row.queryString ?? ""), timeZone: "UTC" }).charge
+        ?.status ?? null
+    );
   } catch {
     return null;
   }
@@ -181,7 +186,16 @@ export async function loadOutcomeFacts(db: Queryable, ids: number[]): Promise<Ma
         ignoredReason: row.ignoredReason,
         lastError: row.lastError,
         observed: row.status === "ignored" ? observedStatus(row) : null,
-        prior: row.priorStatus && row.priorAt ? { status: row.priorStatus, eventId: row.priorEventId, inboxId: row.priorInboxId, at: row.priorAt, source: row.priorSource ?? "event" } : null,
+        prior:
+          row.priorStatus && row.priorAt
+            ? {
+                status: row.priorStatus,
+                eventId: row.priorEventId,
+                inboxId: row.priorInboxId,
+                at: row.priorAt,
+                source: row.priorSource ?? "event",
+              }
+            : null,
       },
     ]),
   );

@@ -81,7 +81,9 @@ export async function listAttempts(db: Queryable, inboxId: number): Promise<Atte
  * events shows its latest `limit`.
  */
 export async function resourceTimeline(db: Queryable, provider: string, resourceId: string, limit = 500): Promise<TimelineEntry[]> {
-  const { rows } = await db.query<Omit<TimelineEntry, "applied"> & { fromStatus: string | null; toStatus: string | null; source: string | null }>(
+  const { rows } = await db.query<
+    Omit<TimelineEntry, "applied"> & { fromStatus: string | null; toStatus: string | null; source: string | null }
+  >(
     `SELECT * FROM (
        SELECT i.id, i.event_type AS "eventType", i.occurred_at AS "occurredAt", i.received_at AS "receivedAt",
               i.status, i.ignored_reason AS "ignoredReason", i.source = 'reconcile' AS recovered,

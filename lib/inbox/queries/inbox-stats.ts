@@ -22,7 +22,10 @@ const MIN_BASELINE_EVENTS = 100;
  * Whether an hour's ignored ratio is abnormal for this provider: enough events in the hour and in
  * its baseline week to mean something, and at least double the baseline and 15 points above it.
  */
-export function ignoredRatioJumped(hour: Pick<WindowCounts, "total" | "ignoredRatio">, baseline: { ratio: number; total: number }): boolean {
+export function ignoredRatioJumped(
+  hour: Pick<WindowCounts, "total" | "ignoredRatio">,
+  baseline: { ratio: number; total: number },
+): boolean {
   return (
     hour.total >= MIN_EVENTS_FOR_JUMP &&
     baseline.total >= MIN_BASELINE_EVENTS &&
@@ -39,7 +42,9 @@ function ratio(part: number, total: number): number {
 const windowStart = (span: string) => `date_trunc('hour', now() - interval '${span}', 'UTC')`;
 const columns = [
   ...Object.entries(STAT_WINDOWS).flatMap(([name, span]) =>
-    INBOX_STATUSES.map((status) => `COALESCE(sum(n) FILTER (WHERE hour >= ${windowStart(span)} AND status = '${status}'), 0)::int AS "${name}_${status}"`),
+    INBOX_STATUSES.map(
+      (status) => `COALESCE(sum(n) FILTER (WHERE hour >= ${windowStart(span)} AND status = '${status}'), 0)::int AS "${name}_${status}"`,
+    ),
   ),
   `COALESCE(sum(n) FILTER (WHERE hour < ${windowStart(STAT_WINDOWS.hour)}), 0)::int AS "base_total"`,
   `COALESCE(sum(n) FILTER (WHERE hour < ${windowStart(STAT_WINDOWS.hour)} AND status = 'ignored'), 0)::int AS "base_ignored"`,
@@ -58,7 +63,10 @@ export async function providerStats(db: Queryable): Promise<ProviderStats[]> {
   return rows.map((row) => {
     const windows = Object.fromEntries(
       (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {
-        const counts = Object.fromEntries(INBOX_STATUSES.map((status) => [status, row[`${window}_${status}`] ?? 0])) as Record<InboxStatus, number>;
+        const counts = Object.fromEntries(INBOX_STATUSES.map((status) => [status, row[`${window}_${status}`] ?? 0])) as Record<
+          InboxStatus,
+          number
+        >;
         const total = INBOX_STATUSES.reduce((sum, status) => sum + counts[status], 0);
         return [window, { ...counts, total, ignoredRatio: ratio(counts.ignored, total), failedRatio: ratio(counts.failed, total) }];
       }),

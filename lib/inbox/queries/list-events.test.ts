@@ -5,7 +5,18 @@ import type { EventFilter } from "./event-filter";
 
 let app: TestApp;
 
-type Seed = { provider?: string; eventId: string; type?: string; resource?: string; email?: string; customer?: string; status?: string; receivedAt: string; occurredAt?: string | null; payload?: unknown };
+type Seed = {
+  provider?: string;
+  eventId: string;
+  type?: string;
+  resource?: string;
+  email?: string;
+  customer?: string;
+  status?: string;
+  receivedAt: string;
+  occurredAt?: string | null;
+  payload?: unknown;
+};
 
 async function seed(rows: Seed[]) {
   for (const row of rows) {
@@ -141,7 +152,10 @@ describe("listEvents", () => {
   it("finds events by a fragment of an e-mail, customer, charge or event id, exact matches first, across pages", async () => {
     const ids = async (filter: EventFilter, sort: EventSort = "received_desc") => {
       const found = await allPages(filter, sort, 4);
-      const { rows } = await app.pool.query<{ id: number; eventId: string }>(`SELECT id, event_id AS "eventId" FROM webhook_inbox WHERE id = ANY($1)`, [found]);
+      const { rows } = await app.pool.query<{ id: number; eventId: string }>(
+        `SELECT id, event_id AS "eventId" FROM webhook_inbox WHERE id = ANY($1)`,
+        [found],
+      );
       const byId = new Map(rows.map((row) => [row.id, row.eventId]));
       return found.map((id) => byId.get(id));
     };
@@ -153,7 +167,9 @@ describe("listEvents", () => {
     // An e-mail's local part is its whole: "c11" is c11@ first, then c110@..c119@ (none here but c11).
     expect((await ids({ search: "c11" }))[0]).toBe("evt_11");
     // A part of an e-mail anywhere in it is looked up among payments (trigram index), then their events.
-    await app.pool.query("INSERT INTO payments (provider, gateway_charge_id, status, customer_email) VALUES ('stripe', 'ch_5', 'paid', 'c5@example.com')");
+    await app.pool.query(
+      "INSERT INTO payments (provider, gateway_charge_id, status, customer_email) VALUES ('stripe', 'ch_5', 'paid', 'c5@example.com')",
+    );
     expect((await ids({ search: "xample" })).length).toBe(4); // ch_5 at stripe (two of its six are standard)
     await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'ch_5'");
     expect((await ids({ search: "cus_" })).length).toBe(60);

@@ -42,7 +42,9 @@ describe("providerDeliveries and worker heartbeats", () => {
 
   it("lists workers by their last heartbeat, alive while it is recent", async () => {
     await recordHeartbeat(app.pool, "host:1");
-    await app.pool.query("INSERT INTO worker_heartbeats (worker, beat_at) VALUES ('host:2', now() - interval '5 minutes'), ('gone:3', now() - interval '2 days')");
+    await app.pool.query(
+      "INSERT INTO worker_heartbeats (worker, beat_at) VALUES ('host:2', now() - interval '5 minutes'), ('gone:3', now() - interval '2 days')",
+    );
     await recordHeartbeat(app.pool, "host:1");
     const beats = await listWorkerBeats(app.pool);
     expect(beats.map((beat) => [beat.worker, beat.alive])).toEqual([

@@ -40,7 +40,8 @@ export function searchValuesSql(term: string, param: Param, idsOnly: boolean): P
   if (idsOnly) return sql;
   const lowered = param(fragment ? `${escapeLike(term.toLowerCase())}%` : escapeLike(term.toLowerCase()));
   const emails = [candidates("webhook_inbox", "customer_email", lowered, true), candidates("payments", "customer_email", lowered, true)];
-  if (fragment && !term.includes("@")) emails.push(candidates("payments", "customer_email", param(`%${escapeLike(term.toLowerCase())}%`), false));
+  if (fragment && !term.includes("@"))
+    emails.push(candidates("payments", "customer_email", param(`%${escapeLike(term.toLowerCase())}%`), false));
   sql.email = `SELECT v FROM (${emails.join(" UNION ")}) emails`;
   sql.customer = `SELECT v FROM (${candidates("webhook_inbox", "customer_id", asIs, true)} UNION ${candidates("payments", "customer_id", asIs, true)}) customers`;
   return sql;

@@ -8,7 +8,10 @@ export type ReplayRunSummary = Omit<ReplayRun, "filter"> & { filter: Record<stri
  * Bulk replay runs, newest first, a page at a time (`before`: the last id of the previous page),
  * each with where its replayed events stand now (each event counted once).
  */
-export async function listReplayRuns(db: Queryable, options: { before?: number; limit?: number } = {}): Promise<{ runs: ReplayRunSummary[]; nextBefore: number | null }> {
+export async function listReplayRuns(
+  db: Queryable,
+  options: { before?: number; limit?: number } = {},
+): Promise<{ runs: ReplayRunSummary[]; nextBefore: number | null }> {
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
   const { rows } = await db.query<Omit<ReplayRunSummary, "outcomes"> & { outcomes: Partial<RunOutcomes> | null }>(
     `SELECT r.id, r.actor, r.filter, r.expected, r.replayed, r.status, r.error, r.created_at AS "createdAt", r.finished_at AS "finishedAt",

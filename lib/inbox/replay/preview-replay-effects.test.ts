@@ -26,11 +26,26 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-const facts = (chargeId: string): PaymentFacts => ({ chargeId, amount: 1000, currency: "usd", customerId: `cus_${chargeId}`, customerEmail: `${chargeId}@example.com` });
+const facts = (chargeId: string): PaymentFacts => ({
+  chargeId,
+  amount: 1000,
+  currency: "usd",
+  customerId: `cus_${chargeId}`,
+  customerEmail: `${chargeId}@example.com`,
+});
 
-async function deliver(provider: SimulatedProvider, payment: PaymentFacts, kind: HistoryStep["kind"], occurredAtMs: number, amountRefunded = 0) {
+async function deliver(
+  provider: SimulatedProvider,
+  payment: PaymentFacts,
+  kind: HistoryStep["kind"],
+  occurredAtMs: number,
+  amountRefunded = 0,
+) {
   const delivery = deliveryFor(provider, payment, { kind, amountRefunded, occurredAtMs }, secrets[provider]!);
-  const outcome = await ingestEvent({ pool: app.pool, boss: app.boss, config: deps.config }, { provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+  const outcome = await ingestEvent(
+    { pool: app.pool, boss: app.boss, config: deps.config },
+    { provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+  );
   if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
   await processEvent(deps, outcome.inboxId);
   return outcome.inboxId;
@@ -65,7 +80,10 @@ describe("replay dry run and outcome sentences", () => {
       "Failed: your application had not registered payment ch_host when the retries ran out; replay once it is registered (POST /api/payments).",
     );
 
-    await registerPayment({ pool: app.pool, boss: app.boss, config: deps.config }, { provider: "standard", chargeId: "ch_host", amount: 1000, currency: "usd" });
+    await registerPayment(
+      { pool: app.pool, boss: app.boss, config: deps.config },
+      { provider: "standard", chargeId: "ch_host", amount: 1000, currency: "usd" },
+    );
     const filter = replayable({});
     const before = await app.pool.query("SELECT count(*)::int AS n FROM payment_transitions");
     const dryRun = await previewReplayEffects(app.pool, deps.config, filter);
@@ -76,7 +94,9 @@ describe("replay dry run and outcome sentences", () => {
         { provider: "stripe", eventType: "charge.succeeded", status: "ignored", events: 1 },
       ]),
     );
-    const effects = Object.fromEntries(dryRun.effects.map((effect) => [effect.chargeId, { from: effect.from, to: effect.to, refunded: effect.toRefunded }]));
+    const effects = Object.fromEntries(
+      dryRun.effects.map((effect) => [effect.chargeId, { from: effect.from, to: effect.to, refunded: effect.toRefunded }]),
+    );
     expect(effects).toEqual({
       ch_host: { from: "pending", to: "refunded", refunded: 1000 },
       ch_stripe: { from: "refunded", to: "refunded", refunded: 1000 },
@@ -86,7 +106,8 @@ describe("replay dry run and outcome sentences", () => {
     await replayEvents({ pool: app.pool, boss: app.boss, config: deps.config }, filter, { actor: "finance@example.com" });
     const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE status = 'pending' ORDER BY id");
     for (const row of rows) await processEvent(deps, row.id);
-    for (const [chargeId, effect] of Object.entries(effects)) expect(await status(chargeId)).toEqual({ status: effect.to, refunded: effect.refunded });
+    for (const [chargeId, effect] of Object.entries(effects))
+      expect(await status(chargeId)).toEqual({ status: effect.to, refunded: effect.refunded });
 
     // History: who replayed it and from which status; attempt numbers go on from before the replay.
     expect(await replayHistory(app.pool, hostPaid)).toEqual([
@@ -98,7 +119,8 @@ describe("replay dry run and outcome sentences", () => {
 
   it("dry-runs the payments of the newest matching events when there are more than it shows", async () => {
     // Host-registered payments nobody registered: each event fails, one payment after the other.
-    for (const chargeId of ["ch_sample_old", "ch_sample_mid", "ch_sample_new"]) await deliver("standard", facts(chargeId), "succeeded", Date.now() - 60_000);
+    for (const chargeId of ["ch_sample_old", "ch_sample_mid", "ch_sample_new"])
+      await deliver("standard", facts(chargeId), "succeeded", Date.now() - 60_000);
     const dryRun = await previewReplayEffects(app.pool, deps.config, replayable({ provider: "standard" }), { paymentLimit: 2 });
     expect(dryRun.effects.map((effect) => effect.chargeId)).toEqual(["ch_sample_new", "ch_sample_mid"]);
     expect(dryRun.paymentsSampled).toBe(2);
@@ -106,16 +128,45 @@ describe("replay dry run and outcome sentences", () => {
 
   it("words each failure from the recorded error", () => {
     const failed = (lastError: string) =>
-      explainOutcome({ status: "failed", eventType: "charge.dispute.created", resourceId: "ch_1", ignoredReason: null, lastError, observed: null, prior: null }, "UTC");
+      explainOutcome(
+        {
+          status: "failed",
+          eventType: "charge.dispute.created",
+          resourceId: "ch_1",
+          ignoredReason: null,
+          lastError,
+          observed: null,
+          prior: null,
+        },
+        "UTC",
+      );
     expect(failed("GatewayHttpError: stripe answered 404 to GET /v1/charges/ch_1")).toBe(
       "Failed: the gateway answered 404 for the charge; replay once it exists there.",
     );
     expect(failed("TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9")).toMatch(/^Failed: the gateway could not be reached/);
-    expect(failed("ParseError: body is not JSON")).toBe("Failed: the stored body could not be read (body is not JSON); replay after the driver is fixed.");
+    expect(failed("ParseError: body is not JSON")).toBe(
+      "Failed: the stored body could not be read (body is not JSON); replay after the driver is fixed.",
+    );
     expect(failed("something new")).toBe("Failed: something new");
     expect(
-      explainOutcome({ status: "ignored", eventType: "charge.expired", resourceId: "ch_1", ignoredReason: "uninteresting_type", lastError: null, observed: null, prior: null }, "UTC"),
+      explainOutcome(
+        {
+          status: "ignored",
+          eventType: "charge.expired",
+          resourceId: "ch_1",
+          ignoredReason: "uninteresting_type",
+          lastError: null,
+          observed: null,
+          prior: null,
+        },
+        "UTC",
+      ),
     ).toBe("Ignored: charge.expired is not a type that changes a payment.");
-    expect(explainOutcome({ status: "processed", eventType: "x", resourceId: null, ignoredReason: null, lastError: null, observed: null, prior: null }, "UTC")).toBeNull();
+    expect(
+      explainOutcome(
+        { status: "processed", eventType: "x", resourceId: null, ignoredReason: null, lastError: null, observed: null, prior: null },
+        "UTC",
+      ),
+    ).toBeNull();
   });
 });

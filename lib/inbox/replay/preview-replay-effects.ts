@@ -71,7 +71,10 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
     ? {
         status: payment.status,
         amountRefunded: Number(payment.amountRefunded),
-        lastEventAt: payment.lastMicros !== null && payment.lastPrecision ? { micros: BigInt(payment.lastMicros), precision: payment.lastPrecision } : null,
+        lastEventAt:
+          payment.lastMicros !== null && payment.lastPrecision
+            ? { micros: BigInt(payment.lastMicros), precision: payment.lastPrecision }
+            : null,
       }
     : null;
   const effect: PaymentEffect = {
@@ -92,7 +95,11 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
     if (!row.rawBody) return { ...effect, note: "unknown: the event's body was archived; restore it before replaying" };
     let event: NormalizedEvent;
     try {
-      event = driver.parse(row.rawBody, { headers: row.headers ?? {}, query: new URLSearchParams(row.queryString ?? ""), timeZone: config.providers[driver.name].timeZone });
+      event = driver.parse(row.rawBody, {
+        headers: row.headers ?? {},
+        query: new URLSearchParams(row.queryString ?? ""),
+        timeZone: config.providers[driver.name].timeZone,
+      });
     } catch (error) {
       if (!(error instanceof ParseError)) throw error;
       return { ...effect, note: `fails again: the body can't be read (${error.message.slice(0, 120)})` };
@@ -105,7 +112,8 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
     }
     const decision = decideChargeUpdate(current, observation.snapshot, observation.at);
     if (decision.action === "ignore") {
-      if (current && decision.reason === "duplicate_in_meaning") current = { ...current, lastEventAt: later(current.lastEventAt, observation.at) };
+      if (current && decision.reason === "duplicate_in_meaning")
+        current = { ...current, lastEventAt: later(current.lastEventAt, observation.at) };
       continue;
     }
     current = { ...decision.state, lastEventAt: later(current?.lastEventAt ?? null, observation.at) };
@@ -178,14 +186,21 @@ export async function previewReplayEffects(
   ]);
   const key = (provider: string, chargeId: string) => `${provider}/${chargeId}`;
   const byPayment = new Map<string, EventRow[]>();
-  for (const row of events.rows) byPayment.set(key(row.provider, row.resourceId), [...(byPayment.get(key(row.provider, row.resourceId)) ?? []), row]);
+  for (const row of events.rows)
+    byPayment.set(key(row.provider, row.resourceId), [...(byPayment.get(key(row.provider, row.resourceId)) ?? []), row]);
   const paymentByKey = new Map(payments.rows.map((row) => [key(row.provider, row.chargeId), row]));
   return {
     breakdown: breakdown.rows,
     breakdownCapped: breakdown.rows.reduce((sum, row) => sum + row.events, 0) > breakdownCap,
     samples: samples.rows,
     effects: charges.rows.map((charge) =>
-      dryRun(config, paymentByKey.get(key(charge.provider, charge.resourceId)), charge.provider, charge.resourceId, byPayment.get(key(charge.provider, charge.resourceId)) ?? []),
+      dryRun(
+        config,
+        paymentByKey.get(key(charge.provider, charge.resourceId)),
+        charge.provider,
+        charge.resourceId,
+        byPayment.get(key(charge.provider, charge.resourceId)) ?? [],
+      ),
     ),
     paymentsSampled: charges.rows.length,
   };

@@ -7,10 +7,11 @@ let app: TestApp;
 beforeAll(async () => {
   app = await createTestApp("replay_runs");
   for (let i = 0; i < 7; i++) {
-    await app.pool.query(
-      `INSERT INTO webhook_inbox (provider, event_id, event_type, status, raw_body) VALUES ($1, $2, 'x', $3, '\\x00')`,
-      [i < 5 ? "stripe" : "standard", `e${i}`, i % 2 === 0 ? "failed" : "ignored"],
-    );
+    await app.pool.query(`INSERT INTO webhook_inbox (provider, event_id, event_type, status, raw_body) VALUES ($1, $2, 'x', $3, '\\x00')`, [
+      i < 5 ? "stripe" : "standard",
+      `e${i}`,
+      i % 2 === 0 ? "failed" : "ignored",
+    ]);
   }
 });
 afterAll(async () => app.close());
@@ -50,7 +51,9 @@ describe("bulk replay runs", () => {
   });
 
   it("resumes a run its worker left running after the last committed batch, and records it done", async () => {
-    const ids = (await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE provider = 'standard' ORDER BY id")).rows.map((row) => row.id);
+    const ids = (await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE provider = 'standard' ORDER BY id")).rows.map(
+      (row) => row.id,
+    );
     // The first worker replayed the first event (its batch committed with the cursor), then died.
     await app.pool.query("UPDATE webhook_inbox SET status = 'pending' WHERE id = $1", [ids[0]]);
     const { rows } = await app.pool.query<{ id: number }>(
@@ -71,7 +74,10 @@ describe("bulk replay runs", () => {
     );
     await failAbandonedReplayRun(app.pool, rows[0]!.id);
     const run = await getReplayRun(app.pool, rows[0]!.id);
-    expect(run).toMatchObject({ status: "failed", error: "Connection terminated unexpectedly (4 of 10 events replayed before it gave up)" });
+    expect(run).toMatchObject({
+      status: "failed",
+      error: "Connection terminated unexpectedly (4 of 10 events replayed before it gave up)",
+    });
     expect(run!.finishedAt).toBeInstanceOf(Date);
   });
 });

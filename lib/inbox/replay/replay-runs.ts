@@ -84,7 +84,11 @@ export async function executeReplayRun(deps: ReplayDeps, id: number): Promise<vo
       runId: id,
       resume: { afterId: run.resumeAfterId, replayed: run.replayed },
       onBatch: async (tx, progress) => {
-        await tx.query("UPDATE replay_runs SET replayed = $2, resume_after_id = $3 WHERE id = $1", [id, progress.replayed, progress.lastId]);
+        await tx.query("UPDATE replay_runs SET replayed = $2, resume_after_id = $3 WHERE id = $1", [
+          id,
+          progress.replayed,
+          progress.lastId,
+        ]);
       },
     });
     await deps.pool.query("UPDATE replay_runs SET status = 'done', replayed = $2, error = NULL, finished_at = now() WHERE id = $1", [

@@ -131,7 +131,12 @@ export async function runRetention(
     try {
       let after = { receivedAt: "-infinity", id: 0 };
       for (;;) {
-        const { rows } = await deps.pool.query<CandidateRow>(NEXT_BATCH, [cutoff, after.receivedAt, after.id, deps.config.retention.batchSize]);
+        const { rows } = await deps.pool.query<CandidateRow>(NEXT_BATCH, [
+          cutoff,
+          after.receivedAt,
+          after.id,
+          deps.config.retention.batchSize,
+        ]);
         if (rows.length === 0) break;
         const purged = await archiveBatch(deps, rows);
         result.batches += 1;

@@ -37,7 +37,12 @@ export async function restoreArchivedRows(db: Queryable, archiveDir: string, row
       if (sha256Hex(rawBody) !== row.archiveSha256) {
         throw new ArchiveError(`event ${row.id}: the archived bytes in ${file} do not match the checksum recorded when it was archived`);
       }
-      await db.query(RESTORE_ROW, [row.id, rawBody, event.payload === null ? null : JSON.stringify(event.payload), JSON.stringify(event.headers)]);
+      await db.query(RESTORE_ROW, [
+        row.id,
+        rawBody,
+        event.payload === null ? null : JSON.stringify(event.payload),
+        JSON.stringify(event.headers),
+      ]);
       restored += 1;
     }
   }
@@ -66,7 +71,12 @@ export async function restoreArchivedEvents(
     await restoreBatches(deps, where, params, (count) => (restored += count));
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
-    await recordAudit(deps.pool, { actor: options.actor, action: "restore_failed", ip: options.ip, details: { ...scope, count: restored, error: reason } });
+    await recordAudit(deps.pool, {
+      actor: options.actor,
+      action: "restore_failed",
+      ip: options.ip,
+      details: { ...scope, count: restored, error: reason },
+    });
     throw error;
   }
   await recordAudit(deps.pool, { actor: options.actor, action: "restore", ip: options.ip, details: { ...scope, count: restored } });

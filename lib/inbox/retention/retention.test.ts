@@ -45,11 +45,19 @@ async function ingest(delivery: Delivery) {
 
 /** Ingests, processes and back-dates one event; returns its id and exact bytes. */
 async function settledEvent(daysAgo: number) {
-  const delivery = deliveryFor("stripe", payment(), { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 }, TEST_SECRETS.stripe);
+  const delivery = deliveryFor(
+    "stripe",
+    payment(),
+    { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 },
+    TEST_SECRETS.stripe,
+  );
   const outcome = await ingest(delivery);
   if (outcome.kind !== "stored") throw new Error("not stored");
   expect(await processEvent(processDeps(), outcome.inboxId)).toBe("processed");
-  await app.pool.query(`UPDATE webhook_inbox SET received_at = now() - make_interval(days => $2) WHERE id = $1`, [outcome.inboxId, daysAgo]);
+  await app.pool.query(`UPDATE webhook_inbox SET received_at = now() - make_interval(days => $2) WHERE id = $1`, [
+    outcome.inboxId,
+    daysAgo,
+  ]);
   return { id: outcome.inboxId, delivery, bytes: Buffer.from(delivery.body) };
 }
 

@@ -15,7 +15,13 @@ import { ResendButton } from "./resend-button.client";
 export const metadata: Metadata = { title: "Deliveries" };
 export const dynamic = "force-dynamic";
 
-export default async function DestinationPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string>> }) {
+export default async function DestinationPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string>>;
+}) {
   await requirePagePermission(PAGE_ACCESS["/destinations/[id]"]);
   const id = parseRowId((await params).id);
   const { pool } = webRuntime();
@@ -80,7 +86,9 @@ export default async function DestinationPage({ params, searchParams }: { params
               <td data-label="Next try / done">
                 <DisplayTime value={delivery.nextAttemptAt ?? delivery.finishedAt} />
               </td>
-              <td>{delivery.status === "dead" ? <ResendButton destinationId={delivery.destinationId} deliveryId={delivery.id} /> : null}</td>
+              <td>
+                {delivery.status === "dead" ? <ResendButton destinationId={delivery.destinationId} deliveryId={delivery.id} /> : null}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -57,7 +57,10 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         ) : null}
       </div>
       <div className="panel">
-        <EventFilters providers={[...new Set([...configuredProviders(config), ...(parsed.filter.provider ? [parsed.filter.provider] : [])])]} initial={Object.fromEntries(query)} />
+        <EventFilters
+          providers={[...new Set([...configuredProviders(config), ...(parsed.filter.provider ? [parsed.filter.provider] : [])])]}
+          initial={Object.fromEntries(query)}
+        />
       </div>
       <EventsTable
         rows={view.rows}

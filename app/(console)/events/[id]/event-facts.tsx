@@ -17,10 +17,13 @@ export function EventFacts({ view }: { view: EventPageView }) {
           <dd>{event.id}</dd>
           <dt>Event id</dt>
           <dd className="mono">
-            {event.eventId} <CopyButton text={event.eventId} ariaLabel="Copy event id" /> {event.eventIdDerived ? <span className="muted">(derived key)</span> : null}
+            {event.eventId} <CopyButton text={event.eventId} ariaLabel="Copy event id" />{" "}
+            {event.eventIdDerived ? <span className="muted">(derived key)</span> : null}
           </dd>
           <dt>Charge</dt>
-          <dd className="mono">{view.paymentId ? <Link href={`/payments/${view.paymentId}`}>{event.resourceId}</Link> : (event.resourceId ?? "—")}</dd>
+          <dd className="mono">
+            {view.paymentId ? <Link href={`/payments/${view.paymentId}`}>{event.resourceId}</Link> : (event.resourceId ?? "—")}
+          </dd>
           <dt>Customer</dt>
           <dd>
             <CustomerLink {...view.customer} /> {event.customerId ? <span className="mono muted">{event.customerId}</span> : null}
@@ -53,7 +56,9 @@ export function EventFacts({ view }: { view: EventPageView }) {
       <section className="panel" aria-labelledby="headers">
         <h2 id="headers">Headers</h2>
         <p className="muted">
-          {event.archivedAt ? "Archived with the payload; restoring the payload brings them back." : "Signature-relevant headers as received; credentials were redacted when stored."}
+          {event.archivedAt
+            ? "Archived with the payload; restoring the payload brings them back."
+            : "Signature-relevant headers as received; credentials were redacted when stored."}
         </p>
         <dl className="kv mono">
           {Object.entries(event.headers).map(([name, value]) => (

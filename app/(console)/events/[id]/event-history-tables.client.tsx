@@ -11,7 +11,11 @@ const attempt = dataColumns<AttemptRow>();
 const attemptColumns = attempt.columns([
   attempt.accessor("attempt", { header: "#", meta: { numeric: true } }),
   attempt.accessor("startedAt", { header: "Started", cell: (info) => <DisplayTime value={info.getValue()} /> }),
-  attempt.accessor("durationMs", { header: "Duration", meta: { numeric: true }, cell: (info) => (info.getValue() === null ? "—" : `${info.getValue()} ms`) }),
+  attempt.accessor("durationMs", {
+    header: "Duration",
+    meta: { numeric: true },
+    cell: (info) => (info.getValue() === null ? "—" : `${info.getValue()} ms`),
+  }),
   attempt.accessor("outcome", { header: "Outcome", cell: (info) => <StatusBadge status={info.getValue()} /> }),
   attempt.accessor("worker", { header: "Worker", meta: { mono: true } }),
   attempt.accessor("error", { header: "Error", meta: { mono: true } }),
@@ -38,7 +42,8 @@ function replayColumns(now: string) {
     replay.accessor("previousStatus", { header: "Was", cell: (info) => <StatusBadge status={info.getValue()} /> }),
     replay.accessor("runId", {
       header: "Run",
-      cell: (info) => (info.getValue() ? <Link href={`/replays/${info.getValue()}`}>bulk run #{info.getValue()}</Link> : "this event alone"),
+      cell: (info) =>
+        info.getValue() ? <Link href={`/replays/${info.getValue()}`}>bulk run #{info.getValue()}</Link> : "this event alone",
     }),
   ]);
 }

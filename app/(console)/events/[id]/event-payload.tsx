@@ -19,8 +19,8 @@ export function EventPayload({ view }: { view: EventPageView }) {
           {view.may.restore ? <RestoreButton id={event.id} /> : null}
         </div>
         <p className="muted">
-          Archived <DisplayTime value={event.archivedAt} /> by retention: the raw bytes, payload and headers are in the archive files, not the
-          database. The event still deduplicates resends; replaying it restores it first.
+          Archived <DisplayTime value={event.archivedAt} /> by retention: the raw bytes, payload and headers are in the archive files, not
+          the database. The event still deduplicates resends; replaying it restores it first.
         </p>
       </section>
     );

@@ -55,5 +55,7 @@ const columns = column.columns([
 
 /** The changes this payment's events made, as told to the host application, with each delivery per destination. */
 export function PaymentChangesTable({ changes }: { changes: PaymentChangeView[] }) {
-  return <DataTable label="Changes" columns={columns} rows={changes} rowKey={(change) => String(change.changeId)} empty="No changes yet." />;
+  return (
+    <DataTable label="Changes" columns={columns} rows={changes} rowKey={(change) => String(change.changeId)} empty="No changes yet." />
+  );
 }

@@ -4,7 +4,15 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { startBulkReplay } from "@/app/(console)/events/actions";
 
-export function BulkReplayForm({ filter, expected, needsConfirmation }: { filter: Record<string, unknown>; expected: number; needsConfirmation: boolean }) {
+export function BulkReplayForm({
+  filter,
+  expected,
+  needsConfirmation,
+}: {
+  filter: Record<string, unknown>;
+  expected: number;
+  needsConfirmation: boolean;
+}) {
   const router = useRouter();
   const [confirmation, setConfirmation] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -25,7 +33,13 @@ export function BulkReplayForm({ filter, expected, needsConfirmation }: { filter
       {needsConfirmation ? (
         <label>
           This replays {expected} event{expected === 1 ? "" : "s"}. Type {expected} to confirm.
-          <input value={confirmation} onChange={(event) => setConfirmation(event.target.value)} inputMode="numeric" autoComplete="off" required />
+          <input
+            value={confirmation}
+            onChange={(event) => setConfirmation(event.target.value)}
+            inputMode="numeric"
+            autoComplete="off"
+            required
+          />
         </label>
       ) : null}
       {error ? (

@@ -41,8 +41,8 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
         <h2 id="preview">Preview</h2>
         <p>
           This replay puts back to <strong>pending</strong> and re-processes the stored events that match the explorer&apos;s filter and are{" "}
-          <strong>{(scoped.statuses ?? []).join(" or ")}</strong>. It never re-ingests: the same stored bytes are processed again, and effects already
-          applied to a payment are not applied twice.
+          <strong>{(scoped.statuses ?? []).join(" or ")}</strong>. It never re-ingests: the same stored bytes are processed again, and
+          effects already applied to a payment are not applied twice.
         </p>
         <dl className="kv">
           <dt>Filter</dt>
@@ -70,7 +70,9 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
             <h2 id="effects">What it will do to each payment (dry run)</h2>
             <p className="muted">
               Computed by the worker&apos;s own parsing and decision code against each payment as it is now; nothing is written.
-              {dryRun.paymentsSampled < preview.total ? ` Shown for the ${plural(dryRun.paymentsSampled, "payment")} with the newest matching events.` : ""}
+              {dryRun.paymentsSampled < preview.total
+                ? ` Shown for the ${plural(dryRun.paymentsSampled, "payment")} with the newest matching events.`
+                : ""}
             </p>
             <EffectsTable rows={dryRun.effects} />
           </section>

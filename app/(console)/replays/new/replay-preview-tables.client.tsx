@@ -18,7 +18,8 @@ function EffectText({ effect }: { effect: PaymentEffect }) {
       {refundChanged ? (
         <span className="muted">
           {" "}
-          (refunded <Money amount={effect.fromRefunded} currency={effect.currency} /> → <Money amount={effect.toRefunded} currency={effect.currency} />)
+          (refunded <Money amount={effect.fromRefunded} currency={effect.currency} /> →{" "}
+          <Money amount={effect.toRefunded} currency={effect.currency} />)
         </span>
       ) : null}
     </span>
@@ -34,7 +35,15 @@ const breakdownColumns = breakdown.columns([
 ]);
 
 export function BreakdownTable({ rows }: { rows: Breakdown[] }) {
-  return <DataTable label="By provider, type and status" columns={breakdownColumns} rows={rows} rowKey={(row) => `${row.provider}-${row.eventType}-${row.status}`} empty="None." />;
+  return (
+    <DataTable
+      label="By provider, type and status"
+      columns={breakdownColumns}
+      rows={rows}
+      rowKey={(row) => `${row.provider}-${row.eventType}-${row.status}`}
+      empty="None."
+    />
+  );
 }
 
 const effect = dataColumns<PaymentEffect>();
@@ -44,7 +53,11 @@ const effectColumns = effect.columns([
     cell: (info) => (
       <>
         <span className="muted">{info.row.original.provider}</span>{" "}
-        <FullId value={info.getValue()} label="charge" href={info.row.original.paymentId ? `/payments/${info.row.original.paymentId}` : null} />
+        <FullId
+          value={info.getValue()}
+          label="charge"
+          href={info.row.original.paymentId ? `/payments/${info.row.original.paymentId}` : null}
+        />
       </>
     ),
   }),

@@ -26,7 +26,8 @@ const SECRETS: Record<ProviderName, string> = {
 };
 
 /** Another secret of the same form (a suffix would not do: base64 decoding ignores a stray character). */
-const WRONG_SECRET = (provider: ProviderName) => (provider === "standard" ? "whsec_d3JvbmcgZnV6eiBzZWNyZXQgMDEyMzQ1Njc4OQ==" : `${SECRETS[provider]}-wrong`);
+const WRONG_SECRET = (provider: ProviderName) =>
+  provider === "standard" ? "whsec_d3JvbmcgZnV6eiBzZWNyZXQgMDEyMzQ1Njc4OQ==" : `${SECRETS[provider]}-wrong`;
 
 type Delivery = { provider: ProviderName; body: Buffer; headers: Record<string, string>; query: string };
 
@@ -41,7 +42,11 @@ function signed(provider: ProviderName, body: Buffer, id: string, secret = SECRE
       headers["stripe-signature"] = signStripe(secret, nowSeconds(), body);
       break;
     case "standard":
-      Object.assign(headers, { "webhook-id": id, "webhook-timestamp": String(nowSeconds()), "webhook-signature": signStandard(secret, id, nowSeconds(), body) });
+      Object.assign(headers, {
+        "webhook-id": id,
+        "webhook-timestamp": String(nowSeconds()),
+        "webhook-signature": signStandard(secret, id, nowSeconds(), body),
+      });
       break;
     case "asaas":
       headers["asaas-access-token"] = secret;
@@ -66,7 +71,13 @@ function signed(provider: ProviderName, body: Buffer, id: string, secret = SECRE
 
 /** A well-formed event of each gateway, unique per `id`. */
 function validEvent(provider: ProviderName, id: string): Record<string, unknown> {
-  const payment: PaymentFacts = { chargeId: `ch_${id}`, amount: 1234, currency: "brl", customerId: `cus_${id}`, customerEmail: `Ana.${id}@Example.com` };
+  const payment: PaymentFacts = {
+    chargeId: `ch_${id}`,
+    amount: 1234,
+    currency: "brl",
+    customerId: `cus_${id}`,
+    customerEmail: `Ana.${id}@Example.com`,
+  };
   const step = { kind: "succeeded" as const, amountRefunded: 0, occurredAtMs: Date.now() - 5_000 };
   switch (provider) {
     case "stripe":
@@ -85,16 +96,30 @@ function validEvent(provider: ProviderName, id: string): Record<string, unknown>
         id: `hook_${id}`,
         type: "charge.paid",
         created_at: "2024-06-12T19:45:00Z",
-        data: { id: `ch_${id}`, amount: 1234, currency: "BRL", status: "paid", customer: { id: `cus_${id}`, email: `ana.${id}@example.com` } },
+        data: {
+          id: `ch_${id}`,
+          amount: 1234,
+          currency: "BRL",
+          status: "paid",
+          customer: { id: `cus_${id}`, email: `ana.${id}@example.com` },
+        },
       };
     case "mercadopago":
-      return { id: Number.parseInt(id.replace(/\D/g, "").slice(0, 12) || "1", 10), type: "payment", action: "payment.updated", date_created: "2026-05-25T13:01:08.000-03:00", data: { id } };
+      return {
+        id: Number.parseInt(id.replace(/\D/g, "").slice(0, 12) || "1", 10),
+        type: "payment",
+        action: "payment.updated",
+        date_created: "2026-05-25T13:01:08.000-03:00",
+        data: { id },
+      };
     case "zoop":
       return {
         id: `evt_${id}`,
         type: "transaction.succeeded",
         created_at: "2024-06-12T19:45:04+00:00",
-        payload: { object: { id: `tr_${id}`, resource: "transaction", status: "succeeded", amount: "10.50", currency: "BRL", customer: `cus_${id}` } },
+        payload: {
+          object: { id: `tr_${id}`, resource: "transaction", status: "succeeded", amount: "10.50", currency: "BRL", customer: `cus_${id}` },
+        },
       };
   }
 }
@@ -111,13 +136,22 @@ const NAMED: Record<string, (id: string) => { provider: ProviderName; body: stri
     provider: "stripe",
     body: JSON.stringify(validEvent("stripe", id)).replace('"livemode":false', '"livemode":false,"description":"caf\\ud800"'),
   }),
-  "a lone low surrogate \\udc00 as an object key": (id) => ({ provider: "pagarme", body: JSON.stringify(validEvent("pagarme", id)).replace('"type"', '"\\udc00":1,"type"') }),
-  "a lone surrogate in the event id": (id) => ({ provider: "asaas", body: JSON.stringify(validEvent("asaas", id)).replace(`"evt_${id}"`, `"evt_${id}\\ud800"`) }),
+  "a lone low surrogate \\udc00 as an object key": (id) => ({
+    provider: "pagarme",
+    body: JSON.stringify(validEvent("pagarme", id)).replace('"type"', '"\\udc00":1,"type"'),
+  }),
+  "a lone surrogate in the event id": (id) => ({
+    provider: "asaas",
+    body: JSON.stringify(validEvent("asaas", id)).replace(`"evt_${id}"`, `"evt_${id}\\ud800"`),
+  }),
   "a NUL (\\u0000) in a free-text field": (id) => ({
     provider: "stripe",
     body: JSON.stringify(validEvent("stripe", id)).replace('"livemode":false', '"livemode":false,"description":"a\\u0000b"'),
   }),
-  "a NUL (\\u0000) in the customer e-mail": (id) => ({ provider: "pagarme", body: JSON.stringify(validEvent("pagarme", id)).replace(`"ana.${id}@`, `"ana.${id}\\u0000@`) }),
+  "a NUL (\\u0000) in the customer e-mail": (id) => ({
+    provider: "pagarme",
+    body: JSON.stringify(validEvent("pagarme", id)).replace(`"ana.${id}@`, `"ana.${id}\\u0000@`),
+  }),
   "a raw NUL byte before the JSON": () => ({ provider: "zoop", body: "\u0000{}" }),
   "100k levels of nested arrays as the body": () => ({ provider: "standard", body: deepArrays(100_000) }),
   "100k levels of nested arrays inside a valid event": (id) => ({
@@ -214,7 +248,9 @@ describe("hostile signed bodies", () => {
       const id = `text${Math.floor(Math.random() * 1e9)}`;
       const { provider, body } = NAMED[name]!(id);
       expect((await send(signed(provider, Buffer.from(body), id))).status).toBe(200);
-      const { rows } = await app.pool.query("SELECT status, payload, resource_id FROM webhook_inbox WHERE raw_body = $1", [Buffer.from(body)]);
+      const { rows } = await app.pool.query("SELECT status, payload, resource_id FROM webhook_inbox WHERE raw_body = $1", [
+        Buffer.from(body),
+      ]);
       expect(rows, name).toEqual([{ status: "pending", payload: null, resource_id: `ch_${id}` }]);
     }
   });
@@ -223,10 +259,39 @@ describe("hostile signed bodies", () => {
 // --- the seeded fuzz run -------------------------------------------------------------------------
 
 type Random = () => number;
-const pick = <T,>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
-const HOSTILE_STRINGS = ["\u0000", "\ud800", "\udc00", "\ud83d\ude00", "\u202e", "'; DROP TABLE webhook_inbox; --", "<script>alert(1)</script>", "%00", "\\", "\"", "é", "🙂".repeat(50), "x".repeat(5000)];
-const HOSTILE_VALUES: unknown[] = [9000000000000000, -1, 0, 1e308, -1e308, 1.5, null, true, [], {}, "", "1970-01-01", "9999-99-99T99:99:99Z", "not a date"];
+const HOSTILE_STRINGS = [
+  "\u0000",
+  "\ud800",
+  "\udc00",
+  "\ud83d\ude00",
+  "\u202e",
+  "'; DROP TABLE webhook_inbox; --",
+  "<script>alert(1)</script>",
+  "%00",
+  "\\",
+  '"',
+  "é",
+  "🙂".repeat(50),
+  "x".repeat(5000),
+];
+const HOSTILE_VALUES: unknown[] = [
+  9000000000000000,
+  -1,
+  0,
+  1e308,
+  -1e308,
+  1.5,
+  null,
+  true,
+  [],
+  {},
+  "",
+  "1970-01-01",
+  "9999-99-99T99:99:99Z",
+  "not a date",
+];
 
 function randomText(random: Random): string {
   if (random() < 0.5) return pick(random, HOSTILE_STRINGS);
@@ -282,11 +347,13 @@ function randomBody(random: Random, provider: ProviderName, id: string): string 
 function badHeaders(random: Random, delivery: Delivery): Delivery {
   const headers = { ...delivery.headers };
   const names = Object.keys(headers).filter((name) => name !== "content-type");
-  const garbage = () => Array.from({ length: Math.floor(random() * 300) }, () => String.fromCharCode(0x20 + Math.floor(random() * 0xdf))).join("");
+  const garbage = () =>
+    Array.from({ length: Math.floor(random() * 300) }, () => String.fromCharCode(0x20 + Math.floor(random() * 0xdf))).join("");
   const roll = random();
   if (roll < 0.3 && names.length > 0) delete headers[pick(random, names)];
   else if (roll < 0.6 && names.length > 0) headers[pick(random, names)] = garbage();
-  else if (roll < 0.8) return { ...signed(delivery.provider, delivery.body, "wrong", WRONG_SECRET(delivery.provider)), query: delivery.query };
+  else if (roll < 0.8)
+    return { ...signed(delivery.provider, delivery.body, "wrong", WRONG_SECRET(delivery.provider)), query: delivery.query };
   else headers[pick(random, names.length ? names : ["x-anything"])] = "t=1,v1=00,ts=1,sha1=00";
   return { ...delivery, headers, query: random() < 0.5 ? delivery.query : "data.id=other&token=nope" };
 }
@@ -338,7 +405,9 @@ describe("fuzz", () => {
           const response = await send(delivery);
           const expected = isSigned ? 200 : 401;
           if (response.status !== expected) {
-            failures.push(`#${index} ${delivery.provider} ${isSigned ? "signed" : "unsigned"}: ${response.status} ${(await response.text()).slice(0, 200)}`);
+            failures.push(
+              `#${index} ${delivery.provider} ${isSigned ? "signed" : "unsigned"}: ${response.status} ${(await response.text()).slice(0, 200)}`,
+            );
           }
         }
       }),
@@ -356,6 +425,8 @@ describe("fuzz", () => {
               (SELECT count(*)::int FROM pgboss.job WHERE name = 'webhooks') AS jobs`,
     );
     expect(rows[0]!.jobs).toBe(rows[0]!.pending);
-    console.log(`[fuzz] seed ${seed}: ${deliveries.length} requests in ${seconds.toFixed(1)} s, ${signedBodies.size} signed bodies stored once`);
+    console.log(
+      `[fuzz] seed ${seed}: ${deliveries.length} requests in ${seconds.toFixed(1)} s, ${signedBodies.size} signed bodies stored once`,
+    );
   }, 120_000);
 });
