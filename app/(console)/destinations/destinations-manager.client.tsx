@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState, useTransition, type ReactNode } from "react";
 import { CopyButton } from "@/app/_components/copy-button.client";
+import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
 import {
@@ -31,6 +32,68 @@ export type DestinationRow = {
   pending: number;
   dead: number;
 };
+
+const column = dataColumns<DestinationRow>();
+
+/** The destinations' columns; the last holds the actions, which need the manager's state. */
+function destinationColumns(actions: (destination: DestinationRow) => ReactNode) {
+  return column.columns([
+    column.accessor("name", {
+      header: "Name",
+      cell: (info) => {
+        const destination = info.row.original;
+        return (
+          <>
+            <Link href={`/destinations/${destination.id}`}>{destination.name}</Link>
+            {destination.providers.length + destination.statuses.length > 0 ? (
+              <div className="muted">{[...destination.providers, ...destination.statuses].join(", ")}</div>
+            ) : null}
+          </>
+        );
+      },
+    }),
+    column.accessor("url", { header: "URL", meta: { mono: true } }),
+    column.accessor("enabled", {
+      header: "State",
+      cell: (info) => {
+        const destination = info.row.original;
+        if (!destination.enabled) {
+          return (
+            <span className="badge failed" title={destination.disabledReason ?? undefined}>
+              disabled{destination.disabledReason ? `: ${destination.disabledReason}` : ""}
+            </span>
+          );
+        }
+        return destination.breakerOpenUntil ? (
+          <span className="badge failed">circuit open</span>
+        ) : (
+          <span className="badge processed">enabled</span>
+        );
+      },
+    }),
+    column.accessor("successRateLastHour", {
+      header: "Success (1 h)",
+      meta: { numeric: true },
+      cell: (info) => (info.getValue() === null ? "—" : `${(info.getValue()! * 100).toFixed(1)}%`),
+    }),
+    column.accessor("p95LatencyMsLastHour", {
+      header: "p95 (1 h)",
+      meta: { numeric: true },
+      cell: (info) => (info.getValue() === null ? "—" : `${Math.round(info.getValue()!)} ms`),
+    }),
+    column.accessor("oldestUndeliveredAt", {
+      header: "Oldest undelivered",
+      cell: (info) => (info.getValue() ? <DisplayTime value={info.getValue()} /> : "none"),
+    }),
+    column.accessor("pending", { header: "Pending", meta: { numeric: true } }),
+    column.accessor("dead", {
+      header: "Dead",
+      meta: { numeric: true },
+      cell: (info) => <span data-testid={`dead-${info.row.original.id}`}>{info.getValue()}</span>,
+    }),
+    column.display({ id: "actions", header: "Actions", cell: (info) => actions(info.row.original) }),
+  ]);
+}
 
 type Message = { kind: "ok" | "bad"; text: string; secret?: string };
 
@@ -136,129 +199,81 @@ export function DestinationsManager({
           ) : null}
         </p>
       ) : null}
-      <table className="data stack" aria-label="Destinations">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>URL</th>
-            <th>State</th>
-            <th>Success (1 h)</th>
-            <th>p95 (1 h)</th>
-            <th>Oldest undelivered</th>
-            <th>Pending</th>
-            <th>Dead</th>
-            <th>Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {destinations.map((destination) => (
-            <tr key={destination.id}>
-              <td data-label="Name">
-                <Link href={`/destinations/${destination.id}`}>{destination.name}</Link>
-                {destination.providers.length + destination.statuses.length > 0 ? (
-                  <div className="muted">{[...destination.providers, ...destination.statuses].join(", ")}</div>
-                ) : null}
-              </td>
-              <td data-label="URL" className="mono">
-                {destination.url}
-              </td>
-              <td data-label="State">
-                {destination.enabled ? (
-                  destination.breakerOpenUntil ? (
-                    <span className="badge failed">circuit open</span>
-                  ) : (
-                    <span className="badge processed">enabled</span>
-                  )
-                ) : (
-                  <span className="badge failed" title={destination.disabledReason ?? undefined}>
-                    disabled{destination.disabledReason ? `: ${destination.disabledReason}` : ""}
-                  </span>
-                )}
-              </td>
-              <td data-label="Success (1 h)">
-                {destination.successRateLastHour === null ? "—" : `${(destination.successRateLastHour * 100).toFixed(1)}%`}
-              </td>
-              <td data-label="p95 (1 h)">
-                {destination.p95LatencyMsLastHour === null ? "—" : `${Math.round(destination.p95LatencyMsLastHour)} ms`}
-              </td>
-              <td data-label="Oldest undelivered">
-                {destination.oldestUndeliveredAt ? <DisplayTime value={destination.oldestUndeliveredAt} /> : "none"}
-              </td>
-              <td data-label="Pending">{destination.pending}</td>
-              <td data-label="Dead" data-testid={`dead-${destination.id}`}>
-                {destination.dead}
-              </td>
-              <td data-label="Actions">
+      <DataTable
+        label="Destinations"
+        columns={destinationColumns((destination) => (
+          <>
+            <button
+              type="button"
+              disabled={pending}
+              onClick={() =>
+                run(
+                  () => sendTestMessage({ id: destination.id }),
+                  (data) =>
+                    data.statusCode === null
+                      ? `Test message: no answer (${data.error}).`
+                      : `Test message answered ${data.statusCode} in ${data.latencyMs} ms.`,
+                )
+              }
+            >
+              Send test
+            </button>{" "}
+            {destination.dead > 0 ? (
+              <button
+                type="button"
+                disabled={pending}
+                onClick={() => {
+                  if (!window.confirm(`Resend ${destination.dead} dead deliveries to ${destination.name}?`)) return;
+                  run(
+                    () => resendDeliveries({ destinationId: destination.id }),
+                    (data) => `Resending ${data.resent} deliveries.`,
+                  );
+                }}
+              >
+                Resend dead
+              </button>
+            ) : null}{" "}
+            <button
+              type="button"
+              disabled={pending}
+              onClick={() =>
+                run(
+                  () => setDestinationEnabled({ id: destination.id, enabled: !destination.enabled }),
+                  (data) => `${destination.name} ${data.enabled ? "enabled" : "disabled"}.`,
+                )
+              }
+            >
+              {destination.enabled ? "Disable" : "Enable"}
+            </button>{" "}
+            {destination.fromConfig ? (
+              <span className="muted">from DESTINATION_URL</span>
+            ) : (
+              <>
+                <button type="button" disabled={pending} onClick={() => setEditing(destination)}>
+                  Edit
+                </button>{" "}
                 <button
                   type="button"
                   disabled={pending}
-                  onClick={() =>
+                  onClick={() => {
+                    if (!window.confirm(`Rotate the secret of ${destination.name}? The old one keeps signing for a while.`)) return;
                     run(
-                      () => sendTestMessage({ id: destination.id }),
-                      (data) =>
-                        data.statusCode === null
-                          ? `Test message: no answer (${data.error}).`
-                          : `Test message answered ${data.statusCode} in ${data.latencyMs} ms.`,
-                    )
-                  }
+                      () => rotateDestinationSecret({ id: destination.id }),
+                      (data) => `New secret for ${destination.name} (shown once; the old one signs too for ${data.overlapHours} h):`,
+                      (data) => data.secret,
+                    );
+                  }}
                 >
-                  Send test
-                </button>{" "}
-                {destination.dead > 0 ? (
-                  <button
-                    type="button"
-                    disabled={pending}
-                    onClick={() => {
-                      if (!window.confirm(`Resend ${destination.dead} dead deliveries to ${destination.name}?`)) return;
-                      run(
-                        () => resendDeliveries({ destinationId: destination.id }),
-                        (data) => `Resending ${data.resent} deliveries.`,
-                      );
-                    }}
-                  >
-                    Resend dead
-                  </button>
-                ) : null}{" "}
-                <button
-                  type="button"
-                  disabled={pending}
-                  onClick={() =>
-                    run(
-                      () => setDestinationEnabled({ id: destination.id, enabled: !destination.enabled }),
-                      (data) => `${destination.name} ${data.enabled ? "enabled" : "disabled"}.`,
-                    )
-                  }
-                >
-                  {destination.enabled ? "Disable" : "Enable"}
-                </button>{" "}
-                {destination.fromConfig ? (
-                  <span className="muted">from DESTINATION_URL</span>
-                ) : (
-                  <>
-                    <button type="button" disabled={pending} onClick={() => setEditing(destination)}>
-                      Edit
-                    </button>{" "}
-                    <button
-                      type="button"
-                      disabled={pending}
-                      onClick={() => {
-                        if (!window.confirm(`Rotate the secret of ${destination.name}? The old one keeps signing for a while.`)) return;
-                        run(
-                          () => rotateDestinationSecret({ id: destination.id }),
-                          (data) => `New secret for ${destination.name} (shown once; the old one signs too for ${data.overlapHours} h):`,
-                          (data) => data.secret,
-                        );
-                      }}
-                    >
-                      Rotate secret
-                    </button>
-                  </>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+                  Rotate secret
+                </button>
+              </>
+            )}
+          </>
+        ))}
+        rows={destinations}
+        rowKey={(destination) => String(destination.id)}
+        empty="No destinations yet."
+      />
     </>
   );
 }

@@ -5,7 +5,7 @@ import { reconcilableProviders } from "@/lib/reconcile/run-due-reconciliations";
 import { listRuns } from "@/lib/reconcile/reconcile-runs";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReconcileForm } from "./reconcile-form.client";
-import { RunsTable } from "./runs-table";
+import { RunsTable } from "./runs-table.client";
 
 export const metadata: Metadata = { title: "Reconciliation" };
 export const dynamic = "force-dynamic";

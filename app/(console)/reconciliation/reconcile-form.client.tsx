@@ -2,8 +2,20 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import type { ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import type { Finding, ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { reconcileGateway } from "./actions";
+
+const column = dataColumns<Finding>();
+const findingColumns = column.columns([
+  column.accessor("kind", { header: "Kind", cell: (info) => info.getValue().replace("_", " ") }),
+  column.accessor((finding) => finding.resourceId ?? "—", { id: "charge", header: "Charge", meta: { mono: true } }),
+  column.accessor((finding) => finding.eventType ?? "—", { id: "event", header: "Event" }),
+  column.accessor((finding) => (finding.theirs ? `${finding.ours ?? "none"} → ${finding.theirs}` : "—"), {
+    id: "states",
+    header: "Ours → gateway's",
+  }),
+]);
 
 function Summary({ result }: { result: ReconcileResult }) {
   if (result.outcome === "busy") return <p role="status">A run of {result.provider} is in progress; try again when it ends.</p>;
@@ -21,28 +33,13 @@ function Summary({ result }: { result: ReconcileResult }) {
       </p>
       {result.lastError ? <p className="muted">Last error: {result.lastError}</p> : null}
       {result.findings.length > 0 ? (
-        <table className="data stack" aria-label="Findings">
-          <thead>
-            <tr>
-              <th>Kind</th>
-              <th>Charge</th>
-              <th>Event</th>
-              <th>Ours → gateway&apos;s</th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.findings.map((finding) => (
-              <tr key={`${finding.kind}-${finding.eventId ?? finding.resourceId}`}>
-                <td data-label="Kind">{finding.kind.replace("_", " ")}</td>
-                <td data-label="Charge" className="mono">
-                  {finding.resourceId ?? "—"}
-                </td>
-                <td data-label="Event">{finding.eventType ?? "—"}</td>
-                <td data-label="Ours → gateway's">{finding.theirs ? `${finding.ours ?? "none"} → ${finding.theirs}` : "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          label="Findings"
+          columns={findingColumns}
+          rows={result.findings}
+          rowKey={(finding) => `${finding.kind}-${finding.eventId ?? finding.resourceId}`}
+          empty="Nothing found."
+        />
       ) : null}
     </div>
   );

@@ -1,16 +1,12 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { notFound } from "next/navigation";
-import { DeliveryBadge } from "@/app/_components/delivery-badge";
-import { DisplayTime } from "@/app/_components/display-time.client";
-import { StatusBadge } from "@/app/_components/status-badge";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getDestination } from "@/lib/destinations/manage-destinations";
 import { DELIVERY_STATUSES, deliveryFilterSchema, listDeliveries } from "@/lib/destinations/list-deliveries";
 import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { ResendButton } from "./resend-button.client";
+import { DeliveriesTable } from "./deliveries-table.client";
 
 export const metadata: Metadata = { title: "Deliveries" };
 export const dynamic = "force-dynamic";
@@ -50,50 +46,7 @@ export default async function DestinationPage({
         </label>
         <button type="submit">Filter</button>
       </form>
-      <table className="data stack" aria-label="Deliveries">
-        <thead>
-          <tr>
-            <th>Change</th>
-            <th>Payment</th>
-            <th>Delivery</th>
-            <th>Attempts</th>
-            <th>Last answer</th>
-            <th>Next try / done</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr key={delivery.id} data-testid={`delivery-${delivery.changeId}`}>
-              <td data-label="Change" className="mono">
-                {delivery.changeId} v{delivery.version} <StatusBadge status={delivery.changeStatus} />
-              </td>
-              <td data-label="Payment">
-                <Link href={`/payments/${delivery.paymentId}`} className="mono">
-                  {delivery.provider} {delivery.chargeId}
-                </Link>
-              </td>
-              <td data-label="Delivery">
-                <DeliveryBadge status={delivery.status} />
-              </td>
-              <td data-label="Attempts">{delivery.attempts}</td>
-              <td data-label="Last answer">
-                {delivery.lastStatusCode ?? (delivery.lastError ? "no answer" : "—")}
-                {delivery.lastLatencyMs !== null ? <span className="muted"> {delivery.lastLatencyMs} ms</span> : null}
-                {delivery.lastError ? <div className="muted">{delivery.lastError}</div> : null}
-                {delivery.lastExcerpt ? <pre className="muted">{delivery.lastExcerpt}</pre> : null}
-              </td>
-              <td data-label="Next try / done">
-                <DisplayTime value={delivery.nextAttemptAt ?? delivery.finishedAt} />
-              </td>
-              <td>
-                {delivery.status === "dead" ? <ResendButton destinationId={delivery.destinationId} deliveryId={delivery.id} /> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {deliveries.length === 0 ? <p className="muted">No deliveries match.</p> : null}
+      <DeliveriesTable deliveries={deliveries} />
     </>
   );
 }
