@@ -39,8 +39,8 @@ export function decideChargeUpdate(current: CurrentPayment | null, snapshot: Cha
   });
 }
 
-// States in which the ledger knows the money was captured.
-const CAPTURED: ReadonlySet<PaymentState["status"]> = new Set(["paid", "partially_refunded"]);
+// States in which the ledger knows the money was captured (a refund included: it gave captured money back).
+const CAPTURED: ReadonlySet<PaymentState["status"]> = new Set(["paid", "partially_refunded", "refunded"]);
 
 /**
  * A charge reported canceled with money given back, on a payment the ledger knows was captured, is a
@@ -48,7 +48,7 @@ const CAPTURED: ReadonlySet<PaymentState["status"]> = new Set(["paid", "partiall
  * would leave refunded money as paid. Pagar.me shows a refunded card charge exactly so: status
  * canceled, canceled_amount, and neither paid_at nor paid_amount, so only the ledger can tell.
  */
-function byWhatTheMoneyDid(current: CurrentPayment, snapshot: ChargeSnapshot): ChargeSnapshot {
+export function byWhatTheMoneyDid(current: Pick<CurrentPayment, "status">, snapshot: ChargeSnapshot): ChargeSnapshot {
   if (snapshot.status !== "canceled" || !CAPTURED.has(current.status) || !snapshot.amountRefunded) return snapshot;
   const partial = snapshot.amount !== undefined && snapshot.amountRefunded < snapshot.amount;
   return { ...snapshot, status: partial ? "partially_refunded" : "refunded" };

@@ -1,10 +1,11 @@
 import type { AppConfig } from "../config/env";
 import type { Pool, Queryable } from "../db/pool";
 import type { PgBoss } from "pg-boss";
-import type { ChargeSnapshot } from "../canonical/charge-event";
+import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { observedChargeType, type ObservedCharge } from "../canonical/observed-charge";
 import { jsonbText } from "../inbox/ingest/normalize-event";
 import { storeEvent } from "../inbox/ingest/ingest-event";
+import { byWhatTheMoneyDid } from "../payments/apply-charge-update";
 import { deriveEventKey } from "../providers/signature";
 
 // A charge the gateway shows in another state than our payment: stored as a derived-key event with
@@ -34,7 +35,9 @@ export async function localPayments(db: Queryable, provider: string, chargeIds: 
 export function drifted(local: LocalPayment | undefined, snapshot: ChargeSnapshot, createsPayments: boolean): boolean {
   if (!local) return createsPayments;
   if (local.pendingEvents) return false;
-  return local.status !== snapshot.status || (snapshot.amountRefunded !== undefined && snapshot.amountRefunded !== local.amountRefunded);
+  // Read as the worker would: a charge canceled with money back on a captured payment is its refund.
+  const seen = byWhatTheMoneyDid({ status: local.status as ChargeStatus }, snapshot);
+  return local.status !== seen.status || (seen.amountRefunded !== undefined && seen.amountRefunded !== local.amountRefunded);
 }
 
 export type DriftDeps = { pool: Pool; boss: PgBoss; config: AppConfig };
