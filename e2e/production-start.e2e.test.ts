@@ -96,9 +96,9 @@ describe("npm start in production with no configuration", () => {
     // The web process runs with its heap bounded (WEB_HEAP_LIMIT_MB's default).
     const web = childCommandLines(launcher!.child.pid!).find((line) => line.includes("worker/web-server.ts"));
     expect(web).toContain("--max-old-space-size=192");
-    const hint = /no console users yet.*\n\[launcher\]\s+DATABASE_URL=(\S+) npm run cli -- user:create/.exec(log);
-    expect(hint).not.toBeNull();
-    const databaseUrl = hint![1]!;
+    // The hint names the CLI, never the embedded database's URL (it carries a generated password).
+    expect(log).toMatch(/no console users yet.*\n\[launcher\]\s+npm run cli -- user:create/);
+    expect(log).not.toMatch(/postgres(ql)?:\/\/[^\s]*:[^\s]*@/);
 
     const base = `http://127.0.0.1:${port}`;
     // Stripe with the example secret: the provider has no secret at all, so nothing is accepted.
@@ -127,12 +127,13 @@ describe("npm start in production with no configuration", () => {
       process.execPath,
       ["--import", "tsx", "worker/cli.ts", "user:create", "--email", "first@example.com", "--role", "admin"],
       {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", DATABASE_URL: databaseUrl },
+        // As the hint says: no DATABASE_URL, the CLI finds the running embedded database itself.
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production" },
         encoding: "utf8",
       },
     );
     expect(created.stdout).toMatch(/created admin first@example.com with password: \S{24}/);
-    const claims = { sub: "1", email: "first@example.com", role: "admin", sessionVersion: 0 };
+    const claims = { sub: "1", email: "first@example.com", role: "admin", sessionVersion: 0, signedInAt: Math.floor(Date.now() / 1000) };
     const asAdmin = async (secret: string) => {
       const token = await encode({ token: claims, secret });
       return fetch(`${base}/api/replays/999999`, { redirect: "manual", headers: { cookie: `next-auth.session-token=${token}` } });

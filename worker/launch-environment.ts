@@ -54,9 +54,11 @@ export async function announceUsers(prisma: PrismaClient, mode: LaunchMode, conf
     return;
   }
   if ((await prisma.user.count()) > 0) return;
-  const prefix = embedded ? `DATABASE_URL=${config.databaseUrl} ` : "";
-  console.log("[launcher] no console users yet. Create the first admin (its password is printed once):");
-  console.log(`[launcher]   ${prefix}npm run cli -- user:create --email you@example.com --role admin`);
+  // The embedded database's URL carries its generated password: the CLI finds it in the file the
+  // launcher leaves for it (0600), so the hint never prints it.
+  const where = embedded ? " (from this folder, while npm start runs)" : "";
+  console.log(`[launcher] no console users yet. Create the first admin (its password is printed once)${where}:`);
+  console.log("[launcher]   npm run cli -- user:create --email you@example.com --role admin");
 }
 
 /** `npm start`'s web process: our server around Next (it passes on the client's socket address), its heap bounded. */
