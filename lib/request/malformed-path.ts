@@ -15,4 +15,7 @@ export function isMalformedTarget(target: string): boolean {
 }
 
 /** The 400 answer's body. */
-export const MALFORMED_TARGET = { error: "malformed percent-encoding in the request path", code: "BAD_REQUEST" };
+export const MALFORMED_TARGET = {
+  error: "malformed request target: an encoded NUL, or percent-encoding that does not decode",
+  code: "BAD_REQUEST",
+};
