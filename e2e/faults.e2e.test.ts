@@ -292,7 +292,7 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
               json_agg(json_build_object('attempt', a.attempt, 'outcome', a.outcome, 'worker', a.worker,
                 'after', extract(epoch FROM a.started_at - w.received_at)::int) ORDER BY a.attempt) AS attempts
          FROM webhook_inbox w LEFT JOIN processing_attempts a ON a.inbox_id = w.id
-        WHERE w.event_id = ANY($1) GROUP BY w.id ORDER BY w.processed_at - w.received_at DESC LIMIT 2`,
+        WHERE w.event_id = ANY($1) GROUP BY w.id, w.event_id, w.processed_at, w.received_at ORDER BY w.processed_at - w.received_at DESC LIMIT 2`,
       [[...traffic.acknowledged]],
     );
     console.log("[faults] slowest events:", JSON.stringify(slowest));
