@@ -3,12 +3,12 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { generateSecret } from "@/lib/destinations/sign-message";
-import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { changeFeedQuerySchema, readChangeFeed } from "@/lib/outbox/read-change-feed";
 import { createProducer } from "@/lib/queue/boss";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
 import { generateHistories } from "../simulator/history";
 import { startHostReceiver } from "../simulator/host-receiver";
+import { inProcessSender } from "./ingest-sender";
 import { freshBenchDatabase } from "./bench-database";
 import { processRssMb } from "./group-rss";
 
@@ -59,17 +59,7 @@ async function backlog(name: string, env: Record<string, string>) {
   await boss.start();
   const histories = generateHistories(7, Math.ceil(targetEvents / 2), ["stripe"], { sameSecondRate: 0 });
   const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "payment", seed: 7 }).slice(0, targetEvents);
-  await deliverAll(
-    plan,
-    async (delivery) => {
-      const outcome = await ingestEvent(
-        { pool, boss, config },
-        { provider: delivery.provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
-      );
-      return { status: outcome.kind === "stored" ? 200 : 500 };
-    },
-    { concurrency: 16, secrets },
-  );
+  await deliverAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
   await boss.stop({ graceful: false });
   await pool.query("ANALYZE");
   const events = await count(pool, "SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");

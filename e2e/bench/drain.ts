@@ -3,11 +3,11 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
-import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { deliverAll, planDeliveries } from "../simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
+import { inProcessSender } from "./ingest-sender";
 import { copyBenchDatabase, flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
@@ -81,17 +81,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
   const ceilingCopies: { batch: number; pgbench: string; url: string; drop: () => Promise<void> }[] = [];
   try {
     const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
-    const ingest = await deliverAll(
-      plan,
-      async (delivery) => {
-        const outcome = await ingestEvent(
-          { pool, boss, config },
-          { provider: delivery.provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
-        );
-        return { status: outcome.kind === "stored" ? 200 : 500 };
-      },
-      { concurrency: 16, secrets },
-    );
+    const ingest = await deliverAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
     const backlog = await pendingCount(pool);
     const ingestPerSecond = backlog / (ingest.ms / 1000);
     console.log(
