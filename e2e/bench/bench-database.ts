@@ -28,19 +28,29 @@ export async function keptBenchDatabase(name: string): Promise<BenchDatabase> {
   return database;
 }
 
+// Each rolled-up table's count from scratch, as its migration does for existing rows.
+const RECOUNT = {
+  webhook_inbox: `INSERT INTO inbox_hourly_counts (hour, provider, status, slot, n)
+                  SELECT date_trunc('hour', received_at, 'UTC'), provider, status, 0, count(*) FROM webhook_inbox GROUP BY 1, 2, 3`,
+  payments: `INSERT INTO payment_hourly_totals (hour, provider, status, currency, slot, payments, amount, refunded)
+             SELECT date_trunc('hour', created_at, 'UTC'), provider, status, COALESCE(currency, ''), 0, count(*), COALESCE(sum(amount), 0), sum(amount_refunded)
+               FROM payments GROUP BY 1, 2, 3, 4`,
+};
+
 /**
- * Runs a bulk `load` into webhook_inbox with its triggers off, then counts the hourly rollup once,
- * as its migration does for existing rows: the rollup's per-row trigger would update one counter
- * row once per loaded row, within one statement (slower with every version, past any timeout).
+ * Runs a bulk `load` into `table` with its triggers off, then counts its hourly rollup once: the
+ * rollup's per-row trigger would update one counter row once per loaded row, within one statement
+ * (slower with every version, past any timeout).
  */
-export async function loadWithoutRollupTrigger(db: Queryable, load: () => Promise<void>): Promise<void> {
-  await db.query("ALTER TABLE webhook_inbox DISABLE TRIGGER USER");
+export async function loadWithoutRollupTrigger(
+  db: Queryable,
+  load: () => Promise<void>,
+  table: keyof typeof RECOUNT = "webhook_inbox",
+): Promise<void> {
+  await db.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
   await load();
-  await db.query("ALTER TABLE webhook_inbox ENABLE TRIGGER USER");
-  await db.query(
-    `INSERT INTO inbox_hourly_counts (hour, provider, status, slot, n)
-     SELECT date_trunc('hour', received_at, 'UTC'), provider, status, 0, count(*) FROM webhook_inbox GROUP BY 1, 2, 3`,
-  );
+  await db.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
+  await db.query(RECOUNT[table]);
 }
 
 /**

@@ -120,6 +120,8 @@ describe("Prisma client on the migrated schema", () => {
       where: { id_receivedAt: { id: event.id, receivedAt: event.receivedAt } },
       data: { status: "processed", processedAt: new Date() },
     });
+    const totals = await prisma.paymentHourlyTotal.findMany({ where: { provider: payment.provider } });
+    expect(totals.reduce((sum, row) => sum + row.payments, 0n)).toBe(1n);
     const counts = await prisma.inboxHourlyCount.findMany({ where: { provider: "stripe" } });
     const byStatus = (status: string) => counts.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0n);
     expect([byStatus("pending"), byStatus("processed")]).toEqual([0n, 1n]);

@@ -65,13 +65,15 @@ function exactFirst(filter: PaymentFilter, param: (value: unknown) => string): s
   return `(${exact}) DESC, `;
 }
 
+// Amount both ways reads one index (amount DESC NULLS LAST, id DESC), backwards for ascending: an
+// unknown amount sorts as the smallest.
 const ORDER: Record<PaymentSort, string> = {
   updated_desc: "p.updated_at DESC, p.id DESC",
   updated_asc: "p.updated_at ASC, p.id ASC",
   created_desc: "p.created_at DESC, p.id DESC",
   created_asc: "p.created_at ASC, p.id ASC",
   amount_desc: "p.amount DESC NULLS LAST, p.id DESC",
-  amount_asc: "p.amount ASC NULLS LAST, p.id ASC",
+  amount_asc: "p.amount ASC NULLS FIRST, p.id ASC",
 };
 
 /**
@@ -134,24 +136,75 @@ export function totalsByCurrency(rows: TotalsRow[]): PaymentTotal[] {
   return [...byCurrency.values()];
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * A filter without a search, as whole UTC hours (read from payment_hourly_totals) and the partial
+ * hours at its edges (read from payments): [from, start) and [end, to), each within one hour.
+ */
+export function hourSpans(filter: PaymentFilter): { start: Date | null; end: Date | null } {
+  const from = filter.createdFrom?.getTime();
+  const to = filter.createdTo?.getTime();
+  const start = from === undefined ? null : Math.ceil(from / HOUR_MS) * HOUR_MS;
+  const end = to === undefined ? null : Math.floor(to / HOUR_MS) * HOUR_MS;
+  if (start !== null && end !== null && start >= end) return { start: null, end: null };
+  return { start: start === null ? null : new Date(start), end: end === null ? null : new Date(end) };
+}
+
+const MATCHED_TOTALS = (where: string) =>
+  `SELECT p.currency, p.status, count(*)::int AS payments, COALESCE(sum(p.amount), 0) AS amount, sum(p.amount_refunded) AS refunded
+     FROM payments p WHERE ${where} GROUP BY 1, 2`;
+
 /**
  * Totals for a filter, per currency (amounts in minor units can't be added across currencies).
- * Summed over at most `cap` payments; beyond that `capped` says the sums cover only part.
+ * Without a search they come from the hourly rollup plus the filter's partial edge hours, exact at
+ * any size. A search is summed over its matches, at most `cap` of them; beyond that `capped` says the
+ * sums cover only part.
  */
 export async function paymentTotals(
   db: Queryable,
   filter: PaymentFilter,
   cap = 250_000,
 ): Promise<{ totals: PaymentTotal[]; capped: boolean }> {
-  const { where, params } = paymentFilterSql(filter);
-  params.push(cap + 1);
+  const { start, end } = filter.search ? { start: null, end: null } : hourSpans(filter);
+  if (filter.search || (start === null && end === null && (filter.createdFrom || filter.createdTo))) {
+    const { where, params } = paymentFilterSql(filter);
+    params.push(cap + 1);
+    const { rows } = await db.query<TotalsRow>(
+      `SELECT currency, status, count(*)::int AS payments, COALESCE(sum(amount), 0)::text AS amount, COALESCE(sum(amount_refunded), 0)::text AS refunded
+         FROM (SELECT p.currency, p.status, p.amount, p.amount_refunded FROM payments p WHERE ${where} LIMIT $${params.length}) matched
+        GROUP BY currency, status
+        ORDER BY currency NULLS LAST, status`,
+      params,
+    );
+    const totals = totalsByCurrency(rows);
+    return { totals, capped: totals.reduce((sum, total) => sum + total.payments, 0) > cap };
+  }
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const rollup = [
+    filter.statuses?.length ? `t.status = ANY(${param(filter.statuses)}::text[])` : null,
+    filter.provider ? `t.provider = ${param(filter.provider)}` : null,
+    start ? `t.hour >= ${param(start)}` : null,
+    end ? `t.hour < ${param(end)}` : null,
+  ].filter(Boolean);
+  const parts = [
+    `SELECT NULLIF(t.currency, '') AS currency, t.status, sum(t.payments)::int AS payments, sum(t.amount) AS amount, sum(t.refunded) AS refunded
+       FROM payment_hourly_totals t ${rollup.length ? `WHERE ${rollup.join(" AND ")}` : ""} GROUP BY 1, 2`,
+  ];
+  const edges = { ...filter, createdFrom: undefined, createdTo: undefined };
+  if (start && start.getTime() !== filter.createdFrom!.getTime()) {
+    parts.push(MATCHED_TOTALS(paymentFilterSql({ ...edges, createdFrom: filter.createdFrom, createdTo: start }, params).where));
+  }
+  if (end && end.getTime() !== filter.createdTo!.getTime()) {
+    parts.push(MATCHED_TOTALS(paymentFilterSql({ ...edges, createdFrom: end, createdTo: filter.createdTo }, params).where));
+  }
   const { rows } = await db.query<TotalsRow>(
-    `SELECT currency, status, count(*)::int AS payments, COALESCE(sum(amount), 0)::text AS amount, COALESCE(sum(amount_refunded), 0)::text AS refunded
-       FROM (SELECT p.currency, p.status, p.amount, p.amount_refunded FROM payments p WHERE ${where} LIMIT $${params.length}) matched
-      GROUP BY currency, status
+    `SELECT currency, status, sum(payments)::int AS payments, sum(amount)::text AS amount, sum(refunded)::text AS refunded
+       FROM (${parts.join(" UNION ALL ")}) counted
+      GROUP BY currency, status HAVING sum(payments) <> 0
       ORDER BY currency NULLS LAST, status`,
     params,
   );
-  const totals = totalsByCurrency(rows);
-  return { totals, capped: totals.reduce((sum, total) => sum + total.payments, 0) > cap };
+  return { totals: totalsByCurrency(rows), capped: false };
 }

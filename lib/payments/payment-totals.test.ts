@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { processEvents } from "@/lib/inbox/process/process-event";
+import {
+  hourSpans,
+  paymentFilterSql,
+  paymentTotals,
+  totalsByCurrency,
+  type PaymentFilter,
+  type TotalsRow,
+} from "@/lib/payments/search-payments";
+import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+
+// The payments list's totals: read from the hourly rollup the triggers keep plus the filter's partial
+// edge hours, they must equal summing the matching payments themselves, after any writes.
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await createTestApp("payment_totals");
+});
+afterAll(async () => app.close());
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, payments, payment_changes CASCADE");
+});
+
+const HOUR = 3_600_000;
+const base = Date.UTC(2026, 10, 20, 0, 0, 0);
+const STATUSES = ["pending", "paid", "refunded", "partially_refunded", "disputed"] as const;
+const PROVIDERS = ["stripe", "asaas", "pagarme"];
+
+/** A deterministic stream of numbers in [0, 1), so a failure reproduces. */
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** The sums straight from payments, the way the totals were computed before the rollup. */
+async function summedDirectly(filter: PaymentFilter) {
+  const { where, params } = paymentFilterSql(filter);
+  const { rows } = await app.pool.query<TotalsRow>(
+    `SELECT currency, status, count(*)::int AS payments, COALESCE(sum(amount), 0)::text AS amount, sum(amount_refunded)::text AS refunded
+       FROM payments p WHERE ${where} GROUP BY 1, 2 ORDER BY currency NULLS LAST, status`,
+    params,
+  );
+  return totalsByCurrency(rows);
+}
+
+describe("payment totals", () => {
+  it("splits a filter into whole UTC hours and the partial hours at its edges", () => {
+    const at = (minutes: number) => new Date(base + minutes * 60_000);
+    expect(hourSpans({})).toEqual({ start: null, end: null });
+    expect(hourSpans({ createdFrom: at(30), createdTo: at(150) })).toEqual({ start: at(60), end: at(120) });
+    expect(hourSpans({ createdFrom: at(60) })).toEqual({ start: at(60), end: null });
+    expect(hourSpans({ createdTo: at(59) })).toEqual({ start: null, end: at(0) });
+    // Inside one hour, or across one boundary only: nothing whole to read from the rollup.
+    expect(hourSpans({ createdFrom: at(10), createdTo: at(50) })).toEqual({ start: null, end: null });
+    expect(hourSpans({ createdFrom: at(50), createdTo: at(70) })).toEqual({ start: null, end: null });
+  });
+
+  it("equals the payments' own sums for every filter, after inserts, updates, refunds and deletes", async () => {
+    const next = random(7);
+    const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]!;
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency, created_at)
+       SELECT provider, 'ch_' || n, status, amount, 0, currency, created_at
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::timestamptz[])
+           AS t(provider, n, status, amount, currency, created_at)`,
+      [
+        Array.from({ length: 400 }, () => pick(PROVIDERS)),
+        Array.from({ length: 400 }, (_, n) => n),
+        Array.from({ length: 400 }, () => pick(STATUSES)),
+        Array.from({ length: 400 }, () => (next() < 0.1 ? null : 100 + Math.floor(next() * 100_000))),
+        Array.from({ length: 400 }, () => (next() < 0.05 ? null : pick(["usd", "brl"]))),
+        Array.from({ length: 400 }, () => new Date(base + Math.floor(next() * 30 * HOUR))),
+      ],
+    );
+    // Writes the triggers must follow: a status change, a refund, facts filled later, a delete.
+    await app.pool.query("UPDATE payments SET status = 'paid' WHERE id % 7 = 0");
+    await app.pool.query(
+      "UPDATE payments SET amount_refunded = amount / 2, status = 'partially_refunded' WHERE id % 11 = 0 AND amount IS NOT NULL",
+    );
+    await app.pool.query("UPDATE payments SET amount = 555, currency = 'usd' WHERE amount IS NULL AND id % 2 = 0");
+    await app.pool.query("DELETE FROM payments WHERE id % 13 = 0");
+
+    const filters: PaymentFilter[] = [{}, { statuses: ["paid"] }, { provider: "asaas", statuses: ["paid", "partially_refunded"] }];
+    for (let i = 0; i < 40; i++) {
+      const from = base + Math.floor(next() * 32 * HOUR) - HOUR;
+      const filter: PaymentFilter = {
+        statuses: next() < 0.5 ? [pick(STATUSES)] : undefined,
+        provider: next() < 0.5 ? pick(PROVIDERS) : undefined,
+        createdFrom: next() < 0.8 ? new Date(from) : undefined,
+        createdTo: next() < 0.8 ? new Date(from + Math.floor(next() * 12 * HOUR)) : undefined,
+      };
+      filters.push(filter);
+    }
+    for (const filter of filters) {
+      const totals = await paymentTotals(app.pool, filter);
+      expect(totals.capped).toBe(false);
+      expect(totals.totals, JSON.stringify(filter)).toEqual(await summedDirectly(filter));
+    }
+  });
+
+  it("follows the processing path's writes: a payment created paid, then refunded in full", async () => {
+    const payment = stripePayment();
+    const now = Date.now();
+    const paid = await ingestStripeStep(app, payment, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    const refund = await ingestStripeStep(app, payment, { kind: "refund", amountRefunded: payment.amount, occurredAtMs: now - 20_000 });
+    const deps = processDeps(app);
+    expect(await processEvents(deps, [paid.inboxId])).toEqual(["processed"]);
+    expect((await paymentTotals(app.pool, {})).totals).toEqual([
+      { currency: "usd", payments: 1, amount: payment.amount, refunded: 0, byStatus: { paid: 1 } },
+    ]);
+    expect(await processEvents(deps, [refund.inboxId])).toEqual(["processed"]);
+    expect((await paymentTotals(app.pool, { statuses: ["refunded"] })).totals).toEqual([
+      { currency: "usd", payments: 1, amount: payment.amount, refunded: payment.amount, byStatus: { refunded: 1 } },
+    ]);
+    expect((await paymentTotals(app.pool, { statuses: ["paid"] })).totals).toEqual([]);
+  });
+
+  it("is emptied with the payments", async () => {
+    await app.pool.query(
+      "INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('stripe', 'ch_gone', 'paid', 100, 'usd')",
+    );
+    await app.pool.query("TRUNCATE payments CASCADE");
+    expect((await paymentTotals(app.pool, {})).totals).toEqual([]);
+  });
+});
