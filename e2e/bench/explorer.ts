@@ -8,6 +8,9 @@ import { previewReplay, replayable } from "@/lib/inbox/replay/replay-events";
 import { loadConfig } from "@/lib/config/env";
 import { customerSummary } from "@/lib/payments/customer-summary";
 import { paymentTotals, searchPayments } from "@/lib/payments/search-payments";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { installQueues } from "@/lib/queue/boss";
+import { startReplicatedPostgres, type ReplicatedPostgres } from "../harness/replicated-postgres";
 import { freshBenchDatabase, keptBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep] [--reuse]`: the console's server time at
@@ -15,7 +18,8 @@ import { freshBenchDatabase, keptBenchDatabase, loadWithoutRollupTrigger } from 
 // SQL (generate_series; secondary indexes built after the load, the rollup counted once the way its
 // migration does), then times the explorer's, the overview's and the replay preview's queries and
 // prints each one's median and p95. --keep leaves the filled database; --reuse times a kept one again
-// after migrating it (an index added since), instead of filling a new one.
+// after migrating it (an index added since), instead of filling a new one. --replica fills a primary
+// of its own instead, copies it to a streaming standby (pg_basebackup), and times the reads there.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -24,6 +28,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "20" },
     keep: { type: "boolean", default: false },
     reuse: { type: "boolean", default: false },
+    replica: { type: "boolean", default: false },
   },
 });
 const total = Number(values.events);
@@ -138,29 +143,53 @@ async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
 }
 
 const name = `webhook_inbox_bench_explorer_${total}`;
-const { url, drop } = values.reuse ? await keptBenchDatabase(name) : await freshBenchDatabase(name);
 // Building the payload GIN index over 10M rows takes many minutes: no statement timeout here.
-const pool = createPool(url, 4, "bench-explorer", { connectMs: 5_000, statementMs: 6 * 3600_000 });
+const openPool = (url: string) => createPool(url, 4, "bench-explorer", { connectMs: 5_000, statementMs: 6 * 3600_000 });
+let replica: ReplicatedPostgres | null = null;
+let url: string;
+let drop = async () => {};
+if (values.replica) {
+  // A primary and a standby this run owns: the primary is filled, then copied with pg_basebackup.
+  replica = await startReplicatedPostgres(name, async (primaryUrl) => {
+    await migrateDatabase(primaryUrl, installQueues);
+    const loading = openPool(primaryUrl);
+    try {
+      await fill(loading);
+      await fillPayments(loading);
+    } finally {
+      await loading.end();
+    }
+  });
+  url = replica.primary.url(name);
+} else {
+  ({ url, drop } = values.reuse ? await keptBenchDatabase(name) : await freshBenchDatabase(name));
+}
+const pool = openPool(url);
+const reads = replica ? openPool(replica.standby.url(name)) : pool;
 try {
-  if (!values.reuse) await fill(pool);
+  const { rows: recovery } = await reads.query<{ standby: boolean }>("SELECT pg_is_in_recovery() AS standby");
+  if (recovery[0]!.standby !== Boolean(replica)) throw new Error("the timed reads are not on the server they should be");
+  if (!values.reuse && !replica) await fill(pool);
   const deep = await (async () => {
     let cursor: string | undefined;
-    for (let page = 0; page < 20; page++) cursor = (await listEvents(pool, { filter: {}, cursor, limit: 50 })).nextCursor ?? undefined;
+    for (let page = 0; page < 20; page++) cursor = (await listEvents(reads, { filter: {}, cursor, limit: 50 })).nextCursor ?? undefined;
     return cursor;
   })();
-  console.log(`\nexplorer and overview at ${total} events (page size 50), ${runs} runs each\n`);
+  console.log(
+    `\nexplorer and overview at ${total} events (page size 50), ${runs} runs each, read from ${replica ? "the standby" : "the primary"}\n`,
+  );
   console.log("| query | median ms | p95 ms | max ms | p95 < 100 ms |\n|---|---|---|---|---|");
-  await time("explorer: newest events", () => listEvents(pool, { filter: {}, limit: 50 }));
-  await time("explorer: page 21 (keyset cursor)", () => listEvents(pool, { filter: {}, cursor: deep, limit: 50 }));
+  await time("explorer: newest events", () => listEvents(reads, { filter: {}, limit: 50 }));
+  await time("explorer: page 21 (keyset cursor)", () => listEvents(reads, { filter: {}, cursor: deep, limit: 50 }));
   await time("explorer: provider=stripe, status=failed", () =>
-    listEvents(pool, { filter: { provider: "stripe", statuses: ["failed"] }, limit: 50 }),
+    listEvents(reads, { filter: { provider: "stripe", statuses: ["failed"] }, limit: 50 }),
   );
   await time("explorer: status=ignored, sorted by occurred", () =>
-    listEvents(pool, { filter: { statuses: ["ignored"] }, sort: "occurred_desc", limit: 50 }),
+    listEvents(reads, { filter: { statuses: ["ignored"] }, sort: "occurred_desc", limit: 50 }),
   );
-  await time("explorer: search customer e-mail", () => listEvents(pool, { filter: { search: "customer4242@example.com" }, limit: 50 }));
-  await time("explorer: search charge id", () => listEvents(pool, { filter: { search: `ch_${Math.floor(total / 6)}` }, limit: 50 }));
-  await time("explorer: search event id", () => listEvents(pool, { filter: { search: `evt_${Math.floor(total / 2)}` }, limit: 50 }));
+  await time("explorer: search customer e-mail", () => listEvents(reads, { filter: { search: "customer4242@example.com" }, limit: 50 }));
+  await time("explorer: search charge id", () => listEvents(reads, { filter: { search: `ch_${Math.floor(total / 6)}` }, limit: 50 }));
+  await time("explorer: search event id", () => listEvents(reads, { filter: { search: `evt_${Math.floor(total / 2)}` }, limit: 50 }));
   // Fragments: each resolves to at most a few dozen values, exact first, then their events.
   for (const fragment of [
     "customer7@",
@@ -171,27 +200,30 @@ try {
     "cus_424",
   ]) {
     await time(`explorer: search fragment ${fragment} with count`, () =>
-      Promise.all([listEvents(pool, { filter: { search: fragment }, limit: 50 }), countEvents(pool, { search: fragment }, 10_000)]),
+      Promise.all([listEvents(reads, { filter: { search: fragment }, limit: 50 }), countEvents(reads, { search: fragment }, 10_000)]),
     );
   }
   await time("explorer: JSON path data.object.metadata.order_id", () =>
-    listEvents(pool, { filter: { jsonPath: "data.object.metadata.order_id", jsonValue: "ord_777" }, limit: 50 }),
+    listEvents(reads, { filter: { jsonPath: "data.object.metadata.order_id", jsonValue: "ord_777" }, limit: 50 }),
   );
   await time("explorer: type + received in the last day", () =>
-    listEvents(pool, { filter: { type: "charge.refunded", receivedFrom: new Date(Date.now() - 86_400_000) }, limit: 50 }),
+    listEvents(reads, { filter: { type: "charge.refunded", receivedFrom: new Date(Date.now() - 86_400_000) }, limit: 50 }),
   );
-  await time("explorer: count, no filter (rollup)", () => countEvents(pool, {}, 10_000));
-  await time("explorer: count, type filter (capped at 10,000)", () => countEvents(pool, { type: "charge.refunded" }, 10_000));
-  await time("bulk replay preview: all ignored + failed (rollup)", () => previewReplay(pool, {}));
+  await time("explorer: count, no filter (rollup)", () => countEvents(reads, {}, 10_000));
+  await time("explorer: count, type filter (capped at 10,000)", () => countEvents(reads, { type: "charge.refunded" }, 10_000));
+  await time("bulk replay preview: all ignored + failed (rollup)", () => previewReplay(reads, {}));
   await time("bulk replay preview: type + last day (capped at 100,000)", () =>
-    previewReplay(pool, { type: "charge.refunded", receivedFrom: new Date(Date.now() - 86_400_000) }),
+    previewReplay(reads, { type: "charge.refunded", receivedFrom: new Date(Date.now() - 86_400_000) }),
   );
-  await time("overview: per-provider stats (hour/day/week)", () => providerStats(pool));
-  await time("overview: hourly volume, 24h", () => hourlyVolume(pool, 24));
-  await time("overview: backlog summary", () => backlogSummary(pool));
-  if (!values.reuse) await fillPayments(pool);
-  await timeCustomerQueries(pool);
+  await time("overview: per-provider stats (hour/day/week)", () => providerStats(reads));
+  await time("overview: hourly volume, 24h", () => hourlyVolume(reads, 24));
+  await time("overview: backlog summary", () => backlogSummary(reads));
+  if (!values.reuse && !replica) await fillPayments(pool);
+  await timeCustomerQueries(reads);
 } finally {
   await pool.end();
-  if (!values.keep) await drop();
+  if (replica) {
+    await reads.end();
+    await replica.stop();
+  } else if (!values.keep) await drop();
 }

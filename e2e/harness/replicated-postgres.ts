@@ -56,8 +56,15 @@ function ownedDir(parent: string, name: string): string {
   return dir;
 }
 
-/** Starts a primary with `database` created, and a standby streaming from it, caught up. */
-export async function startReplicatedPostgres(database = "app"): Promise<ReplicatedPostgres> {
+/**
+ * Starts a primary with `database` created, and a standby streaming from it, caught up. `prepare`
+ * runs on the primary before the standby is copied from it (a large load is copied once, not
+ * streamed and replayed row by row).
+ */
+export async function startReplicatedPostgres(
+  database = "app",
+  prepare?: (primaryUrl: string) => Promise<void>,
+): Promise<ReplicatedPostgres> {
   const bin = binDir();
   const root = mkdtempSync(join(tmpdir(), "inbox-replicated-"));
   if (asRoot) chownSync(root, POSTGRES_UID, POSTGRES_UID);
@@ -81,6 +88,13 @@ export async function startReplicatedPostgres(database = "app"): Promise<Replica
   const admin = await connectClient({ connectionString: primary.url() });
   await admin.query(`CREATE DATABASE ${database}`);
   await admin.end();
+  try {
+    await prepare?.(primary.url(database));
+  } catch (error) {
+    await primary.stop();
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
 
   await exec(join(bin, "pg_basebackup"), [
     "-h",
