@@ -8,9 +8,15 @@ import { previewReplay, replayable } from "@/lib/inbox/replay/replay-events";
 import { loadConfig } from "@/lib/config/env";
 import { customerSummary } from "@/lib/payments/customer-summary";
 import { paymentTotals, searchPayments } from "@/lib/payments/search-payments";
+import { createUser } from "@/lib/auth/users";
+import { DEFAULT_WEB_HEAP_LIMIT_MB } from "@/lib/config/env";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { createPrisma } from "@/lib/db/prisma";
 import { installQueues } from "@/lib/queue/boss";
+import { startAppServer } from "../harness/app-server";
+import { cookieHeader, httpSignIn } from "../harness/http-session";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "../harness/replicated-postgres";
+import { groupRssMb } from "./group-rss";
 import { freshBenchDatabase, keptBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep] [--reuse]`: the console's server time at
@@ -20,6 +26,8 @@ import { freshBenchDatabase, keptBenchDatabase, loadWithoutRollupTrigger } from 
 // prints each one's median and p95. --keep leaves the filled database; --reuse times a kept one again
 // after migrating it (an index added since), instead of filling a new one. --replica fills a primary
 // of its own instead, copies it to a streaming standby (pg_basebackup), and times the reads there.
+// --export then downloads a CSV export of up to 1M payments from the running web (`npm start`'s
+// server, signed in over HTTP) and reads the web's memory while it streams.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -29,6 +37,7 @@ const { values } = parseArgs({
     keep: { type: "boolean", default: false },
     reuse: { type: "boolean", default: false },
     replica: { type: "boolean", default: false },
+    export: { type: "boolean", default: false },
   },
 });
 const total = Number(values.events);
@@ -129,6 +138,42 @@ async function timeCustomerQueries(pool: Pool) {
   );
 }
 
+/** Streams the payments export of the newest ~1M payments through the real web, watching its memory. */
+async function measureExport(pool: Pool, databaseUrl: string) {
+  const email = "bench-export@example.com";
+  const password = "bench export password 0123";
+  await createUser(createPrisma(pool), { email, role: "admin", password }, "bench");
+  const app = await startAppServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: "bench-auth-secret-0123456789abcdef0123456789" });
+  try {
+    const session = await httpSignIn(app.url, email, password);
+    const payments = Math.floor(total / 3) + 1;
+    const wanted = Math.min(1_000_000, payments);
+    // Payments are spread evenly over the filled week: the newest `wanted` of them began this long ago.
+    const from = new Date(Date.now() - 3_600_000 - (wanted / payments) * 604_800_000).toISOString();
+    const before = groupRssMb(app.pids.web);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, groupRssMb(app.pids.web))), 100);
+    const started = performance.now();
+    const response = await fetch(`${app.url}/api/exports/payments?from=${from}`, { headers: { cookie: cookieHeader(session.cookies) } });
+    if (!response.ok || !response.body) throw new Error(`export answered ${response.status}`);
+    let lines = 0;
+    let bytes = 0;
+    const reader = response.body.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      bytes += chunk.value.length;
+      for (const byte of chunk.value) if (byte === 10) lines++;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    console.log(
+      `\nexport: ${lines - 1} payments (${(bytes / 1e6).toFixed(0)} MB of CSV) in ${seconds.toFixed(1)}s = ${((lines - 1) / seconds).toFixed(0)} rows/s; ` +
+        `web resident memory ${before} MB before, ${peak} MB at most while streaming (heap limit ${DEFAULT_WEB_HEAP_LIMIT_MB} MB)`,
+    );
+  } finally {
+    await app.stop();
+  }
+}
+
 async function time(label: string, run: () => Promise<unknown>, repeat = runs) {
   const samples: number[] = [];
   for (let i = 0; i < repeat; i++) {
@@ -220,6 +265,7 @@ try {
   await time("overview: backlog summary", () => backlogSummary(reads));
   if (!values.reuse && !replica) await fillPayments(pool);
   await timeCustomerQueries(reads);
+  if (values.export) await measureExport(pool, url);
 } finally {
   await pool.end();
   if (replica) {
