@@ -8,7 +8,14 @@ import { testConfig, waitFor } from "@/lib/testing/test-worker";
 import type { AppConfig } from "../config/env";
 import { withTransaction } from "../db/pool";
 import { createDestination, rotateDestinationSecret } from "./manage-destinations";
-import { claimDeliveries, outcomeOf, settleDeliveries, type ClaimedDelivery, type SentDelivery } from "./deliver-changes";
+import {
+  claimDeliveries,
+  outcomeOf,
+  settleDeliveries,
+  type ClaimedDelivery,
+  type GoneDestination,
+  type SentDelivery,
+} from "./deliver-changes";
 import { fanOutChanges } from "./fan-out-changes";
 import { postMessage } from "./post-message";
 import { refusingLookup } from "./refuse-address";
@@ -24,6 +31,7 @@ let config: AppConfig;
 let workers: DeliveryWorker[] = [];
 let receivers: HostReceiver[] = [];
 let deadOnes: SentDelivery[] = [];
+let goneOnes: GoneDestination[] = [];
 const admin = { actor: "admin@example.com" };
 
 beforeAll(async () => {
@@ -45,6 +53,7 @@ afterEach(async () => {
   workers = [];
   receivers = [];
   deadOnes = [];
+  goneOnes = [];
 });
 
 const facts = stripePayment;
@@ -60,7 +69,11 @@ async function destinationWithReceiver(overrides: Partial<AppConfig["destination
   receivers.push(receiver);
   await app.pool.query("UPDATE destinations SET url = $2 WHERE id = $1", [destination.id, receiver.url]);
   workers.push(
-    startDeliveryWorker(app.pool, { ...config, destinations: { ...config.destinations, ...overrides } }, (dead) => deadOnes.push(dead)),
+    startDeliveryWorker(
+      app.pool,
+      { ...config, destinations: { ...config.destinations, ...overrides } },
+      { dead: (dead) => deadOnes.push(dead), gone: (gone) => goneOnes.push(gone) },
+    ),
   );
   return { destination, secret, receiver };
 }
@@ -169,7 +182,7 @@ describe("destinations", () => {
     expect(audit).toMatchObject([{ actor: "admin@example.com", details: { destinationId: destination.id, resent: 1 } }]);
   });
 
-  it("switches a destination off when it answers 410 Gone, keeping the delivery for when it is switched on again", async () => {
+  it("switches a destination off when it answers 410 Gone (reported for the alert), keeping its deliveries for when it is switched on again", async () => {
     const { receiver, destination } = await destinationWithReceiver();
     receiver.set({ fixedStatus: 410 });
     await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
@@ -181,9 +194,12 @@ describe("destinations", () => {
       30_000,
       "the destination switched off",
     );
+    await waitFor(async () => goneOnes.length > 0, 30_000, "the switch-off reported");
     expect((await deliveryStatuses(destination.id))[0]).toMatchObject({ status: "pending" });
     const { rows } = await app.pool.query("SELECT outcome, status_code FROM delivery_attempts");
     expect(rows).toEqual([{ outcome: "gone", status_code: 410 }]);
+    await workers[0]!.stop();
+    expect(goneOnes).toEqual([{ id: destination.id, name: "host" }]);
   });
 
   it("opens the destination's breaker after consecutive failures: nothing is sent until the cooldown ends", async () => {
@@ -291,6 +307,17 @@ describe("claims and answers (no worker: the test claims and answers as a host w
     await settleDeliveries(app.pool, settings, answered(next, 200));
     expect(await breaker(destination.id)).toEqual({ failures: 0, open: false, coolingDown: false });
     expect(await claimDeliveries(app.pool, settings, 10)).toHaveLength(5);
+  });
+
+  it("reports a destination switched off by 410 once, however many answers say so", async () => {
+    const destination = await destinationWithBacklog(2);
+    const claimed = await claimDeliveries(app.pool, config.destinations, 10);
+    expect(claimed).toHaveLength(2);
+    const reports = await Promise.all(
+      claimed.map((delivery) => settleDeliveries(app.pool, config.destinations, answered([delivery], 410))),
+    );
+    expect(reports.flatMap(({ gone }) => gone)).toEqual([{ id: destination.id, name: "host" }]);
+    expect((await settleDeliveries(app.pool, config.destinations, answered(claimed, 410))).gone).toEqual([]);
   });
 });
 

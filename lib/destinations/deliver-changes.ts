@@ -146,10 +146,13 @@ const SETTLE = `
 
 // The breaker is per destination and shared by every worker: consecutive failed attempts open it
 // for the cooldown; then CLAIM sends one probe at a time, whose success closes it and whose failure
-// reopens it for another cooldown.
+// reopens it for another cooldown. A 410 switches the destination off; `gone` is reported by the
+// statement that switched it off (its row locked first, so the prior state read is the latest), once.
 const UPDATE_BREAKERS = `
   WITH tally AS (
     SELECT * FROM unnest($1::bigint[], $2::int[], $3::bool[], $4::bool[]) AS t(id, failures, succeeded, gone)
+  ), prior AS (
+    SELECT id, enabled FROM destinations WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE
   )
   UPDATE destinations d
      SET consecutive_failures = CASE WHEN t.succeeded THEN 0 ELSE d.consecutive_failures + t.failures END,
@@ -157,13 +160,27 @@ const UPDATE_BREAKERS = `
                                    WHEN d.consecutive_failures + t.failures >= $5 THEN now() + make_interval(secs => $6)
                                    ELSE d.breaker_open_until END,
          enabled = d.enabled AND NOT t.gone,
-         disabled_reason = CASE WHEN t.gone THEN 'the destination answered 410 Gone' ELSE d.disabled_reason END,
+         disabled_reason = CASE WHEN t.gone THEN $7 ELSE d.disabled_reason END,
          updated_at = CASE WHEN t.gone THEN now() ELSE d.updated_at END
-    FROM tally t
+    FROM tally t JOIN prior p ON p.id = t.id
    WHERE d.id = t.id
-  RETURNING d.id, d.breaker_open_until > now() AND d.consecutive_failures - t.failures < $5 AS opened, t.gone`;
+  RETURNING d.id, d.name, d.breaker_open_until > now() AND d.consecutive_failures - t.failures < $5 AS opened, t.gone AND p.enabled AS gone`;
 
-export type SettleReport = { dead: SentDelivery[]; breakersOpened: number[]; gone: number[] };
+/** A destination switched off because it answered 410 Gone. */
+export type GoneDestination = { id: number; name: string };
+
+const GONE_REASON = "the destination answered 410 Gone";
+
+/** The destinations still off since they answered 410 Gone (until someone switches them on or off). */
+export async function listGoneDestinations(db: Queryable): Promise<GoneDestination[]> {
+  const { rows } = await db.query<GoneDestination>(
+    "SELECT id, name FROM destinations WHERE NOT enabled AND disabled_reason = $1 ORDER BY id",
+    [GONE_REASON],
+  );
+  return rows;
+}
+
+export type SettleReport = { dead: SentDelivery[]; breakersOpened: number[]; gone: GoneDestination[] };
 
 /** Records a batch of sent deliveries and what they did to their destinations' breakers, in one transaction. */
 export async function settleDeliveries(pool: Pool, config: DestinationsConfig, sent: readonly SentDelivery[]): Promise<SettleReport> {
@@ -189,19 +206,20 @@ export async function settleDeliveries(pool: Pool, config: DestinationsConfig, s
       retries,
     ]);
     const ids = [...tally.keys()];
-    const { rows: breakers } = await tx.query<{ id: number; opened: boolean; gone: boolean }>(UPDATE_BREAKERS, [
+    const { rows: breakers } = await tx.query<{ id: number; name: string; opened: boolean; gone: boolean }>(UPDATE_BREAKERS, [
       ids,
       ids.map((id) => tally.get(id)!.failures),
       ids.map((id) => tally.get(id)!.succeeded),
       ids.map((id) => tally.get(id)!.gone),
       config.breakerFailures,
       config.breakerCooldownSeconds,
+      GONE_REASON,
     ]);
     const dead = new Set(settled.filter(({ status }) => status === "dead").map(({ id }) => id));
     return {
       dead: sent.filter(({ claimed }) => dead.has(claimed.id)),
       breakersOpened: breakers.filter(({ opened }) => opened).map(({ id }) => id),
-      gone: breakers.filter(({ gone }) => gone).map(({ id }) => id),
+      gone: breakers.filter(({ gone }) => gone).map(({ id, name }) => ({ id, name })),
     };
   });
 }
