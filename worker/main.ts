@@ -10,8 +10,8 @@ import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/rep
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { archiveOldPartitions } from "@/lib/partitions/archive-inbox-partition";
 import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
-import { checkAlerts, circuitOpenAlert, deadDeliveryAlert } from "@/lib/alerts/check-alerts";
-import { sendAlert } from "@/lib/alerts/send-alert";
+import { checkAlerts, circuitOpenAlert, deadDeliveryAlert, destinationGoneAlert } from "@/lib/alerts/check-alerts";
+import { sendAlert, type Alert } from "@/lib/alerts/send-alert";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { renderMetrics } from "@/lib/ops/render-metrics";
 import { serveMetrics } from "@/lib/ops/serve-metrics";
@@ -121,10 +121,14 @@ if (metricsServer && !config.metricsToken) log.warn("WORKER_METRICS_PORT is set 
 // a feed position handed out must never be handed out again after a database crash.
 const deliveryPool = createPool(url, 4, "webhook-inbox:destinations", config.databaseTimeouts, { pooler: config.databasePooler });
 await syncConfiguredDestination(deliveryPool, config.destinations.configured);
-const deliveries = startDeliveryWorker(deliveryPool, config, (dead) => {
-  sendAlert({ pool: deliveryPool, config }, deadDeliveryAlert(dead)).catch((error: unknown) =>
-    logger("alerts").error({ error: error instanceof Error ? error.message : String(error) }, "dead-delivery alert failed"),
+const alertInBackground = (alert: Alert) => {
+  sendAlert({ pool: deliveryPool, config }, alert).catch((error: unknown) =>
+    logger("alerts").error({ kind: alert.kind, error: error instanceof Error ? error.message : String(error) }, "alert failed"),
   );
+};
+const deliveries = startDeliveryWorker(deliveryPool, config, {
+  dead: (dead) => alertInBackground(deadDeliveryAlert(dead)),
+  gone: (destination) => alertInBackground(destinationGoneAlert(destination)),
 });
 
 // Set before any job is taken, so a signal mid-job always waits for it.

@@ -5,7 +5,9 @@ import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import { createGatewayClients } from "../inbox/process/gateway-clients";
 import { recordHeartbeat } from "../inbox/process/worker-heartbeats";
-import { checkAlerts, circuitOpenAlert, findAlerts, findWorkerDownAlert } from "./check-alerts";
+import { createDestination, setDestinationEnabled } from "../destinations/manage-destinations";
+import { checkAlerts, circuitOpenAlert, destinationGoneAlert, findAlerts, findWorkerDownAlert } from "./check-alerts";
+import { listAlertStates } from "./list-alert-states";
 import { listAlerts } from "./list-alerts";
 import { sendAlert, type AlertOutcome } from "./send-alert";
 
@@ -184,5 +186,28 @@ describe("worker and delivery alerts", () => {
     expect(alerts.filter((alert) => alert.kind === "provider_silent").map((alert) => alert.provider)).toEqual(["stripe"]);
     await seed("stripe", "processed", 1, 1);
     expect((await findAlerts(deps())).filter((alert) => alert.kind === "provider_silent")).toEqual([]);
+  });
+
+  it("says a destination answered 410 Gone, by name and id, active on the Alerts page until it is switched on again", async () => {
+    const { destination, secret } = await createDestination(
+      app.pool,
+      { name: "ledger", url: "http://127.0.0.1:9/hooks" },
+      { actor: "admin@example.com" },
+    );
+    // As the delivery worker's settlement leaves it (lib/destinations/deliver-changes.ts).
+    await app.pool.query("UPDATE destinations SET enabled = false, disabled_reason = 'the destination answered 410 Gone' WHERE id = $1", [
+      destination.id,
+    ]);
+    const alert = destinationGoneAlert({ id: destination.id, name: destination.name });
+    expect(await sendAlert(deps(), alert)).toEqual({ sent: true, delivered: true });
+    expect(await sendAlert(deps(), alert)).toEqual({ sent: false, reason: "rate_limited" });
+    expect(received.map(({ text }) => text)).toEqual([
+      `[webhook-inbox] destination ledger (id ${destination.id}) answered 410 Gone and was switched off; its pending deliveries wait until it is switched on again from the Destinations page.`,
+    ]);
+    expect(received[0]!.text).not.toContain(secret);
+    const state = async () => (await listAlertStates(deps())).find(({ kind }) => kind === "destination_gone")?.state;
+    expect(await state()).toBe("active");
+    await setDestinationEnabled(app.pool, destination.id, true, { actor: "admin@example.com" });
+    expect(await state()).toBe("resolved");
   });
 });

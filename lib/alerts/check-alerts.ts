@@ -1,5 +1,5 @@
 import { configuredProviders } from "../config/configured-providers";
-import type { SentDelivery } from "../destinations/deliver-changes";
+import type { GoneDestination, SentDelivery } from "../destinations/deliver-changes";
 import { listWorkerBeats, WORKER_ALIVE_SECONDS } from "../inbox/process/worker-heartbeats";
 import { backlogSummary, providerStats } from "../inbox/queries/inbox-stats";
 import { providerDeliveries, silentForLongerThanUsual } from "../inbox/queries/provider-deliveries";
@@ -118,7 +118,6 @@ export async function checkWorkerDownAlert(deps: AlertDeps): Promise<AlertOutcom
   return alert ? sendAlert(deps, alert) : null;
 }
 
-/** The alert for a circuit that just opened in this process (refetches from that gateway stop). */
 /** A change that ran out of retries on its way to a destination (one alert per destination per window). */
 export function deadDeliveryAlert({ claimed }: SentDelivery): Alert {
   const { change } = claimed;
@@ -129,6 +128,16 @@ export function deadDeliveryAlert({ claimed }: SentDelivery): Alert {
   };
 }
 
+/** A destination that answered 410 Gone and was switched off (names it, never its secret or what was sent). */
+export function destinationGoneAlert({ id, name }: GoneDestination): Alert {
+  return {
+    kind: "destination_gone",
+    provider: `destination:${id}`,
+    text: `${PREFIX} destination ${name} (id ${id}) answered 410 Gone and was switched off; its pending deliveries wait until it is switched on again from the Destinations page.`,
+  };
+}
+
+/** The alert for a circuit that just opened in this process (refetches from that gateway stop). */
 export function circuitOpenAlert(provider: string, cooldownSeconds: number): Alert {
   return {
     kind: "circuit_open",

@@ -8,6 +8,7 @@ export const ALERT_KINDS = [
   "pending_stale",
   "circuit_open",
   "delivery_dead",
+  "destination_gone",
   "worker_down",
   "provider_silent",
   "partition_strays",

@@ -6,8 +6,17 @@ import { changeStripePayment, processDeps, stripePayment } from "@/lib/testing/p
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { testConfig, waitFor } from "@/lib/testing/test-worker";
 import type { AppConfig } from "../config/env";
+import { withTransaction } from "../db/pool";
 import { createDestination, rotateDestinationSecret } from "./manage-destinations";
-import type { SentDelivery } from "./deliver-changes";
+import {
+  claimDeliveries,
+  outcomeOf,
+  settleDeliveries,
+  type ClaimedDelivery,
+  type GoneDestination,
+  type SentDelivery,
+} from "./deliver-changes";
+import { fanOutChanges } from "./fan-out-changes";
 import { postMessage } from "./post-message";
 import { refusingLookup } from "./refuse-address";
 import { resendDeliveries } from "./resend-deliveries";
@@ -22,6 +31,7 @@ let config: AppConfig;
 let workers: DeliveryWorker[] = [];
 let receivers: HostReceiver[] = [];
 let deadOnes: SentDelivery[] = [];
+let goneOnes: GoneDestination[] = [];
 const admin = { actor: "admin@example.com" };
 
 beforeAll(async () => {
@@ -43,6 +53,7 @@ afterEach(async () => {
   workers = [];
   receivers = [];
   deadOnes = [];
+  goneOnes = [];
 });
 
 const facts = stripePayment;
@@ -58,7 +69,11 @@ async function destinationWithReceiver(overrides: Partial<AppConfig["destination
   receivers.push(receiver);
   await app.pool.query("UPDATE destinations SET url = $2 WHERE id = $1", [destination.id, receiver.url]);
   workers.push(
-    startDeliveryWorker(app.pool, { ...config, destinations: { ...config.destinations, ...overrides } }, (dead) => deadOnes.push(dead)),
+    startDeliveryWorker(
+      app.pool,
+      { ...config, destinations: { ...config.destinations, ...overrides } },
+      { dead: (dead) => deadOnes.push(dead), gone: (gone) => goneOnes.push(gone) },
+    ),
   );
   return { destination, secret, receiver };
 }
@@ -167,7 +182,7 @@ describe("destinations", () => {
     expect(audit).toMatchObject([{ actor: "admin@example.com", details: { destinationId: destination.id, resent: 1 } }]);
   });
 
-  it("switches a destination off when it answers 410 Gone, keeping the delivery for when it is switched on again", async () => {
+  it("switches a destination off when it answers 410 Gone (reported for the alert), keeping its deliveries for when it is switched on again", async () => {
     const { receiver, destination } = await destinationWithReceiver();
     receiver.set({ fixedStatus: 410 });
     await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
@@ -179,9 +194,12 @@ describe("destinations", () => {
       30_000,
       "the destination switched off",
     );
+    await waitFor(async () => goneOnes.length > 0, 30_000, "the switch-off reported");
     expect((await deliveryStatuses(destination.id))[0]).toMatchObject({ status: "pending" });
     const { rows } = await app.pool.query("SELECT outcome, status_code FROM delivery_attempts");
     expect(rows).toEqual([{ outcome: "gone", status_code: 410 }]);
+    await workers[0]!.stop();
+    expect(goneOnes).toEqual([{ id: destination.id, name: "host" }]);
   });
 
   it("opens the destination's breaker after consecutive failures: nothing is sent until the cooldown ends", async () => {
@@ -204,7 +222,6 @@ describe("destinations", () => {
     );
     const attempted = (await app.pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n;
     // Another round of claims finds nothing due on an open breaker.
-    const { claimDeliveries } = await import("./deliver-changes");
     expect(await claimDeliveries(app.pool, config.destinations, 10)).toEqual([]);
     expect((await app.pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n).toBe(attempted);
   });
@@ -221,6 +238,86 @@ describe("destinations", () => {
     await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
     await waitFor(async () => onlyNew.applied.length === 1, 30_000, "delivered to the host holding the new secret");
     expect(receiver.rejected + onlyNew.rejected).toBe(0);
+  });
+});
+
+describe("claims and answers (no worker: the test claims and answers as a host would)", () => {
+  const answered = (claimed: ClaimedDelivery[], statusCode: number): SentDelivery[] =>
+    claimed.map((delivery) => {
+      const result = { statusCode, latencyMs: 1, excerpt: null, error: null };
+      return { claimed: delivery, outcome: outcomeOf(result), result };
+    });
+
+  /** A destination with `count` payments' first versions due to it. */
+  async function destinationWithBacklog(count: number) {
+    const { destination } = await createDestination(app.pool, { name: "host", url: "http://127.0.0.1:9/never" }, admin);
+    for (let i = 0; i < count; i++) await change(facts(), { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
+    expect(await fanOutChanges(app.pool)).toBe(count);
+    return destination;
+  }
+
+  const breaker = async (id: number) =>
+    (
+      await app.pool.query<{ failures: number; open: boolean; coolingDown: boolean }>(
+        `SELECT consecutive_failures AS failures, COALESCE(breaker_open_until > now(), false) AS open,
+                COALESCE(breaker_open_until > now() + interval '1 hour' - interval '1 minute', false) AS "coolingDown"
+           FROM destinations WHERE id = $1`,
+        [id],
+      )
+    ).rows[0];
+  const coolDown = (id: number) => app.pool.query("UPDATE destinations SET breaker_open_until = now() WHERE id = $1", [id]);
+
+  it("after the cooldown admits one probe at a time across claims: its failure reopens the breaker, its success closes it", async () => {
+    const settings = { ...config.destinations, breakerFailures: 2, breakerCooldownSeconds: 3600, retryDelaysSeconds: Array(20).fill(0) };
+    const destination = await destinationWithBacklog(6);
+    const first = await claimDeliveries(app.pool, settings, 3);
+    expect(first).toHaveLength(3);
+    expect((await settleDeliveries(app.pool, settings, answered(first.slice(0, 2), 503))).breakersOpened).toEqual([destination.id]);
+    expect(await claimDeliveries(app.pool, settings, 10)).toEqual([]);
+
+    // Cooled down, but one sent before the breaker opened is still in flight: no probe beside it.
+    await coolDown(destination.id);
+    expect(await claimDeliveries(app.pool, settings, 10)).toEqual([]);
+    await settleDeliveries(app.pool, settings, answered(first.slice(2), 503));
+    expect(await breaker(destination.id)).toEqual({ failures: 3, open: true, coolingDown: true });
+
+    // A claim of many gets one probe; a claim beside it, before it commits, gets none, nor any after while it is in flight.
+    await coolDown(destination.id);
+    const probe = await withTransaction(app.pool, async (tx) => {
+      const claimed = await claimDeliveries(tx, settings, 10);
+      expect(await claimDeliveries(app.pool, settings, 10)).toEqual([]);
+      return claimed;
+    });
+    expect(probe).toHaveLength(1);
+    expect(await breaker(destination.id)).toEqual({ failures: 3, open: true, coolingDown: false });
+    expect(await claimDeliveries(app.pool, settings, 10)).toEqual([]);
+    await settleDeliveries(app.pool, settings, answered(probe, 500));
+    expect(await breaker(destination.id)).toEqual({ failures: 4, open: true, coolingDown: true });
+    expect(await claimDeliveries(app.pool, settings, 10)).toEqual([]);
+
+    // A prober killed mid-send holds nothing past its lease: the next probe goes.
+    await coolDown(destination.id);
+    const lost = await claimDeliveries(app.pool, settings, 10);
+    expect(lost).toHaveLength(1);
+    await app.pool.query("UPDATE deliveries SET leased_until = now() WHERE id = $1", [lost[0]!.id]);
+    await coolDown(destination.id);
+    const next = await claimDeliveries(app.pool, settings, 10);
+    expect(next).toHaveLength(1);
+
+    await settleDeliveries(app.pool, settings, answered(next, 200));
+    expect(await breaker(destination.id)).toEqual({ failures: 0, open: false, coolingDown: false });
+    expect(await claimDeliveries(app.pool, settings, 10)).toHaveLength(5);
+  });
+
+  it("reports a destination switched off by 410 once, however many answers say so", async () => {
+    const destination = await destinationWithBacklog(2);
+    const claimed = await claimDeliveries(app.pool, config.destinations, 10);
+    expect(claimed).toHaveLength(2);
+    const reports = await Promise.all(
+      claimed.map((delivery) => settleDeliveries(app.pool, config.destinations, answered([delivery], 410))),
+    );
+    expect(reports.flatMap(({ gone }) => gone)).toEqual([{ id: destination.id, name: "host" }]);
+    expect((await settleDeliveries(app.pool, config.destinations, answered(claimed, 410))).gone).toEqual([]);
   });
 });
 

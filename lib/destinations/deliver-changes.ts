@@ -1,5 +1,5 @@
 import type { AppConfig } from "../config/env";
-import { withTransaction, type Pool } from "../db/pool";
+import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { storableText } from "../request/storable-text";
 import { CHANGE_JSON, type PaymentChange } from "../outbox/read-change-feed";
 import { postMessage, type PostResult } from "./post-message";
@@ -25,34 +25,56 @@ export type SentDelivery = { claimed: ClaimedDelivery; outcome: DeliveryOutcome;
 /** How long a claimed delivery stays with its worker: long enough to send it, short enough that a killed worker's deliveries go out soon. */
 export const leaseSeconds = (config: DestinationsConfig) => (2 * config.timeoutMs) / 1000 + 5;
 
-// Due deliveries whose payment has no earlier version still pending for the same destination (a
-// payment's versions go out one after the other; other payments pass a stuck one), on enabled
-// destinations whose breaker is closed. Each is leased and its attempt counted before anything is
-// sent, so a worker killed mid-send neither loses it nor retries it forever.
+// A due delivery: pending, its time come, not leased, and its payment has no earlier version still
+// pending for the same destination (a payment's versions go out one after the other; other payments
+// pass a stuck one).
+const DUE = `
+  d.status = 'pending' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
+  AND NOT EXISTS (SELECT 1 FROM deliveries e
+                   WHERE e.destination_id = d.destination_id AND e.payment_id = d.payment_id
+                     AND e.status = 'pending' AND e.version < d.version)`;
+
+// Due deliveries of enabled destinations whose breaker is closed, plus one probe for each destination
+// whose breaker tripped ($3 consecutive failures) and cooled down with nothing of it in flight. Probing
+// locks the destination row and reopens its breaker for the probe's lease: a concurrent claim skips
+// the locked row, or re-reads it once committed and finds the breaker open, so one probe is in flight
+// across all workers (a killed prober's lease ends and the next probe goes). Each delivery is leased
+// and its attempt counted before anything is sent, so a worker killed mid-send neither loses it nor
+// retries it forever.
 const CLAIM = `
-  WITH due AS (
-    SELECT d.id FROM deliveries d JOIN destinations t ON t.id = d.destination_id
-     WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-       AND (d.leased_until IS NULL OR d.leased_until < now())
-       AND t.enabled AND (t.breaker_open_until IS NULL OR t.breaker_open_until <= now())
-       AND NOT EXISTS (SELECT 1 FROM deliveries e
-                        WHERE e.destination_id = d.destination_id AND e.payment_id = d.payment_id
-                          AND e.status = 'pending' AND e.version < d.version)
+  WITH probing AS (
+    SELECT t.id FROM destinations t
+     WHERE t.enabled AND t.consecutive_failures >= $3 AND (t.breaker_open_until IS NULL OR t.breaker_open_until <= now())
+       AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.destination_id = t.id AND e.status = 'pending' AND e.leased_until >= now())
+       FOR NO KEY UPDATE SKIP LOCKED
+  ), flowing AS (
+    SELECT d.id, d.next_attempt_at FROM deliveries d JOIN destinations t ON t.id = d.destination_id
+     WHERE ${DUE}
+       AND t.enabled AND t.consecutive_failures < $3 AND (t.breaker_open_until IS NULL OR t.breaker_open_until <= now())
      ORDER BY d.next_attempt_at, d.id
      LIMIT $1
        FOR UPDATE OF d SKIP LOCKED
+  ), probes AS (
+    SELECT probe.id, probe.next_attempt_at FROM probing CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at FROM deliveries d WHERE d.destination_id = probing.id AND ${DUE}
+       ORDER BY d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) probe
+  ), due AS (
+    SELECT * FROM flowing UNION ALL SELECT * FROM probes ORDER BY next_attempt_at, id LIMIT $1
   ), claimed AS (
     UPDATE deliveries d SET attempts = d.attempts + 1, leased_until = now() + make_interval(secs => $2)
       FROM due WHERE d.id = due.id
     RETURNING d.id, d.destination_id, d.change_id, d.attempts
+  ), probed AS (
+    UPDATE destinations t SET breaker_open_until = now() + make_interval(secs => $2)
+     WHERE t.id IN (SELECT id FROM probing) AND t.id IN (SELECT destination_id FROM claimed)
   )
   SELECT claimed.id, claimed.destination_id, claimed.attempts, t.name, t.url, t.secret,
          CASE WHEN t.previous_secret_until > now() THEN t.previous_secret END AS previous_secret, ${CHANGE_JSON} AS change
     FROM claimed JOIN destinations t ON t.id = claimed.destination_id JOIN payment_changes c ON c.id = claimed.change_id`;
 
-export async function claimDeliveries(pool: Pool, config: DestinationsConfig, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(db: Queryable, config: DestinationsConfig, limit: number): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
-  const { rows } = await pool.query<{
+  const { rows } = await db.query<{
     id: number;
     destination_id: number;
     attempts: number;
@@ -61,7 +83,7 @@ export async function claimDeliveries(pool: Pool, config: DestinationsConfig, li
     secret: string;
     previous_secret: string | null;
     change: PaymentChange;
-  }>(CLAIM, [limit, leaseSeconds(config)]);
+  }>(CLAIM, [limit, leaseSeconds(config), config.breakerFailures]);
   return rows.map((row) => ({
     id: row.id,
     destinationId: row.destination_id,
@@ -123,10 +145,14 @@ const SETTLE = `
   RETURNING d.id, d.status`;
 
 // The breaker is per destination and shared by every worker: consecutive failed attempts open it
-// for the cooldown; any success closes it. After the cooldown the next claims are its probes.
+// for the cooldown; then CLAIM sends one probe at a time, whose success closes it and whose failure
+// reopens it for another cooldown. A 410 switches the destination off; `gone` is reported by the
+// statement that switched it off (its row locked first, so the prior state read is the latest), once.
 const UPDATE_BREAKERS = `
   WITH tally AS (
     SELECT * FROM unnest($1::bigint[], $2::int[], $3::bool[], $4::bool[]) AS t(id, failures, succeeded, gone)
+  ), prior AS (
+    SELECT id, enabled FROM destinations WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE
   )
   UPDATE destinations d
      SET consecutive_failures = CASE WHEN t.succeeded THEN 0 ELSE d.consecutive_failures + t.failures END,
@@ -134,13 +160,27 @@ const UPDATE_BREAKERS = `
                                    WHEN d.consecutive_failures + t.failures >= $5 THEN now() + make_interval(secs => $6)
                                    ELSE d.breaker_open_until END,
          enabled = d.enabled AND NOT t.gone,
-         disabled_reason = CASE WHEN t.gone THEN 'the destination answered 410 Gone' ELSE d.disabled_reason END,
+         disabled_reason = CASE WHEN t.gone THEN $7 ELSE d.disabled_reason END,
          updated_at = CASE WHEN t.gone THEN now() ELSE d.updated_at END
-    FROM tally t
+    FROM tally t JOIN prior p ON p.id = t.id
    WHERE d.id = t.id
-  RETURNING d.id, d.breaker_open_until > now() AND d.consecutive_failures - t.failures < $5 AS opened, t.gone`;
+  RETURNING d.id, d.name, d.breaker_open_until > now() AND d.consecutive_failures - t.failures < $5 AS opened, t.gone AND p.enabled AS gone`;
 
-export type SettleReport = { dead: SentDelivery[]; breakersOpened: number[]; gone: number[] };
+/** A destination switched off because it answered 410 Gone. */
+export type GoneDestination = { id: number; name: string };
+
+const GONE_REASON = "the destination answered 410 Gone";
+
+/** The destinations still off since they answered 410 Gone (until someone switches them on or off). */
+export async function listGoneDestinations(db: Queryable): Promise<GoneDestination[]> {
+  const { rows } = await db.query<GoneDestination>(
+    "SELECT id, name FROM destinations WHERE NOT enabled AND disabled_reason = $1 ORDER BY id",
+    [GONE_REASON],
+  );
+  return rows;
+}
+
+export type SettleReport = { dead: SentDelivery[]; breakersOpened: number[]; gone: GoneDestination[] };
 
 /** Records a batch of sent deliveries and what they did to their destinations' breakers, in one transaction. */
 export async function settleDeliveries(pool: Pool, config: DestinationsConfig, sent: readonly SentDelivery[]): Promise<SettleReport> {
@@ -166,19 +206,20 @@ export async function settleDeliveries(pool: Pool, config: DestinationsConfig, s
       retries,
     ]);
     const ids = [...tally.keys()];
-    const { rows: breakers } = await tx.query<{ id: number; opened: boolean; gone: boolean }>(UPDATE_BREAKERS, [
+    const { rows: breakers } = await tx.query<{ id: number; name: string; opened: boolean; gone: boolean }>(UPDATE_BREAKERS, [
       ids,
       ids.map((id) => tally.get(id)!.failures),
       ids.map((id) => tally.get(id)!.succeeded),
       ids.map((id) => tally.get(id)!.gone),
       config.breakerFailures,
       config.breakerCooldownSeconds,
+      GONE_REASON,
     ]);
     const dead = new Set(settled.filter(({ status }) => status === "dead").map(({ id }) => id));
     return {
       dead: sent.filter(({ claimed }) => dead.has(claimed.id)),
       breakersOpened: breakers.filter(({ opened }) => opened).map(({ id }) => id),
-      gone: breakers.filter(({ gone }) => gone).map(({ id }) => id),
+      gone: breakers.filter(({ gone }) => gone).map(({ id, name }) => ({ id, name })),
     };
   });
 }

@@ -2,13 +2,20 @@ import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
 import { logger } from "../observability/logger";
 import { recordDelivery } from "../observability/metrics";
-import { claimDeliveries, sendDelivery, settleDeliveries, type ClaimedDelivery, type SentDelivery } from "./deliver-changes";
+import {
+  claimDeliveries,
+  sendDelivery,
+  settleDeliveries,
+  type ClaimedDelivery,
+  type GoneDestination,
+  type SentDelivery,
+} from "./deliver-changes";
 import { fanOutChanges } from "./fan-out-changes";
 
 export type DeliveryWorker = { stop: () => Promise<void> };
 
-/** Told of each delivery that ran out of retries (the worker alerts through lib/alerts). */
-export type OnDead = (dead: SentDelivery) => void;
+/** Told of what needs a person (the worker alerts through lib/alerts): each delivery that ran out of retries, each destination switched off by a 410. */
+export type DeliveryNotices = { dead: (dead: SentDelivery) => void; gone: (destination: GoneDestination) => void };
 
 const IDLE_POLL_MS = 200;
 // Answers that come within this of each other are recorded in one transaction (and their
@@ -23,7 +30,7 @@ const FAN_OUT_EVERY_MS = 100;
  * next version go. A slow destination only holds the slots of its own requests. Several workers
  * share the work through the deliveries' leases (SKIP LOCKED).
  */
-export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDead = () => undefined): DeliveryWorker {
+export function startDeliveryWorker(pool: Pool, config: AppConfig, notify: DeliveryNotices): DeliveryWorker {
   const settings = config.destinations;
   const log = logger("destinations");
   let stopping = false;
@@ -51,11 +58,14 @@ export function startDeliveryWorker(pool: Pool, config: AppConfig, onDead: OnDea
     const report = await settleDeliveries(pool, settings, batch);
     for (const dead of report.dead) {
       recordDelivery(dead.claimed.destinationName, "dead");
-      onDead(dead);
+      notify.dead(dead);
     }
     for (const id of report.breakersOpened)
       log.warn({ destinationId: id, cooldownSeconds: settings.breakerCooldownSeconds }, "destination circuit opened");
-    for (const id of report.gone) log.warn({ destinationId: id }, "destination answered 410 Gone: disabled");
+    for (const gone of report.gone) {
+      log.warn({ destinationId: gone.id }, "destination answered 410 Gone: disabled");
+      notify.gone(gone);
+    }
   }
 
   /** Sends one claimed delivery; its answer (or why there was none) waits in `finished` to be recorded. */

@@ -16,9 +16,9 @@ export default async function AlertsPage() {
     <>
       <h1>Alerts</h1>
       <p className="muted">
-        Failed events, ignored-ratio jumps, a stale pending backlog, open refetch circuits, no worker alive and a provider silent for longer
-        than usual; at most one per kind and provider every {config.alerts.windowMinutes} min. An alert is active while its condition still
-        holds, resolved once it no longer does.{" "}
+        Failed events, ignored-ratio jumps, a stale pending backlog, open refetch circuits, no worker alive, a provider silent for longer
+        than usual, dead deliveries and destinations gone (410); at most one per kind and provider every {config.alerts.windowMinutes} min.
+        An alert is active while its condition still holds, resolved once it no longer does.{" "}
         {config.alerts.webhookUrl ? "Each is posted to the alert webhook." : "ALERT_WEBHOOK_URL is not set: alerts are only listed here."}
       </p>
       <AlertsTable alerts={alerts} />
