@@ -262,6 +262,8 @@ describe("console for support and finance", () => {
       `/payments/${ids!.payment}`,
       "/customers/customer7%40example.com",
       "/replays",
+      "/replays/new",
+      "/destinations",
       "/audit",
       "/users",
       "/alerts",
@@ -277,6 +279,29 @@ describe("console for support and finance", () => {
         overflow[`${path}@${width}`] = await horizontalOverflow(page);
         await screenshot(page, `finance-layout-${path.replace(/[^a-z0-9]+/gi, "_")}-${width}`);
       }
+      // The bulk replay's dry run (breakdown, effects and sample tables, long event types among them).
+      await page.goto(`${server.url}/replays/new?status=ignored`);
+      await page.getByTestId("replay-effects").waitFor();
+      expect(await page.getByRole("table", { name: "By provider, type and status" }).textContent()).toMatch(/\w+\.\w+/);
+      overflow[`/replays/new (dry run)@${width}`] = await horizontalOverflow(page);
+      await screenshot(page, `finance-layout-replay-dry-run-${width}`, width > 390);
+      // The overview chart's labels are drawn at a readable size, not scaled down with the drawing,
+      // and the hour labels shown do not run into each other.
+      await page.goto(`${server.url}/`);
+      const labels = await page.locator("figure.chart text.axis").evaluateAll((texts) =>
+        texts
+          .filter((text) => getComputedStyle(text).display !== "none")
+          .map((text) => {
+            const box = text.getBoundingClientRect();
+            const scale = (text as SVGTextElement).getScreenCTM()!.a;
+            return { size: parseFloat(getComputedStyle(text).fontSize) * scale, left: box.left, right: box.right, top: box.top };
+          }),
+      );
+      expect(labels.length).toBeGreaterThanOrEqual(5);
+      for (const label of labels) expect(label.size).toBeGreaterThanOrEqual(10);
+      const hours = labels.filter((label) => label.top === Math.max(...labels.map((other) => other.top)));
+      expect(hours.length).toBeGreaterThanOrEqual(4);
+      for (const [index, hour] of hours.slice(1).entries()) expect(hour.left).toBeGreaterThan(hours[index]!.right + 4);
       const missing = await page.goto(`${server.url}/events/99999999`);
       expect(missing?.status()).toBe(404);
       // The run filter is shown and kept by Apply.
