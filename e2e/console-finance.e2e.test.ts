@@ -191,15 +191,41 @@ describe("console for support and finance", () => {
           new Intl.NumberFormat("en-US", { style: "currency", currency: total.currency.toUpperCase() }).format(Number(total.amount) / 100),
         );
       }
-      // Sorting by amount is a URL parameter the server applies (the header's button; the cards below
-      // 800 px have no sort control yet, so there the URL is used as is).
-      if (width > 800) await page.locator("table[aria-label=Payments] th button.sort", { hasText: "Amount" }).click();
-      else await page.goto(`${page.url()}&sort=amount_desc`);
-      await page.waitForURL(/sort=amount_/);
-      const desc = new URL(page.url()).searchParams.get("sort") === "amount_desc";
-      const amounts = await page.locator("table[aria-label=Payments] tbody td[data-col=amount]").allTextContents();
-      const numbers = amounts.map((text) => Number(text.replace(/[^0-9.]/g, "")));
-      expect(numbers).toEqual([...numbers].sort((a, b) => (desc ? b - a : a - b)));
+      // Sorting by amount is a URL parameter the server applies: at 1440 px a header's button (which
+      // flips the direction when pressed again), at 390 px the cards' sort control, by keyboard.
+      const amountsShown = async () => (await column(page, "Payments", "amount")).map((text) => Number(text.replace(/[^0-9.]/g, "")));
+      const byAmount: Record<string, number[]> = {};
+      for (const wanted of ["asc", "desc"]) {
+        const before = new URL(page.url()).searchParams.get("sort");
+        if (width > 800) await page.locator("table[aria-label=Payments] th button.sort", { hasText: "Amount" }).click();
+        else {
+          const sortForm = page.getByRole("form", { name: "Sort Payments" });
+          await sortForm.getByLabel("Sort by").selectOption("Amount");
+          await sortForm.getByLabel("Order").selectOption(wanted === "asc" ? "ascending" : "descending");
+          await sortForm.getByRole("button", { name: "Sort", exact: true }).press("Enter");
+        }
+        await page.waitForURL(
+          (url) => url.searchParams.get("sort")?.startsWith("amount_") === true && url.searchParams.get("sort") !== before,
+        );
+        const direction = new URL(page.url()).searchParams.get("sort")!.slice("amount_".length);
+        await page
+          .locator(`table[aria-label=Payments] th[aria-sort=${direction === "desc" ? "descending" : "ascending"}]`, { hasText: "Amount" })
+          .waitFor({ state: "attached" });
+        const numbers = await amountsShown();
+        expect(numbers).toEqual([...numbers].sort((a, b) => (direction === "desc" ? b - a : a - b)));
+        byAmount[direction] = numbers;
+        if (width <= 800) {
+          // The control shows the sort the list has now.
+          const sortForm = page.getByRole("form", { name: "Sort Payments" });
+          expect(direction).toBe(wanted);
+          expect(await sortForm.getByLabel("Sort by").inputValue()).toBe("amount");
+          expect(await sortForm.getByLabel("Order").inputValue()).toBe(direction);
+        }
+      }
+      // Pressed again, the header flips the direction; both orders were shown.
+      expect(Object.keys(byAmount).sort()).toEqual(["asc", "desc"]);
+      expect(byAmount.desc).not.toEqual(byAmount.asc);
+      expect(new URL(page.url()).searchParams.get("status")).toBe("refunded");
       await screenshot(page, `finance-payments-filtered-${width}`, width > 390);
       expect(await horizontalOverflow(page)).toBe(0);
       // The CSV of this filter holds every matching payment, the table's among them, audited.
@@ -236,6 +262,8 @@ describe("console for support and finance", () => {
       `/payments/${ids!.payment}`,
       "/customers/customer7%40example.com",
       "/replays",
+      "/replays/new",
+      "/destinations",
       "/audit",
       "/users",
       "/alerts",
@@ -251,6 +279,29 @@ describe("console for support and finance", () => {
         overflow[`${path}@${width}`] = await horizontalOverflow(page);
         await screenshot(page, `finance-layout-${path.replace(/[^a-z0-9]+/gi, "_")}-${width}`);
       }
+      // The bulk replay's dry run (breakdown, effects and sample tables, long event types among them).
+      await page.goto(`${server.url}/replays/new?status=ignored`);
+      await page.getByTestId("replay-effects").waitFor();
+      expect(await page.getByRole("table", { name: "By provider, type and status" }).textContent()).toMatch(/\w+\.\w+/);
+      overflow[`/replays/new (dry run)@${width}`] = await horizontalOverflow(page);
+      await screenshot(page, `finance-layout-replay-dry-run-${width}`, width > 390);
+      // The overview chart's labels are drawn at a readable size, not scaled down with the drawing,
+      // and the hour labels shown do not run into each other.
+      await page.goto(`${server.url}/`);
+      const labels = await page.locator("figure.chart text.axis").evaluateAll((texts) =>
+        texts
+          .filter((text) => getComputedStyle(text).display !== "none")
+          .map((text) => {
+            const box = text.getBoundingClientRect();
+            const scale = (text as SVGTextElement).getScreenCTM()!.a;
+            return { size: parseFloat(getComputedStyle(text).fontSize) * scale, left: box.left, right: box.right, top: box.top };
+          }),
+      );
+      expect(labels.length).toBeGreaterThanOrEqual(5);
+      for (const label of labels) expect(label.size).toBeGreaterThanOrEqual(10);
+      const hours = labels.filter((label) => label.top === Math.max(...labels.map((other) => other.top)));
+      expect(hours.length).toBeGreaterThanOrEqual(4);
+      for (const [index, hour] of hours.slice(1).entries()) expect(hour.left).toBeGreaterThan(hours[index]!.right + 4);
       const missing = await page.goto(`${server.url}/events/99999999`);
       expect(missing?.status()).toBe(404);
       // The run filter is shown and kept by Apply.

@@ -47,6 +47,12 @@ type Props<Row extends RowData> = {
   testId?: string;
 };
 
+/** A column's id as the table gives it: its own, else its accessor key with dots as underscores. */
+function columnIdOf<Row extends RowData>(column: DataColumns<Row>[number]): string | undefined {
+  if (column.id) return column.id;
+  return "accessorKey" in column && column.accessorKey !== undefined ? String(column.accessorKey).replaceAll(".", "_") : undefined;
+}
+
 /** Arrow keys move between rows, Enter opens the focused row. */
 function onRowKey(event: KeyboardEvent<HTMLTableRowElement>, open: () => void) {
   if (event.target !== event.currentTarget) return;
@@ -89,10 +95,60 @@ function Pager({ paging }: { paging: DataTablePaging }) {
   );
 }
 
+type SortChoice = { id: string; header: string };
+
+/**
+ * The cards' sort control (below 800 px the header buttons are out of sight): the same sortable
+ * columns and the same URL sort, applied by a button so choosing an option never navigates away.
+ */
+function CardSort({
+  label,
+  choices,
+  current,
+  onSort,
+}: {
+  label: string;
+  choices: SortChoice[];
+  current: { id: string; desc: boolean } | undefined;
+  onSort: (id: string, desc: boolean) => void;
+}) {
+  return (
+    <form
+      className="card-sort"
+      aria-label={`Sort ${label}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const form = new FormData(event.currentTarget);
+        onSort(String(form.get("column")), form.get("direction") === "desc");
+      }}
+    >
+      <label>
+        Sort by
+        <select name="column" defaultValue={current?.id}>
+          {choices.map((choice) => (
+            <option key={choice.id} value={choice.id}>
+              {choice.header}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Order
+        <select name="direction" defaultValue={current?.desc ? "desc" : "asc"}>
+          <option value="asc">ascending</option>
+          <option value="desc">descending</option>
+        </select>
+      </label>
+      <button type="submit">Sort</button>
+    </form>
+  );
+}
+
 /**
  * The console's one table: rows (view objects) come from the server already filtered, sorted and
  * paged; a sortable header changes the URL's `sort` and the server answers. Below 800 px each row
- * becomes a card of label/value lines (the `stack` layout), so nothing scrolls sideways.
+ * becomes a card of label/value lines (the `stack` layout), so nothing scrolls sideways, and a sort
+ * control above the cards sets the same sorting state as the headers.
  */
 export function DataTable<Row extends RowData>({
   label,
@@ -111,7 +167,8 @@ export function DataTable<Row extends RowData>({
   const searchParams = useSearchParams();
   const [loading, startTransition] = useTransition();
   const sortColumn = sort ? columns.find((column) => column.meta?.sortKey === sort.key) : undefined;
-  const sorting: SortingState = sortColumn?.id ? [{ id: sortColumn.id, desc: sort!.desc }] : [];
+  const sortColumnId = sortColumn ? columnIdOf(sortColumn) : undefined;
+  const sorting: SortingState = sortColumnId ? [{ id: sortColumnId, desc: sort!.desc }] : [];
   const table = useTable({
     features: dataTableFeatures,
     columns,
@@ -131,8 +188,23 @@ export function DataTable<Row extends RowData>({
     },
   });
   if (rows.length === 0) return <p className="panel muted">{empty}</p>;
+  const sortChoices: SortChoice[] = sort
+    ? table
+        .getAllLeafColumns()
+        .filter((column) => column.columnDef.meta?.sortKey)
+        .map((column) => ({ id: column.id, header: String(column.columnDef.header) }))
+    : [];
   return (
     <>
+      {sortChoices.length > 0 ? (
+        <CardSort
+          key={sorting[0] ? `${sorting[0].id}_${sorting[0].desc}` : "none"}
+          label={label}
+          choices={sortChoices}
+          current={sorting[0]}
+          onSort={(id, desc) => table.setSorting([{ id, desc }])}
+        />
+      ) : null}
       <div className="table-wrap" aria-busy={loading || undefined}>
         <table className={`data stack${loading ? " loading" : ""}`} aria-label={label} data-testid={testId}>
           <thead>

@@ -15,15 +15,17 @@ function niceCeiling(max: number): number {
 }
 
 /**
- * Events per hour, stacked by status, as an SVG (rendered on the server, with a table for screen
- * readers). Hours are labelled in the console's display zone, like every table.
+ * Events per hour, stacked by status, as SVG (rendered on the server, with a table for screen
+ * readers). Hours are labelled in the console's display zone, like every table. The SVG has no
+ * viewBox: bars are laid out in percentages of its width and labels in CSS pixels, so the labels
+ * keep their size on a phone instead of shrinking with the drawing.
  */
 export function VolumeChart({ data, title, zone }: { data: HourlyVolume[]; title: string; zone: string }) {
-  const width = 720;
-  const height = 150;
-  const gutter = 36;
-  const barWidth = (width - gutter) / Math.max(data.length, 1);
+  const plotHeight = 150;
+  const height = plotHeight + 18;
+  const slot = 100 / Math.max(data.length, 1);
   const top = niceCeiling(Math.max(1, ...data.map((hour) => SERIES.reduce((sum, series) => sum + hour[series.key], 0))));
+  const ticks = [0, top / 2, top].map((tick) => ({ tick, y: plotHeight - (tick / top) * (plotHeight - 4) }));
   const hourLabel = (hour: Date) => zonedParts(hour, zone).time.slice(0, 5);
   const zoneName = zoneLabel(zonedParts(data.at(-1)?.hour ?? new Date(0), zone).offsetMinutes);
   return (
@@ -41,38 +43,41 @@ export function VolumeChart({ data, title, zone }: { data: HourlyVolume[]; title
           ))}
         </span>
       </figcaption>
-      <svg viewBox={`0 0 ${width} ${height + 18}`} role="img" aria-label={`${title}: events per hour by status, up to ${top} per hour`}>
-        {[0, top / 2, top].map((tick) => {
-          const y = height - (tick / top) * (height - 4);
-          return (
-            <g key={tick}>
-              <line x1={gutter} x2={width} y1={y} y2={y} stroke="#d3d8df" strokeDasharray={tick === 0 ? undefined : "3 3"} />
-              <text className="axis" x={gutter - 4} y={y + 3} textAnchor="end">
-                {Number.isInteger(tick) ? tick : tick.toFixed(1)}
-              </text>
-            </g>
-          );
-        })}
-        {data.map((hour, index) => {
-          let y = height;
-          const x = gutter + index * barWidth;
-          return (
-            <g key={hour.hour.toISOString()}>
-              <title>{`${formatTime(hour.hour, zone, { seconds: false })}: ${SERIES.map((series) => `${hour[series.key]} ${series.label}`).join(", ")}`}</title>
-              {SERIES.map((series) => {
-                const h = (hour[series.key] / top) * (height - 4);
-                y -= h;
-                return <rect key={series.key} x={x + 1} y={y} width={barWidth - 2} height={h} fill={series.color} />;
-              })}
-              {index % 3 === 0 ? (
-                <text className="axis" x={x + 2} y={height + 14}>
-                  {hourLabel(hour.hour)}
-                </text>
-              ) : null}
-            </g>
-          );
-        })}
-      </svg>
+      <div className="chart-area" role="img" aria-label={`${title}: events per hour by status, up to ${top} per hour`}>
+        <svg className="chart-scale" width={36} height={height} aria-hidden="true">
+          {ticks.map(({ tick, y }) => (
+            <text key={tick} className="axis" x={32} y={y + 4} textAnchor="end">
+              {Number.isInteger(tick) ? tick : tick.toFixed(1)}
+            </text>
+          ))}
+        </svg>
+        <svg className="chart-plot" height={height} aria-hidden="true">
+          {ticks.map(({ tick, y }) => (
+            <line key={tick} x1="0" x2="100%" y1={y} y2={y} stroke="#d3d8df" strokeDasharray={tick === 0 ? undefined : "3 3"} />
+          ))}
+          {data.map((hour, index) => {
+            let y = plotHeight;
+            return (
+              <g key={hour.hour.toISOString()}>
+                <title>{`${formatTime(hour.hour, zone, { seconds: false })}: ${SERIES.map((series) => `${hour[series.key]} ${series.label}`).join(", ")}`}</title>
+                {SERIES.map((series) => {
+                  const h = (hour[series.key] / top) * (plotHeight - 4);
+                  y -= h;
+                  return (
+                    <rect key={series.key} x={`${(index + 0.1) * slot}%`} y={y} width={`${slot * 0.8}%`} height={h} fill={series.color} />
+                  );
+                })}
+                {index % 3 === 0 ? (
+                  // Every third hour is labelled; on a narrow chart only every sixth, so labels never touch.
+                  <text className={index % 6 === 0 ? "axis" : "axis minor"} x={`${index * slot}%`} dx={2} y={height - 4}>
+                    {hourLabel(hour.hour)}
+                  </text>
+                ) : null}
+              </g>
+            );
+          })}
+        </svg>
+      </div>
       <div className="sr-only">
         <table>
           <caption>{title}</caption>

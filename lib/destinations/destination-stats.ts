@@ -11,6 +11,31 @@ export type DestinationSummary = Destination & {
   dead: number;
 };
 
+/** A value as it crosses to a client component: its dates as ISO strings. */
+type DatesAsStrings<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
+
+/** The console's view of a summary: no creation time, dates as ISO strings (and never a secret). */
+export type DestinationSummaryView = DatesAsStrings<Omit<DestinationSummary, "createdAt">>;
+
+export function destinationSummaryView(summary: DestinationSummary): DestinationSummaryView {
+  return {
+    id: summary.id,
+    name: summary.name,
+    url: summary.url,
+    providers: summary.providers,
+    statuses: summary.statuses,
+    enabled: summary.enabled,
+    disabledReason: summary.disabledReason,
+    fromConfig: summary.fromConfig,
+    breakerOpenUntil: summary.breakerOpenUntil?.toISOString() ?? null,
+    successRateLastHour: summary.successRateLastHour,
+    p95LatencyMsLastHour: summary.p95LatencyMsLastHour,
+    oldestUndeliveredAt: summary.oldestUndeliveredAt?.toISOString() ?? null,
+    pending: summary.pending,
+    dead: summary.dead,
+  };
+}
+
 // The oldest change this destination has not got: a pending delivery, or a change it has not even
 // fanned out yet (numbered past its cursor, or not numbered at all).
 const OLDEST_UNDELIVERED = `LEAST(

@@ -7,6 +7,7 @@ import { CopyButton } from "@/app/_components/copy-button.client";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
+import type { DestinationSummaryView } from "@/lib/destinations/destination-stats";
 import {
   createDestination,
   resendDeliveries,
@@ -16,27 +17,10 @@ import {
   updateDestination,
 } from "./actions";
 
-export type DestinationRow = {
-  id: number;
-  name: string;
-  url: string;
-  providers: string[];
-  statuses: string[];
-  enabled: boolean;
-  disabledReason: string | null;
-  fromConfig: boolean;
-  breakerOpenUntil: string | null;
-  successRateLastHour: number | null;
-  p95LatencyMsLastHour: number | null;
-  oldestUndeliveredAt: string | null;
-  pending: number;
-  dead: number;
-};
-
-const column = dataColumns<DestinationRow>();
+const column = dataColumns<DestinationSummaryView>();
 
 /** The destinations' columns; the last holds the actions, which need the manager's state. */
-function destinationColumns(actions: (destination: DestinationRow) => ReactNode) {
+function destinationColumns(actions: (destination: DestinationSummaryView) => ReactNode) {
   return column.columns([
     column.accessor("name", {
       header: "Name",
@@ -102,14 +86,14 @@ export function DestinationsManager({
   providers,
   statuses,
 }: {
-  destinations: DestinationRow[];
+  destinations: DestinationSummaryView[];
   providers: string[];
   statuses: string[];
 }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [message, setMessage] = useState<Message | null>(null);
-  const [editing, setEditing] = useState<DestinationRow | null>(null);
+  const [editing, setEditing] = useState<DestinationSummaryView | null>(null);
   /** Runs an action, shows its outcome (a secret only this once), refreshes the list. */
   function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string, secret?: (data: T) => string) {
     startTransition(async () => {

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
+import { ListHeader } from "@/app/_components/list-header";
 import { displayZone } from "@/app/_server/display-zone";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
@@ -44,18 +45,13 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   const [sortKey, direction] = parsed.sort.split("_");
   return (
     <>
-      <div className="row">
-        <h1>Events</h1>
-        <span className="spacer" />
-        <a className="button" href={`/api/exports/events?${query.toString()}`} download data-testid="export-events">
-          Export CSV
-        </a>
+      <ListHeader title="Events" exportHref={`/api/exports/events?${query.toString()}`} exportTestId="export-events">
         {can(user.role, "events.replay") ? (
           <Link className="button" href={`/replays/new?${query.toString()}`}>
             Replay these…
           </Link>
         ) : null}
-      </div>
+      </ListHeader>
       <div className="panel">
         <EventFilters
           providers={[...new Set([...configuredProviders(config), ...(parsed.filter.provider ? [parsed.filter.provider] : [])])]}

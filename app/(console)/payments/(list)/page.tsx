@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ListHeader } from "@/app/_components/list-header";
 import { PaymentsTable } from "@/app/_components/payments-table.client";
 import type { SearchParams } from "@/app/_server/event-filter-params";
 import { paramsFromPaymentFilter, parsePaymentParams } from "@/app/_server/payment-filter-params";
@@ -35,13 +36,7 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
   const [sortKey, direction] = parsed.sort.split("_");
   return (
     <>
-      <div className="row">
-        <h1>Payments</h1>
-        <span className="spacer" />
-        <a className="button" href={`/api/exports/payments?${query.toString()}`} download data-testid="export-payments">
-          Export CSV
-        </a>
-      </div>
+      <ListHeader title="Payments" exportHref={`/api/exports/payments?${query.toString()}`} exportTestId="export-payments" />
       <PaymentFilters filter={parsed.filter} sort={parsed.sort} providers={configuredProviders(config)} />
       <PaymentTotals totals={view.totals} capped={view.totalsCapped} label="Totals for this filter" testId="payment-total" />
       <PaymentsTable

@@ -3,17 +3,13 @@ import Link from "next/link";
 import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { previewReplayEffects } from "@/lib/inbox/replay/preview-replay-effects";
-import { previewReplay, replayable } from "@/lib/inbox/replay/replay-events";
-import { confirmationRequired } from "@/lib/inbox/replay/replay-runs";
+import { getReplayPreviewView } from "@/lib/console/get-replay-preview-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { BulkReplayForm } from "./bulk-replay-form.client";
-import { BreakdownTable, EffectsTable, SamplesTable } from "./replay-preview-tables.client";
+import { ReplayDryRun, ReplayScope } from "./replay-preview";
 
 export const metadata: Metadata = { title: "Bulk replay" };
 export const dynamic = "force-dynamic";
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 export default async function BulkReplayPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await requirePagePermission(PAGE_ACCESS["/replays/new"]);
@@ -28,69 +24,29 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
       </>
     );
   }
-  const { filter } = parsed;
   const { pool, config } = webRuntime();
-  const scoped = replayable(filter);
-  const [preview, dryRun] = await Promise.all([previewReplay(pool, filter), previewReplayEffects(pool, config, scoped)]);
-  const backToExplorer = `/events?${paramsFromFilter(filter).toString()}`;
-  const conditions = [...paramsFromFilter(filter).entries()].filter(([name]) => name !== "status");
+  const view = await getReplayPreviewView(pool, config, parsed.filter);
+  const query = paramsFromFilter(parsed.filter);
+  // The statuses are said in the preview's sentence; the filter line lists the other conditions.
+  const conditions = [...query].filter(([name]) => name !== "status").map(([name, value]) => `${name}=${value}`);
   return (
     <>
       <h1>Bulk replay</h1>
-      <section className="panel" aria-labelledby="preview">
-        <h2 id="preview">Preview</h2>
-        <p>
-          This replay puts back to <strong>pending</strong> and re-processes the stored events that match the explorer&apos;s filter and are{" "}
-          <strong>{(scoped.statuses ?? []).join(" or ")}</strong>. It never re-ingests: the same stored bytes are processed again, and
-          effects already applied to a payment are not applied twice.
-        </p>
-        <dl className="kv">
-          <dt>Filter</dt>
-          <dd>{conditions.length ? conditions.map(([name, value]) => `${name}=${value}`).join(" · ") : "all events"}</dd>
-          <dt>Events</dt>
-          <dd>
-            <strong data-testid="replay-preview-count">{preview.atLeast ? `more than ${preview.total}` : preview.total}</strong>
-          </dd>
-          <dt>Providers</dt>
-          <dd data-testid="replay-preview-providers">
-            {Object.entries(preview.byProvider)
-              .map(([provider, count]) => `${provider}: ${count}`)
-              .join(", ") || "none"}
-          </dd>
-        </dl>
-      </section>
-      {preview.total > 0 ? (
+      <ReplayScope view={view} filter={conditions.join(" · ") || "all events"} />
+      {view.total > 0 ? (
         <>
-          <section className="panel" aria-labelledby="breakdown">
-            <h2 id="breakdown">By provider, type and status</h2>
-            <BreakdownTable rows={dryRun.breakdown} />
-            {dryRun.breakdownCapped ? <p className="muted">Counted over the first matching events only.</p> : null}
-          </section>
-          <section className="panel" aria-labelledby="effects">
-            <h2 id="effects">What it will do to each payment (dry run)</h2>
-            <p className="muted">
-              Computed by the worker&apos;s own parsing and decision code against each payment as it is now; nothing is written.
-              {dryRun.paymentsSampled < preview.total
-                ? ` Shown for the ${plural(dryRun.paymentsSampled, "payment")} with the newest matching events.`
-                : ""}
-            </p>
-            <EffectsTable rows={dryRun.effects} />
-          </section>
-          <section className="panel" aria-labelledby="samples">
-            <h2 id="samples">Sample events</h2>
-            <SamplesTable rows={dryRun.samples} />
-          </section>
+          <ReplayDryRun view={view} />
           <BulkReplayForm
-            filter={JSON.parse(JSON.stringify(filter))}
-            expected={preview.total}
-            needsConfirmation={confirmationRequired(preview.total, config.replayConfirmThreshold)}
+            filter={JSON.parse(JSON.stringify(parsed.filter))}
+            expected={view.total}
+            needsConfirmation={view.needsConfirmation}
           />
         </>
       ) : (
         <p className="panel muted">Nothing to replay with this filter.</p>
       )}
       <p>
-        <Link href={backToExplorer}>Back to the explorer</Link>
+        <Link href={`/events?${query.toString()}`}>Back to the explorer</Link>
       </p>
     </>
   );
