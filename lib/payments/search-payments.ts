@@ -1,6 +1,7 @@
 import type { Queryable } from "../db/pool";
 import type { PaymentStatus } from "./state-machine";
 import { paymentColumns, type PaymentView } from "./get-payment";
+import { anyOfSources, paymentValueSources, searchPatterns } from "./search-values";
 
 export type PaymentListRow = PaymentView & { events: number };
 
@@ -20,23 +21,23 @@ export type PaymentFilter = {
   createdTo?: Date;
 };
 
-/** A term as a LIKE pattern matches it literally (its %, _ and \ escaped). */
-export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 /**
- * What support types into the payments search, as a WHERE clause over payments aliased `p`:
- * an e-mail or its start ("ana@sh" -> LIKE 'ana@sh%'), a part of an e-mail of three characters or
- * more ("buyer1" anywhere, trigram index), a customer id or charge id or their start. Each branch
- * is one an index serves (see the customer-search migration).
+ * What support types into the payments search, as a WHERE clause over payments aliased `p`: the
+ * payments of the few charge ids, e-mails and customer ids the term resolves to (search-values.ts),
+ * each found through its own index.
  */
 export function paymentSearchSql(term: string, param: (value: unknown) => string, idsOnly = false): string {
-  const exactOrPrefix = param(`${escapeLike(term)}%`);
-  if (idsOnly) return `p.gateway_charge_id LIKE ${exactOrPrefix}`;
-  const lowered = term.toLowerCase();
-  const prefix = param(`${escapeLike(lowered)}%`);
-  const branches = [`p.customer_email LIKE ${prefix}`, `p.customer_id LIKE ${exactOrPrefix}`, `p.gateway_charge_id LIKE ${exactOrPrefix}`];
-  if (!term.includes("@") && term.length >= 3) branches.push(`p.customer_email LIKE ${param(`%${escapeLike(lowered)}%`)}`);
-  return `(${branches.join(" OR ")})`;
+  const sources = paymentValueSources(searchPatterns(term, param, idsOnly));
+  const lookups = (
+    [
+      ["gateway_charge_id", sources.charge],
+      ["customer_email", sources.email],
+      ["customer_id", sources.customer],
+    ] as const
+  )
+    .filter(([, of]) => of)
+    .map(([column, of]) => `SELECT id FROM payments WHERE ${column} IN (${anyOfSources(of!)})`);
+  return `p.id IN (${lookups.join(" UNION ALL ")})`;
 }
 
 /** The filter as a WHERE clause over payments aliased `p`, with the parameters it binds. */
@@ -58,27 +59,40 @@ export function paymentFilterSql(filter: PaymentFilter, params: unknown[] = []):
 function exactFirst(filter: PaymentFilter, param: (value: unknown) => string): string {
   if (!filter.search) return "";
   const term = param(filter.search);
-  const local = param(filter.search.toLowerCase().split("@")[0]);
   const exact = filter.searchIdsOnly
     ? `p.gateway_charge_id = ${term}`
-    : `split_part(p.customer_email, '@', 1) = ${local} OR p.customer_id = ${term} OR p.gateway_charge_id = ${term}`;
-  return `(${exact}) DESC, `;
+    : `split_part(p.customer_email, '@', 1) = ${param(filter.search.toLowerCase().split("@")[0])} OR p.customer_id = ${term} OR p.gateway_charge_id = ${term}`;
+  // IS TRUE: a payment with no customer id compares to NULL, which would sort first.
+  return `((${exact}) IS TRUE) DESC, `;
 }
 
 // Amount both ways reads one index (amount DESC NULLS LAST, id DESC), backwards for ascending: an
 // unknown amount sorts as the smallest.
-const ORDER: Record<PaymentSort, string> = {
-  updated_desc: "p.updated_at DESC, p.id DESC",
-  updated_asc: "p.updated_at ASC, p.id ASC",
-  created_desc: "p.created_at DESC, p.id DESC",
-  created_asc: "p.created_at ASC, p.id ASC",
-  amount_desc: "p.amount DESC NULLS LAST, p.id DESC",
-  amount_asc: "p.amount ASC NULLS FIRST, p.id ASC",
+const ORDER: Record<PaymentSort, [column: string, direction: string]> = {
+  updated_desc: ["p.updated_at", "DESC"],
+  updated_asc: ["p.updated_at", "ASC"],
+  created_desc: ["p.created_at", "DESC"],
+  created_asc: ["p.created_at", "ASC"],
+  amount_desc: ["p.amount", "DESC NULLS LAST"],
+  amount_asc: ["p.amount", "ASC NULLS FIRST"],
 };
+
+// A filter matching at most this many payments is read through its filters' indexes and then
+// sorted: walking the sort's own index for so few could read nearly every payment before the first
+// match (a rare status and provider together, or a date range far from the sort's end).
+const FEW_PAYMENTS = 20_000;
+
+function orderBy(sort: PaymentSort, fenced: boolean): string {
+  const [column, direction] = ORDER[sort];
+  // An expression no index is sorted by (the same value) keeps PostgreSQL off the sort's index.
+  const key = fenced ? `(${column} + ${column === "p.amount" ? "0" : "interval '0'"})` : column;
+  return `${key} ${direction}, p.id ${direction.split(" ")[0]}`;
+}
 
 /**
  * Payments matching a filter, exact search matches first, then in the chosen order, one page at a
- * time with the total (counted up to `countCap`, so a broad filter stays cheap).
+ * time with the total: exact from the hourly rollup without a search; for a search, counted up to
+ * `countCap`, so a broad one stays cheap.
  */
 export async function searchPayments(
   db: Queryable,
@@ -88,12 +102,10 @@ export async function searchPayments(
   const pageSize = Math.min(Math.max(options.pageSize ?? 50, 1), 200);
   const page = Math.max(1, Math.floor(options.page ?? 1));
   const countCap = options.countCap ?? 10_000;
-  const { where, params } = paymentFilterSql(filter);
-  const countParams = [...params, countCap + 1];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const order = `${exactFirst(filter, param)}${ORDER[options.sort ?? "updated_desc"]}`;
-  const [list, count] = await Promise.all([
-    db.query<PaymentListRow>(
+  const sort = options.sort ?? "updated_desc";
+  const listPage = (where: string, params: unknown[], order: string) => {
+    const param = (value: unknown) => `$${params.push(value)}`;
+    return db.query<PaymentListRow>(
       `SELECT ${paymentColumns("p")},
               (SELECT count(*)::int FROM webhook_inbox i WHERE i.provider = p.provider AND i.resource_id = p.gateway_charge_id) AS events
          FROM payments p
@@ -101,7 +113,19 @@ export async function searchPayments(
         ORDER BY ${order}
         LIMIT ${param(pageSize)} OFFSET ${param((page - 1) * pageSize)}`,
       params,
-    ),
+    );
+  };
+  const { where, params } = paymentFilterSql(filter);
+  if (!filter.search) {
+    const { totals, capped } = await paymentTotals(db, filter);
+    const n = totals.reduce((sum, total) => sum + total.payments, 0);
+    const list = await listPage(where, params, orderBy(sort, n <= FEW_PAYMENTS));
+    return { rows: list.rows, total: n, totalCapped: capped, page, pageSize };
+  }
+  const countParams = [...params, countCap + 1];
+  const rank = exactFirst(filter, (value) => `$${params.push(value)}`);
+  const [list, count] = await Promise.all([
+    listPage(where, params, `${rank}${orderBy(sort, false)}`),
     db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM payments p WHERE ${where} LIMIT $${countParams.length}) matched`,
       countParams,

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { searchPayments, type PaymentSort } from "@/lib/payments/search-payments";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+
+// The payments list against a real database: what a search resolves to, the e-mails it may match
+// inside of, and the same order and totals whichever plan serves a filter.
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await createTestApp("search_payments");
+});
+afterAll(async () => app.close());
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, payments, payment_changes CASCADE");
+});
+
+async function addPayment(chargeId: string, email: string | null, customerId: string | null = null) {
+  await app.pool.query(
+    `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_id, customer_email)
+     VALUES ('stripe', $1, 'paid', 1000, 'usd', $2, $3)`,
+    [chargeId, customerId, email],
+  );
+}
+
+const emailsFound = async (search: string, searchIdsOnly = false) =>
+  (await searchPayments(app.pool, { search, searchIdsOnly })).rows.map((row) => row.customerEmail ?? row.chargeId);
+
+describe("searchPayments", () => {
+  it("finds payments by the start or a part of an e-mail, a customer id or a charge id, exact matches first", async () => {
+    await addPayment("ch_1", "customer70@example.com");
+    await addPayment("ch_2", "customer7@example.com");
+    await addPayment("ch_3", "ana.customer7@shop.test");
+    await addPayment("ch_4", "bob@example.com", "cus_77");
+    await addPayment("ch_512", null);
+
+    const found = await emailsFound("customer7");
+    expect(found[0]).toBe("customer7@example.com");
+    expect(found.sort()).toEqual(["ana.customer7@shop.test", "customer70@example.com", "customer7@example.com"]);
+    expect((await emailsFound("omer7")).sort()).toEqual(["ana.customer7@shop.test", "customer70@example.com", "customer7@example.com"]);
+    expect(await emailsFound("Customer7@Ex")).toEqual(["customer7@example.com"]);
+    expect(await emailsFound("cus_77")).toEqual(["bob@example.com"]);
+    expect(await emailsFound("ch_51")).toEqual(["ch_512"]);
+    // Ids only (a role that may not search customers): charges by id, never a customer.
+    expect(await emailsFound("ch_51", true)).toEqual(["ch_512"]);
+    expect(await emailsFound("customer7", true)).toEqual([]);
+    // Two characters are matched whole: "ch" is no charge's id.
+    expect(await emailsFound("ch")).toEqual([]);
+  });
+
+  it("keeps the e-mails a part is matched in exactly those the payments name", async () => {
+    const emails = async () =>
+      (await app.pool.query<{ email: string }>("SELECT email FROM customer_emails ORDER BY email")).rows.map((row) => row.email);
+    await addPayment("ch_1", null);
+    await addPayment("ch_2", "shared@example.com");
+    await addPayment("ch_3", "shared@example.com");
+    expect(await emails()).toEqual(["shared@example.com"]);
+    // Facts arrive later: the e-mail becomes searchable by a part of it.
+    await app.pool.query("UPDATE payments SET customer_email = 'late.buyer@example.com' WHERE gateway_charge_id = 'ch_1'");
+    expect(await emailsFound("buyer")).toEqual(["late.buyer@example.com"]);
+    // An e-mail stays while a payment names it, and leaves with the last one.
+    await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'ch_2'");
+    expect(await emails()).toEqual(["late.buyer@example.com", "shared@example.com"]);
+    await app.pool.query("DELETE FROM payments WHERE gateway_charge_id IN ('ch_1', 'ch_3')");
+    expect(await emails()).toEqual([]);
+    await addPayment("ch_4", "again@example.com");
+    await app.pool.query("TRUNCATE payments CASCADE");
+    expect(await emails()).toEqual([]);
+  });
+
+  it("lists a filter in the same order, with its exact total, whether few or many payments match", async () => {
+    // Statuses and providers independent of each other; times spread over ten days.
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, created_at, updated_at)
+       SELECT (ARRAY['stripe','asaas','pagarme'])[1 + n % 3], 'ch_' || n, (ARRAY['paid','refunded','pending','disputed'])[1 + (n / 3) % 4],
+              CASE WHEN n % 17 = 0 THEN NULL ELSE (n * 7919) % 100000 END, 'usd',
+              timestamptz '2026-11-20' + make_interval(secs => (n * 7) % 864000),
+              timestamptz '2026-11-20' + make_interval(secs => (n * 13) % 864000 + 60)
+         FROM generate_series(1, 30000) AS n`,
+    );
+    await app.pool.query("ANALYZE payments");
+    const filters = [
+      {},
+      { statuses: ["paid" as const] },
+      {
+        statuses: ["disputed" as const],
+        provider: "asaas",
+        createdFrom: new Date("2026-11-25T10:30:00Z"),
+        createdTo: new Date("2026-11-25T12:00:00Z"),
+      },
+    ];
+    const sorts: PaymentSort[] = ["updated_desc", "updated_asc", "created_desc", "created_asc", "amount_desc", "amount_asc"];
+    const ORDER: Record<PaymentSort, string> = {
+      updated_desc: "updated_at DESC, id DESC",
+      updated_asc: "updated_at ASC, id ASC",
+      created_desc: "created_at DESC, id DESC",
+      created_asc: "created_at ASC, id ASC",
+      amount_desc: "amount DESC NULLS LAST, id DESC",
+      amount_asc: "amount ASC NULLS FIRST, id ASC",
+    };
+    for (const filter of filters) {
+      const where = `($1::text[] IS NULL OR status = ANY($1)) AND ($2::text IS NULL OR provider = $2)
+                     AND ($3::timestamptz IS NULL OR created_at >= $3) AND ($4::timestamptz IS NULL OR created_at < $4)`;
+      const params = [filter.statuses ?? null, filter.provider ?? null, filter.createdFrom ?? null, filter.createdTo ?? null];
+      const { rows: counted } = await app.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE ${where}`, params);
+      for (const sort of sorts) {
+        const { rows } = await app.pool.query<{ charge: string }>(
+          `SELECT gateway_charge_id AS charge FROM payments WHERE ${where} ORDER BY ${ORDER[sort]} LIMIT 50 OFFSET 50`,
+          params,
+        );
+        const page = await searchPayments(app.pool, filter, { sort, page: 2 });
+        expect(
+          page.rows.map((row) => row.chargeId),
+          `${JSON.stringify(filter)} ${sort}`,
+        ).toEqual(rows.map((row) => row.charge));
+        expect(page).toMatchObject({ total: counted[0]!.n, totalCapped: false });
+      }
+    }
+  });
+});
