@@ -9,6 +9,7 @@ import { loadConfig } from "@/lib/config/env";
 import { customerSummary } from "@/lib/payments/customer-summary";
 import { paymentTotals, searchPayments } from "@/lib/payments/search-payments";
 import { createUser } from "@/lib/auth/users";
+import { AppError } from "@/lib/errors/app-error";
 import { DEFAULT_WEB_HEAP_LIMIT_MB } from "@/lib/config/env";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPrisma } from "@/lib/db/prisma";
@@ -142,7 +143,10 @@ async function timeCustomerQueries(pool: Pool) {
 async function measureExport(pool: Pool, databaseUrl: string) {
   const email = "bench-export@example.com";
   const password = "bench export password 0123";
-  await createUser(createPrisma(pool), { email, role: "admin", password }, "bench");
+  // A kept database (--reuse) has the user from the run before.
+  await createUser(createPrisma(pool), { email, role: "admin", password }, "bench").catch((error: unknown) => {
+    if (!(error instanceof AppError && error.code === "CONFLICT")) throw error;
+  });
   const app = await startAppServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: "bench-auth-secret-0123456789abcdef0123456789" });
   try {
     const session = await httpSignIn(app.url, email, password);
