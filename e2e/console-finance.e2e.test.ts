@@ -191,6 +191,12 @@ describe("console for support and finance", () => {
           new Intl.NumberFormat("en-US", { style: "currency", currency: total.currency.toUpperCase() }).format(Number(total.amount) / 100),
         );
       }
+      // Each amount of the totals reads on one line, also where the line is narrow.
+      const amountLines = await page
+        .locator("[data-testid^=payment-total-] .money")
+        .evaluateAll((amounts) => amounts.map((amount) => amount.getClientRects().length));
+      expect(amountLines.length).toBeGreaterThan(0);
+      expect(amountLines.every((lines) => lines === 1)).toBe(true);
       // Sorting by amount is a URL parameter the server applies: at 1440 px a header's button (which
       // flips the direction when pressed again), at 390 px the cards' sort control, by keyboard.
       const amountsShown = async () => (await column(page, "Payments", "amount")).map((text) => Number(text.replace(/[^0-9.]/g, "")));
