@@ -19,21 +19,23 @@ type Param = (value: unknown) => string;
 export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 /**
- * The bound LIKE patterns of a term: ids as typed, e-mails lowered, and a part of an e-mail (null
- * when the term can't be one). Customer patterns are bound only when customers may be searched.
+ * The bound LIKE patterns of a term: ids as typed; e-mails lowered and, when the term can be a part
+ * of one, anywhere in one. `customers` is null for a role that may search ids only (its patterns are
+ * never bound).
  */
-export type SearchPatterns = { idsOnly: boolean; asIs: string; lowered: string; inside: string | null };
+export type SearchPatterns = { asIs: string; customers: { lowered: string; inside: string | null } | null };
 
 export function searchPatterns(term: string, param: Param, idsOnly: boolean): SearchPatterns {
   const fragment = term.length >= FRAGMENT_MIN_LENGTH;
   const lower = term.toLowerCase();
   const asIs = param(fragment ? `${escapeLike(term)}%` : escapeLike(term));
-  if (idsOnly) return { idsOnly, asIs, lowered: asIs, inside: null };
+  if (idsOnly) return { asIs, customers: null };
   return {
-    idsOnly,
     asIs,
-    lowered: param(fragment ? `${escapeLike(lower)}%` : escapeLike(lower)),
-    inside: fragment && !term.includes("@") ? param(`%${escapeLike(lower)}%`) : null,
+    customers: {
+      lowered: param(fragment ? `${escapeLike(lower)}%` : escapeLike(lower)),
+      inside: fragment && !term.includes("@") ? param(`%${escapeLike(lower)}%`) : null,
+    },
   };
 }
 
@@ -52,9 +54,10 @@ export function paymentValueSources(patterns: SearchPatterns): Partial<Record<Ex
   const sources: Partial<Record<Exclude<SearchKind, "event">, string[]>> = {
     charge: [candidates("payments", "gateway_charge_id", patterns.asIs, true)],
   };
-  if (patterns.idsOnly) return sources;
-  sources.email = [candidates("payments", "customer_email", patterns.lowered, true)];
-  if (patterns.inside) sources.email.push(candidates("customer_emails", "email", patterns.inside, false));
+  const { customers } = patterns;
+  if (!customers) return sources;
+  sources.email = [candidates("payments", "customer_email", customers.lowered, true)];
+  if (customers.inside) sources.email.push(candidates("customer_emails", "email", customers.inside, false));
   sources.customer = [candidates("payments", "customer_id", patterns.asIs, true)];
   return sources;
 }

@@ -16,8 +16,8 @@ export function searchValuesSql(term: string, param: Param, idsOnly: boolean): P
     event: candidates("webhook_inbox", "event_id", patterns.asIs, true),
     charge: anyOfSources([candidates("webhook_inbox", "resource_id", patterns.asIs, true), ...payments.charge!]),
   };
-  if (idsOnly) return sql;
-  sql.email = anyOfSources([candidates("webhook_inbox", "customer_email", patterns.lowered, true), ...payments.email!]);
+  if (!patterns.customers) return sql;
+  sql.email = anyOfSources([candidates("webhook_inbox", "customer_email", patterns.customers.lowered, true), ...payments.email!]);
   sql.customer = anyOfSources([candidates("webhook_inbox", "customer_id", patterns.asIs, true), ...payments.customer!]);
   return sql;
 }
