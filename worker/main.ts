@@ -9,6 +9,7 @@ import { recordHeartbeat } from "@/lib/inbox/process/worker-heartbeats";
 import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/replay-runs";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { archiveOldPartitions } from "@/lib/partitions/archive-inbox-partition";
+import { compactPaymentTotals } from "@/lib/payments/search-payments";
 import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
 import { checkAlerts, circuitOpenAlert, deadDeliveryAlert, destinationGoneAlert } from "@/lib/alerts/check-alerts";
 import { sendAlert, type Alert } from "@/lib/alerts/send-alert";
@@ -158,6 +159,7 @@ await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5
   const result = await sweepPending(deps);
   if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
   await compactHourlyCounts(pool);
+  await compactPaymentTotals(pool);
   logCreated(await ensureInboxPartitions(pool));
 });
 

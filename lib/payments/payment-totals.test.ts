@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processEvents } from "@/lib/inbox/process/process-event";
 import {
+  compactPaymentTotals,
   hourSpans,
   paymentFilterSql,
   paymentTotals,
@@ -119,6 +120,41 @@ describe("payment totals", () => {
       { currency: "usd", payments: 1, amount: payment.amount, refunded: payment.amount, byStatus: { refunded: 1 } },
     ]);
     expect((await paymentTotals(app.pool, { statuses: ["paid"] })).totals).toEqual([]);
+  });
+
+  it("folds old hours' slots into one row each, the totals unchanged, recent hours left to their writers", async () => {
+    const old = new Date(Date.now() - 3 * 86_400_000);
+    // Written by several connections (each its own slot), then moved between statuses.
+    const clients = await Promise.all([app.pool.connect(), app.pool.connect(), app.pool.connect()]);
+    try {
+      for (const [index, client] of clients.entries()) {
+        await client.query(
+          `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, created_at)
+           SELECT 'stripe', 'ch_${index}_' || n, 'paid', 100 * n, 'usd', $1 FROM generate_series(1, 5) AS n
+           UNION ALL SELECT 'stripe', 'ch_${index}_now', 'paid', 700, 'usd', now()`,
+          [old],
+        );
+        await client.query(`UPDATE payments SET status = 'refunded', amount_refunded = amount WHERE gateway_charge_id = 'ch_${index}_1'`);
+      }
+      await clients[0]!.query("UPDATE payments SET status = 'disputed' WHERE gateway_charge_id IN ('ch_0_2', 'ch_1_2', 'ch_2_2')");
+      await clients[1]!.query("UPDATE payments SET status = 'paid' WHERE gateway_charge_id IN ('ch_0_2', 'ch_1_2', 'ch_2_2')");
+    } finally {
+      for (const client of clients) client.release();
+    }
+    const before = (await paymentTotals(app.pool, {})).totals;
+    await compactPaymentTotals(app.pool);
+    expect((await paymentTotals(app.pool, {})).totals).toEqual(before);
+    expect((await paymentTotals(app.pool, {})).totals).toEqual(await summedDirectly({}));
+    const { rows } = await app.pool.query<{ hour: Date; status: string; slots: number[] }>(
+      `SELECT hour, status, array_agg(slot ORDER BY slot)::int[] AS slots FROM payment_hourly_totals GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    const oldHours = rows.filter((row) => row.hour.getTime() < Date.now() - 2 * 3_600_000);
+    // Old hours: one row per group, in slot 0; the emptied disputed group is gone.
+    expect(oldHours.map((row) => [row.status, row.slots])).toEqual([
+      ["paid", [0]],
+      ["refunded", [0]],
+    ]);
+    expect(rows.length - oldHours.length).toBe(1);
   });
 
   it("is emptied with the payments", async () => {
