@@ -18,8 +18,9 @@ import { processRssMb } from "./group-rss";
 //   2. deliver: a destination added at the start of the feed (every change of step 1 to push), one
 //      worker pushes them to a local receiver that verifies each with standardwebhooks;
 //   3. feed: one reader follows the feed from the start, 1,000 changes a page (in-process, no HTTP);
-//   4. drain with a destination: the same backlog on a second database with DESTINATION_URL set.
-// Prints each rate, its ratio to the drain, and the worker's resident memory.
+//   4. drain with a destination: the same backlog on another database with DESTINATION_URL set.
+// The drains without and with a destination run in the order A B B A on four copies of the backlog;
+// prints each rate, the ratios, and the worker's resident memory.
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { events: { type: "string", default: "10000" } } });
 const targetEvents = Number(values.events);
@@ -67,23 +68,64 @@ async function backlog(name: string, env: Record<string, string>) {
 }
 
 const PENDING = "SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'";
-const receiver = await startHostReceiver(destinationSecret);
+// A host per pushing phase: the copies of the backlog number their changes alike, and a host dedupes
+// on the change id and checks each payment's versions.
+const hosts = [] as Awaited<ReturnType<typeof startHostReceiver>>[];
+async function newHost() {
+  const host = await startHostReceiver(destinationSecret);
+  hosts.push(host);
+  return host;
+}
 const baseEnv = { WEBHOOK_SECRET_STRIPE: secrets.stripe, REFETCH_STRIPE: "none", SWEEPER_STALE_MINUTES: "60" };
-const first = await backlog(`webhook_inbox_bench_deliver_${process.pid}_a`, baseEnv);
-const second = await backlog(`webhook_inbox_bench_deliver_${process.pid}_b`, baseEnv);
+// Four copies of the backlog: the drains without and with a destination run in the order A B B A,
+// so both see the same share of whatever else the machine does during the run.
+const databases = [] as Awaited<ReturnType<typeof backlog>>[];
+for (const name of ["a", "b", "c", "d"]) databases.push(await backlog(`webhook_inbox_bench_deliver_${process.pid}_${name}`, baseEnv));
+const [first, second, third, fourth] = databases as [
+  (typeof databases)[0],
+  (typeof databases)[0],
+  (typeof databases)[0],
+  (typeof databases)[0],
+];
 const workers: ChildProcess[] = [];
-try {
-  // 1. The baseline: drain without a destination.
-  workers.push(startWorker({ ...baseEnv, DATABASE_URL: first.url }));
-  const drainSeconds = await until(first.pool, PENDING, (n) => n === 0);
-  await stopWorker(workers[0]!);
-  const drainRate = first.events / drainSeconds;
-  const changes = await count(first.pool, "SELECT count(*)::int AS n FROM payment_changes");
-  console.log(
-    `drain, no destination: ${first.events} events in ${drainSeconds.toFixed(1)}s = ${drainRate.toFixed(0)} events/s (${changes} changes)`,
-  );
 
-  // 2. Push every change of the drain to one destination, one worker.
+/** One worker drains a backlog (pushing to the receiver when `destination`); events/s and the worker's RSS. */
+async function drain(database: (typeof databases)[0], destination: boolean) {
+  const receiver = await newHost();
+  const worker = startWorker({
+    ...baseEnv,
+    DATABASE_URL: database.url,
+    ...(destination ? { DESTINATION_URL: receiver.url, DESTINATION_SECRET: destinationSecret } : {}),
+  });
+  workers.push(worker);
+  const seconds = await until(database.pool, PENDING, (n) => n === 0);
+  const changes = await count(database.pool, "SELECT count(*)::int AS n FROM payment_changes");
+  const deliveredAfter = destination
+    ? await until(database.pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'", (n) => n === changes)
+    : 0;
+  const rss = processRssMb(worker.pid!);
+  await stopWorker(worker);
+  const rate = database.events / seconds;
+  console.log(
+    `drain, ${destination ? "one destination" : "no destination"}: ${database.events} events in ${seconds.toFixed(1)}s = ${rate.toFixed(0)} events/s ` +
+      `(${changes} changes)` +
+      (destination
+        ? ` · last change delivered ${deliveredAfter.toFixed(1)}s after the drain, ${receiver.applied.length} verified by the host, ${receiver.outOfOrder.length} out of order`
+        : "") +
+      ` · worker RSS ${rss} MB`,
+  );
+  return { rate, changes };
+}
+
+try {
+  // 1. The baseline, and the same backlog drained with a destination configured (A B).
+  const base1 = await drain(first, false);
+  const with1 = await drain(second, true);
+  const drainRate = base1.rate;
+  const changes = base1.changes;
+
+  // 2. Push every change of the first drain to one destination, one worker.
+  const receiver = await newHost();
   await first.pool.query("INSERT INTO destinations (name, url, secret) VALUES ('bench', $1, $2)", [receiver.url, destinationSecret]);
   const pusher = startWorker({ ...baseEnv, DATABASE_URL: first.url });
   workers.push(pusher);
@@ -97,7 +139,8 @@ try {
   const deliverRate = changes / deliverSeconds;
   console.log(
     `deliver: ${changes} changes to one destination in ${deliverSeconds.toFixed(1)}s = ${deliverRate.toFixed(0)} changes/s ` +
-      `(${(deliverRate / drainRate).toFixed(2)}x the drain) · ${receiver.applied.length} verified by the host, ${receiver.outOfOrder.length} out of order · worker RSS ${rss} MB`,
+      `(${(deliverRate / drainRate).toFixed(2)}x the drain) · ${receiver.applied.length} verified by the host, ` +
+      `${receiver.outOfOrder.length} out of order · worker RSS ${rss} MB`,
   );
 
   // 3. One reader follows the feed from the start.
@@ -113,32 +156,17 @@ try {
   const feedRate = read / ((Date.now() - feedStarted) / 1000);
   console.log(`feed: ${read} changes to one reader at ${feedRate.toFixed(0)} changes/s (${(feedRate / drainRate).toFixed(1)}x the drain)`);
 
-  // 4. The same backlog drained with a destination configured.
-  const withDestination = startWorker({
-    ...baseEnv,
-    DATABASE_URL: second.url,
-    DESTINATION_URL: receiver.url,
-    DESTINATION_SECRET: destinationSecret,
-  });
-  workers.push(withDestination);
-  const drainWithSeconds = await until(second.pool, PENDING, (n) => n === 0);
-  const secondChanges = await count(second.pool, "SELECT count(*)::int AS n FROM payment_changes");
-  const deliveredAfter = await until(
-    second.pool,
-    "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'",
-    (n) => n === secondChanges,
-  );
-  const rssWith = processRssMb(withDestination.pid!);
-  await stopWorker(withDestination);
-  const drainWithRate = second.events / drainWithSeconds;
+  // 4. The other half (B A), and the ratio over both halves.
+  const with2 = await drain(third, true);
+  const base2 = await drain(fourth, false);
+  const ratio = (with1.rate + with2.rate) / (base1.rate + base2.rate);
   console.log(
-    `drain, one destination: ${second.events} events in ${drainWithSeconds.toFixed(1)}s = ${drainWithRate.toFixed(0)} events/s = ` +
-      `${(drainWithRate / drainRate).toFixed(2)}x the drain without · last change delivered ${deliveredAfter.toFixed(1)}s after the drain · worker RSS ${rssWith} MB`,
+    `drain with a destination / without, A B B A: ${((with1.rate + with2.rate) / 2).toFixed(0)} / ${((base1.rate + base2.rate) / 2).toFixed(0)} events/s = ${ratio.toFixed(2)}x`,
   );
 } finally {
   await Promise.all(workers.map(stopWorker));
-  await receiver.close();
-  for (const database of [first, second]) {
+  for (const host of hosts) await host.close();
+  for (const database of databases) {
     await database.pool.end();
     await database.drop();
   }
