@@ -120,6 +120,7 @@ describe("Prisma client on the migrated schema", () => {
       where: { id_receivedAt: { id: event.id, receivedAt: event.receivedAt } },
       data: { status: "processed", processedAt: new Date() },
     });
+    expect(await prisma.customerEmail.findMany()).toEqual([{ email: "a@example.com" }]);
     const totals = await prisma.paymentHourlyTotal.findMany({ where: { provider: payment.provider } });
     expect(totals.reduce((sum, row) => sum + row.payments, 0n)).toBe(1n);
     const counts = await prisma.inboxHourlyCount.findMany({ where: { provider: "stripe" } });
