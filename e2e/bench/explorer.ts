@@ -148,6 +148,7 @@ async function measureExport(pool: Pool, databaseUrl: string) {
     if (!(error instanceof AppError && error.code === "CONFLICT")) throw error;
   });
   const app = await startAppServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: "bench-auth-secret-0123456789abcdef0123456789" });
+  let sampler: NodeJS.Timeout | undefined;
   try {
     const session = await httpSignIn(app.url, email, password);
     const payments = Math.floor(total / 3) + 1;
@@ -156,7 +157,7 @@ async function measureExport(pool: Pool, databaseUrl: string) {
     const from = new Date(Date.now() - 3_600_000 - (wanted / payments) * 604_800_000).toISOString();
     const before = groupRssMb(app.pids.web);
     let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, groupRssMb(app.pids.web))), 100);
+    sampler = setInterval(() => (peak = Math.max(peak, groupRssMb(app.pids.web))), 100);
     const started = performance.now();
     const response = await fetch(`${app.url}/api/exports/payments?from=${from}`, { headers: { cookie: cookieHeader(session.cookies) } });
     if (!response.ok || !response.body) throw new Error(`export answered ${response.status}`);
@@ -168,12 +169,12 @@ async function measureExport(pool: Pool, databaseUrl: string) {
       for (const byte of chunk.value) if (byte === 10) lines++;
     }
     const seconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
     console.log(
       `\nexport: ${lines - 1} payments (${(bytes / 1e6).toFixed(0)} MB of CSV) in ${seconds.toFixed(1)}s = ${((lines - 1) / seconds).toFixed(0)} rows/s; ` +
         `web resident memory ${before} MB before, ${peak} MB at most while streaming (heap limit ${DEFAULT_WEB_HEAP_LIMIT_MB} MB)`,
     );
   } finally {
+    clearInterval(sampler);
     await app.stop();
   }
 }
