@@ -1,6 +1,6 @@
 import type { Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
-import { paymentTotals, searchPayments, type PaymentFilter, type PaymentSort, type PaymentTotal } from "../payments/search-payments";
+import { searchPayments, type PaymentFilter, type PaymentSort, type PaymentTotal } from "../payments/search-payments";
 import { searchesIdsOnly } from "../privacy/views-for-role";
 import { paymentRowView, type PaymentRowView } from "./payment-row-view";
 
@@ -23,6 +23,6 @@ export async function getPaymentsView(
   options: { page: number; sort: PaymentSort },
 ): Promise<PaymentsView> {
   const scoped = { ...filter, searchIdsOnly: searchesIdsOnly(role) };
-  const [page, sums] = await Promise.all([searchPayments(db, scoped, options), paymentTotals(db, scoped)]);
-  return { ...page, rows: page.rows.map((row) => paymentRowView(role, row)), totals: sums.totals, totalsCapped: sums.capped };
+  const page = await searchPayments(db, scoped, options);
+  return { ...page, rows: page.rows.map((row) => paymentRowView(role, row)) };
 }

@@ -113,7 +113,8 @@ describe("searchPayments", () => {
           page.rows.map((row) => row.chargeId),
           `${JSON.stringify(filter)} ${sort}`,
         ).toEqual(rows.map((row) => row.charge));
-        expect(page).toMatchObject({ total: counted[0]!.n, totalCapped: false });
+        expect(page).toMatchObject({ total: counted[0]!.n, totalCapped: false, totalsCapped: false });
+        expect(page.totals.reduce((sum, total) => sum + total.payments, 0)).toBe(counted[0]!.n);
       }
     }
   });

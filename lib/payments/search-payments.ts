@@ -5,7 +5,16 @@ import { anyOfSources, paymentValueSources, searchPatterns } from "./search-valu
 
 export type PaymentListRow = PaymentView & { events: number };
 
-export type PaymentPage = { rows: PaymentListRow[]; total: number; totalCapped: boolean; page: number; pageSize: number };
+export type PaymentPage = {
+  rows: PaymentListRow[];
+  total: number;
+  totalCapped: boolean;
+  page: number;
+  pageSize: number;
+  /** Per currency, over every payment the filter matches (not only this page). */
+  totals: PaymentTotal[];
+  totalsCapped: boolean;
+};
 
 export type PaymentSort = `${"updated" | "created" | "amount"}_${"asc" | "desc"}`;
 
@@ -91,8 +100,8 @@ function orderBy(sort: PaymentSort, fenced: boolean): string {
 
 /**
  * Payments matching a filter, exact search matches first, then in the chosen order, one page at a
- * time with the total: exact from the hourly rollup without a search; for a search, counted up to
- * `countCap`, so a broad one stays cheap.
+ * time with the total and the totals per currency. Without a search both come from one read of the
+ * hourly rollup (exact); a search's total is counted up to `countCap`, so a broad one stays cheap.
  */
 export async function searchPayments(
   db: Queryable,
@@ -117,22 +126,31 @@ export async function searchPayments(
   };
   const { where, params } = paymentFilterSql(filter);
   if (!filter.search) {
-    const { totals, capped } = await paymentTotals(db, filter);
-    const n = totals.reduce((sum, total) => sum + total.payments, 0);
+    const sums = await paymentTotals(db, filter);
+    const n = sums.totals.reduce((sum, total) => sum + total.payments, 0);
     const list = await listPage(where, params, orderBy(sort, n <= FEW_PAYMENTS));
-    return { rows: list.rows, total: n, totalCapped: capped, page, pageSize };
+    return { rows: list.rows, total: n, totalCapped: sums.capped, page, pageSize, totals: sums.totals, totalsCapped: sums.capped };
   }
   const countParams = [...params, countCap + 1];
   const rank = exactFirst(filter, (value) => `$${params.push(value)}`);
-  const [list, count] = await Promise.all([
+  const [list, count, sums] = await Promise.all([
     listPage(where, params, `${rank}${orderBy(sort, false)}`),
     db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM payments p WHERE ${where} LIMIT $${countParams.length}) matched`,
       countParams,
     ),
+    paymentTotals(db, filter),
   ]);
   const n = count.rows[0]!.n;
-  return { rows: list.rows, total: Math.min(n, countCap), totalCapped: n > countCap, page, pageSize };
+  return {
+    rows: list.rows,
+    total: Math.min(n, countCap),
+    totalCapped: n > countCap,
+    page,
+    pageSize,
+    totals: sums.totals,
+    totalsCapped: sums.capped,
+  };
 }
 
 /** Per currency: how many payments, how much charged and refunded (minor units), how many by status. */
