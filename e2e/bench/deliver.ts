@@ -79,18 +79,14 @@ async function newHost() {
 const baseEnv = { WEBHOOK_SECRET_STRIPE: secrets.stripe, REFETCH_STRIPE: "none", SWEEPER_STALE_MINUTES: "60" };
 // Four copies of the backlog: the drains without and with a destination run in the order A B B A,
 // so both see the same share of whatever else the machine does during the run.
-const databases = [] as Awaited<ReturnType<typeof backlog>>[];
+type Backlog = Awaited<ReturnType<typeof backlog>>;
+const databases: Backlog[] = [];
 for (const name of ["a", "b", "c", "d"]) databases.push(await backlog(`webhook_inbox_bench_deliver_${process.pid}_${name}`, baseEnv));
-const [first, second, third, fourth] = databases as [
-  (typeof databases)[0],
-  (typeof databases)[0],
-  (typeof databases)[0],
-  (typeof databases)[0],
-];
+const [first, second, third, fourth] = databases as [Backlog, Backlog, Backlog, Backlog];
 const workers: ChildProcess[] = [];
 
-/** One worker drains a backlog (pushing to the receiver when `destination`); events/s and the worker's RSS. */
-async function drain(database: (typeof databases)[0], destination: boolean) {
+/** One worker drains a backlog (pushing to a new host receiver when `destination`); its events/s and changes. */
+async function drain(database: Backlog, destination: boolean) {
   const receiver = await newHost();
   const worker = startWorker({
     ...baseEnv,
