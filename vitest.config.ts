@@ -39,6 +39,8 @@ export default defineConfig({
           globalSetup: ["lib/testing/global-setup.ts"],
           env: { LOG_LEVEL: "warn" },
           maxWorkers: 4,
+          // After the unit suite when both run in one command (vitest needs a group per worker count).
+          sequence: { groupOrder: 1 },
         },
       },
     ],
