@@ -7,7 +7,7 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import { deliveryFor, randomId } from "./simulator/gateway-events";
+import { deliveryFor, randomId } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // Support and finance on the simulator's data (payments of two gateways, resends, a full shuffle, so

@@ -6,7 +6,7 @@ import { waitFor } from "@/lib/testing/test-worker";
 import { isRunning, startLauncher, type LauncherProcess } from "./harness/launcher-process";
 import { startOwnPostgres, type OwnPostgres } from "./harness/own-postgres";
 import { checkFinalStates, deliverAll, httpSender, planDeliveries, type Sender } from "./simulator/deliver";
-import { deliveryFor, randomId } from "./simulator/gateway-events";
+import { deliveryFor, randomId } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // Faults an operator meets, against `npm start` (the real launcher supervising the built web server

@@ -15,7 +15,7 @@ import {
   withholdDeliveries,
 } from "./simulator/deliver";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import type { DeliverySecret, SimulatedProvider } from "./simulator/gateway-events";
+import type { DeliverySecret, SimulatedProvider } from "@/lib/testing/gateway-events";
 import { generateHistories } from "./simulator/history";
 
 // A gateway that stopped delivering, seen from outside: the simulator withholds 10% of each

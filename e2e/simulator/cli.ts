@@ -13,7 +13,13 @@ import {
 } from "./deliver";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
-import { deliveryFor, isSimulatedProvider, SIMULATED_PROVIDERS, type DeliverySecret, type SimulatedProvider } from "./gateway-events";
+import {
+  deliveryFor,
+  isSimulatedProvider,
+  SIMULATED_PROVIDERS,
+  type DeliverySecret,
+  type SimulatedProvider,
+} from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
 import { startHostReceiver, type HostReceiver } from "./host-receiver";
 

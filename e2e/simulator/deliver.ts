@@ -1,4 +1,4 @@
-import { deliveriesFor, signedDelivery, type Delivery, type DeliverySecret } from "./gateway-events";
+import { deliveriesFor, signedDelivery, type Delivery, type DeliverySecret } from "@/lib/testing/gateway-events";
 import { historyAsOf, seededRandom, type PaymentHistory } from "./history";
 import type { ListedStripeEvent } from "./fake-gateway";
 

@@ -1,4 +1,4 @@
-import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
+import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "./gateway-events";
 import type { AppConfig } from "../config/env";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { createGatewayClients } from "../inbox/process/gateway-clients";
