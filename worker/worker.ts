@@ -23,7 +23,7 @@ import { startDeliveryWorker } from "@/lib/destinations/run-delivery-worker";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
 import { runDueReconciliations } from "@/lib/reconcile/run-due-reconciliations";
-import { stopOnSignals } from "./stop-on-signals";
+import { stopOnSignals } from "@/lib/runtime/stop-on-signals";
 
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
 // run against one database: pg-boss hands each job to one of them, the singleton policy keeps one
