@@ -1,4 +1,4 @@
-import { userInfo } from "node:os";
+import { hostname, userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
 import type { PgBoss } from "pg-boss";
@@ -11,17 +11,21 @@ import { createUser, resetPassword, type CreateUserInput } from "@/lib/auth/user
 import { createPrisma, type PrismaClient } from "@/lib/db/prisma";
 import { eventFilterSchema } from "@/lib/inbox/queries/event-filter";
 import { replayEvents } from "@/lib/inbox/replay/replay-events";
-import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/retention/restore-archived-events";
-import { sweepPending } from "@/lib/inbox/process/sweep-pending";
-import { archiveInboxPartition } from "@/lib/partitions/archive-inbox-partition";
+import { archiveInboxPartition, type PartitionArchiveOutcome } from "@/lib/partitions/archive-inbox-partition";
 import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
 import { countStrayEvents, listInboxPartitions } from "@/lib/partitions/list-inbox-partitions";
 import { restoreInboxPartition } from "@/lib/partitions/restore-inbox-partition";
-import { createProducer, installQueues } from "@/lib/queue/boss";
+import { installQueues } from "@/lib/jobs/install-queues";
+import { createProducer } from "@/lib/queue/boss";
 import { isProviderName } from "@/lib/providers/registry";
 import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
-import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import type { ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { reconcileJob } from "@/lib/jobs/definitions/reconcile";
+import { retentionJob } from "@/lib/jobs/definitions/retention";
+import { sweeperJob } from "@/lib/jobs/definitions/sweeper";
+import type { JobDeps } from "@/lib/jobs/job-definition";
+import { runJob } from "@/lib/jobs/work-jobs";
 import { listRuns } from "@/lib/reconcile/reconcile-runs";
 
 // `npm run cli -- <command>`: operator commands. `npm run db:migrate` is `cli migrate`.
@@ -146,6 +150,18 @@ function printReconcileResult(result: ReconcileResult): void {
   }
 }
 
+function describePartitionArchive(outcome: PartitionArchiveOutcome, archiveDir: string): string {
+  const { name } = outcome;
+  if (outcome.outcome === "archived") return `archived ${outcome.rows} event(s) of ${name} into ${archiveDir}/${outcome.file}`;
+  if (outcome.outcome === "unsettled") return `${name} still holds pending or failed events; nothing done`;
+  return `${name} is busy (its lock was not granted in time, or another run holds it); try again`;
+}
+
+/** What a job's `run` needs, from the CLI's pool and producer. */
+function jobDeps(dependencies: CliDeps): JobDeps {
+  return { ...dependencies, gateways: createGatewayClients(dependencies.config), workerId: `cli:${hostname()}:${process.pid}` };
+}
+
 async function main(argv: string[]): Promise<number> {
   loadEnvFiles();
   const embedded = useRunningEmbeddedDatabase();
@@ -192,7 +208,7 @@ async function main(argv: string[]): Promise<number> {
       const staleMinutes = values["stale-minutes"] === undefined ? undefined : Number(values["stale-minutes"]);
       if (staleMinutes !== undefined && !(staleMinutes >= 0)) throw new Error("--stale-minutes must be a number >= 0");
       const result = await withQueue((dependencies) =>
-        sweepPending(dependencies, staleMinutes === undefined ? {} : { staleSeconds: staleMinutes * 60 }),
+        runJob(sweeperJob, jobDeps(dependencies), staleMinutes === undefined ? {} : { staleSeconds: staleMinutes * 60 }),
       );
       console.log(result.skipped ? "another sweep is running; nothing done" : `re-dispatched ${result.dispatched} stale pending event(s)`);
       return 0;
@@ -200,7 +216,7 @@ async function main(argv: string[]): Promise<number> {
     case "retention": {
       const { values } = parseArgs({ args: rest, options: { "dry-run": { type: "boolean", default: false } } });
       requireSessionPooling(appConfig().databasePooler, "Retention");
-      const result = await withPool((dependencies) => runRetention(dependencies, { dryRun: values["dry-run"] }));
+      const result = await withQueue((dependencies) => runJob(retentionJob, jobDeps(dependencies), { dryRun: values["dry-run"] }));
       const perProvider = Object.entries(result.byProvider)
         .map(([provider, count]) => `${provider}: ${count}`)
         .join(", ");
@@ -212,6 +228,7 @@ async function main(argv: string[]): Promise<number> {
             (result.dryRun ? "" : ` into ${appConfig().retention.archiveDir}`),
         );
       }
+      for (const outcome of result.partitions) console.log(describePartitionArchive(outcome, appConfig().retention.archiveDir));
       return 0;
     }
     case "restore": {
@@ -258,11 +275,7 @@ async function main(argv: string[]): Promise<number> {
           console.log(`restored ${(await restoreInboxPartition(deps, name, { actor: cliActor() })).restored} event(s) into ${name}`);
           return;
         }
-        const outcome = await archiveInboxPartition(deps, name);
-        if (outcome.outcome === "archived")
-          console.log(`archived ${outcome.rows} event(s) of ${name} into ${config.retention.archiveDir}/${outcome.file}`);
-        else if (outcome.outcome === "unsettled") console.log(`${name} still holds pending or failed events; nothing done`);
-        else console.log(`${name} is busy (its lock was not granted in time, or another run holds it); try again`);
+        console.log(describePartitionArchive(await archiveInboxPartition(deps, name), config.retention.archiveDir));
       });
       return 0;
     }
@@ -281,14 +294,18 @@ async function main(argv: string[]): Promise<number> {
       const since = cliTime(values.since, "--since");
       const until = cliTime(values.until, "--until");
       if (until && !since) throw new Error("--until needs --since");
-      const result = await withQueue((dependencies) =>
-        runReconciliation(
-          { ...dependencies, gateways: createGatewayClients(dependencies.config) },
-          { provider, since, until, dryRun: values["dry-run"], trigger: "cli", actor: cliActor() },
-        ),
+      const [result] = await withQueue((dependencies) =>
+        runJob(reconcileJob, jobDeps(dependencies), {
+          provider,
+          since,
+          until,
+          dryRun: values["dry-run"],
+          trigger: "cli",
+          actor: cliActor(),
+        }),
       );
-      printReconcileResult(result);
-      return result.outcome === "finished" ? 0 : 1;
+      printReconcileResult(result!);
+      return result!.outcome === "finished" ? 0 : 1;
     }
     case "reconcile:runs": {
       const runs = await withPool(({ pool }) => listRuns(pool, 20));

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { appConfig, type AppConfig } from "@/lib/config/env";
 import { childEnv, setEnv } from "@/lib/config/process-env";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { installQueues } from "@/lib/queue/boss";
+import { installQueues } from "@/lib/jobs/install-queues";
 import { createPool, requireSessionPooling } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "@/lib/runtime/supervise-process";

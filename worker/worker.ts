@@ -3,26 +3,21 @@ import { appConfig, requireDatabaseUrl } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import { createPool, requireSessionPooling } from "@/lib/db/pool";
 import { createGatewayClients, missingCredentialWarnings } from "@/lib/inbox/process/gateway-clients";
-import { consumeWebhooks, processingConnections } from "@/lib/inbox/process/consume-webhooks";
 import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "@/lib/inbox/process/reclaim-dead-worker-jobs";
 import { recordHeartbeat } from "@/lib/inbox/process/worker-heartbeats";
-import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/replay-runs";
-import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
-import { archiveOldPartitions } from "@/lib/partitions/archive-inbox-partition";
-import { compactPaymentTotals } from "@/lib/payments/compact-payment-totals";
 import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
-import { checkAlerts, circuitOpenAlert, deadDeliveryAlert, destinationGoneAlert } from "@/lib/alerts/check-alerts";
+import { circuitOpenAlert, deadDeliveryAlert, destinationGoneAlert } from "@/lib/alerts/check-alerts";
 import { sendAlert, type Alert } from "@/lib/alerts/send-alert";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { renderMetrics } from "@/lib/ops/render-metrics";
 import { serveMetrics } from "@/lib/ops/serve-metrics";
-import { compactHourlyCounts } from "@/lib/inbox/maintenance/compact-hourly-counts";
-import { sweepPending } from "@/lib/inbox/process/sweep-pending";
 import { syncConfiguredDestination } from "@/lib/destinations/manage-destinations";
 import { startDeliveryWorker } from "@/lib/destinations/run-delivery-worker";
 import { createWorkerBoss } from "@/lib/queue/boss";
-import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
-import { runDueReconciliations } from "@/lib/reconcile/run-due-reconciliations";
+import { processingConnections, webhooksJob } from "@/lib/jobs/definitions/webhooks";
+import { reportPartitionsCreated } from "@/lib/jobs/definitions/maintenance";
+import { JOBS } from "@/lib/jobs/job-list";
+import { workJob } from "@/lib/jobs/work-jobs";
 import { stopOnSignals } from "@/lib/runtime/stop-on-signals";
 
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
@@ -64,12 +59,9 @@ await boss.start({ attempts: 6 });
 // workers keep dying before their first scheduled pass.
 await boss.supervise();
 
-// This month's partition and the next ones exist before anything is inserted into them; the sweeper
-// checks again every run, so a month never starts in the default partition while a worker runs.
-const logCreated = (created: string[]) => {
-  if (created.length > 0) logger("partitions").info({ created }, "inbox partitions created ahead");
-};
-logCreated(await ensureInboxPartitions(pool));
+// This month's partition and the next ones exist before anything is inserted into them; the
+// maintenance job checks again every minute, so a month never starts in the default partition.
+reportPartitionsCreated(await ensureInboxPartitions(pool));
 
 // Alive while this lock is held; the jobs of workers whose lock is gone are failed back to retry at
 // once (and then every few seconds), so a killed worker's jobs don't wait for their heartbeat.
@@ -89,29 +81,6 @@ await reclaim().catch(reclaimFailed);
 const reclaimTimer = setInterval(() => {
   reclaim().catch(reclaimFailed);
 }, config.worker.reclaimSeconds * 1000);
-
-// Retention: archive and purge old settled payloads on its own schedule, one run at a time.
-await boss.schedule(QUEUES.retention, config.retention.cron, null, { tz: "UTC" });
-await boss.work(QUEUES.retention, { localConcurrency: 1, pollingIntervalSeconds: 30 }, async () => {
-  const result = await runRetention(deps);
-  logger("retention").info(
-    { events: result.events, bytes: result.bytes, batches: result.batches, skipped: result.skipped },
-    "retention run finished",
-  );
-  if (config.retention.partitionMonths > 0) {
-    const before = new Date();
-    before.setUTCMonth(before.getUTCMonth() - config.retention.partitionMonths);
-    for (const outcome of await archiveOldPartitions({ pool, archiveDir: config.retention.archiveDir }, before)) {
-      logger("retention").info(outcome, "inbox partition archive");
-    }
-  }
-});
-
-await boss.schedule(QUEUES.alerts, config.alerts.cron, null, { tz: "UTC" });
-await boss.work(QUEUES.alerts, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
-  const sent = (await checkAlerts(deps)).filter((outcome) => outcome.sent).length;
-  if (sent > 0) logger("alerts").info({ sent }, "alerts sent");
-});
 
 const metricsServer = config.workerMetricsPort
   ? await serveMetrics({ port: config.workerMetricsPort, token: config.metricsToken }, () => renderMetrics(pool, async () => boss))
@@ -151,48 +120,10 @@ stopOnSignals(
   },
 );
 
-// The webhooks queue has its own concurrency: nothing else this process does can take its slots.
-await consumeWebhooks(boss, deps);
+// Every queue of JOBS, each scheduled and subscribed as its definition says. The webhooks queue has
+// its own concurrency: nothing else this process does can take its slots.
+for (const job of JOBS) await workJob(boss, job, deps);
 
-await boss.schedule(QUEUES.sweeper, config.sweeper.cron, null, { tz: "UTC" });
-await boss.work(QUEUES.sweeper, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
-  const result = await sweepPending(deps);
-  if (result.dispatched > 0) logger("sweeper").info({ dispatched: result.dispatched }, "re-dispatched stale pending events");
-  await compactHourlyCounts(pool);
-  await compactPaymentTotals(pool);
-  logCreated(await ensureInboxPartitions(pool));
-});
-
-// Reconciliation: every minute, the gateways whose interval has passed (RECONCILE_INTERVAL_MINUTES_<P>).
-await boss.schedule(QUEUES.reconcile, "* * * * *", null, { tz: "UTC" });
-await boss.work(QUEUES.reconcile, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async () => {
-  for (const result of await runDueReconciliations(deps)) {
-    if (result.outcome === "busy" || result.outcome === "unavailable") continue;
-    const level = result.outcome === "finished" ? "info" : "warn";
-    logger("reconcile")[level](
-      {
-        provider: result.provider,
-        runId: result.runId,
-        listed: result.listed,
-        missingIngested: result.missingIngested,
-        repaired: result.repaired,
-        stuckRefetched: result.stuckRefetched,
-        errors: result.errors,
-        lastError: result.lastError,
-      },
-      "reconciliation run",
-    );
-  }
-});
-
-// Bulk replays from the console, one at a time per worker.
-await boss.work(QUEUES.replays, { localConcurrency: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
-  await executeReplayRun(deps, replayJobSchema.parse(job!.data).runId);
-});
-await boss.work(QUEUES.replaysAbandoned, { localConcurrency: 1, pollingIntervalSeconds: 5 }, async ([job]) => {
-  await failAbandonedReplayRun(pool, replayJobSchema.parse(job!.data).runId);
-});
-
-log.info({ workerId, queue: QUEUES.webhooks, concurrency: config.worker.concurrency, metricsPort: metricsServer?.port }, "worker started");
+log.info({ workerId, queue: webhooksJob.name, concurrency: config.worker.concurrency, metricsPort: metricsServer?.port }, "worker started");
 // Under the launcher: tells it this start succeeded (a crash from now on is not a crash loop).
 process.send?.({ type: "ready" });
