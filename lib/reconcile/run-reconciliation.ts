@@ -3,7 +3,7 @@ import type { AppConfig } from "../config/env";
 import type { ProviderName } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import type { ObservedCharge } from "../canonical/observed-charge";
-import { missingCredentials, notSet, type GatewayClients } from "../inbox/process/gateway-clients";
+import { missingCredentials, notSet, type GatewayClients } from "../http/gateway-clients";
 import { keptHeaders, storeEvent } from "../inbox/ingest/ingest-event";
 import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
