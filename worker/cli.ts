@@ -19,7 +19,7 @@ import { restoreInboxPartition } from "@/lib/partitions/restore-inbox-partition"
 import { installQueues } from "@/lib/jobs/install-queues";
 import { createProducer } from "@/lib/queue/boss";
 import { isProviderName } from "@/lib/providers/registry";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { createGatewayClients } from "@/lib/http/gateway-clients";
 import type { ReconcileResult } from "@/lib/reconcile/run-reconciliation";
 import { reconcileJob } from "@/lib/jobs/definitions/reconcile";
 import { retentionJob } from "@/lib/jobs/definitions/retention";

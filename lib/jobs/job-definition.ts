@@ -2,7 +2,7 @@ import type { Job, JobResult, Queue, WorkOptions } from "pg-boss";
 import type { z } from "zod";
 import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
-import type { GatewayClients } from "../inbox/process/gateway-clients";
+import type { GatewayClients } from "../http/gateway-clients";
 import type { PgBoss } from "../queue/boss";
 
 /** What every job's `run` may use: the worker builds it once (lib/runtime), the CLI for one command. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { createGatewayClients } from "../http/gateway-clients";
 import { createWorkerBoss } from "../queue/boss";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { waitFor } from "../testing/test-worker";

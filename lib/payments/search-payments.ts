@@ -1,9 +1,9 @@
 import type { Queryable } from "../db/pool";
 import type { PaymentStatus } from "./state-machine";
-import { paymentColumns, type PaymentView } from "./get-payment";
+import { paymentColumns, type PaymentRecord } from "./get-payment";
 import { anyOfSources, paymentValueSources, searchPatterns } from "./search-values";
 
-export type PaymentListRow = PaymentView & { events: number };
+export type PaymentListRow = PaymentRecord & { events: number };
 
 export type PaymentPage = {
   rows: PaymentListRow[];

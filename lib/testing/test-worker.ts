@@ -1,6 +1,6 @@
 import { loadConfig, type AppConfig } from "../config/env";
 import { createPool } from "../db/pool";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { createGatewayClients } from "../http/gateway-clients";
 import type { ProcessOutcome } from "../inbox/process/process-event";
 import { processingConnections, processWebhookJobs, webhooksJob } from "../jobs/definitions/webhooks";
 import { createWorkerBoss } from "../queue/boss";
