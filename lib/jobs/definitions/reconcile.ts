@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { logger } from "../../observability/logger";
-import { isProviderName, type ProviderName } from "../../providers/registry";
+import { PROVIDER_NAMES } from "../../providers/registry";
 import { runDueReconciliations } from "../../reconcile/run-due-reconciliations";
 import { runReconciliation, type ReconcileResult } from "../../reconcile/run-reconciliation";
 import type { JobDefinition } from "../job-definition";
 
 const reconcileData = z.object({
   /** One gateway now (`cli reconcile`); unset, every gateway whose interval has passed (the schedule). */
-  provider: z.custom<ProviderName>((value) => typeof value === "string" && isProviderName(value), "not a gateway").optional(),
+  provider: z.enum(PROVIDER_NAMES).optional(),
   /** With a provider: an explicit window, else the gateway's cursor. */
   since: z.coerce.date().optional(),
   until: z.coerce.date().optional(),
