@@ -4,6 +4,7 @@ import { createGatewayClients } from "../http/gateway-clients";
 import { createWorkerBoss } from "../queue/boss";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { waitFor } from "../testing/test-worker";
+import { getReplayRun, startReplayRun } from "../inbox/replay/replay-runs";
 import { maintenanceJob } from "./definitions/maintenance";
 import { replaysJob } from "./definitions/replays";
 import { sweeperJob } from "./definitions/sweeper";
@@ -64,5 +65,27 @@ describe("jobs", () => {
     }
     const { rows } = await app.pool.query("SELECT slot, n FROM inbox_hourly_counts WHERE provider = 'stripe'");
     expect(rows).toEqual([{ slot: 0, n: 2 }]);
+  });
+
+  it("run a job that reports nothing too: a console's bulk replay run is executed by a worker", async () => {
+    for (const id of ["r1", "r2", "r3"]) {
+      await app.pool.query(
+        `INSERT INTO webhook_inbox (provider, event_id, event_type, status, raw_body) VALUES ('standard', $1, 'x', 'failed', '\\x00')`,
+        [id],
+      );
+    }
+    const boss = createWorkerBoss(app.db.url, 1);
+    await boss.start();
+    try {
+      await workJob(boss, replaysJob, { ...deps, boss });
+      const run = await startReplayRun(app, { provider: "standard", statuses: ["failed"] }, "ops", { confirmThreshold: 100 });
+      expect(
+        await waitFor(async () => (await getReplayRun(app.pool, run.id))?.status === "done" && getReplayRun(app.pool, run.id)),
+      ).toMatchObject({
+        replayed: 3,
+      });
+    } finally {
+      await boss.stop({ graceful: false });
+    }
   });
 });

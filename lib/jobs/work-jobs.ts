@@ -9,7 +9,8 @@ export async function workJob(boss: PgBoss, job: AnyJobDefinition, deps: JobDeps
     return;
   }
   await boss.work(job.name, job.work(deps.config), async ([taken]) => {
-    job.report?.(await runJob(job, deps, taken!.data));
+    const result = await runJob(job, deps, taken!.data);
+    job.report?.(result);
   });
 }
 
