@@ -20,7 +20,7 @@ import { countStrayEvents, listInboxPartitions } from "@/lib/partitions/list-inb
 import { restoreInboxPartition } from "@/lib/partitions/restore-inbox-partition";
 import { createProducer, installQueues } from "@/lib/queue/boss";
 import { isProviderName } from "@/lib/providers/registry";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { createGatewayClients } from "@/lib/http/gateway-clients";
 import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
 import { listRuns } from "@/lib/reconcile/reconcile-runs";
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { createGatewayClients } from "@/lib/http/gateway-clients";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { runReconciliation } from "@/lib/reconcile/run-reconciliation";

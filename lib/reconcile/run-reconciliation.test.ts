@@ -5,7 +5,7 @@ import { generateHistories, type PaymentHistory } from "@/e2e/simulator/history"
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
 import { findAlerts } from "../alerts/check-alerts";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { createGatewayClients } from "../http/gateway-clients";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { renderMetrics } from "../ops/render-metrics";
 import { runReconciliation, type ReconcileRequest, type ReconcileResult } from "./run-reconciliation";

@@ -1,7 +1,7 @@
 import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
 import type { AppConfig } from "../config/env";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { createGatewayClients } from "../http/gateway-clients";
 import { processEvents, type ProcessDeps } from "../inbox/process/process-event";
 import { TEST_SECRETS, type TestApp } from "./test-app";
 

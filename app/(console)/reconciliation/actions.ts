@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/app/_server/action";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { createGatewayClients } from "@/lib/http/gateway-clients";
 import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 

@@ -6,7 +6,7 @@ import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import { explainOutcomes } from "../queries/explain-outcome";
-import { createGatewayClients } from "./gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent } from "./process-event";
 import { replayEvents } from "../replay/replay-events";

@@ -7,7 +7,7 @@ import { testConfig, waitFor } from "@/lib/testing/test-worker";
 import type { ChargeSnapshot } from "../../canonical/charge-event";
 import { applyChargeUpdates, type ChargeUpdate } from "../../payments/apply-charge-update";
 import type { AppConfig } from "../../config/env";
-import { createGatewayClients } from "./gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent, processEvents, type ProcessDeps } from "./process-event";
 import { replayEvents } from "../replay/replay-events";

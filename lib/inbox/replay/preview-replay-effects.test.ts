@@ -5,7 +5,7 @@ import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-ap
 import { testConfig } from "@/lib/testing/test-worker";
 import { formatTime } from "../../time/format-time";
 import { explainOutcome, explainOutcomes, loadOutcomeFacts } from "../queries/explain-outcome";
-import { createGatewayClients } from "../process/gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { previewReplayEffects } from "./preview-replay-effects";
 import { processEvent, type ProcessDeps } from "../process/process-event";

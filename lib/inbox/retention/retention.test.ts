@@ -9,7 +9,7 @@ import { testConfig } from "@/lib/testing/test-worker";
 import type { AppConfig } from "../../config/env";
 import { readManifest, sha256Hex } from "./archive-files";
 import { previewRetention, runRetention } from "./archive-settled-events";
-import { createGatewayClients } from "../process/gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent } from "../process/process-event";
 import { replayEvents } from "../replay/replay-events";
