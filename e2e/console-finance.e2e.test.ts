@@ -365,7 +365,7 @@ describe("console for support and finance", () => {
       expect(await page.locator("table[aria-label=Workers] tbody tr").first().getAttribute("data-alive")).toBe("false");
       expect(
         await page
-          .locator("table[aria-label='Deliveries per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]")
+          .locator("table[aria-label='Webhooks received per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]")
           .textContent(),
       ).toBe("1");
       expect(await horizontalOverflow(page)).toBe(0);

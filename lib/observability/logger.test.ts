@@ -39,7 +39,7 @@ describe("structured logs", () => {
     const all = entries();
     const ingest = all.filter((entry) => entry.component === "ingest");
     expect(ingest.map((entry) => entry.result)).toEqual(["stored", "duplicate", "rejected"]);
-    expect(ingest[0]).toMatchObject({ level: "info", requestId: "req-from-proxy-1", provider: "stripe", msg: "delivery answered" });
+    expect(ingest[0]).toMatchObject({ level: "info", requestId: "req-from-proxy-1", provider: "stripe", msg: "webhook answered" });
     for (const entry of ingest) expect(entry.requestId).toEqual(expect.stringMatching(/^[\w.:-]+$/));
     expect(new Set(ingest.map((entry) => entry.requestId)).size).toBe(3);
 
@@ -61,10 +61,10 @@ describe("structured logs", () => {
       time: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
       pid: 1,
       component: "ingest",
-      msg: "delivery answered",
+      msg: "webhook answered",
       requestId: "r1",
       ms: 12,
     });
-    expect(prettyLine(json)).toBe("03:04:05.678 WARN  [ingest] delivery answered requestId=r1 ms=12\n");
+    expect(prettyLine(json)).toBe("03:04:05.678 WARN  [ingest] webhook answered requestId=r1 ms=12\n");
   });
 });

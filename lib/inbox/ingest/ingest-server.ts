@@ -7,7 +7,7 @@ import { createLimitedServer } from "../../request/create-limited-server";
 import { isMalformedTarget, MALFORMED_TARGET } from "../../request/malformed-path";
 import type { HeaderMap } from "../../providers/types";
 import { ingestEvent, type IngestDeps } from "./ingest-event";
-import { deliveryRequestId, ingestReply, recordDelivery, unknownProvider } from "./ingest-reply";
+import { webhookRequestId, ingestReply, recordWebhookReceived, unknownProvider } from "./ingest-reply";
 import { logger } from "../../observability/logger";
 
 // The lean webhook server of `npm run ingest`: node:http, no framework, serving only
@@ -38,7 +38,7 @@ async function handle(deps: IngestDeps, request: IncomingMessage, response: Serv
   if (request.method !== "POST") return send(response, 405, { error: "only POST", code: "METHOD_NOT_ALLOWED" }, { allow: "POST" });
   const provider = decodeURIComponent(match[1]!);
   const header = request.headers["x-request-id"];
-  const log = logger("ingest", { requestId: deliveryRequestId(Array.isArray(header) ? header[0] : header), provider });
+  const log = logger("ingest", { requestId: webhookRequestId(Array.isArray(header) ? header[0] : header), provider });
   if (!findDriver(provider)) return send(response, 404, unknownProvider(provider));
 
   let rawBody: Buffer;
@@ -54,7 +54,7 @@ async function handle(deps: IngestDeps, request: IncomingMessage, response: Serv
   }
   const started = performance.now();
   const outcome = await ingestEvent(deps, { provider, rawBody, headers: headerMap(request), query: url.searchParams });
-  recordDelivery(log, provider, outcome, (performance.now() - started) / 1000, rawBody.length);
+  recordWebhookReceived(log, provider, outcome, (performance.now() - started) / 1000, rawBody.length);
   const reply = ingestReply(outcome, provider);
   send(response, reply.status, reply.body, reply.headers);
 }

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
-import { deliveryRequestId, ingestReply, recordDelivery, unknownProvider } from "@/lib/inbox/ingest/ingest-reply";
+import { webhookRequestId, ingestReply, recordWebhookReceived, unknownProvider } from "@/lib/inbox/ingest/ingest-reply";
 import { BodyTooLargeError, headerMap, readBodyWithLimit } from "@/lib/request/read-body";
 import { findDriver } from "@/lib/providers/registry";
 import { logger } from "@/lib/observability/logger";
@@ -9,12 +9,12 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
 
-/** A gateway delivers one webhook: verify, store once, enqueue, answer at once. */
+/** A gateway sends one webhook: verify, store once, enqueue, answer at once. */
 export const POST = withErrors(async (request: NextRequest, context: RouteContext<"/api/webhooks/[provider]">) => {
   const { provider } = await context.params;
   const runtime = webRuntime();
-  const requestId = deliveryRequestId(request.headers.get("x-request-id"));
-  // Every line of this delivery carries its request id; never the body, headers or payload.
+  const requestId = webhookRequestId(request.headers.get("x-request-id"));
+  // Every line about this webhook carries its request id; never the body, headers or payload.
   const log = logger("ingest", { requestId, provider });
   if (!findDriver(provider)) {
     log.warn("unknown provider");
@@ -37,7 +37,7 @@ export const POST = withErrors(async (request: NextRequest, context: RouteContex
     { pool: runtime.pool, boss: await runtime.boss(), config: runtime.config },
     { provider, rawBody, headers: headerMap(request.headers), query: request.nextUrl.searchParams },
   );
-  recordDelivery(log, provider, outcome, (performance.now() - started) / 1000, rawBody.length);
+  recordWebhookReceived(log, provider, outcome, (performance.now() - started) / 1000, rawBody.length);
   const reply = ingestReply(outcome, provider);
   return NextResponse.json(reply.body, { status: reply.status, headers: reply.headers });
 });
