@@ -26,7 +26,7 @@ import tseslint from "typescript-eslint";
 //                  each other, and nothing named before them imports them
 //   alerts         alert rules and delivery
 //   ops            health and metrics rendering
-//   runtime        the web process's wiring
+//   runtime        each process's wiring: configuration, pools, queue, signals, supervision
 //
 // Where a lower layer must act inside a higher one's work (a write inside the payment transaction),
 // the lower room exposes a small function or takes a callback; it never imports upward.
@@ -145,7 +145,7 @@ export default tseslint.config(
       "no-restricted-imports": restrict([...libPatterns, ...driverPatterns, ...prismaPatterns]),
     },
   },
-  // The users' room and the web process's wiring hold a Prisma client; lib/db owns both drivers.
+  // The users' room and the processes' wiring hold a Prisma client; lib/db owns both drivers.
   {
     files: ["lib/auth/**/*.ts", "lib/runtime/**/*.ts"],
     ignores: ["lib/**/*.test.ts"],

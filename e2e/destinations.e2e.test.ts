@@ -23,7 +23,7 @@ let secondWorker: ChildProcess;
 let env: Record<string, string>;
 
 function startWorker(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+  return spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
     env: { ...process.env, ...env, NODE_ENV: "production" },
     detached: true,
     stdio: "ignore",

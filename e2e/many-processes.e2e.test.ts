@@ -8,7 +8,7 @@ import { createPool, type Pool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
-import { productionWebArgs } from "@/worker/launch-environment";
+import { productionWebArgs } from "@/lib/runtime/launch-environment";
 import { stopChild } from "./harness/app-server";
 import { cookieHeader, httpSignIn } from "./harness/http-session";
 import {
@@ -83,7 +83,7 @@ beforeAll(async () => {
   for (const name of ["ingest-1", "ingest-2"]) {
     const port = await freePort();
     ingestUrls.push(`http://127.0.0.1:${port}`);
-    start(name, ["--import", "tsx", "worker/ingest.ts"], { ...transactionPooled, INGEST_PORT: String(port) });
+    start(name, ["--import", "tsx", "worker/ingest-server.ts"], { ...transactionPooled, INGEST_PORT: String(port) });
   }
   const webPort = await freePort();
   webUrl = `http://127.0.0.1:${webPort}`;
@@ -95,7 +95,7 @@ beforeAll(async () => {
     NEXTAUTH_URL: webUrl,
   });
   for (const name of ["worker-1", "worker-2", "worker-3"]) {
-    start(name, ["--import", "tsx", "worker/main.ts"], {
+    start(name, ["--import", "tsx", "worker/worker.ts"], {
       ...common,
       DATABASE_URL: bouncer.url("inbox_session"),
       DATABASE_POOLER: "session",

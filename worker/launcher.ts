@@ -7,12 +7,12 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import { installQueues } from "@/lib/queue/boss";
 import { createPool, requireSessionPooling } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
-import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "./supervise-process";
-import { announceUsers, prepareEnvironment, productionWebArgs, type LaunchMode } from "./launch-environment";
+import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "@/lib/runtime/supervise-process";
+import { announceUsers, prepareEnvironment, productionWebArgs, type LaunchMode } from "@/lib/runtime/launch-environment";
 
 // `npm run dev` / `npm start`: one command for the whole app. Without DATABASE_URL it starts the
 // embedded PostgreSQL (data under .data/), applies migrations, then runs the web server and the
-// worker side by side, each restarted with backoff if it dies (worker/supervise-process.ts).
+// worker side by side, each restarted with backoff if it dies (lib/runtime/supervise-process.ts).
 // Ctrl-C (or SIGTERM) stops the children, then the database.
 
 const mode = process.argv[2];
@@ -109,7 +109,7 @@ async function main() {
   const webArgs = mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : productionWebArgs(config.webHeapLimitMb);
   // Separate bulkheads: each is restarted on its own if it dies; neither stops the other.
   run("web", webArgs, env);
-  run("worker", ["--import", "tsx", "worker/main.ts"], env, true);
+  run("worker", ["--import", "tsx", "worker/worker.ts"], env, true);
   console.log(`[launcher] web on http://localhost:${config.port} · worker started · Ctrl-C stops both`);
 }
 

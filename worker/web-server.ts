@@ -5,7 +5,7 @@ import { refuseBody } from "@/lib/request/body-limits";
 import { createLimitedServer } from "@/lib/request/create-limited-server";
 import { isMalformedTarget, MALFORMED_TARGET } from "@/lib/request/malformed-path";
 import { refuseEarly } from "@/lib/request/refuse-early";
-import { stopOnSignals } from "./stop-on-signals";
+import { stopOnSignals } from "@/lib/runtime/stop-on-signals";
 
 // The production web server (`npm start` runs it; `next start` would do the same minus this): Next's
 // handlers can't see the socket, so every request gets the peer address in a header we overwrite,

@@ -12,7 +12,7 @@ let app: TestApp;
 const children: ChildProcess[] = [];
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
     env: { ...process.env, ...app.env, WORKER_JOB_EXPIRE_SECONDS: "2", QUEUE_MONITOR_SECONDS: "1", WORKER_CONCURRENCY: "2" },
     stdio: ["ignore", "pipe", "pipe"],
   });

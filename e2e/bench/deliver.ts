@@ -28,7 +28,7 @@ const secrets = { stripe: "whsec_bench_stripe" };
 const destinationSecret = generateSecret();
 
 function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+  return spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
     env: { ...process.env, ...env, LOG_LEVEL: "warn" },
     stdio: ["ignore", "ignore", "inherit"],
   });

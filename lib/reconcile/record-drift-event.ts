@@ -4,7 +4,7 @@ import type { PgBoss } from "pg-boss";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { observedChargeType, type ObservedCharge } from "../canonical/observed-charge";
 import { jsonbText } from "../inbox/ingest/normalize-event";
-import { storeEvent } from "../inbox/ingest/ingest-event";
+import { storeEvent } from "../inbox/ingest/store-event";
 import { byWhatTheMoneyDid } from "../payments/apply-charge-update";
 import { deriveEventKey } from "../providers/signature";
 

@@ -4,7 +4,7 @@ import type { ProviderName } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import type { ObservedCharge } from "../canonical/observed-charge";
 import { missingCredentials, notSet, type GatewayClients } from "../http/gateway-clients";
-import { keptHeaders, storeEvent } from "../inbox/ingest/ingest-event";
+import { storeEvent } from "../inbox/ingest/store-event";
 import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
 import type { GatewayLister, ListedItem, ProviderDriver } from "../providers/types";
@@ -298,7 +298,8 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
         columns: normalized.columns,
         error: normalized.ok ? null : normalized.error,
         rawBody,
-        headers: keptHeaders(driver, {}),
+        // Listed by the API, never delivered: no request headers to keep.
+        headers: {},
         queryString: null,
         source: "reconcile",
       });

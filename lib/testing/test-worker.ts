@@ -7,7 +7,7 @@ import { createWorkerBoss } from "../queue/boss";
 
 export type TestWorker = { outcomes: ProcessOutcome[]; stop: () => Promise<void> };
 
-/** A real pg-boss worker process-in-miniature on the test database (what worker/main.ts wires). */
+/** A real pg-boss worker process-in-miniature on the test database (what worker/worker.ts wires). */
 export async function startTestWorker(url: string, config: AppConfig, name = "test-worker"): Promise<TestWorker> {
   const pool = createPool(url, processingConnections(config.worker.concurrency) + 2, name);
   const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);

@@ -4,7 +4,7 @@ import { createPool } from "@/lib/db/pool";
 import { createIngestServer } from "@/lib/inbox/ingest/ingest-server";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { createProducer } from "@/lib/queue/boss";
-import { stopOnSignals } from "./stop-on-signals";
+import { stopOnSignals } from "@/lib/runtime/stop-on-signals";
 
 // `npm run ingest`: a dedicated webhook server on INGEST_PORT (lean node:http, /api/webhooks/* only),
 // a bulkhead between the gateways and console load. Same ingest code and replies as the web route;

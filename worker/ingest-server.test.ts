@@ -58,7 +58,7 @@ beforeAll(async () => {
     HTTP_MAX_CONNECTIONS: "16",
   });
   port = await freePort();
-  child = spawn(process.execPath, ["--import", "tsx", "worker/ingest.ts"], {
+  child = spawn(process.execPath, ["--import", "tsx", "worker/ingest-server.ts"], {
     env: { ...process.env, ...app.env, INGEST_PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"],
   });

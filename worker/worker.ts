@@ -10,21 +10,21 @@ import { recordHeartbeat } from "@/lib/inbox/process/worker-heartbeats";
 import { executeReplayRun, failAbandonedReplayRun } from "@/lib/inbox/replay/replay-runs";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { archiveOldPartitions } from "@/lib/partitions/archive-inbox-partition";
-import { compactPaymentTotals } from "@/lib/payments/search-payments";
+import { compactPaymentTotals } from "@/lib/payments/compact-payment-totals";
 import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
 import { checkAlerts, circuitOpenAlert, deadDeliveryAlert, destinationGoneAlert } from "@/lib/alerts/check-alerts";
 import { sendAlert, type Alert } from "@/lib/alerts/send-alert";
 import { configureLogger, logger } from "@/lib/observability/logger";
 import { renderMetrics } from "@/lib/ops/render-metrics";
 import { serveMetrics } from "@/lib/ops/serve-metrics";
-import { compactHourlyCounts } from "@/lib/inbox/queries/inbox-stats";
+import { compactHourlyCounts } from "@/lib/inbox/maintenance/compact-hourly-counts";
 import { sweepPending } from "@/lib/inbox/process/sweep-pending";
 import { syncConfiguredDestination } from "@/lib/destinations/manage-destinations";
 import { startDeliveryWorker } from "@/lib/destinations/run-delivery-worker";
 import { createWorkerBoss } from "@/lib/queue/boss";
 import { QUEUES, replayJobSchema } from "@/lib/queue/queues";
 import { runDueReconciliations } from "@/lib/reconcile/run-due-reconciliations";
-import { stopOnSignals } from "./stop-on-signals";
+import { stopOnSignals } from "@/lib/runtime/stop-on-signals";
 
 // `npm run worker`: consumes the webhooks queue and runs the scheduled sweeper. Several workers may
 // run against one database: pg-boss hands each job to one of them, the singleton policy keeps one
