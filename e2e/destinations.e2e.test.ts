@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSecret } from "@/lib/destinations/sign-message";
-import type { PaymentChange } from "@/lib/outbox/read-change-feed";
+import type { PaymentChange } from "@/lib/outbox/payment-change";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, stopChild, type AppServer } from "./harness/app-server";
