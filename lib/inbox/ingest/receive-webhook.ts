@@ -4,7 +4,7 @@ import { findDriver } from "../../providers/registry";
 import type { HeaderMap } from "../../providers/types";
 import { BodyTooLargeError } from "../../request/read-body";
 import { ingestEvent, type IngestDeps } from "./ingest-event";
-import { deliveryRequestId, ingestReply, recordDelivery, unknownProvider } from "./ingest-reply";
+import { ingestReply, recordWebhookReceived, unknownProvider, webhookRequestId } from "./ingest-reply";
 
 // The reception of one webhook, written once for both servers that take them: the Next.js route
 // (app/api/webhooks/[provider]) and `npm run ingest` (ingest-server.ts). Each adapts its request to
@@ -41,7 +41,7 @@ export async function receiveWebhook(deps: ReceptionDeps, request: WebhookReques
   if (request.method !== "POST") return answer(405, { error: "only POST", code: "METHOD_NOT_ALLOWED" }, { allow: "POST" });
   const { provider } = request;
   // Every line of this delivery carries its request id; never the body, headers or payload.
-  const log = logger("ingest", { requestId: deliveryRequestId(request.headers["x-request-id"]), provider });
+  const log = logger("ingest", { requestId: webhookRequestId(request.headers["x-request-id"]), provider });
   if (!findDriver(provider)) {
     log.warn("unknown provider");
     return answer(404, unknownProvider(provider));
@@ -57,7 +57,7 @@ export async function receiveWebhook(deps: ReceptionDeps, request: WebhookReques
   }
   const started = performance.now();
   const outcome = await ingestEvent(await deps.ingestDeps(), { provider, rawBody, headers: request.headers, query: request.query });
-  recordDelivery(log, provider, outcome, (performance.now() - started) / 1000, rawBody.length);
+  recordWebhookReceived(log, provider, outcome, (performance.now() - started) / 1000, rawBody.length);
   const reply = ingestReply(outcome, provider);
   return answer(reply.status, reply.body, reply.headers);
 }
