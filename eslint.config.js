@@ -19,12 +19,14 @@ import tseslint from "typescript-eslint";
 //   http           the OUTBOUND gateway client: timeouts, rate limit, circuit breaker, JWKS
 //   audit          the audit log
 //   auth           users, roles, permissions, API tokens
+//   outbox         the payment change: its columns, the piece the payment statement embeds, its JSON,
+//                  its numbering and the feed
 //   payments       the state machine and its writes
 //   inbox          the pipeline: ingest, process, replay, retention, queries
 //   privacy        what each role may see of events and payments
 //   *              feature rooms not named here: above the pipeline, below alerts; they may import
 //                  each other, and nothing named before them imports them
-//   alerts         alert rules and delivery
+//   alerts         alert rules and sending them
 //   jobs           every queue as a definition (name, data, policy, schedule, run), installed and
 //                  worked from one list; above the rooms whose work its jobs run (inbox, payments,
 //                  partitions, reconcile, alerts), below ops (which may report on queues) and runtime
@@ -54,6 +56,7 @@ const LIB_LAYERS = [
   "http",
   "audit",
   "auth",
+  "outbox",
   "payments",
   "inbox",
   "privacy",

@@ -7,7 +7,7 @@ import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
-import { deliveryFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
+import { webhookFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
 import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";
@@ -50,7 +50,7 @@ function signedEvent() {
     customerId: "cus_bench",
     customerEmail: "bench@example.com",
   };
-  return deliveryFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
+  return webhookFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
 }
 
 type Result = { name: string; rps: number; p50: number; p99: number; bad: number; total: number };
@@ -90,8 +90,8 @@ async function load(name: string, base: string, path: string, options: { seconds
         method: "POST",
         path,
         setupRequest: (request) => {
-          const delivery = signedEvent();
-          return { ...request, body: delivery.body, headers: delivery.headers };
+          const webhook = signedEvent();
+          return { ...request, body: webhook.body, headers: webhook.headers };
         },
       },
     ],

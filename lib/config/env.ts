@@ -258,7 +258,7 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
           /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
           configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
           timeoutMs: b.DESTINATION_TIMEOUT_MS,
-          /** Delay before retry n (1-based), before jitter; a delivery is dead after the last. */
+          /** Delay before retry n (1-based), before jitter; a delivery (a change on its way to a destination) is dead after the last. */
           retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
           breakerFailures: b.DESTINATION_BREAKER_FAILURES,
           breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,

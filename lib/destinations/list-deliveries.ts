@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Queryable } from "../db/pool";
+import { changeIdSql } from "../outbox/payment-change";
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "dead"] as const;
 
@@ -31,7 +32,7 @@ export type DeliveryRow = {
 };
 
 const SELECT = `
-  SELECT d.id, d.destination_id AS "destinationId", t.name AS "destinationName", 'chg_' || c.id AS "changeId", c.provider,
+  SELECT d.id, d.destination_id AS "destinationId", t.name AS "destinationName", ${changeIdSql("c")} AS "changeId", c.provider,
          c.gateway_charge_id AS "chargeId", c.payment_id AS "paymentId", c.version, c.status AS "changeStatus", d.status, d.attempts,
          CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS "nextAttemptAt",
          last.status_code AS "lastStatusCode", last.latency_ms AS "lastLatencyMs", COALESCE(last.error, d.last_error) AS "lastError",
@@ -68,7 +69,7 @@ export type PaymentChangeRow = {
 export async function listPaymentChanges(db: Queryable, paymentId: number): Promise<PaymentChangeRow[]> {
   const [{ rows: changes }, { rows: deliveries }] = await Promise.all([
     db.query<Omit<PaymentChangeRow, "deliveries">>(
-      `SELECT 'chg_' || id AS "changeId", version, previous_status AS "previousStatus", status, amount_refunded AS "amountRefunded",
+      `SELECT ${changeIdSql("payment_changes")} AS "changeId", version, previous_status AS "previousStatus", status, amount_refunded AS "amountRefunded",
               event_id AS "eventId", event_type AS "eventType", committed_at AS "committedAt"
          FROM payment_changes WHERE payment_id = $1 ORDER BY version DESC`,
       [paymentId],
