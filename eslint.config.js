@@ -19,14 +19,19 @@ import tseslint from "typescript-eslint";
 //   http           the OUTBOUND gateway client: timeouts, rate limit, circuit breaker, JWKS
 //   audit          the audit log
 //   auth           users, roles, permissions, API tokens
+//   outbox         the payment change: its columns, the piece the payment statement embeds, its JSON,
+//                  its numbering and the feed
 //   payments       the state machine and its writes
 //   inbox          the pipeline: ingest, process, replay, retention, queries
 //   privacy        what each role may see of events and payments
 //   *              feature rooms not named here: above the pipeline, below alerts; they may import
 //                  each other, and nothing named before them imports them
-//   alerts         alert rules and delivery
+//   alerts         alert rules and sending them
+//   jobs           every queue as a definition (name, data, policy, schedule, run), installed and
+//                  worked from one list; above the rooms whose work its jobs run (inbox, payments,
+//                  partitions, reconcile, alerts), below ops (which may report on queues) and runtime
 //   ops            health and metrics rendering
-//   runtime        the web process's wiring
+//   runtime        each process's wiring: configuration, pools, queue, signals, supervision
 //   testing        the test harness (test databases, apps, workers, what the gateways send): it may
 //                  use every room, and only test files, the simulator and the benchmarks use it
 //
@@ -53,11 +58,13 @@ const LIB_LAYERS = [
   "http",
   "audit",
   "auth",
+  "outbox",
   "payments",
   "inbox",
   "privacy",
   "*",
   "alerts",
+  "jobs",
   "ops",
   "runtime",
   "testing",
@@ -148,8 +155,8 @@ export default tseslint.config(
       "no-restricted-imports": restrict([...libPatterns, ...driverPatterns, ...prismaPatterns]),
     },
   },
-  // The users' room, the web process's wiring and the test harness's hold a Prisma client; lib/db
-  // owns both drivers.
+  // The users' room, the processes' wiring and the test harness hold a Prisma client; lib/db owns
+  // both drivers.
   {
     files: ["lib/auth/**/*.ts", "lib/runtime/**/*.ts", "lib/testing/**/*.ts"],
     ignores: ["lib/**/*.test.ts"],

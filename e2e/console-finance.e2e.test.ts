@@ -5,9 +5,9 @@ import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-ap
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
+import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import { deliveryFor, randomId } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // Support and finance on the simulator's data (payments of two gateways, resends, a full shuffle, so
@@ -76,8 +76,8 @@ beforeAll(async () => {
     AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
     WORKER_CONCURRENCY: "4",
   });
-  const plan = planDeliveries(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed: 11 });
-  expect((await deliverAll(plan, httpSender(server.url), { concurrency: 6, secrets })).failed).toBe(0);
+  const plan = planWebhooks(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed: 11 });
+  expect((await sendAll(plan, httpSender(server.url), { concurrency: 6, secrets })).failed).toBe(0);
   await waitFor(
     async () => (await rows<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'"))[0]!.n === 0,
     90_000,
@@ -344,14 +344,14 @@ describe("console for support and finance", () => {
         customerId: "cus_wait",
         customerEmail: "waiting@example.com",
       };
-      const delivery = deliveryFor(
+      const webhook = webhookFor(
         "stripe",
         facts,
         { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
         secrets.stripe,
       );
       expect(
-        (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body: delivery.body })).status,
+        (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body })).status,
       ).toBe(200);
     }
     expect(
@@ -365,7 +365,7 @@ describe("console for support and finance", () => {
       expect(await page.locator("table[aria-label=Workers] tbody tr").first().getAttribute("data-alive")).toBe("false");
       expect(
         await page
-          .locator("table[aria-label='Deliveries per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]")
+          .locator("table[aria-label='Webhooks received per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]")
           .textContent(),
       ).toBe("1");
       expect(await horizontalOverflow(page)).toBe(0);

@@ -11,9 +11,9 @@ import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-ap
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
+import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import { deliveryFor, type HistoryStep, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { webhookFor, type HistoryStep, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // The console as support and finance use it: one clock, pages that fit 1440 and 390 px, the
@@ -68,8 +68,8 @@ beforeAll(async () => {
     PAYMENTS_API_TOKENS: "e2e-payments-token-0123456789",
     ARCHIVE_DIR: archiveDir,
   });
-  const plan = planDeliveries(histories, { secrets: { stripe: TEST_SECRETS.stripe }, duplicateRate: 0.2, shuffle: "full", seed: 3 });
-  expect((await deliverAll(plan, httpSender(server.url), { concurrency: 6, secrets: { stripe: TEST_SECRETS.stripe } })).failed).toBe(0);
+  const plan = planWebhooks(histories, { secrets: { stripe: TEST_SECRETS.stripe }, duplicateRate: 0.2, shuffle: "full", seed: 3 });
+  expect((await sendAll(plan, httpSender(server.url), { concurrency: 6, secrets: { stripe: TEST_SECRETS.stripe } })).failed).toBe(0);
 
   // Host-registered payments whose events arrive first: they fail until the host registers them.
   const base = Date.now() - 3_600_000;
@@ -88,11 +88,11 @@ beforeAll(async () => {
         amountRefunded: kind === "refund" ? 5000 : 0,
         occurredAtMs: base + index * 60_000 + position * 1000,
       };
-      const delivery = deliveryFor("standard", facts, step, TEST_SECRETS.standard);
+      const webhook = webhookFor("standard", facts, step, TEST_SECRETS.standard);
       const response = await fetch(`${server.url}/api/webhooks/standard`, {
         method: "POST",
-        headers: delivery.headers,
-        body: delivery.body,
+        headers: webhook.headers,
+        body: webhook.body,
       });
       expect(response.status).toBe(200);
     }

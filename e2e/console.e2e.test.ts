@@ -7,13 +7,13 @@ import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-ap
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
+import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import { deliveryFor, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { webhookFor, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // The operations console in a real Chromium against `next start` and a real worker, on seeded data:
-// simulator histories delivered over HTTP, plus disputes whose refetch fails (their charges are
+// simulator histories sent over HTTP, plus disputes whose refetch fails (their charges are
 // unknown to the fake gateway) so there are failed events to replay.
 
 const PASSWORD = "correct horse battery staple";
@@ -57,8 +57,8 @@ beforeAll(async () => {
 
   histories = generateHistories(2024, 24, ["stripe", "standard"], { sameSecondRate: 0.3 });
   gateway.add(histories);
-  const plan = planDeliveries(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed: 7 });
-  const report = await deliverAll(plan, httpSender(server.url), { concurrency: 8, secrets });
+  const plan = planWebhooks(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed: 7 });
+  const report = await sendAll(plan, httpSender(server.url), { concurrency: 8, secrets });
   expect(report.failed).toBe(0);
 
   // Disputes on charges the gateway doesn't know yet: their refetch gets 404 and, with one attempt
@@ -73,8 +73,8 @@ beforeAll(async () => {
     };
     const step = { kind: "dispute_opened" as const, amountRefunded: 0, occurredAtMs: Date.now() - 60_000 };
     unknownToGateway.push({ provider: "stripe", payment, steps: [step], truth: { status: "disputed", amountRefunded: 0 } });
-    const delivery = deliveryFor("stripe", payment, step, secrets.stripe);
-    const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body: delivery.body });
+    const webhook = webhookFor("stripe", payment, step, secrets.stripe);
+    const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body });
     expect(response.status).toBe(200);
   }
   await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" });

@@ -6,7 +6,7 @@ import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-ap
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { deliveryFor, randomId, type HistoryStep } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId, type HistoryStep } from "@/lib/testing/gateway-events";
 import { startHostReceiver, type HostReceiver } from "./simulator/host-receiver";
 
 // Destinations from the console in a real Chromium: an admin adds one (its secret shown once, the
@@ -44,13 +44,13 @@ afterAll(async () => {
 
 async function paymentChange(kind: HistoryStep["kind"]): Promise<string> {
   const chargeId = randomId("ch");
-  const delivery = deliveryFor(
+  const webhook = webhookFor(
     "stripe",
     { chargeId, amount: 1500, currency: "usd", customerId: "cus_1", customerEmail: "c@example.com" },
     { kind, amountRefunded: 0, occurredAtMs: Date.now() - 5000 },
     TEST_SECRETS.stripe,
   );
-  const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body: delivery.body });
+  const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body });
   expect(response.status).toBe(200);
   return chargeId;
 }

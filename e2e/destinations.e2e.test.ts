@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSecret } from "@/lib/destinations/sign-message";
-import type { PaymentChange } from "@/lib/outbox/read-change-feed";
+import type { PaymentChange } from "@/lib/outbox/payment-change";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, stopChild, type AppServer } from "./harness/app-server";
-import { deliverAll, httpSender, planDeliveries } from "./simulator/deliver";
+import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { generateHistories } from "./simulator/history";
 import { startHostReceiver, type HostReceiver } from "./simulator/host-receiver";
 
@@ -23,7 +23,7 @@ let secondWorker: ChildProcess;
 let env: Record<string, string>;
 
 function startWorker(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+  return spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
     env: { ...process.env, ...env, NODE_ENV: "production" },
     detached: true,
     stdio: "ignore",
@@ -63,9 +63,9 @@ async function count(sql: string): Promise<number> {
 describe("[HOST][DESTINATIONS] telling the host", () => {
   it("delivers every change at least once, each payment in version order, to a flaky host through a kill -9 and an outage; nothing dead", async () => {
     const histories = generateHistories(2112, 60, ["stripe"], { sameSecondRate: 0 });
-    const plan = planDeliveries(histories, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 5 });
+    const plan = planWebhooks(histories, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 5 });
     receiver.set({ failShare: 0.3, hangShare: 0.1 });
-    const sending = deliverAll(plan, httpSender(server.url), { concurrency: 8, secrets });
+    const sending = sendAll(plan, httpSender(server.url), { concurrency: 8, secrets });
 
     // kill -9 the second worker while deliveries are in flight, and start it again.
     await waitFor(async () => receiver.received.length >= 20 || null, 60_000, "deliveries under way");

@@ -5,8 +5,8 @@ import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { isRunning, startLauncher, type LauncherProcess } from "./harness/launcher-process";
 import { startOwnPostgres, type OwnPostgres } from "./harness/own-postgres";
-import { checkFinalStates, deliverAll, httpSender, planDeliveries, type Sender } from "./simulator/deliver";
-import { deliveryFor, randomId } from "@/lib/testing/gateway-events";
+import { checkFinalStates, sendAll, httpSender, planWebhooks, type Sender } from "./simulator/send-webhooks";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // Faults an operator meets, against `npm start` (the real launcher supervising the built web server
@@ -65,12 +65,12 @@ function recordingSender(): Traffic {
     slowestAnswerMs: 0,
     sender: async () => ({ status: 0 }),
   };
-  traffic.sender = async (delivery) => {
+  traffic.sender = async (webhook) => {
     const started = Date.now();
-    const result = await http(delivery).catch(() => ({ status: 0 }));
+    const result = await http(webhook).catch(() => ({ status: 0 }));
     traffic.slowestAnswerMs = Math.max(traffic.slowestAnswerMs, Date.now() - started);
     traffic.answers.set(result.status, (traffic.answers.get(result.status) ?? 0) + 1);
-    if (result.status >= 200 && result.status < 300) traffic.acknowledged.add(delivery.eventId);
+    if (result.status >= 200 && result.status < 300) traffic.acknowledged.add(webhook.eventId);
     else traffic.refusedAt.push(Date.now());
     return result;
   };
@@ -118,7 +118,7 @@ async function checkTruth(list: PaymentHistory[]) {
 describe("[FAULTS] PostgreSQL restarted under load", () => {
   it("acknowledges nothing it loses: every 2xx event settles once, payments end true, web and worker keep running", async () => {
     const list = histories(901, 40);
-    const plan = planDeliveries(list, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 901 });
+    const plan = planWebhooks(list, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 901 });
     const traffic = recordingSender();
     const before = launcher.childPids();
 
@@ -135,10 +135,10 @@ describe("[FAULTS] PostgreSQL restarted under load", () => {
       }
     })();
 
-    const load = deliverAll(plan, traffic.sender, { concurrency: 4, maxDelayMs: 400, maxTries: 200, secrets });
+    const load = sendAll(plan, traffic.sender, { concurrency: 4, maxDelayMs: 400, maxTries: 200, secrets });
     await waitFor(async () => traffic.acknowledged.size >= plan.length / 4, 60_000, "a quarter of the load acknowledged");
     // The database stays away until the outage has been seen from outside, both by the health probe
-    // and by a delivery refused (the gateway will resend it): what the outage causes is asserted,
+    // and by a webhook refused (the gateway will resend it): what the outage causes is asserted,
     // not how long this machine takes to restart a cluster.
     let stoppedAt = 0;
     const restart = await db.restart(async () => {
@@ -147,7 +147,7 @@ describe("[FAULTS] PostgreSQL restarted under load", () => {
         async () =>
           health.some((sample) => sample.at > stoppedAt && sample.status !== 200) && traffic.refusedAt.some((at) => at > stoppedAt),
         15_000,
-        "health degraded and a delivery refused while the database is down",
+        "health degraded and a webhook refused while the database is down",
       );
     });
     const restartedAt = Date.now();
@@ -165,12 +165,12 @@ describe("[FAULTS] PostgreSQL restarted under load", () => {
     console.log(
       `[faults] db restart: ${report.sent} sent, ${traffic.acknowledged.size} acknowledged (${plan.length} planned), ` +
         `answers ${JSON.stringify(Object.fromEntries(traffic.answers))}, slowest answer ${traffic.slowestAnswerMs} ms; ` +
-        `database down ${restart.downMs} ms, health degraded in ${degraded.length} probes and ${refusedWhileDown} deliveries refused while down, healthy again ${healthyAgainMs} ms after; ` +
+        `database down ${restart.downMs} ms, health degraded in ${degraded.length} probes and ${refusedWhileDown} webhooks refused while down, healthy again ${healthyAgainMs} ms after; ` +
         `${settled.settled} settled, slowest ${settled.slowestSeconds.toFixed(1)} s; payments ${truth.matched}/${truth.payments} true`,
     );
 
     expect(report.failed).toBe(0);
-    expect(traffic.acknowledged.size).toBe(new Set(plan.map((delivery) => delivery.eventId)).size);
+    expect(traffic.acknowledged.size).toBe(new Set(plan.map((webhook) => webhook.eventId)).size);
     expect(settled).toMatchObject({ stored: traffic.acknowledged.size, doubleSettled: 0, doubleApplied: 0 });
     expect(truth.mismatches).toEqual([]);
     // Fail fast while the database is away: 503s (the gateway retries), never a hung request.
@@ -187,13 +187,11 @@ describe("[FAULTS] PostgreSQL restarted under load", () => {
 describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
   it("keeps acknowledging, and settles everything, including the jobs the dead workers held, within the bound", async () => {
     const list = histories(902, 60);
-    const plan = planDeliveries(list, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 902 });
+    const plan = planWebhooks(list, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 902 });
     const traffic = recordingSender();
     const webBefore = launcher.childPids().web;
     let loadDone = false;
-    const load = deliverAll(plan, traffic.sender, { concurrency: 3, maxDelayMs: 600, maxTries: 1, secrets }).finally(
-      () => (loadDone = true),
-    );
+    const load = sendAll(plan, traffic.sender, { concurrency: 3, maxDelayMs: 600, maxTries: 1, secrets }).finally(() => (loadDone = true));
 
     // When each worker became ready (logged it consumes), to tell start-up time from recovery time.
     const readySince = new Map<number, number>();
@@ -219,7 +217,7 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
         "a ready worker the launcher restarted",
       );
       const chargeId = randomId("ch_hostage");
-      const delivery = deliveryFor(
+      const webhook = webhookFor(
         "stripe",
         { chargeId, amount: 1500, currency: "usd", customerId: "cus_h", customerEmail: "h@example.com" },
         { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() },
@@ -232,21 +230,21 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
       await withClient(pool, async (blocker) => {
         await blocker.query("BEGIN");
         await blocker.query("SELECT 1 FROM payments WHERE gateway_charge_id = $1 FOR UPDATE", [chargeId]);
-        expect((await traffic.sender(delivery)).status).toBe(200);
+        expect((await traffic.sender(webhook)).status).toBe(200);
         await waitFor(
           async () =>
             (
               await pool.query(
                 `SELECT 1 FROM processing_attempts a JOIN webhook_inbox w ON w.id = a.inbox_id
                   WHERE w.event_id = $1 AND a.outcome = 'running'`,
-                [delivery.eventId],
+                [webhook.eventId],
               )
             ).rowCount,
           30_000,
           "the worker to hold the hostage job",
         );
         process.kill(pid, "SIGKILL");
-        hostages.push({ pid, chargeId, eventId: delivery.eventId, killedAt: Date.now() });
+        hostages.push({ pid, chargeId, eventId: webhook.eventId, killedAt: Date.now() });
         await blocker.query("ROLLBACK");
       });
       // The next kill waits until everything the killed worker could have held has settled, so the
@@ -297,7 +295,7 @@ describe("[FAULTS] worker killed with SIGKILL every few seconds", () => {
     );
     console.log("[faults] slowest events:", JSON.stringify(slowest));
 
-    // Ingest never noticed: every delivery answered 2xx on its first try.
+    // Ingest never noticed: every webhook answered 2xx on its first try.
     expect(report).toMatchObject({ failed: 0, retries: 0 });
     expect([...traffic.answers.keys()]).toEqual([200]);
     expect(settled).toMatchObject({ stored: traffic.acknowledged.size, doubleSettled: 0, doubleApplied: 0 });

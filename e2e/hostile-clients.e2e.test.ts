@@ -41,16 +41,16 @@ afterAll(async () => {
   await app?.close();
 });
 
-let delivered = 0;
-/** A signed Stripe delivery: ingest still answers. */
+let webhooksSent = 0;
+/** A signed Stripe webhook: ingest still answers. */
 async function ingestAnswers(): Promise<void> {
   const body = JSON.stringify({
-    id: `evt_hostile_alive_${++delivered}`,
+    id: `evt_hostile_alive_${++webhooksSent}`,
     object: "event",
     type: "charge.succeeded",
     created: Math.floor(Date.now() / 1000),
     data: {
-      object: { id: `ch_alive_${delivered}`, object: "charge", amount: 100, amount_refunded: 0, currency: "brl", status: "succeeded" },
+      object: { id: `ch_alive_${webhooksSent}`, object: "charge", amount: 100, amount_refunded: 0, currency: "brl", status: "succeeded" },
     },
   });
   const response = await fetch(`${server.url}/api/webhooks/stripe`, {

@@ -37,7 +37,7 @@ async function browserFor(role: (typeof ROLES)[number]): Promise<Page> {
   return signIn(context, server.url, email(role), PASSWORD);
 }
 
-async function deliver(body: string): Promise<void> {
+async function sendWebhook(body: string): Promise<void> {
   const response = await fetch(`${server.url}/api/webhooks/stripe`, {
     method: "POST",
     headers: {
@@ -64,7 +64,7 @@ beforeAll(async () => {
     HEALTH_TOKENS: "e2e-health-token",
     WORKER_MAX_ATTEMPTS: "1",
   });
-  await deliver(
+  await sendWebhook(
     JSON.stringify({
       id: "evt_hostile_1",
       object: "event",
@@ -89,7 +89,7 @@ beforeAll(async () => {
     }),
   );
   // A signed body that can't be read: failed, with a reason that support may read and a viewer may not.
-  await deliver(`card ${SECRETS.card}`);
+  await sendWebhook(`card ${SECRETS.card}`);
   await waitFor(
     async () => (await app.pool.query("SELECT 1 FROM webhook_inbox WHERE status = 'pending'")).rowCount === 0,
     60_000,

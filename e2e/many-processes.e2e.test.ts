@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import { freePort } from "@/lib/db/embedded";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { installQueues } from "@/lib/queue/boss";
+import { installQueues } from "@/lib/jobs/install-queues";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
-import { productionWebArgs } from "@/worker/launch-environment";
+import { productionWebArgs } from "@/lib/runtime/launch-environment";
 import { stopChild } from "./harness/app-server";
 import { cookieHeader, httpSignIn } from "./harness/http-session";
 import {
@@ -18,7 +18,7 @@ import {
   type Pgbouncer,
   type ReplicatedPostgres,
 } from "./harness/replicated-postgres";
-import { checkFinalStates, deliverAll, httpSender, planDeliveries, type Sender } from "./simulator/deliver";
+import { checkFinalStates, sendAll, httpSender, planWebhooks, type Sender } from "./simulator/send-webhooks";
 import { generateHistories } from "./simulator/history";
 
 // Past one process, on clusters this file owns: a primary and a pg_basebackup standby, PgBouncer in
@@ -83,7 +83,7 @@ beforeAll(async () => {
   for (const name of ["ingest-1", "ingest-2"]) {
     const port = await freePort();
     ingestUrls.push(`http://127.0.0.1:${port}`);
-    start(name, ["--import", "tsx", "worker/ingest.ts"], { ...transactionPooled, INGEST_PORT: String(port) });
+    start(name, ["--import", "tsx", "worker/ingest-server.ts"], { ...transactionPooled, INGEST_PORT: String(port) });
   }
   const webPort = await freePort();
   webUrl = `http://127.0.0.1:${webPort}`;
@@ -95,7 +95,7 @@ beforeAll(async () => {
     NEXTAUTH_URL: webUrl,
   });
   for (const name of ["worker-1", "worker-2", "worker-3"]) {
-    start(name, ["--import", "tsx", "worker/main.ts"], {
+    start(name, ["--import", "tsx", "worker/worker.ts"], {
       ...common,
       DATABASE_URL: bouncer.url("inbox_session"),
       DATABASE_POOLER: "session",
@@ -131,16 +131,16 @@ describe("[SCALE] two ingest processes, a web server and three workers behind Pg
     const list = generateHistories(2424, 450, ["stripe"], { sameSecondRate: 0 })
       .filter((history) => !history.payment.integration && history.steps.every((step) => !step.kind.startsWith("dispute")))
       .slice(0, 150);
-    const plan = planDeliveries(list, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 2424 });
+    const plan = planWebhooks(list, { secrets, duplicateRate: 0.2, shuffle: "payment", seed: 2424 });
     const acknowledged = new Set<string>();
     const perIngest = [0, 0];
     let turn = 0;
     const senders = ingestUrls.map((url) => httpSender(url));
-    const sender: Sender = async (delivery) => {
+    const sender: Sender = async (webhook) => {
       const index = turn++ % senders.length;
-      const result = await senders[index]!(delivery);
+      const result = await senders[index]!(webhook);
       if (result.status >= 200 && result.status < 300) {
-        acknowledged.add(delivery.eventId);
+        acknowledged.add(webhook.eventId);
         perIngest[index]! += 1;
       }
       return result;
@@ -161,7 +161,7 @@ describe("[SCALE] two ingest processes, a web server and three workers behind Pg
     })();
 
     // Paced so the load spans the kill and the restart (~30-60 s), not a burst that ends first.
-    const load = deliverAll(plan, sender, { concurrency: 4, maxDelayMs: 300, maxTries: 100, secrets }).finally(() => (loadDone = true));
+    const load = sendAll(plan, sender, { concurrency: 4, maxDelayMs: 300, maxTries: 100, secrets }).finally(() => (loadDone = true));
     await waitFor(async () => acknowledged.size >= plan.length / 4 || null, 120_000, "a quarter of the load acknowledged");
     const victim = children.find((entry) => entry.name === "worker-1")!;
     process.kill(-victim.child.pid!, "SIGKILL");
@@ -207,7 +207,7 @@ describe("[SCALE] two ingest processes, a web server and three workers behind Pg
     );
 
     expect(report.failed).toBe(0);
-    expect(acknowledged.size).toBe(new Set(plan.map((delivery) => delivery.eventId)).size);
+    expect(acknowledged.size).toBe(new Set(plan.map((webhook) => webhook.eventId)).size);
     expect(perIngest.every((count) => count > 0)).toBe(true);
     expect(settled).toMatchObject({ stored: acknowledged.size, doubleSettled: 0, doubleApplied: 0 });
     expect(truth.mismatches).toEqual([]);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@/lib/db/embedded";
 import { waitFor } from "@/lib/testing/test-worker";
 import { allProcStats } from "./harness/proc-stat";
-import { signedDelivery } from "@/lib/testing/gateway-events";
+import { signedWebhook } from "@/lib/testing/gateway-events";
 
 // `NODE_ENV=production npm start` with no configuration at all, as an operator would run it: the
 // launcher starts the embedded database, generates its secrets into the data directory, creates no
@@ -108,8 +108,8 @@ describe("npm start in production with no configuration", () => {
       created: Math.floor(Date.now() / 1000),
       data: { object: { id: "ch_dev" } },
     });
-    const delivery = signedDelivery("stripe", "evt_dev", body, "whsec_dev_stripe_change_me");
-    const stripe = await fetch(`${base}/api/webhooks/stripe`, { method: "POST", headers: delivery.headers, body });
+    const webhook = signedWebhook("stripe", "evt_dev", body, "whsec_dev_stripe_change_me");
+    const stripe = await fetch(`${base}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body });
     expect(stripe.status).toBe(503);
     // The host API: the example token is refused, the generated one accepted.
     const payments = (token: string) =>

@@ -7,19 +7,19 @@ import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { createUser } from "@/lib/auth/users";
 import {
   checkFinalStates,
-  deliverAll,
-  historiesAsDelivered,
+  sendAll,
+  historiesAsSent,
   httpSender,
-  planDeliveries,
+  planWebhooks,
   stripeEventsOf,
-  withholdDeliveries,
-} from "./simulator/deliver";
+  withholdWebhooks,
+} from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import type { DeliverySecret, SimulatedProvider } from "@/lib/testing/gateway-events";
+import type { SigningSecret, SimulatedProvider } from "@/lib/testing/gateway-events";
 import { generateHistories } from "./simulator/history";
 
-// A gateway that stopped delivering, seen from outside: the simulator withholds 10% of each
-// gateway's events (every copy) and delivers the rest in any order to `next start` and a real worker;
+// A gateway that stopped sending, seen from outside: the simulator withholds 10% of each
+// gateway's events (every copy) and sends the rest in any order to `next start` and a real worker;
 // then the operator's CLI reconciles against the fake gateway's list APIs. Every payment must end in
 // its true state with nothing failed, and a second run must find nothing. ~60 s in all.
 
@@ -106,18 +106,18 @@ async function failedCount(provider: string): Promise<number> {
   return rows[0]!.n;
 }
 
-describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries", () => {
+describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its webhooks", () => {
   it.each(GATEWAYS)("%s: one run brings every payment to its true state, 0 failed; a second finds nothing", async (provider) => {
     const seed = 4200 + GATEWAYS.indexOf(provider);
     const histories = generateHistories(seed, PAYMENTS, [provider], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 });
-    const secrets: Partial<Record<SimulatedProvider, DeliverySecret>> = { ...SHARED_SECRETS, pagarme: gateway.pagarmeKey };
-    const plan = planDeliveries(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed });
+    const secrets: Partial<Record<SimulatedProvider, SigningSecret>> = { ...SHARED_SECRETS, pagarme: gateway.pagarmeKey };
+    const plan = planWebhooks(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed });
     gateway.addEvents(stripeEventsOf(plan));
-    const { delivered, withheld } = withholdDeliveries(plan, 0.1, seed);
+    const { toSend, withheld } = withholdWebhooks(plan, 0.1, seed);
     expect(withheld.length).toBeGreaterThan(0);
     // While the withheld notices were due, the gateway's API showed each payment as of the last one it sent.
-    gateway.add(historiesAsDelivered(histories, delivered));
-    const report = await deliverAll(delivered, httpSender(server.url), { concurrency: 8, secrets });
+    gateway.add(historiesAsSent(histories, toSend));
+    const report = await sendAll(toSend, httpSender(server.url), { concurrency: 8, secrets });
     expect(report.failed).toBe(0);
     await drained(provider);
     gateway.add(histories);
@@ -149,7 +149,7 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries",
     expect(unexplained, JSON.stringify(check.mismatches)).toEqual([]);
     expect(await failedCount(provider)).toBe(0);
     console.log(
-      `${provider}: ${withheld.length} of ${new Set(plan.map((delivery) => delivery.eventId)).size} events withheld, ` +
+      `${provider}: ${withheld.length} of ${new Set(plan.map((webhook) => webhook.eventId)).size} events withheld, ` +
         `${before.mismatches.length} of ${PAYMENTS} payments wrong before reconciling; ${first.output.trim().split("\n")[0]}`,
     );
     // The withholding made a difference the run had to repair.
@@ -160,7 +160,7 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its deliveries",
     expect(second.output).toMatch(/ingested 0 missed event\(s\), repaired 0 payment\(s\)/);
 
     if (provider === "stripe") {
-      // The gateway's late delivery of an event reconciliation already ingested: 200, a duplicate.
+      // The gateway's late webhook of an event reconciliation already ingested: 200, a duplicate.
       const late = withheld[0]!;
       const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: late.headers, body: late.body });
       expect(response.status).toBe(200);
@@ -173,10 +173,10 @@ describe("[FINANCE][RECONCILE]: the Reconciliation page and what it recovered, i
   it("previews, runs (audited) and lists runs; a recovered event and its payment say so", async () => {
     const histories = generateHistories(4300, 4, ["stripe"], { startMs: Date.now() - 3_600_000, spreadMs: 600_000 });
     gateway.add(histories);
-    const plan = planDeliveries(histories, { secrets: SHARED_SECRETS, duplicateRate: 0, shuffle: "none", seed: 4300 });
+    const plan = planWebhooks(histories, { secrets: SHARED_SECRETS, duplicateRate: 0, shuffle: "none", seed: 4300 });
     gateway.addEvents(stripeEventsOf(plan));
-    // Nothing delivered at all: every event is one the gateway never sent.
-    const events = new Set(plan.map((delivery) => delivery.eventId)).size;
+    // Nothing sent at all: every event is one the gateway never sent.
+    const events = new Set(plan.map((webhook) => webhook.eventId)).size;
 
     const context = await openBrowser();
     try {

@@ -236,7 +236,7 @@ describe("security", () => {
         },
       },
     });
-    const delivered = await fetch(`${plain.url}/api/webhooks/stripe`, {
+    const answered = await fetch(`${plain.url}/api/webhooks/stripe`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -244,7 +244,7 @@ describe("security", () => {
       },
       body,
     });
-    expect(delivered.status).toBe(200);
+    expect(answered.status).toBe(200);
     const inboxId = await waitFor(
       async () => {
         const { rows } = await app.pool.query(

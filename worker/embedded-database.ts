@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles, removeEmbeddedUrl, writeEmbeddedUrl } from "@/lib/config/env-files";
 import { startEmbeddedPostgres } from "@/lib/db/embedded";
-import { stopOnSignals } from "./stop-on-signals";
+import { stopOnSignals } from "@/lib/runtime/stop-on-signals";
 
 // Runs the embedded PostgreSQL in a process of its own, started by the launcher in its own process
 // group: Ctrl-C in the terminal reaches the web server and the worker (via the launcher) first, and

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliveryFor, randomId } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
@@ -12,7 +12,7 @@ let app: TestApp;
 const children: ChildProcess[] = [];
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
     env: { ...process.env, ...app.env, WORKER_JOB_EXPIRE_SECONDS: "2", QUEUE_MONITOR_SECONDS: "1", WORKER_CONCURRENCY: "2" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -38,7 +38,7 @@ async function workerMidJob() {
     "INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES ('stripe', $1, 'pending', 1000, 'usd')",
     [chargeId],
   );
-  const delivery = deliveryFor(
+  const webhook = webhookFor(
     "stripe",
     { chargeId, amount: 1000, currency: "usd", customerId: "c", customerEmail: "c@example.com" },
     { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
@@ -46,7 +46,7 @@ async function workerMidJob() {
   );
   const stored = await ingestEvent(
     { pool: app.pool, boss: app.boss, config: app.config },
-    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+    { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers },
   );
   const inboxId = stored.kind === "stored" ? stored.inboxId : 0;
   const blocker = await app.pool.connect();

@@ -14,7 +14,7 @@ afterAll(() => app.close());
 
 describe("worker start-up", () => {
   it("prints one line naming a missing refetch credential", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
       // Every other gateway's keys are set (the fake gateway's), so only Asaas's is missing.
       env: {
         ...process.env,

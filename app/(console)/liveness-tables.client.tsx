@@ -6,7 +6,7 @@ import { DisplayTime } from "@/app/_components/display-time.client";
 import type { OverviewView } from "@/lib/console/get-overview-view";
 
 type Worker = OverviewView["workers"][number];
-type Delivery = OverviewView["deliveries"][number];
+type Received = OverviewView["webhooks"][number];
 
 const worker = dataColumns<Worker>();
 function workerColumns(now: string) {
@@ -35,15 +35,15 @@ export function WorkersTable({ workers, now }: { workers: Worker[]; now: string 
   );
 }
 
-const delivery = dataColumns<Delivery>();
-function deliveryColumns(now: string) {
-  return delivery.columns([
-    delivery.accessor("provider", {
+const received = dataColumns<Received>();
+function receivedColumns(now: string) {
+  return received.columns([
+    received.accessor("provider", {
       header: "Provider",
       cell: (info) => <Link href={`/events?provider=${info.getValue()}`}>{info.getValue()}</Link>,
     }),
-    delivery.accessor("lastReceivedAt", {
-      header: "Last delivery",
+    received.accessor("lastReceivedAt", {
+      header: "Last webhook",
       cell: (info) => (
         <>
           <DisplayTime value={info.getValue()} now={now} />
@@ -51,8 +51,8 @@ function deliveryColumns(now: string) {
         </>
       ),
     }),
-    delivery.accessor("weekTotal", { header: "Last 7 days", meta: { numeric: true } }),
-    delivery.accessor("rejectedLastHour", {
+    received.accessor("weekTotal", { header: "Last 7 days", meta: { numeric: true } }),
+    received.accessor("rejectedLastHour", {
       header: "Rejected signatures, last hour",
       meta: { numeric: true },
       cell: (info) => (info.getValue() > 0 ? <Link href="/signatures">{info.getValue()}</Link> : 0),
@@ -60,13 +60,13 @@ function deliveryColumns(now: string) {
   ]);
 }
 
-/** Per configured provider: its last delivery and the deliveries refused for their signature. */
-export function DeliveriesTable({ deliveries, now }: { deliveries: Delivery[]; now: string }) {
+/** Per configured provider: its last webhook and the webhooks refused for their signature. */
+export function WebhooksReceivedTable({ webhooks, now }: { webhooks: Received[]; now: string }) {
   return (
     <DataTable
-      label="Deliveries per provider"
-      columns={deliveryColumns(now)}
-      rows={deliveries}
+      label="Webhooks received per provider"
+      columns={receivedColumns(now)}
+      rows={webhooks}
       rowKey={(row) => row.provider}
       rowProps={(row) => ({ "data-provider": row.provider })}
       empty="No gateway is configured."

@@ -7,7 +7,7 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { configuredProviders } from "@/lib/config/configured-providers";
 import { getOverviewView } from "@/lib/console/get-overview-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { DeliveriesTable, WorkersTable } from "./liveness-tables.client";
+import { WebhooksReceivedTable, WorkersTable } from "./liveness-tables.client";
 import { ProviderStatsTable } from "./provider-stats-table.client";
 import { StatCards } from "./stat-cards";
 
@@ -53,8 +53,8 @@ export default async function OverviewPage() {
         workersAlive={view.workers.filter((worker) => worker.alive).length}
         flagged={view.noWorkerAlive || view.oldPending}
       />
-      <h2>Deliveries</h2>
-      <DeliveriesTable deliveries={view.deliveries} now={now} />
+      <h2>Webhooks received</h2>
+      <WebhooksReceivedTable webhooks={view.webhooks} now={now} />
       <h2 id="workers">Workers</h2>
       <WorkersTable workers={view.workers} now={now} />
       <h2>By provider</h2>

@@ -47,7 +47,7 @@ export function ProviderStatsTable({ rows }: { rows: ProviderWindowRow[] }) {
       rows={rows}
       rowKey={(row) => `${row.provider}-${row.window}`}
       rowProps={(row) => ({ "data-provider": row.provider, "data-window": row.window })}
-      empty="No events in the last 7 days. Gateways deliver to /api/webhooks/{provider}."
+      empty="No events in the last 7 days. Gateways send webhooks to /api/webhooks/{provider}."
     />
   );
 }

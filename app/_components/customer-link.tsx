@@ -1,12 +1,12 @@
 import Link from "next/link";
 import { Breakable } from "./breakable";
-import type { CustomerView } from "@/lib/privacy/customer-view";
+import type { ShownCustomer } from "@/lib/privacy/shown-customer";
 
 /**
  * A customer as the viewer may see them (masked or not), linking to their page when the viewer may
  * see the real reference (null for masked roles: no PII in their URLs).
  */
-export function CustomerLink({ customerShown, customerRef }: CustomerView) {
+export function CustomerLink({ customerShown, customerRef }: ShownCustomer) {
   if (!customerShown) return <span className="muted">—</span>;
   if (!customerRef) return <span>{customerShown}</span>;
   return (

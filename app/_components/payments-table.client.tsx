@@ -6,9 +6,9 @@ import { DataTable, dataColumns, type DataTablePaging, type DataTableSort } from
 import { DisplayTime } from "./display-time.client";
 import { Money } from "./money";
 import { StatusBadge } from "./status-badge";
-import type { PaymentRowView } from "@/lib/console/payment-row-view";
+import type { PaymentTableRow } from "@/lib/console/payment-table-row";
 
-const column = dataColumns<PaymentRowView>();
+const column = dataColumns<PaymentTableRow>();
 
 function columnsFor(now: string, withEvents: boolean) {
   return column.columns([
@@ -48,7 +48,7 @@ function columnsFor(now: string, withEvents: boolean) {
 
 /** Payments as the payments list and the customer page show them. */
 export function PaymentsTable(props: {
-  rows: PaymentRowView[];
+  rows: PaymentTableRow[];
   now: string;
   label: string;
   empty: string;

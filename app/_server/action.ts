@@ -1,7 +1,7 @@
 import { headers } from "next/headers";
 import { z } from "zod";
 import { ACTION_ACCESS, type ActionName } from "@/lib/auth/access-table";
-import type { UserView } from "@/lib/auth/users";
+import type { UserAccount } from "@/lib/auth/users";
 import { asAppError, describeZodError, errorForLog } from "@/lib/errors/app-error";
 import { logger } from "@/lib/observability/logger";
 import { clientIp } from "./auth";
@@ -18,7 +18,7 @@ export async function runAction<Schema extends z.ZodType, T>(
   name: ActionName,
   schema: Schema,
   input: unknown,
-  run: (input: z.infer<Schema>, context: { user: UserView; ip: string | null }) => Promise<T>,
+  run: (input: z.infer<Schema>, context: { user: UserAccount; ip: string | null }) => Promise<T>,
 ): Promise<ActionResult<T>> {
   try {
     const user = await requirePermission(ACTION_ACCESS[name]);

@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/audit/record-audit";
-import type { UserView } from "@/lib/auth/users";
+import type { UserAccount } from "@/lib/auth/users";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { clientIp } from "./auth";
 
@@ -9,7 +9,7 @@ import { clientIp } from "./auth";
  */
 export async function csvDownload(
   request: Request,
-  user: UserView,
+  user: UserAccount,
   what: "events" | "payments",
   filter: Record<string, unknown>,
   lines: AsyncGenerator<string>,

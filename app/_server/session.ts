@@ -1,7 +1,7 @@
 import { getServerSession } from "next-auth";
 import { forbidden, redirect } from "next/navigation";
 import { can, type Permission } from "@/lib/auth/permissions";
-import { findActiveUser, type UserView } from "@/lib/auth/users";
+import { findActiveUser, type UserAccount } from "@/lib/auth/users";
 import { AppError } from "@/lib/errors/app-error";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { authOptions } from "./auth";
@@ -11,7 +11,7 @@ import { authOptions } from "./auth";
  * change or a disabled account take effect at once (the token's session version no longer matches),
  * not when the token expires.
  */
-export async function currentUser(): Promise<UserView | null> {
+export async function currentUser(): Promise<UserAccount | null> {
   const session = await getServerSession(authOptions());
   const id = Number(session?.user?.id);
   const version = session?.user?.sessionVersion;
@@ -21,7 +21,7 @@ export async function currentUser(): Promise<UserView | null> {
 }
 
 /** For pages: signed out -> /login; signed in without the permission -> the 403 page. */
-export async function requirePagePermission(permission: Permission): Promise<UserView> {
+export async function requirePagePermission(permission: Permission): Promise<UserAccount> {
   const user = await currentUser();
   if (!user) redirect("/login");
   if (!can(user.role, permission)) forbidden();
@@ -29,7 +29,7 @@ export async function requirePagePermission(permission: Permission): Promise<Use
 }
 
 /** For route handlers and server actions: throws 401/403 as AppError. */
-export async function requirePermission(permission: Permission): Promise<UserView> {
+export async function requirePermission(permission: Permission): Promise<UserAccount> {
   const user = await currentUser();
   if (!user) throw new AppError("UNAUTHORIZED", "sign in first");
   if (!can(user.role, permission)) throw new AppError("FORBIDDEN", `your role (${user.role}) may not do this (${permission})`);

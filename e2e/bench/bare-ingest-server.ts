@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import pg from "pg";
 
-// The bench's reference: the least a server can do for the same signed delivery. node:http + pg, no
+// The bench's reference: the least a server can do for the same signed webhook. node:http + pg, no
 // framework, no drivers: check the Stripe signature (HMAC-SHA256, tolerance), read the JSON, and in
 // one statement insert the same dedupe key and inbox row (ON CONFLICT on the ledger) and a webhooks job for the app's
 // worker. Started by `npm run bench:ingest` with DATABASE_URL, PORT and WEBHOOK_SECRET_STRIPE.

@@ -5,7 +5,7 @@ import { createPool, type Pool } from "@/lib/db/pool";
 import { generateSecret } from "@/lib/destinations/sign-message";
 import { changeFeedQuerySchema, readChangeFeed } from "@/lib/outbox/read-change-feed";
 import { createProducer } from "@/lib/queue/boss";
-import { deliverAll, planDeliveries } from "../simulator/deliver";
+import { sendAll, planWebhooks } from "../simulator/send-webhooks";
 import { generateHistories } from "../simulator/history";
 import { startHostReceiver } from "../simulator/host-receiver";
 import { inProcessSender } from "./ingest-sender";
@@ -28,7 +28,7 @@ const secrets = { stripe: "whsec_bench_stripe" };
 const destinationSecret = generateSecret();
 
 function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+  return spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
     env: { ...process.env, ...env, LOG_LEVEL: "warn" },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -59,8 +59,8 @@ async function backlog(name: string, env: Record<string, string>) {
   const boss = createProducer(database.url);
   await boss.start();
   const histories = generateHistories(7, Math.ceil(targetEvents / 2), ["stripe"], { sameSecondRate: 0 });
-  const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "payment", seed: 7 }).slice(0, targetEvents);
-  await deliverAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
+  const plan = planWebhooks(histories, { secrets, duplicateRate: 0, shuffle: "payment", seed: 7 }).slice(0, targetEvents);
+  await sendAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
   await boss.stop({ graceful: false });
   await pool.query("ANALYZE");
   const events = await count(pool, "SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");

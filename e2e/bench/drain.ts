@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
 import { createProducer } from "@/lib/queue/boss";
-import { deliverAll, planDeliveries } from "../simulator/deliver";
+import { sendAll, planWebhooks } from "../simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
 import { inProcessSender } from "./ingest-sender";
@@ -80,8 +80,8 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
   let producing = true;
   const ceilingCopies: { batch: number; pgbench: string; url: string; drop: () => Promise<void> }[] = [];
   try {
-    const plan = planDeliveries(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
-    const ingest = await deliverAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
+    const plan = planWebhooks(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
+    const ingest = await sendAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
     const backlog = await pendingCount(pool);
     const ingestPerSecond = backlog / (ingest.ms / 1000);
     console.log(

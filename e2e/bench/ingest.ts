@@ -7,7 +7,7 @@ import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
-import { deliveryFor, randomId, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";
@@ -50,7 +50,7 @@ function signedEvent() {
     customerId: "cus_bench",
     customerEmail: "bench@example.com",
   };
-  return deliveryFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
+  return webhookFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
 }
 
 type Result = { name: string; rps: number; p50: number; p99: number; bad: number; total: number };
@@ -90,8 +90,8 @@ async function load(name: string, base: string, path: string, options: { seconds
         method: "POST",
         path,
         setupRequest: (request) => {
-          const delivery = signedEvent();
-          return { ...request, body: delivery.body, headers: delivery.headers };
+          const webhook = signedEvent();
+          return { ...request, body: webhook.body, headers: webhook.headers };
         },
       },
     ],
@@ -279,7 +279,7 @@ async function run(): Promise<void> {
   const ingestPort = await freePort();
   const bare = startScript("e2e/bench/bare-ingest-server.ts", { ...env, PORT: String(barePort) });
   cleanups.push({ what: "stopping the bare server", run: () => stopChild(bare) });
-  const ingest = startScript("worker/ingest.ts", { ...env, INGEST_PORT: String(ingestPort) });
+  const ingest = startScript("worker/ingest-server.ts", { ...env, INGEST_PORT: String(ingestPort) });
   cleanups.push({ what: "stopping npm run ingest", run: () => stopChild(ingest) });
   const bareUrl = `http://127.0.0.1:${barePort}`;
   const ingestUrl = `http://127.0.0.1:${ingestPort}`;
@@ -298,9 +298,9 @@ async function run(): Promise<void> {
   await flattenInbox(flatPool);
   const partIngestPort = await freePort();
   const flatIngestPort = await freePort();
-  const partIngest = startScript("worker/ingest.ts", { ...env, DATABASE_URL: part.url, INGEST_PORT: String(partIngestPort) });
+  const partIngest = startScript("worker/ingest-server.ts", { ...env, DATABASE_URL: part.url, INGEST_PORT: String(partIngestPort) });
   cleanups.push({ what: "stopping the partitioned ingest", run: () => stopChild(partIngest) });
-  const flatIngest = startScript("worker/ingest.ts", { ...env, DATABASE_URL: flat.url, INGEST_PORT: String(flatIngestPort) });
+  const flatIngest = startScript("worker/ingest-server.ts", { ...env, DATABASE_URL: flat.url, INGEST_PORT: String(flatIngestPort) });
   cleanups.push({ what: "stopping the unpartitioned ingest", run: () => stopChild(flatIngest) });
   const partIngestUrl = `http://127.0.0.1:${partIngestPort}`;
   const flatIngestUrl = `http://127.0.0.1:${flatIngestPort}`;

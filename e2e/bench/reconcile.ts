@@ -2,24 +2,24 @@ import type { ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
-import { createGatewayClients } from "@/lib/inbox/process/gateway-clients";
+import { createGatewayClients } from "@/lib/http/gateway-clients";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { runReconciliation } from "@/lib/reconcile/run-reconciliation";
 import { countCpu } from "./cpu-time";
-import { deliverAll, planDeliveries, stripeEventsOf } from "../simulator/deliver";
+import { sendAll, planWebhooks, stripeEventsOf } from "../simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
 import { freshBenchDatabase } from "./bench-database";
 import { startWorkers, stopWorkers, waitDrained } from "./run-workers";
 
-// `npm run bench:reconcile -- [--events N]`: what recovering N events the gateway never delivered
-// costs, beside what the same N events cost when delivered, in the same run. Two fresh databases
+// `npm run bench:reconcile -- [--events N]`: what recovering N events the gateway never sent
+// costs, beside what the same N events cost when received as webhooks, in the same run. Two fresh databases
 // (TEST_DATABASE_URL's server) and one fake Stripe with N listed events:
-//   delivered   N signed events ingested in-process (no HTTP), then one worker drains them;
-//   reconciled  nothing delivered: one reconciliation run lists all N (100 a page, over HTTP, rate
+//   received    N signed events ingested in-process (no HTTP), then one worker drains them;
+//   reconciled  nothing sent: one reconciliation run lists all N (100 a page, over HTTP, rate
 //               limit lifted) and ingests every one as missed, then one worker drains (repairs) them.
-// Prints events/s for each phase and the database's CPU per event, and the ratios reconciled/delivered.
+// Prints events/s for each phase and the database's CPU per event, and the ratios reconciled/received.
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { events: { type: "string", default: "100000" } } });
 const targetEvents = Number(values.events);
@@ -42,13 +42,10 @@ async function measure(work: () => Promise<void>, pids: () => number[] = () => [
   return { seconds: (Date.now() - started) / 1000, databaseMs, processMs: processesMs + (own.user + own.system) / 1000 };
 }
 
-async function phase(mode: "delivered" | "reconciled"): Promise<Measured> {
+async function phase(mode: "received" | "reconciled"): Promise<Measured> {
   const { url, drop } = await freshBenchDatabase(`webhook_inbox_bench_reconcile_${process.pid}_${mode}`);
   const histories = generateHistories(7, Math.ceil(targetEvents / 2), ["stripe"]);
-  const plan = planDeliveries(histories, { secrets: { stripe: secret }, duplicateRate: 0, shuffle: "full", seed: 7 }).slice(
-    0,
-    targetEvents,
-  );
+  const plan = planWebhooks(histories, { secrets: { stripe: secret }, duplicateRate: 0, shuffle: "full", seed: 7 }).slice(0, targetEvents);
   const gateway = await startFakeGateway(histories);
   gateway.addEvents(stripeEventsOf(plan));
   const env = {
@@ -68,14 +65,14 @@ async function phase(mode: "delivered" | "reconciled"): Promise<Measured> {
   const children: ChildProcess[] = [];
   try {
     const first =
-      mode === "delivered"
+      mode === "received"
         ? await measure(async () => {
-            await deliverAll(
+            await sendAll(
               plan,
-              async (delivery) => {
+              async (webhook) => {
                 const outcome = await ingestEvent(
                   { pool, boss, config },
-                  { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+                  { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers },
                 );
                 return { status: outcome.kind === "stored" ? 200 : 500 };
               },
@@ -108,10 +105,10 @@ async function phase(mode: "delivered" | "reconciled"): Promise<Measured> {
   }
 }
 
-const delivered = await phase("delivered");
+const received = await phase("received");
 const reconciled = await phase("reconciled");
-console.log(line("delivered: ingest (in-process, signed)", delivered.events, delivered.first));
-console.log(line("delivered: drain (1 worker)", delivered.events, delivered.drain));
+console.log(line("received: ingest (in-process, signed)", received.events, received.first));
+console.log(line("received: drain (1 worker)", received.events, received.drain));
 console.log(
   line("reconciled: list + ingest as missed (one run; this process includes the fake gateway)", reconciled.events, reconciled.first),
 );
@@ -119,7 +116,7 @@ console.log(line("reconciled: drain (1 worker)", reconciled.events, reconciled.d
 const total = (measured: Measured) => measured.first.seconds + measured.drain.seconds;
 const dbPerEvent = (measured: Measured) => (measured.first.databaseMs + measured.drain.databaseMs) / measured.events;
 console.log(
-  `reconciled vs delivered, end to end: ${(reconciled.events / total(reconciled)).toFixed(0)} vs ${(delivered.events / total(delivered)).toFixed(0)} events/s = ` +
-    `${(total(delivered) / total(reconciled)).toFixed(2)}x · database CPU per event ${dbPerEvent(reconciled).toFixed(2)} vs ${dbPerEvent(delivered).toFixed(2)} ms = ` +
-    `${(dbPerEvent(reconciled) / dbPerEvent(delivered)).toFixed(2)}x · drains alone ${(reconciled.events / reconciled.drain.seconds).toFixed(0)} vs ${(delivered.events / delivered.drain.seconds).toFixed(0)} events/s`,
+  `reconciled vs received, end to end: ${(reconciled.events / total(reconciled)).toFixed(0)} vs ${(received.events / total(received)).toFixed(0)} events/s = ` +
+    `${(total(received) / total(reconciled)).toFixed(2)}x · database CPU per event ${dbPerEvent(reconciled).toFixed(2)} vs ${dbPerEvent(received).toFixed(2)} ms = ` +
+    `${(dbPerEvent(reconciled) / dbPerEvent(received)).toFixed(2)}x · drains alone ${(reconciled.events / reconciled.drain.seconds).toFixed(0)} vs ${(received.events / received.drain.seconds).toFixed(0)} events/s`,
 );

@@ -8,12 +8,12 @@ import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
-import { randomId, signedDelivery, stripeEvent } from "@/lib/testing/gateway-events";
+import { randomId, signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:retention -- [--rows N] [--seconds S] [--concurrency C]`: does a retention run
 // slow ingest down? A fresh database (on TEST_DATABASE_URL's server) is seeded with N settled
-// events older than RETENTION_DAYS; ingest (in-process, C concurrent deliveries, no HTTP) is
+// events older than RETENTION_DAYS; ingest (in-process, C concurrent webhooks, no HTTP) is
 // measured alone for S seconds, then again while `npm run cli -- retention` (a process of its own,
 // as the worker's scheduled job is in production) archives and purges all N rows.
 // Prints ingest p50/p99 for both phases and the ratio with/without the purge.
@@ -72,11 +72,11 @@ async function main(): Promise<void> {
               { chargeId: randomId("ch"), amount: 1000, currency: "usd", customerId: "cus_b", customerEmail: "b@example.com" },
               { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() },
             );
-            const delivery = signedDelivery("stripe", event.id, JSON.stringify(event), secret);
+            const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), secret);
             const started = performance.now();
             const outcome = await ingestEvent(
               { pool, boss, config },
-              { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+              { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers },
             );
             latencies.push(performance.now() - started);
             if (outcome.kind !== "stored") throw new Error(`ingest answered ${outcome.kind}`);

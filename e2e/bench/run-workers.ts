@@ -4,7 +4,7 @@ import type { Pool } from "@/lib/db/pool";
 /** `count` worker processes (`npm run worker`) with this environment added to ours. */
 export function startWorkers(count: number, env: Record<string, string>): ChildProcess[] {
   return Array.from({ length: count }, () =>
-    spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], {
+    spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
       env: { ...process.env, ...env },
       stdio: ["ignore", "ignore", "inherit"],
     }),

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { DEFAULT_WEB_HEAP_LIMIT_MB } from "@/lib/config/env";
 import { freePort } from "@/lib/db/embedded";
-import { productionWebArgs } from "@/worker/launch-environment";
+import { productionWebArgs } from "@/lib/runtime/launch-environment";
 
 // Starts the built app (our web server around Next, as `npm start` runs it) and a real worker process
 // against a test database, the way `npm start` does, on a free port.
@@ -53,7 +53,7 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
         stdio: ["ignore", "pipe", "pipe"],
       },
     ),
-    spawn(process.execPath, ["--import", "tsx", "worker/main.ts"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+    spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
   ];
   for (const child of children) {
     child.stdout?.on("data", (chunk) => logs.push(String(chunk)));

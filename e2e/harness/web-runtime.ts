@@ -21,8 +21,8 @@ export function useWebRuntime(app: TestApp, env: Record<string, string> = {}): (
 export type WebAndWorker = {
   app: TestApp;
   worker: TestWorker;
-  /** Posts one delivery to the real ingest route handler. */
-  deliver: (provider: string, body: string, headers: Record<string, string>) => Promise<Response>;
+  /** Posts one webhook to the real ingest route handler. */
+  postWebhook: (provider: string, body: string, headers: Record<string, string>) => Promise<Response>;
   close: () => Promise<void>;
 };
 
@@ -36,7 +36,7 @@ export async function startWebAndWorker(label: string, env: Record<string, strin
   return {
     app,
     worker,
-    deliver: (provider, body, headers) =>
+    postWebhook: (provider, body, headers) =>
       POST(new NextRequest(`http://localhost/api/webhooks/${provider}`, { method: "POST", body, headers }), {
         params: Promise.resolve({ provider }),
       }),

@@ -3,21 +3,21 @@ import { appConfig } from "@/lib/config/env";
 import { loadEnvFiles } from "@/lib/config/env-files";
 import {
   checkFinalStates,
-  deliverAll,
-  historiesAsDelivered,
+  sendAll,
+  historiesAsSent,
   httpSender,
-  planDeliveries,
+  planWebhooks,
   stripeEventsOf,
-  withholdDeliveries,
+  withholdWebhooks,
   type PaymentReading,
-} from "./deliver";
+} from "./send-webhooks";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import {
-  deliveryFor,
+  webhookFor,
   isSimulatedProvider,
   SIMULATED_PROVIDERS,
-  type DeliverySecret,
+  type SigningSecret,
   type SimulatedProvider,
 } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
@@ -25,13 +25,13 @@ import { startHostReceiver, type HostReceiver } from "./host-receiver";
 
 // `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
 // per-payment event histories, signs them the way each gateway does (Stripe, Standard Webhooks,
-// Asaas, Pagar.me RS256, Mercado Pago, Zoop), delivers them with duplicates, shuffling, delays and
+// Asaas, Pagar.me RS256, Mercado Pago, Zoop), sends them with duplicates, shuffling, delays and
 // concurrency, serves a fake of each gateway's API with the true state (for refetch, checking the
 // credentials it receives), waits for the app to drain and checks every payment against the truth.
 
 const USAGE = `usage: npm run simulate -- <run|serve> [options]
 
-  run                       deliver, wait for the app to drain, check final states
+  run                       send, wait for the app to drain, check final states
   serve                     only serve the fake gateway API for the same histories
 
   --url URL                 the app (default http://localhost:3000)
@@ -40,13 +40,13 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
   --providers LIST          several of them, comma-separated (default stripe,standard)
   --duplicates RATE         probability of each extra resend, 0..1 (default 0.3)
   --drop RATE               withhold each event (all its copies) with this probability, 0..1 (default 0):
-                            a gateway that stopped delivering; the fake gateway still lists them, so
+                            a gateway that stopped sending; the fake gateway still lists them, so
                             \`npm run cli -- reconcile --provider P\` finds them (see --await-reconcile)
   --await-reconcile S       after the check, keep serving the fake gateway and check again until every
                             payment is in its true state (run the reconciliation meanwhile), at most S seconds
   --shuffle MODE            none | payment | full (default full)
-  --concurrency N           deliveries in flight (default 16)
-  --max-delay-ms N          random delay before each delivery (default 0)
+  --concurrency N           webhooks in flight (default 16)
+  --max-delay-ms N          random delay before each webhook (default 0)
   --seed N                  reproducible histories (default: random)
   --gateway-port N          fake gateway port (default 4010, 0 = off); point the app's API URLs at it:
                               STRIPE_API_URL=http://127.0.0.1:N  STANDARD_API_URL=http://127.0.0.1:N
@@ -68,7 +68,7 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
                             host's final view with the true states (default 0 = off)
   --host-fail RATE          share of pushes the host answers 500 (default 0)
   --host-hang RATE          share of pushes the host never answers (the sender times out) (default 0)
-  --host-outage S           the host is down for S seconds once half the deliveries are sent (default 0)
+  --host-outage S           the host is down for S seconds once half the webhooks are sent (default 0)
   --host-wait S             seconds to wait for the host to converge (default 300)`;
 
 type Options = ReturnType<typeof parse>;
@@ -143,12 +143,12 @@ function parse(argv: string[]) {
 }
 
 /** What each simulated gateway signs with: the app's own secret, or (Pagar.me) the fake gateway's key. */
-function deliverySecrets(providers: SimulatedProvider[], gateway: FakeGateway | null): Partial<Record<SimulatedProvider, DeliverySecret>> {
+function signingSecrets(providers: SimulatedProvider[], gateway: FakeGateway | null): Partial<Record<SimulatedProvider, SigningSecret>> {
   const config = appConfig();
   return Object.fromEntries(
     providers.map((name) => {
       if (name === "pagarme") {
-        if (!gateway) throw new Error("Pagar.me deliveries are signed with the fake gateway's key: keep --gateway-port on");
+        if (!gateway) throw new Error("Pagar.me webhooks are signed with the fake gateway's key: keep --gateway-port on");
         return [name, gateway.pagarmeKey];
       }
       const secret = config.providers[name].secrets[0];
@@ -246,7 +246,7 @@ async function checkHost(histories: PaymentHistory[], host: HostReceiver, waitMs
   return mismatches.length === 0 && host.outOfOrder.length === 0 && host.rejected === 0;
 }
 
-/** The receiver that plays the host, if asked for, with its outage scheduled at half the deliveries. */
+/** The receiver that plays the host, if asked for, with its outage scheduled at half the webhooks. */
 async function startHost(options: Options, total: number): Promise<{ host: HostReceiver; onSent: (sent: number) => void } | null> {
   if (!options.host.port) return null;
   const secret = appConfig().destinations.configured?.secret;
@@ -275,38 +275,38 @@ async function run(options: Options): Promise<number> {
   if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate with the app's <PROVIDER>_API_KEY)`);
   let playedHost: Awaited<ReturnType<typeof startHost>> = null;
   try {
-    const secrets = deliverySecrets(options.providers, gateway);
-    const planned = planDeliveries(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed });
-    // The gateway's events list knows every event, delivered or not.
+    const secrets = signingSecrets(options.providers, gateway);
+    const planned = planWebhooks(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed });
+    // The gateway's events list knows every event, sent or not.
     gateway?.addEvents(stripeEventsOf(planned));
-    const { delivered, withheld } = withholdDeliveries(planned, options.drop, options.seed);
+    const { toSend, withheld } = withholdWebhooks(planned, options.drop, options.seed);
     if (withheld.length > 0) {
-      console.log(`withholding ${withheld.length} event(s) (--drop ${options.drop}): the gateway lists them, never delivers them`);
+      console.log(`withholding ${withheld.length} event(s) (--drop ${options.drop}): the gateway lists them, never sends them`);
       // While they were due, its API showed each payment as of the last step it told us about.
-      gateway?.add(historiesAsDelivered(histories, delivered));
+      gateway?.add(historiesAsSent(histories, toSend));
     }
     const plan = [
-      ...delivered,
+      ...toSend,
       ...unknown.map((history) => ({
-        ...deliveryFor("stripe", history.payment, history.steps[0]!, secrets.stripe ?? deliverySecrets(["stripe"], gateway).stripe!),
+        ...webhookFor("stripe", history.payment, history.steps[0]!, secrets.stripe ?? signingSecrets(["stripe"], gateway).stripe!),
         chargeId: history.payment.chargeId,
         step: 0,
       })),
     ];
-    const events = new Set(plan.map((delivery) => delivery.eventId)).size;
+    const events = new Set(plan.map((webhook) => webhook.eventId)).size;
     console.log(
-      `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} deliveries ` +
+      `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} webhooks ` +
         `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
     );
     playedHost = await startHost(options, plan.length);
     const started = Date.now();
     const send = httpSender(options.url);
     let sent = 0;
-    const report = await deliverAll(
+    const report = await sendAll(
       plan,
-      async (delivery) => {
+      async (webhook) => {
         playedHost?.onSent(++sent);
-        return send(delivery);
+        return send(webhook);
       },
       {
         concurrency: options.concurrency,
@@ -316,7 +316,7 @@ async function run(options: Options): Promise<number> {
     );
     const rate = (report.acknowledged / (report.ms / 1000)).toFixed(0);
     console.log(
-      `delivered: ${report.acknowledged} acknowledged, ${report.retries} retried, ${report.failed} gave up, in ${report.ms} ms (${rate} deliveries/s)`,
+      `sent: ${report.acknowledged} acknowledged, ${report.retries} retried, ${report.failed} gave up, in ${report.ms} ms (${rate} webhooks/s)`,
     );
     if (!options.check) return report.failed === 0 ? 0 : 1;
 
@@ -333,7 +333,7 @@ async function run(options: Options): Promise<number> {
       return 1;
     }
     console.log(
-      `drained: no pending events ${drainMs} ms after the first delivery (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`,
+      `drained: no pending events ${drainMs} ms after the first webhook (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`,
     );
     console.log(`failed events in the app (all providers, all runs): ${(await health(options.url))?.failed ?? "unknown"}`);
     const token = options.token ?? appConfig().paymentsApiTokens[0];

@@ -24,7 +24,7 @@ import type { PaymentHistory } from "./history";
 //   Asaas         GET /v3/payments?dateCreated[ge]&dateCreated[le]&offset&limit          hasMore (days in São Paulo)
 //   Pagar.me      GET /core/v5/charges?created_since&created_until&page&size             paging.next
 //   Zoop          GET /v1/marketplaces/{marketplace}/transactions?date_range[gte]&date_range[lte]&offset&limit   has_more
-// Stripe lists the events it was given (addEvents: the simulator's, delivered or withheld); the
+// Stripe lists the events it was given (addEvents: the simulator's, sent or withheld); the
 // others list the payments they know, in their true current state.
 
 /** The API credentials the fake gateway accepts by default (tests point the app's keys at them). */
@@ -430,7 +430,7 @@ export type FakeGateway = {
   requests: { path: string; at: number; authorized: boolean }[];
   /** Pagar.me's webhook signing key, published at `${url}/.well-known/jwks.json`. */
   pagarmeKey: SigningKey;
-  /** The Stripe events GET /v1/events lists (delivered or not). */
+  /** The Stripe events GET /v1/events lists (sent or not). */
   addEvents: (events: ListedStripeEvent[]) => void;
   /**
    * Answers requests whose path matches instead of the fake (a 429, a 500, an odd page); return

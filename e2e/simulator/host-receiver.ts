@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import type { PaymentChange } from "@/lib/outbox/read-change-feed";
+import type { PaymentChange } from "@/lib/outbox/payment-change";
 
 // The host application's side of destinations, as a host would write it: every message verified
 // with the official standardwebhooks library, deduped on webhook-id, the last version of each

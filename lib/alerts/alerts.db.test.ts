@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { createGatewayClients } from "../http/gateway-clients";
 import { recordHeartbeat } from "../inbox/process/worker-heartbeats";
 import { createDestination, setDestinationEnabled } from "../destinations/manage-destinations";
 import { checkAlerts, circuitOpenAlert, destinationGoneAlert, findAlerts, findWorkerDownAlert } from "./check-alerts";

@@ -2,7 +2,7 @@ import { configuredProviders } from "../config/configured-providers";
 import type { GoneDestination, SentDelivery } from "../destinations/deliver-changes";
 import { listWorkerBeats, WORKER_ALIVE_SECONDS } from "../inbox/process/worker-heartbeats";
 import { backlogSummary, providerStats } from "../inbox/queries/inbox-stats";
-import { providerDeliveries, silentForLongerThanUsual } from "../inbox/queries/provider-deliveries";
+import { silentForLongerThanUsual, webhooksReceived } from "../inbox/queries/webhooks-received";
 import { countStrayEvents } from "../partitions/list-inbox-partitions";
 import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
@@ -47,11 +47,11 @@ export async function findWorkerDownAlert(deps: AlertDeps): Promise<Alert | null
 /** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog, a silent provider. */
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
-  const [failures, stats, stale, deliveries, strays, reconciled] = await Promise.all([
+  const [failures, stats, stale, received, strays, reconciled] = await Promise.all([
     deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
-    providerDeliveries(deps.pool, configuredProviders(deps.config)),
+    webhooksReceived(deps.pool, configuredProviders(deps.config)),
     countStrayEvents(deps.pool),
     runsWithFindings(deps.pool, windowMinutes),
   ]);
@@ -75,12 +75,12 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
       provider: row.provider,
       text: `${PREFIX} ${row.provider}: the oldest of ${row.n} pending event(s) has waited ${row.minutes} min (threshold ${pendingAgeMinutes} min): are the workers running?`,
     })),
-    ...deliveries.filter(silentForLongerThanUsual).map((delivery) => ({
+    ...received.filter(silentForLongerThanUsual).map((provider) => ({
       kind: "provider_silent" as const,
-      provider: delivery.provider,
+      provider: provider.provider,
       text:
-        `${PREFIX} ${delivery.provider}: no delivery for ${Math.round(delivery.secondsSinceLast! / 60)} min, far longer than usual ` +
-        `(${delivery.weekTotal} in the last week): is its webhook endpoint still configured, or are its signatures rejected?`,
+        `${PREFIX} ${provider.provider}: no webhook for ${Math.round(provider.secondsSinceLast! / 60)} min, far longer than usual ` +
+        `(${provider.weekTotal} in the last week): is its webhook endpoint still configured, or are its signatures rejected?`,
     })),
     ...(strays > 0
       ? [
@@ -94,12 +94,12 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
           },
         ]
       : []),
-    // Missed events usually mean the gateway stopped delivering (a changed URL, a paused queue).
+    // Missed events usually mean the gateway stopped sending webhooks (a changed URL, a paused queue).
     ...reconciled.map((row) => ({
       kind: "reconcile_missed" as const,
       provider: row.provider,
       text:
-        `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never delivered and ${row.repaired} payment(s) ` +
+        `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never sent and ${row.repaired} payment(s) ` +
         `in another state than the gateway's in the last ${windowMinutes} min (recovered; console: Reconciliation). Is the webhook endpoint still configured at the gateway?`,
     })),
   ];

@@ -2,10 +2,10 @@ import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
 import { listGoneDestinations } from "../destinations/deliver-changes";
 import { destinationGoneAlert, findAlerts, findWorkerDownAlert } from "./check-alerts";
-import { listAlerts, type AlertView } from "./list-alerts";
+import { listAlerts, type AlertRow } from "./list-alerts";
 
 /** An alert sent, and whether its condition still holds now. */
-export type AlertRowView = AlertView & { state: "active" | "resolved" };
+export type AlertStateRow = AlertRow & { state: "active" | "resolved" };
 
 /**
  * The alerts sent, newest first, each marked active while the database still shows its condition
@@ -13,7 +13,7 @@ export type AlertRowView = AlertView & { state: "active" | "resolved" };
  * worker that opened it: its alert counts as resolved once the cooldown has passed. A destination
  * gone (410) stays active while it is still switched off for that.
  */
-export async function listAlertStates(deps: { pool: Pool; config: AppConfig }): Promise<AlertRowView[]> {
+export async function listAlertStates(deps: { pool: Pool; config: AppConfig }): Promise<AlertStateRow[]> {
   const [alerts, current, workerDown, gone] = await Promise.all([
     listAlerts(deps.pool),
     findAlerts(deps),

@@ -4,11 +4,11 @@ import type { Pool } from "../db/pool";
 import type { PrismaClient } from "../db/prisma";
 import { storableText } from "../request/storable-text";
 import { hashPassword, verifyPassword } from "./password";
-import type { UserView } from "./users";
+import type { UserAccount } from "./users";
 import { findActiveUser } from "./users";
 
 export type LoginDeps = { prisma: PrismaClient; pool: Pool; config: AppConfig };
-export type LoginResult = { ok: true; user: UserView; sessionVersion: number } | { ok: false; reason: "invalid" | "rate_limited" };
+export type LoginResult = { ok: true; user: UserAccount; sessionVersion: number } | { ok: false; reason: "invalid" | "rate_limited" };
 
 // Compared against when the e-mail is unknown, so both paths cost one scrypt.
 let decoyHash: Promise<string> | undefined;

@@ -4,26 +4,26 @@ import { AppError } from "../errors/app-error";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { createUser, findActiveUser, listUsers, updateUser } from "./users";
 
-// Users leave lib/auth as explicit views and a creation race is a conflict, on a database of this
+// Users leave lib/auth as explicit accounts and a creation race is a conflict, on a database of this
 // file's own.
 
 let app: TestApp;
 const PASSWORD = "a long enough password";
-const VIEW_KEYS = ["createdAt", "disabledAt", "email", "id", "name", "role"];
+const ACCOUNT_KEYS = ["createdAt", "disabledAt", "email", "id", "name", "role"];
 
 beforeAll(async () => {
   app = await createTestApp("users");
 });
 afterAll(async () => app.close());
 
-describe("user views", () => {
+describe("user accounts", () => {
   it("never carry the password hash: create, update, list and the session lookup", async () => {
     const created = await createUser(app.prisma, { email: "view@example.com", role: "viewer", password: PASSWORD }, "test");
     const updated = await updateUser(app.prisma, { id: created.user.id, role: "support" }, "test");
-    const views = [created.user, updated, ...(await listUsers(app.prisma)), await findActiveUser(app.prisma, created.user.id)];
-    for (const view of views) {
-      expect(Object.keys(view!).sort()).toEqual(VIEW_KEYS);
-      expect(JSON.stringify(view)).not.toMatch(/scrypt|hash/i);
+    const accounts = [created.user, updated, ...(await listUsers(app.prisma)), await findActiveUser(app.prisma, created.user.id)];
+    for (const account of accounts) {
+      expect(Object.keys(account!).sort()).toEqual(ACCOUNT_KEYS);
+      expect(JSON.stringify(account)).not.toMatch(/scrypt|hash/i);
     }
     expect(JSON.stringify(created)).not.toMatch(/scrypt\$/);
   });

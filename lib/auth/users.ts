@@ -6,7 +6,7 @@ import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./password"
 import { ROLES, type Role } from "./permissions";
 
 /** What of a user leaves lib/auth: never the password hash (or any column added later) by accident. */
-export type UserView = { id: number; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null };
+export type UserAccount = { id: number; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null };
 
 export const createUserSchema = z.object({
   email: z
@@ -26,7 +26,14 @@ export const updateUserSchema = z.object({
 });
 
 // Field by field, not a spread of the row: a row carries password_hash.
-function view(user: { id: bigint; email: string; name: string | null; role: string; createdAt: Date; disabledAt: Date | null }): UserView {
+function accountOf(user: {
+  id: bigint;
+  email: string;
+  name: string | null;
+  role: string;
+  createdAt: Date;
+  disabledAt: Date | null;
+}): UserAccount {
   return {
     id: Number(user.id),
     email: user.email,
@@ -47,7 +54,7 @@ export async function createUser(
   prisma: PrismaClient,
   input: CreateUserInput,
   by: string | Actor,
-): Promise<{ user: UserView; password: string }> {
+): Promise<{ user: UserAccount; password: string }> {
   const parsed = createUserSchema.parse(input);
   const actor = asActor(by);
   const password = parsed.password ?? generatePassword();
@@ -65,7 +72,7 @@ export async function createUser(
       });
       return created;
     });
-    return { user: view(user), password };
+    return { user: accountOf(user), password };
   } catch (error) {
     // Two creations of one e-mail at once both pass the check above; the unique index decides.
     if (isUniqueViolation(error)) throw conflict;
@@ -78,7 +85,7 @@ export async function createUser(
  * and no one disables themselves. The active admins' rows are locked first: two admins demoting each
  * other at once are serialized, and the second sees the first's change and is refused.
  */
-export async function updateUser(prisma: PrismaClient, input: z.input<typeof updateUserSchema>, by: string | Actor): Promise<UserView> {
+export async function updateUser(prisma: PrismaClient, input: z.input<typeof updateUserSchema>, by: string | Actor): Promise<UserAccount> {
   const { id, role, disabled } = updateUserSchema.parse(input);
   const actor = asActor(by);
   if (disabled === true && actor.userId === id) throw new AppError("CONFLICT", "you can't disable your own account: ask another admin");
@@ -106,13 +113,13 @@ export async function updateUser(prisma: PrismaClient, input: z.input<typeof upd
       ip: actor.ip,
       details: { email: user.email, role, previousRole: user.role, disabled, previouslyDisabled: user.disabledAt !== null },
     });
-    return view(updated);
+    return accountOf(updated);
   });
 }
 
-export async function listUsers(prisma: PrismaClient): Promise<UserView[]> {
+export async function listUsers(prisma: PrismaClient): Promise<UserAccount[]> {
   const users = await prisma.user.findMany({ orderBy: { email: "asc" } });
-  return users.map(view);
+  return users.map(accountOf);
 }
 
 /**
@@ -120,11 +127,11 @@ export async function listUsers(prisma: PrismaClient): Promise<UserView[]> {
  * session version, a session issued before the last sign-out, password reset or access change is no
  * one either.
  */
-export async function findActiveUser(prisma: PrismaClient, id: number, sessionVersion?: number): Promise<UserView | null> {
+export async function findActiveUser(prisma: PrismaClient, id: number, sessionVersion?: number): Promise<UserAccount | null> {
   const user = await prisma.user.findUnique({ where: { id: BigInt(id) } });
   if (!user || user.disabledAt) return null;
   if (sessionVersion !== undefined && user.sessionVersion !== sessionVersion) return null;
-  return view(user);
+  return accountOf(user);
 }
 
 /**
@@ -159,7 +166,7 @@ export async function endSessions(prisma: PrismaClient, id: number): Promise<voi
  * Gives a user a new generated password (returned once, to hand over), ends their sessions and
  * audits it: the way back in for someone who lost a one-time password.
  */
-export async function resetPassword(prisma: PrismaClient, email: string, actor: string): Promise<{ user: UserView; password: string }> {
+export async function resetPassword(prisma: PrismaClient, email: string, actor: string): Promise<{ user: UserAccount; password: string }> {
   const address = z.email().max(320).parse(email.trim()).toLowerCase();
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
@@ -171,7 +178,7 @@ export async function resetPassword(prisma: PrismaClient, email: string, actor: 
       data: { passwordHash, sessionVersion: { increment: 1 } },
     });
     await recordAudit(sqlOn(tx), { actor, action: "password_reset", details: { email: address } });
-    return { user: view(user), password };
+    return { user: accountOf(user), password };
   });
 }
 

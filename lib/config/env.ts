@@ -101,7 +101,7 @@ const baseSchema = z
     HTTP_MAX_CONNECTIONS: positiveInt(1024),
     WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
     SIGNATURE_FAILURES_MAX: positiveInt(10_000),
-    // Events in flight per worker: two batches of 16 (lib/inbox/process/consume-webhooks.ts, docs/decisions.md).
+    // Events in flight per worker: two batches of 16 (lib/jobs/definitions/webhooks.ts, docs/decisions.md).
     WORKER_CONCURRENCY: positiveInt(32),
     WORKER_MAX_ATTEMPTS: positiveInt(10),
     WORKER_RETRY_DELAYS_SECONDS: z
@@ -258,7 +258,7 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
           /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
           configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
           timeoutMs: b.DESTINATION_TIMEOUT_MS,
-          /** Delay before retry n (1-based), before jitter; a delivery is dead after the last. */
+          /** Delay before retry n (1-based), before jitter; a delivery (a change on its way to a destination) is dead after the last. */
           retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
           breakerFailures: b.DESTINATION_BREAKER_FAILURES,
           breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,

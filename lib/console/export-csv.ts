@@ -2,9 +2,9 @@ import type { Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
 import { eventFilterSql, type EventFilter } from "../inbox/queries/event-filter";
 import type { EventListRow } from "../inbox/queries/list-events";
-import { paymentColumns, type PaymentView } from "../payments/get-payment";
+import { paymentColumns, type PaymentRecord } from "../payments/get-payment";
 import { paymentFilterSql, type PaymentFilter } from "../payments/search-payments";
-import { eventRowView, paymentView, searchesIdsOnly } from "../privacy/views-for-role";
+import { maskEventRow, maskPayment, searchesIdsOnly } from "../privacy/mask-for-role";
 
 // Exports of the console's lists as CSV, read in keyset batches (newest id first) and yielded line
 // by line: no row cap, and the web holds one batch at a time however large the export.
@@ -82,7 +82,7 @@ export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter)
       .then((result) => result.rows),
   );
   for await (const stored of rows) {
-    const row = eventRowView(role, stored);
+    const row = maskEventRow(role, stored);
     yield csvLine([
       row.id,
       time(row.receivedAt),
@@ -118,7 +118,7 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
   const { where, params } = paymentFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
   const rows = batches((afterId) =>
     db
-      .query<PaymentView>(
+      .query<PaymentRecord>(
         `SELECT ${paymentColumns("p")} FROM payments p
           WHERE ${where} AND ($${params.length + 1}::bigint IS NULL OR p.id < $${params.length + 1})
           ORDER BY p.id DESC LIMIT ${BATCH}`,
@@ -127,7 +127,7 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
       .then((result) => result.rows),
   );
   for await (const stored of rows) {
-    const row = paymentView(role, stored);
+    const row = maskPayment(role, stored);
     yield csvLine([
       row.id,
       row.provider,

@@ -3,17 +3,17 @@ import type { Queryable } from "../db/pool";
 import { countEvents } from "../inbox/queries/count-events";
 import { listEvents } from "../inbox/queries/list-events";
 import { customerSummary, type CustomerTotal } from "../payments/customer-summary";
-import { customerView } from "../privacy/customer-view";
-import { eventRowViews, type EventRowView } from "./get-events-view";
-import { paymentRowView, type PaymentRowView } from "./payment-row-view";
+import { shownCustomer } from "../privacy/shown-customer";
+import { eventTableRows, type EventTableRow } from "./get-events-view";
+import { paymentTableRow, type PaymentTableRow } from "./payment-table-row";
 
 export type CustomerPageView = {
   reference: string;
   emails: string[];
   customerIds: string[];
   totals: CustomerTotal[];
-  payments: PaymentRowView[];
-  events: EventRowView[];
+  payments: PaymentTableRow[];
+  events: EventTableRow[];
   eventCount: { total: number; atLeast: boolean };
   moreEvents: boolean;
 };
@@ -29,11 +29,11 @@ export async function getCustomerView(db: Queryable, role: Role, reference: stri
   const unmasked = can(role, "payload.unmasked");
   return {
     reference,
-    emails: summary.emails.map((email) => customerView(email, unmasked).customerShown ?? ""),
+    emails: summary.emails.map((email) => shownCustomer(email, unmasked).customerShown ?? ""),
     customerIds: unmasked ? summary.customerIds : [],
     totals: summary.totals,
-    payments: summary.payments.map((payment) => paymentRowView(role, payment)),
-    events: await eventRowViews(db, role, events.rows, zone),
+    payments: summary.payments.map((payment) => paymentTableRow(role, payment)),
+    events: await eventTableRows(db, role, events.rows, zone),
     eventCount: { total: eventCount.total, atLeast: eventCount.atLeast },
     moreEvents: events.nextCursor !== null,
   };

@@ -4,13 +4,13 @@ import { explainOutcome, loadOutcomeFacts } from "../inbox/queries/explain-outco
 import { getEvent, listAttempts, resourceTimeline, type AttemptRow, type TimelineEntry } from "../inbox/queries/get-event";
 import { replayHistory, type ReplayHistoryEntry } from "../inbox/replay/replay-history";
 import { getPayment } from "../payments/get-payment";
-import { customerView, type CustomerView } from "../privacy/customer-view";
-import { attemptViews, eventView, type EventView } from "../privacy/views-for-role";
+import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
+import { maskAttempts, maskEvent, type MaskedEvent } from "../privacy/mask-for-role";
 
 /** Everything the event page shows, as `role` may see it. */
 export type EventPageView = {
-  event: Omit<EventView, "customerEmail" | "rawBody"> & { raw: { text: string; encoding: "utf-8" | "base64"; bytes: number } | null };
-  customer: CustomerView;
+  event: Omit<MaskedEvent, "customerEmail" | "rawBody"> & { raw: { text: string; encoding: "utf-8" | "base64"; bytes: number } | null };
+  customer: ShownCustomer;
   /** Why it was ignored or failed, in words (a failure's words only for roles that see errors). */
   explanation: string | null;
   /** The event whose change made this one stale or not allowed, whole and linkable. */
@@ -34,7 +34,7 @@ export async function getEventView(db: Queryable, role: Role, id: number, zone: 
   const stored = await getEvent(db, id);
   if (!stored) return null;
   const unmasked = can(role, "payload.unmasked");
-  const { customerEmail: _masked, rawBody, ...event } = eventView(role, stored);
+  const { customerEmail: _masked, rawBody, ...event } = maskEvent(role, stored);
   const [attempts, timeline, payment, replays, facts] = await Promise.all([
     listAttempts(db, id),
     stored.resourceId ? resourceTimeline(db, stored.provider, stored.resourceId) : Promise.resolve([]),
@@ -48,12 +48,12 @@ export async function getEventView(db: Queryable, role: Role, id: number, zone: 
   const prior = stored.status === "ignored" ? fact?.prior : undefined;
   return {
     event: { ...event, raw: rawBody ? rawText(rawBody) : null },
-    // customerView is where an e-mail is masked for the role; a dispute names none, its payment does.
-    customer: customerView(stored.customerEmail ?? payment?.customerEmail ?? null, unmasked),
+    // shownCustomer is where an e-mail is masked for the role; a dispute names none, its payment does.
+    customer: shownCustomer(stored.customerEmail ?? payment?.customerEmail ?? null, unmasked),
     explanation,
     decidedBy: prior?.inboxId && prior.eventId ? { id: prior.inboxId, eventId: prior.eventId } : null,
     paymentId: payment?.id ?? null,
-    attempts: attemptViews(role, attempts),
+    attempts: maskAttempts(role, attempts),
     replays,
     timeline,
     may: { replay: can(role, "events.replay"), restore: can(role, "payload.restore") },

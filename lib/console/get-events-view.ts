@@ -5,20 +5,20 @@ import type { EventFilter } from "../inbox/queries/event-filter";
 import { explainOutcomes } from "../inbox/queries/explain-outcome";
 import { listEvents, type EventListRow, type EventSort } from "../inbox/queries/list-events";
 import { paymentsOfCharges } from "../payments/customer-summary";
-import { customerView, type CustomerView } from "../privacy/customer-view";
-import { eventRowView, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "../privacy/views-for-role";
+import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
+import { maskEventRow, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "../privacy/mask-for-role";
 
 /**
  * An explorer row as a role may see it: the customer masked or not (and the reference to link to,
  * for roles that see it unmasked), the outcome in words, the payment's id when one exists.
  */
-export type EventRowView = Omit<EventListRow, "customerEmail"> & CustomerView & { explanation: string | null; paymentId: number | null };
+export type EventTableRow = Omit<EventListRow, "customerEmail"> & ShownCustomer & { explanation: string | null; paymentId: number | null };
 
 export type EventsView =
   | { ok: false; message: string }
   | {
       ok: true;
-      rows: EventRowView[];
+      rows: EventTableRow[];
       total: number;
       atLeast: boolean;
       nextCursor: string | null;
@@ -30,7 +30,7 @@ export type EventsView =
 const COUNT_CAP = 10_000;
 
 /** Explorer rows as `role` may see them: customers from the event or its payment, outcomes explained. */
-export async function eventRowViews(db: Queryable, role: Role, stored: EventListRow[], zone: string): Promise<EventRowView[]> {
+export async function eventTableRows(db: Queryable, role: Role, stored: EventListRow[], zone: string): Promise<EventTableRow[]> {
   const unmasked = can(role, "payload.unmasked");
   const [explanations, payments] = await Promise.all([
     explainOutcomes(
@@ -44,12 +44,12 @@ export async function eventRowViews(db: Queryable, role: Role, stored: EventList
     ),
   ]);
   return stored.map((original) => {
-    const { customerEmail: _masked, ...row } = eventRowView(role, original);
+    const { customerEmail: _masked, ...row } = maskEventRow(role, original);
     const payment = payments.get(`${row.provider}/${row.resourceId}`);
     return {
       ...row,
       // A dispute or refund notice often names no customer: its payment does.
-      ...customerView(original.customerEmail ?? payment?.email ?? null, unmasked),
+      ...shownCustomer(original.customerEmail ?? payment?.email ?? null, unmasked),
       paymentId: payment?.id ?? null,
       // A failure's sentence quotes its error, which a masked role sees only as a category.
       explanation: unmasked || row.status === "ignored" ? (explanations.get(row.id) ?? null) : null,
@@ -71,7 +71,7 @@ export async function getEventsView(
     countEvents(db, filter, COUNT_CAP),
   ]);
   const serverMs = Math.round(performance.now() - started);
-  const rows = await eventRowViews(db, role, page.rows, input.zone);
+  const rows = await eventTableRows(db, role, page.rows, input.zone);
   return {
     ok: true,
     rows,

@@ -9,7 +9,7 @@ import {
   type HourlyVolume,
   type StatWindow,
 } from "../inbox/queries/inbox-stats";
-import { providerDeliveries, silentForLongerThanUsual, type ProviderDeliveries } from "../inbox/queries/provider-deliveries";
+import { silentForLongerThanUsual, webhooksReceived, type WebhooksReceived } from "../inbox/queries/webhooks-received";
 
 /** One provider over one window, as the overview's table shows it. */
 export type ProviderWindowRow = {
@@ -37,7 +37,7 @@ export type OverviewView = {
   noWorkerAlive: boolean;
   /** The oldest pending event has waited longer than a worker takes to pick one up. */
   oldPending: boolean;
-  deliveries: (ProviderDeliveries & { silent: boolean })[];
+  webhooks: (WebhooksReceived & { silent: boolean })[];
 };
 
 // Longer than a live worker ever leaves an event waiting (retries are scheduled, not pending-due).
@@ -45,12 +45,12 @@ const OLD_PENDING_SECONDS = 120;
 
 /** What the overview shows: per provider and window counts and ratios, the day's volume, the backlog. */
 export async function getOverviewView(db: Queryable, providers: readonly string[]): Promise<OverviewView> {
-  const [stats, volume, backlog, workers, deliveries] = await Promise.all([
+  const [stats, volume, backlog, workers, webhooks] = await Promise.all([
     providerStats(db),
     hourlyVolume(db, 24),
     backlogSummary(db),
     listWorkerBeats(db),
-    providerDeliveries(db, providers),
+    webhooksReceived(db, providers),
   ]);
   const rows = stats.flatMap((row) =>
     (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {
@@ -71,6 +71,6 @@ export async function getOverviewView(db: Queryable, providers: readonly string[
     workers,
     noWorkerAlive: backlog.pending > 0 && !workers.some((worker) => worker.alive),
     oldPending: (backlog.oldestPendingSeconds ?? 0) > OLD_PENDING_SECONDS,
-    deliveries: deliveries.map((delivery) => ({ ...delivery, silent: silentForLongerThanUsual(delivery) })),
+    webhooks: webhooks.map((received) => ({ ...received, silent: silentForLongerThanUsual(received) })),
   };
 }

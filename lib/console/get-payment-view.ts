@@ -1,16 +1,16 @@
 import { can, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
 import { resourceTimeline, type TimelineEntry } from "../inbox/queries/get-event";
-import { getPaymentById, type PaymentView } from "../payments/get-payment";
-import { customerView, type CustomerView } from "../privacy/customer-view";
-import { paymentView } from "../privacy/views-for-role";
+import { getPaymentById, type PaymentRecord } from "../payments/get-payment";
+import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
+import { maskPayment } from "../privacy/mask-for-role";
 
 /** Where one fact came from: the event (or its refetch) that first supplied it, and its outcome. */
 export type FactSource = { fact: string; inboxId: number; eventId: string; eventType: string; status: string; source: string };
 
 export type PaymentPageView = {
-  payment: Omit<PaymentView, "customerEmail">;
-  customer: CustomerView;
+  payment: Omit<PaymentRecord, "customerEmail">;
+  customer: ShownCustomer;
   timeline: TimelineEntry[];
   factsFrom: FactSource[];
 };
@@ -39,10 +39,10 @@ async function factSources(db: Queryable, paymentId: number): Promise<FactSource
 export async function getPaymentView(db: Queryable, role: Role, id: number): Promise<PaymentPageView | null> {
   const stored = await getPaymentById(db, id);
   if (!stored) return null;
-  const { customerEmail: _masked, ...payment } = paymentView(role, stored);
+  const { customerEmail: _masked, ...payment } = maskPayment(role, stored);
   return {
     payment,
-    customer: customerView(stored.customerEmail, can(role, "payload.unmasked")),
+    customer: shownCustomer(stored.customerEmail, can(role, "payload.unmasked")),
     timeline: await resourceTimeline(db, stored.provider, stored.chargeId),
     factsFrom: await factSources(db, stored.id),
   };

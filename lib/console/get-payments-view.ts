@@ -1,11 +1,11 @@
 import type { Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
 import { searchPayments, type PaymentFilter, type PaymentSort, type PaymentTotal } from "../payments/search-payments";
-import { searchesIdsOnly } from "../privacy/views-for-role";
-import { paymentRowView, type PaymentRowView } from "./payment-row-view";
+import { searchesIdsOnly } from "../privacy/mask-for-role";
+import { paymentTableRow, type PaymentTableRow } from "./payment-table-row";
 
 export type PaymentsView = {
-  rows: PaymentRowView[];
+  rows: PaymentTableRow[];
   total: number;
   totalCapped: boolean;
   page: number;
@@ -24,5 +24,5 @@ export async function getPaymentsView(
 ): Promise<PaymentsView> {
   const scoped = { ...filter, searchIdsOnly: searchesIdsOnly(role) };
   const page = await searchPayments(db, scoped, options);
-  return { ...page, rows: page.rows.map((row) => paymentRowView(role, row)) };
+  return { ...page, rows: page.rows.map((row) => paymentTableRow(role, row)) };
 }

@@ -1,7 +1,7 @@
 import type { AppConfig } from "../config/env";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { storableText } from "../request/storable-text";
-import { CHANGE_JSON, type PaymentChange } from "../outbox/read-change-feed";
+import { CHANGE_JSON, type PaymentChange } from "../outbox/payment-change";
 import { postMessage, type PostResult } from "./post-message";
 import { signedHeaders } from "./sign-message";
 

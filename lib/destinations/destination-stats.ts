@@ -14,10 +14,10 @@ export type DestinationSummary = Destination & {
 /** A value as it crosses to a client component: its dates as ISO strings. */
 type DatesAsStrings<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] };
 
-/** The console's view of a summary: no creation time, dates as ISO strings (and never a secret). */
-export type DestinationSummaryView = DatesAsStrings<Omit<DestinationSummary, "createdAt">>;
+/** A summary as the console's table gets it: no creation time, dates as ISO strings (and never a secret). */
+export type DestinationTableRow = DatesAsStrings<Omit<DestinationSummary, "createdAt">>;
 
-export function destinationSummaryView(summary: DestinationSummary): DestinationSummaryView {
+export function destinationTableRow(summary: DestinationSummary): DestinationTableRow {
   return {
     id: summary.id,
     name: summary.name,

@@ -1,19 +1,14 @@
 import type { Pool } from "../db/pool";
+import { feedAfterSql } from "../outbox/payment-change";
 import { sequenceChanges } from "../outbox/sequence-changes";
 
 // A destination's next stretch of the feed becomes its deliveries, in one statement: the destination
-// row is locked (a worker finding it locked leaves it to the other), the changes after its cursor
-// that pass its filters become pending deliveries, and the cursor moves past the stretch. The feed
-// numbers changes after commit, so this cursor never steps over a change committed late.
+// row is locked (a worker finding it locked leaves it to the other), the outbox's changes after its
+// cursor that pass its filters become pending deliveries, and the cursor moves past the stretch.
 const FAN_OUT = `
   WITH destination AS (
     SELECT id, feed_position, providers, statuses FROM destinations WHERE id = $1 AND enabled FOR UPDATE SKIP LOCKED
-  ), stretch AS (
-    SELECT c.id, c.payment_id, c.version, c.provider, c.status, c.feed_position
-      FROM payment_changes c, destination d
-     WHERE c.feed_position > d.feed_position
-     ORDER BY c.feed_position
-     LIMIT $2
+  ), stretch AS (${feedAfterSql("(SELECT feed_position FROM destination)", "$2")}
   ), queued AS (
     INSERT INTO deliveries (destination_id, change_id, payment_id, version)
     SELECT d.id, s.id, s.payment_id, s.version

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Queryable } from "../db/pool";
+import { changeIdSql } from "../outbox/payment-change";
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "dead"] as const;
 
@@ -9,7 +10,7 @@ export const deliveryFilterSchema = z.object({
 });
 export type DeliveryFilter = z.infer<typeof deliveryFilterSchema>;
 
-export type DeliveryView = {
+export type DeliveryRow = {
   id: number;
   destinationId: number;
   destinationName: string;
@@ -31,7 +32,7 @@ export type DeliveryView = {
 };
 
 const SELECT = `
-  SELECT d.id, d.destination_id AS "destinationId", t.name AS "destinationName", 'chg_' || c.id AS "changeId", c.provider,
+  SELECT d.id, d.destination_id AS "destinationId", t.name AS "destinationName", ${changeIdSql("c")} AS "changeId", c.provider,
          c.gateway_charge_id AS "chargeId", c.payment_id AS "paymentId", c.version, c.status AS "changeStatus", d.status, d.attempts,
          CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS "nextAttemptAt",
          last.status_code AS "lastStatusCode", last.latency_ms AS "lastLatencyMs", COALESCE(last.error, d.last_error) AS "lastError",
@@ -42,8 +43,8 @@ const SELECT = `
     LEFT JOIN LATERAL (SELECT * FROM delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) last ON true`;
 
 /** A destination's deliveries, newest first, filtered by status and charge id. */
-export async function listDeliveries(db: Queryable, destinationId: number, filter: DeliveryFilter, limit = 200): Promise<DeliveryView[]> {
-  const { rows } = await db.query<DeliveryView>(
+export async function listDeliveries(db: Queryable, destinationId: number, filter: DeliveryFilter, limit = 200): Promise<DeliveryRow[]> {
+  const { rows } = await db.query<DeliveryRow>(
     `${SELECT}
      WHERE d.destination_id = $1 AND ($2::text IS NULL OR d.status = $2) AND ($3::text IS NULL OR c.gateway_charge_id = $3)
      ORDER BY d.id DESC LIMIT $4`,
@@ -52,7 +53,7 @@ export async function listDeliveries(db: Queryable, destinationId: number, filte
   return rows;
 }
 
-export type PaymentChangeView = {
+export type PaymentChangeRow = {
   changeId: string;
   version: number;
   previousStatus: string | null;
@@ -61,19 +62,19 @@ export type PaymentChangeView = {
   eventId: string | null;
   eventType: string | null;
   committedAt: Date | null;
-  deliveries: DeliveryView[];
+  deliveries: DeliveryRow[];
 };
 
 /** A payment's changes, newest first, each with its delivery to every destination. */
-export async function listPaymentChanges(db: Queryable, paymentId: number): Promise<PaymentChangeView[]> {
+export async function listPaymentChanges(db: Queryable, paymentId: number): Promise<PaymentChangeRow[]> {
   const [{ rows: changes }, { rows: deliveries }] = await Promise.all([
-    db.query<Omit<PaymentChangeView, "deliveries">>(
-      `SELECT 'chg_' || id AS "changeId", version, previous_status AS "previousStatus", status, amount_refunded AS "amountRefunded",
+    db.query<Omit<PaymentChangeRow, "deliveries">>(
+      `SELECT ${changeIdSql("payment_changes")} AS "changeId", version, previous_status AS "previousStatus", status, amount_refunded AS "amountRefunded",
               event_id AS "eventId", event_type AS "eventType", committed_at AS "committedAt"
          FROM payment_changes WHERE payment_id = $1 ORDER BY version DESC`,
       [paymentId],
     ),
-    db.query<DeliveryView>(`${SELECT} WHERE c.payment_id = $1 ORDER BY d.destination_id`, [paymentId]),
+    db.query<DeliveryRow>(`${SELECT} WHERE c.payment_id = $1 ORDER BY d.destination_id`, [paymentId]),
   ]);
   return changes.map((change) => ({ ...change, deliveries: deliveries.filter((delivery) => delivery.changeId === change.changeId) }));
 }

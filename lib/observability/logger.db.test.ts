@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedDelivery, stripeEvent } from "@/lib/testing/gateway-events";
+import { signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startWebAndWorker, type WebAndWorker } from "@/e2e/harness/web-runtime";
@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => web.close());
 
-const deliver = (body: string, headers: Record<string, string>) => web.deliver("stripe", body, headers);
+const sendWebhook = (body: string, headers: Record<string, string>) => web.postWebhook("stripe", body, headers);
 
 const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
@@ -30,16 +30,16 @@ describe("structured logs", () => {
       { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
       "evt_logs_1",
     );
-    const delivery = signedDelivery("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
-    expect((await deliver(delivery.body, { ...delivery.headers, "x-request-id": "req-from-proxy-1" })).status).toBe(200);
-    expect((await deliver(delivery.body, delivery.headers)).status).toBe(200);
-    expect((await deliver(delivery.body, { "stripe-signature": "t=1,v1=00" })).status).toBe(401);
+    const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
+    expect((await sendWebhook(webhook.body, { ...webhook.headers, "x-request-id": "req-from-proxy-1" })).status).toBe(200);
+    expect((await sendWebhook(webhook.body, webhook.headers)).status).toBe(200);
+    expect((await sendWebhook(webhook.body, { "stripe-signature": "t=1,v1=00" })).status).toBe(401);
     await waitFor(async () => web.worker.outcomes.includes("processed"), 30_000, "processing");
 
     const all = entries();
     const ingest = all.filter((entry) => entry.component === "ingest");
     expect(ingest.map((entry) => entry.result)).toEqual(["stored", "duplicate", "rejected"]);
-    expect(ingest[0]).toMatchObject({ level: "info", requestId: "req-from-proxy-1", provider: "stripe", msg: "delivery answered" });
+    expect(ingest[0]).toMatchObject({ level: "info", requestId: "req-from-proxy-1", provider: "stripe", msg: "webhook answered" });
     for (const entry of ingest) expect(entry.requestId).toEqual(expect.stringMatching(/^[\w.:-]+$/));
     expect(new Set(ingest.map((entry) => entry.requestId)).size).toBe(3);
 
@@ -50,7 +50,7 @@ describe("structured logs", () => {
     expect(processing).toContainEqual(expect.objectContaining({ outcome: "processed", msg: "event attempt finished" }));
 
     const text = lines.join("");
-    for (const secret of ["private.customer@example.com", "cus_logs", "ch_logs_1", delivery.headers["stripe-signature"]!]) {
+    for (const secret of ["private.customer@example.com", "cus_logs", "ch_logs_1", webhook.headers["stripe-signature"]!]) {
       expect(text).not.toContain(secret);
     }
   });
@@ -61,10 +61,10 @@ describe("structured logs", () => {
       time: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
       pid: 1,
       component: "ingest",
-      msg: "delivery answered",
+      msg: "webhook answered",
       requestId: "r1",
       ms: 12,
     });
-    expect(prettyLine(json)).toBe("03:04:05.678 WARN  [ingest] delivery answered requestId=r1 ms=12\n");
+    expect(prettyLine(json)).toBe("03:04:05.678 WARN  [ingest] webhook answered requestId=r1 ms=12\n");
   });
 });

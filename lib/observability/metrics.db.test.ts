@@ -1,7 +1,7 @@
 import type { NextRequest } from "next/server";
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedDelivery, stripeEvent } from "@/lib/testing/gateway-events";
+import { signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { createGatewayClient } from "@/lib/http/gateway-client";
 import { signStripe } from "@/lib/providers/stripe";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => web.close());
 
-const deliver = (body: string, headers: Record<string, string>) => web.deliver("stripe", body, headers);
+const sendWebhook = (body: string, headers: Record<string, string>) => web.postWebhook("stripe", body, headers);
 
 async function scrape(authorization?: string) {
   const { NextRequest } = await import("next/server");
@@ -66,13 +66,13 @@ describe("GET /api/metrics", () => {
       { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
       "evt_metrics_1",
     );
-    const delivery = signedDelivery("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
-    expect((await deliver(delivery.body, delivery.headers)).status).toBe(200);
-    expect((await deliver(delivery.body, delivery.headers)).status).toBe(200);
-    expect((await deliver(delivery.body, { "stripe-signature": "t=1,v1=00" })).status).toBe(401);
+    const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
+    expect((await sendWebhook(webhook.body, webhook.headers)).status).toBe(200);
+    expect((await sendWebhook(webhook.body, webhook.headers)).status).toBe(200);
+    expect((await sendWebhook(webhook.body, { "stripe-signature": "t=1,v1=00" })).status).toBe(401);
     const unreadable = '{"not": "an event"}';
     const signature = signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), unreadable);
-    expect((await deliver(unreadable, { "stripe-signature": signature })).status).toBe(200);
+    expect((await sendWebhook(unreadable, { "stripe-signature": signature })).status).toBe(200);
     await waitFor(async () => web.worker.outcomes.includes("processed"), 30_000, "the event to be processed");
 
     const response = await scrape(`Bearer ${TOKEN}`);

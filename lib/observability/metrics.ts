@@ -19,7 +19,7 @@ function createMetrics() {
     breakers,
     ingestTotal: new Counter({
       name: "webhook_inbox_ingest_total",
-      help: "Deliveries answered by the ingest route, by provider and result (stored, stored_failed, duplicate, rejected, not_configured).",
+      help: "Webhooks answered by the ingest route, by provider and result (stored, stored_failed, duplicate, rejected, not_configured, unverifiable).",
       labelNames: ["provider", "result"] as const,
       registers: [registry],
     }),
@@ -72,7 +72,7 @@ function createMetrics() {
     }),
     reconcileRecovered: new Gauge({
       name: "webhook_inbox_reconcile_recovered_events",
-      help: "What reconciliation recovered over all recorded runs, by provider and kind (missed: events never delivered, ingested; repaired: payments in another state than the gateway's), read at scrape time.",
+      help: "What reconciliation recovered over all recorded runs, by provider and kind (missed: events the gateway never sent, ingested; repaired: payments in another state than the gateway's), read at scrape time.",
       labelNames: ["provider", "kind"] as const,
       registers: [registry],
     }),
@@ -123,7 +123,7 @@ export function metrics(): Metrics {
   return holder.__webhookInboxMetrics;
 }
 
-/** Counts one answered delivery and how long it took. */
+/** Counts one answered webhook and how long it took. */
 export function recordIngest(provider: string, result: IngestResult, seconds: number): void {
   const m = metrics();
   m.ingestTotal.inc({ provider, result });

@@ -4,7 +4,8 @@ import { processEvents, type ProcessDeps } from "@/lib/inbox/process/process-eve
 import { applyChargeUpdates } from "@/lib/payments/apply-charge-update";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
-import { changeFeedQuerySchema, readChangeFeed, type PaymentChange } from "./read-change-feed";
+import type { PaymentChange } from "./payment-change";
+import { changeFeedQuerySchema, readChangeFeed } from "./read-change-feed";
 
 // The change feed against a real database: commit order, no gaps, no repeats.
 

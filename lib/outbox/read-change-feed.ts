@@ -1,36 +1,9 @@
 import { z } from "zod";
+import { CHARGE_STATUSES } from "../canonical/charge-event";
 import { PROVIDER_NAMES } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
-import { PAYMENT_STATUSES } from "../payments/state-machine";
+import { CHANGE_JSON, type PaymentChange } from "./payment-change";
 import { sequenceChanges } from "./sequence-changes";
-
-/** One payment change as the host sees it: a feed entry, and the `data` of a pushed message. */
-export type PaymentChange = {
-  id: string;
-  provider: string;
-  chargeId: string;
-  version: number;
-  status: string;
-  previousStatus: string | null;
-  amount: number | null;
-  amountRefunded: number;
-  currency: string | null;
-  customer: { id: string | null; email: string | null };
-  cause: { eventId: string | null; type: string | null; occurredAt: string | null };
-  committedAt: string;
-};
-
-/** The change's public id (`webhook-id` of its pushes): stable, and apart from any other id space. */
-export const changeId = (rowId: number | string) => `chg_${rowId}`;
-
-/** The payment_changes columns of alias `c` as a PaymentChange, built by the database. */
-export const CHANGE_JSON = `json_build_object(
-  'id', 'chg_' || c.id, 'provider', c.provider, 'chargeId', c.gateway_charge_id, 'version', c.version,
-  'status', c.status, 'previousStatus', c.previous_status, 'amount', c.amount, 'amountRefunded', c.amount_refunded,
-  'currency', c.currency, 'customer', json_build_object('id', c.customer_id, 'email', c.customer_email),
-  'cause', json_build_object('eventId', c.event_id, 'type', c.event_type,
-                             'occurredAt', to_char(c.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')),
-  'committedAt', to_char(c.committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))`;
 
 // The cursor is opaque to readers; inside, the last feed position they have been given (or skipped
 // past through a filter).
@@ -61,7 +34,7 @@ export const changeFeedQuerySchema = z.object({
   after: cursorSchema.optional(),
   limit: z.coerce.number().int().min(1).max(MAX_FEED_LIMIT).default(100),
   provider: list(PROVIDER_NAMES).optional(),
-  status: list(PAYMENT_STATUSES).optional(),
+  status: list(CHARGE_STATUSES).optional(),
   wait: z.coerce.number().min(0).max(MAX_FEED_WAIT_SECONDS).default(0),
 });
 

@@ -2,7 +2,7 @@ import type { Queryable } from "../db/pool";
 
 export type InboxPartitionState = "attached" | "detached" | "archived";
 
-export type InboxPartitionView = {
+export type InboxPartition = {
   name: string;
   from: Date | null;
   to: Date;
@@ -13,7 +13,7 @@ export type InboxPartitionView = {
 };
 
 /** The inbox's monthly partitions, oldest first, with what retention did to each. */
-export async function listInboxPartitions(db: Queryable): Promise<InboxPartitionView[]> {
+export async function listInboxPartitions(db: Queryable): Promise<InboxPartition[]> {
   const { rows } = await db.query<{
     name: string;
     range_from: Date | null;

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { signedDelivery, stripeEvent } from "@/lib/testing/gateway-events";
+import { signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { ingestEvent, type IngestOutcome } from "@/lib/inbox/ingest/ingest-event";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { archiveInboxPartition, archiveOldPartitions } from "./archive-inbox-partition";
@@ -26,14 +26,14 @@ afterAll(async () => {
 });
 beforeEach(async () => clearInbox(app));
 
-/** Delivers one signed Stripe event as if it arrived at `at` (the row's received_at). */
-function deliver(eventId: string, at: Date, chargeId = `ch_${eventId}`): Promise<IngestOutcome> {
+/** Sends one signed Stripe event as if it arrived at `at` (the row's received_at). */
+function sendWebhook(eventId: string, at: Date, chargeId = `ch_${eventId}`): Promise<IngestOutcome> {
   const facts = { chargeId, amount: 1000, currency: "usd", customerId: "cus_p", customerEmail: "p@example.com" };
   const event = stripeEvent(facts, { kind: "succeeded", amountRefunded: 0, occurredAtMs: at.getTime() - 1000 }, eventId);
-  const delivery = signedDelivery("stripe", eventId, JSON.stringify(event), TEST_SECRETS.stripe, Math.floor(at.getTime() / 1000));
+  const webhook = signedWebhook("stripe", eventId, JSON.stringify(event), TEST_SECRETS.stripe, Math.floor(at.getTime() / 1000));
   return ingestEvent(
     { pool: app.pool, boss: app.boss, config: app.config, now: () => at },
-    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+    { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers },
   );
 }
 
@@ -59,9 +59,9 @@ const monthStart = (offset: number) => new Date(Date.UTC(NOW.getUTCFullYear(), N
 
 describe("the dedupe ledger", () => {
   it("calls a resend a month later a duplicate, though it would land in another partition", async () => {
-    const first = await deliver("evt_month_apart", new Date(monthStart(0).getTime() - 3 * 24 * 3600_000));
+    const first = await sendWebhook("evt_month_apart", new Date(monthStart(0).getTime() - 3 * 24 * 3600_000));
     expect(first).toMatchObject({ kind: "stored" });
-    const resend = await deliver("evt_month_apart", new Date(monthStart(0).getTime() + 27 * 24 * 3600_000));
+    const resend = await sendWebhook("evt_month_apart", new Date(monthStart(0).getTime() + 27 * 24 * 3600_000));
     expect(resend).toEqual({ kind: "duplicate", duplicate: true });
     const rows = await rowsOf("evt_month_apart");
     expect(rows).toHaveLength(1);
@@ -69,11 +69,15 @@ describe("the dedupe ledger", () => {
     expect(await jobsFor(["evt_month_apart"])).toBe(1);
   });
 
-  it("makes one row of concurrent deliveries of one event on both sides of a month boundary", async () => {
+  it("makes one row of concurrent webhooks of one event on both sides of a month boundary", async () => {
     const boundary = monthStart(0).getTime();
     const ids = Array.from({ length: 12 }, (_, index) => `evt_boundary_${index}`);
     const outcomes = await Promise.all(
-      ids.flatMap((id) => [deliver(id, new Date(boundary - 1)), deliver(id, new Date(boundary)), deliver(id, new Date(boundary + 1))]),
+      ids.flatMap((id) => [
+        sendWebhook(id, new Date(boundary - 1)),
+        sendWebhook(id, new Date(boundary)),
+        sendWebhook(id, new Date(boundary + 1)),
+      ]),
     );
     expect(outcomes.filter((outcome) => outcome.kind === "stored")).toHaveLength(ids.length);
     expect(outcomes.filter((outcome) => outcome.kind === "duplicate")).toHaveLength(ids.length * 2);
@@ -87,7 +91,7 @@ describe("the dedupe ledger", () => {
 describe("partitions ahead and strays", () => {
   it("creates months ahead once, and moves rows that waited in the default partition into their month", async () => {
     const far = new Date(Date.UTC(NOW.getUTCFullYear() + 3, 5, 15));
-    expect(await deliver("evt_stray", far)).toMatchObject({ kind: "stored" });
+    expect(await sendWebhook("evt_stray", far)).toMatchObject({ kind: "stored" });
     expect(await countStrayEvents(app.pool)).toBe(1);
     const created = await ensureInboxPartitions(app.pool, { now: far, monthsAhead: 1 });
     expect(created).toHaveLength(2);
@@ -108,7 +112,7 @@ describe("archiving a month", () => {
     const target = old.find((partition) => partition.state === "attached" && partition.to <= monthStart(0))!;
     const oldIds = Array.from({ length: 30 }, (_, index) => `evt_old_${index}`);
     for (const [index, id] of oldIds.entries()) {
-      expect(await deliver(id, new Date(target.to.getTime() - (index + 1) * 3600_000))).toMatchObject({ kind: "stored" });
+      expect(await sendWebhook(id, new Date(target.to.getTime() - (index + 1) * 3600_000))).toMatchObject({ kind: "stored" });
     }
     const before = await app.pool.query(
       "SELECT id, raw_body, payload, headers, received_at FROM webhook_inbox WHERE event_id = ANY($1) ORDER BY id",
@@ -122,7 +126,7 @@ describe("archiving a month", () => {
     let ingesting = true;
     const live: IngestOutcome[] = [];
     const ingestLoop = (async () => {
-      for (let index = 0; ingesting || index < 20; index += 1) live.push(await deliver(`evt_live_${index}`, new Date()));
+      for (let index = 0; ingesting || index < 20; index += 1) live.push(await sendWebhook(`evt_live_${index}`, new Date()));
     })();
     const archived = await archiveInboxPartition({ pool: app.pool, archiveDir }, target.name);
     ingesting = false;
@@ -144,7 +148,7 @@ describe("archiving a month", () => {
       /was archived: restore it/,
     );
     // The ledger kept the keys: a resend of an archived event is still a duplicate.
-    expect(await deliver(oldIds[0]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
+    expect(await sendWebhook(oldIds[0]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
 
     expect(await restoreInboxPartition({ pool: app.pool, archiveDir }, target.name, { actor: "ops@example.com" })).toEqual({
       restored: oldIds.length,
@@ -155,7 +159,7 @@ describe("archiving a month", () => {
     );
     expect(after.rows).toEqual(before.rows);
     expect((await rowsOf(oldIds[1]!))[0]!.partition).toBe(target.name);
-    expect(await deliver(oldIds[1]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
+    expect(await sendWebhook(oldIds[1]!, new Date())).toEqual({ kind: "duplicate", duplicate: true });
     const { rows: audit } = await app.pool.query("SELECT details FROM audit_log WHERE action = 'restore'");
     expect(audit).toEqual([{ details: { partition: target.name, count: oldIds.length } }]);
   });
@@ -166,8 +170,8 @@ describe("archiving a month", () => {
       .filter((partition) => partition.state === "attached" && partition.to <= monthStart(0))
       .map((partition) => partition.name);
     expect(ended.length).toBeGreaterThan(0);
-    expect(await deliver("evt_retained_old", new Date(monthStart(0).getTime() - 3600_000))).toMatchObject({ kind: "stored" });
-    expect(await deliver("evt_retained_now", new Date())).toMatchObject({ kind: "stored" });
+    expect(await sendWebhook("evt_retained_old", new Date(monthStart(0).getTime() - 3600_000))).toMatchObject({ kind: "stored" });
+    expect(await sendWebhook("evt_retained_now", new Date())).toMatchObject({ kind: "stored" });
     await app.pool.query("UPDATE webhook_inbox SET status = 'processed', processed_at = now()");
     const outcomes = await archiveOldPartitions({ pool: app.pool, archiveDir }, monthStart(0));
     expect(outcomes.map((outcome) => [outcome.name, outcome.outcome])).toEqual(ended.map((name) => [name, "archived"]));

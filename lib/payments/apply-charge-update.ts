@@ -1,5 +1,6 @@
 import { plannedPerCall, type Queryable } from "../db/pool";
 import type { ChargeSnapshot } from "../canonical/charge-event";
+import { recordChangesSql } from "../outbox/payment-change";
 import { decide, type CurrentPayment, type Decision, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
 
 /** The payment must be registered by the host application first; the event waits and retries. */
@@ -120,9 +121,31 @@ const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL O
 //   dispute won before its "opened" arrives: the late "opened" must not reopen it.)
 // - facts: an ignored observation (stale, not allowed) changes no status, but still says who paid
 //   and how much; those facts fill gaps like an applied one's. seen_again fills them too.
-// Every create and apply also bumps the payment's version and writes its change row (the outbox the
-// feed and the destinations read) in this same statement: a change exists exactly when its payment
-// change committed. A seen_again changes nothing the host sees, so it writes none.
+// Every create and apply also bumps the payment's version and records its change (the outbox's piece:
+// the row the feed and the destinations read) in this same statement: a change exists exactly when
+// its payment change committed. A seen_again changes nothing the host sees, so it records none.
+const RECORD_CHANGES = recordChangesSql(
+  {
+    paymentId: "p.id",
+    version: "p.version",
+    provider: "p.provider",
+    chargeId: "p.gateway_charge_id",
+    previousStatus: "d.from_status",
+    status: "d.status",
+    amount: "p.amount",
+    amountRefunded: "d.amount_refunded",
+    currency: "p.currency",
+    customerId: "p.customer_id",
+    customerEmail: "p.customer_email",
+    inboxId: "d.inbox_id",
+    eventId: "d.event_id",
+    eventType: "d.event_type",
+    occurredAt: "d.occurred_at::timestamptz",
+  },
+  `(SELECT *, 'create' AS kind FROM created UNION ALL SELECT *, 'apply' FROM applied) p
+      JOIN decided d ON d.kind = p.kind AND d.provider = p.provider AND d.charge_id = p.gateway_charge_id`,
+  "p.id",
+);
 const WRITE_PAYMENTS = plannedPerCall(`
   WITH decided AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
@@ -171,13 +194,7 @@ const WRITE_PAYMENTS = plannedPerCall(`
     SELECT applied.id, d.inbox_id, d.from_status, d.status, d.from_amount_refunded, d.amount_refunded, d.source
       FROM applied JOIN decided d ON d.kind = 'apply' AND d.payment_id = applied.id
   ), changed AS (
-    INSERT INTO payment_changes (payment_id, version, provider, gateway_charge_id, previous_status, status, amount, amount_refunded,
-                                 currency, customer_id, customer_email, inbox_id, event_id, event_type, occurred_at)
-    SELECT p.id, p.version, p.provider, p.gateway_charge_id, d.from_status, d.status, p.amount, d.amount_refunded,
-           p.currency, p.customer_id, p.customer_email, d.inbox_id, d.event_id, d.event_type, d.occurred_at::timestamptz
-      FROM (SELECT *, 'create' AS kind FROM created UNION ALL SELECT *, 'apply' FROM applied) p
-      JOIN decided d ON d.kind = p.kind AND d.provider = p.provider AND d.charge_id = p.gateway_charge_id
-     ORDER BY p.id
+    ${RECORD_CHANGES}
   )
   SELECT provider, gateway_charge_id FROM created`);
 

@@ -1,5 +1,5 @@
 import type { Queryable } from "../db/pool";
-import { paymentColumns, type PaymentView } from "./get-payment";
+import { paymentColumns, type PaymentRecord } from "./get-payment";
 import { totalsByCurrency, type PaymentTotal, type TotalsRow } from "./search-payments";
 
 export type CustomerTotal = PaymentTotal;
@@ -9,7 +9,7 @@ export type CustomerSummary = {
   reference: string;
   emails: string[];
   customerIds: string[];
-  payments: PaymentView[];
+  payments: PaymentRecord[];
   /** Per currency (amounts in minor units can't be added across currencies). */
   totals: CustomerTotal[];
 };
@@ -26,7 +26,7 @@ export function customerPaymentsSql(reference: string, placeholder: string): str
 export async function customerSummary(db: Queryable, reference: string, limit = 500): Promise<CustomerSummary | null> {
   const where = customerPaymentsSql(reference, "$1");
   const [list, totals] = await Promise.all([
-    db.query<PaymentView>(`SELECT ${paymentColumns("p")} FROM payments p WHERE ${where} ORDER BY p.updated_at DESC, p.id DESC LIMIT $2`, [
+    db.query<PaymentRecord>(`SELECT ${paymentColumns("p")} FROM payments p WHERE ${where} ORDER BY p.updated_at DESC, p.id DESC LIMIT $2`, [
       reference,
       limit,
     ]),

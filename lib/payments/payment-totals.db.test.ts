@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processEvents } from "@/lib/inbox/process/process-event";
+import { compactPaymentTotals } from "@/lib/payments/compact-payment-totals";
 import {
-  compactPaymentTotals,
   hourSpans,
   paymentFilterSql,
   paymentTotals,

@@ -6,7 +6,7 @@ import { ParseError, type GatewayLister } from "./types";
 // docs.stripe.com/webhooks/process-undelivered-events): `GET /v1/events` with `created[gte]`,
 // `created[lt]`, up to 20 exact `types[]`, `limit` 1..100, newest first, `has_more` and
 // `starting_after=<last id>` for the next (older) page. Events are kept 30 days, each rendered in
-// the API version of its creation, exactly as a webhook delivers it. Bearer secret key (the driver's
+// the API version of its creation, exactly as a webhook carries it. Bearer secret key (the driver's
 // apiAuth).
 
 /** The event types the driver maps (charge, dispute, refund via charge.refunded, payment intent). */

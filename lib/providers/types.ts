@@ -83,7 +83,7 @@ export type ListRequest = { since: Date; until: Date; pageToken: string | null; 
 
 /** What a gateway's list API returned, item by item. */
 export type ListedItem =
-  /** An event exactly as the gateway delivers it: its own id is the inbox key. */
+  /** An event exactly as the gateway sends it: its own id is the inbox key. */
   | { kind: "event"; eventId: string; body: unknown }
   /** A charge's current state, from gateways without an events API. */
   | { kind: "resource"; resourceId: string; gatewayStatus: string; updatedAt: string | null; snapshot: ChargeSnapshot; body: unknown }

@@ -1,5 +1,5 @@
 import type { Queryable } from "../db/pool";
-import type { LocalPayment } from "./repair-drift";
+import type { LocalPayment } from "./record-drift-event";
 
 /** The states a payment may still leave on the gateway's side without anything more from us. */
 export const NON_FINAL_STATUSES = ["pending", "authorized", "disputed"] as const;

@@ -45,7 +45,7 @@ export async function recordProgress(
 }
 
 /** A run, as the console and the CLI show it. */
-export type RunView = RunCounts & {
+export type ReconcileRunRow = RunCounts & {
   id: number;
   provider: string;
   trigger: string;
@@ -58,15 +58,17 @@ export type RunView = RunCounts & {
   finishedAt: string | null;
 };
 
-// The columns as RunView names; times become ISO strings (a view object crosses to the console).
+// The columns as ReconcileRunRow names; times become ISO strings (the row crosses to the console).
 const RUN_COLUMNS = `
   id::float8 AS id, provider, trigger, actor, to_json(window_start)#>>'{}' AS "windowStart", to_json(window_end)#>>'{}' AS "windowEnd",
   status, pages, listed, missing_ingested AS "missingIngested", repaired, stuck_refetched AS "stuckRefetched", errors,
   last_error AS "lastError", to_json(started_at)#>>'{}' AS "startedAt", to_json(finished_at)#>>'{}' AS "finishedAt"`;
 
 /** The latest runs, newest first. */
-export async function listRuns(db: Queryable, limit = 50): Promise<RunView[]> {
-  const { rows } = await db.query<RunView>(`SELECT ${RUN_COLUMNS} FROM reconcile_runs ORDER BY started_at DESC, id DESC LIMIT $1`, [limit]);
+export async function listRuns(db: Queryable, limit = 50): Promise<ReconcileRunRow[]> {
+  const { rows } = await db.query<ReconcileRunRow>(`SELECT ${RUN_COLUMNS} FROM reconcile_runs ORDER BY started_at DESC, id DESC LIMIT $1`, [
+    limit,
+  ]);
   return rows;
 }
 

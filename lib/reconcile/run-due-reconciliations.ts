@@ -1,6 +1,6 @@
 import { PROVIDER_NAMES, type ProviderName } from "../providers/registry";
 import type { AppConfig } from "../config/env";
-import { missingCredentials } from "../inbox/process/gateway-clients";
+import { missingCredentials } from "../http/gateway-clients";
 import { findDriver } from "../providers/registry";
 import { runReconciliation, type ReconcileDeps, type ReconcileResult } from "./run-reconciliation";
 

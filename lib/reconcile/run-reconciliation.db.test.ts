@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
-import { signedDelivery, stripeEvents, type HistoryStep } from "@/lib/testing/gateway-events";
+import { signedWebhook, stripeEvents, type HistoryStep } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "@/e2e/simulator/history";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
 import { findAlerts } from "../alerts/check-alerts";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { createGatewayClients } from "../http/gateway-clients";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { renderMetrics } from "../ops/render-metrics";
 import { runReconciliation, type ReconcileRequest, type ReconcileResult } from "./run-reconciliation";
@@ -71,11 +71,11 @@ function stripeHistories(count: number): { histories: PaymentHistory[]; events: 
   return { histories, events };
 }
 
-async function deliver(event: StripeEvent) {
-  const delivery = signedDelivery("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
+async function sendWebhook(event: StripeEvent) {
+  const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
   return ingestEvent(
     { pool: app.pool, boss: app.boss, config: app.config },
-    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+    { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers },
   );
 }
 
@@ -129,10 +129,10 @@ async function tableCounts() {
 const window = () => ({ since: new Date(Date.now() - 4 * 3_600_000), until: new Date() });
 
 describe("Stripe: the events list", () => {
-  it("ingests the events the gateway never delivered under their own key; a second run finds nothing", async () => {
+  it("ingests the events the gateway never sent under their own key; a second run finds nothing", async () => {
     const { histories, events } = stripeHistories(8);
     const withheld = events.filter((_, index) => index % 3 === 0);
-    for (const event of events.filter((_, index) => index % 3 !== 0)) expect((await deliver(event)).kind).toBe("stored");
+    for (const event of events.filter((_, index) => index % 3 !== 0)) expect((await sendWebhook(event)).kind).toBe("stored");
 
     const first = counted(await reconcile(window()));
     expect(first).toMatchObject({
@@ -161,15 +161,15 @@ describe("Stripe: the events list", () => {
     expect(audit.rows).toHaveLength(2);
   });
 
-  it("answers a delivery that arrives after reconciliation ingested its event as a duplicate", async () => {
+  it("answers a webhook that arrives after reconciliation ingested its event as a duplicate", async () => {
     const { events } = stripeHistories(1);
     counted(await reconcile(window()));
-    expect(await deliver(events[0]!)).toEqual({ kind: "duplicate", duplicate: true });
+    expect(await sendWebhook(events[0]!)).toEqual({ kind: "duplicate", duplicate: true });
   });
 
   it("writes nothing on a dry run, and says what a run would ingest", async () => {
     const { events } = stripeHistories(3);
-    await deliver(events[0]!);
+    await sendWebhook(events[0]!);
     await settled();
     const before = await tableCounts();
     const preview = counted(await reconcile({ ...window(), dryRun: true }));
@@ -288,7 +288,7 @@ describe("Stripe: the events list", () => {
     )!;
     gateway.add([history]);
     const [pending] = stripeEvents(history.payment, history.steps[0]!);
-    await deliver(pending!);
+    await sendWebhook(pending!);
     await settled();
     await app.pool.query("UPDATE payments SET updated_at = now() - interval '2 hours' WHERE gateway_charge_id = $1", [
       history.payment.chargeId,
@@ -412,7 +412,7 @@ describe("what a run found, told", () => {
       {
         kind: "reconcile_missed",
         provider: "stripe",
-        text: expect.stringContaining(`found ${events.length} event(s) the gateway never delivered`),
+        text: expect.stringContaining(`found ${events.length} event(s) the gateway never sent`),
       },
     ]);
     const text = await renderMetrics(app.pool, async () => app.boss);

@@ -3,14 +3,14 @@ import type { AppConfig } from "../config/env";
 import type { ProviderName } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import type { ObservedCharge } from "../canonical/observed-charge";
-import { missingCredentials, notSet, type GatewayClients } from "../inbox/process/gateway-clients";
-import { keptHeaders, storeEvent } from "../inbox/ingest/ingest-event";
+import { missingCredentials, notSet, type GatewayClients } from "../http/gateway-clients";
+import { storeEvent } from "../inbox/ingest/store-event";
 import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
 import type { GatewayLister, ListedItem, ProviderDriver } from "../providers/types";
 import { nextWindow, saveCursor, type ReconcileWindow } from "./reconcile-cursor";
 import { emptyCounts, recordProgress, startRun, type RunCounts, type RunTrigger } from "./reconcile-runs";
-import { drifted, driftKey, localPayments, storeDrift, type LocalPayment } from "./repair-drift";
+import { drifted, driftKey, localPayments, recordDriftEvent, type LocalPayment } from "./record-drift-event";
 import { findStuckPayments } from "./find-stuck-payments";
 import { recordAudit } from "../audit/record-audit";
 
@@ -246,7 +246,7 @@ async function repairIfDrifted(
   const createsPayments = run.deps.config.providers[run.request.provider].paymentSource === "gateway";
   if (!drifted(local, observed.snapshot, createsPayments)) return;
   const key = driftKey(observed, updatedAt, local);
-  if (run.runId !== null && !(await storeDrift(run.deps, run.request.provider, observed, key))) return;
+  if (run.runId !== null && !(await recordDriftEvent(run.deps, run.request.provider, observed, key))) return;
   if (run.runId === null && (await keyExists(run.deps.pool, run.request.provider, [key])).size > 0) return;
   run.counts.repaired++;
   found(run, {
@@ -298,7 +298,8 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
         columns: normalized.columns,
         error: normalized.ok ? null : normalized.error,
         rawBody,
-        headers: keptHeaders(driver, {}),
+        // Listed by the API, never delivered: no request headers to keep.
+        headers: {},
         queryString: null,
         source: "reconcile",
       });

@@ -39,10 +39,10 @@ export type HistoryStep = {
   occurredAtMs: number;
 };
 
-/** What a delivery is signed with: a shared secret, or (Pagar.me) the gateway's private key. */
-export type DeliverySecret = string | SigningKey;
+/** What a webhook is signed with: a shared secret, or (Pagar.me) the gateway's private key. */
+export type SigningSecret = string | SigningKey;
 
-export type Delivery = {
+export type SignedWebhook = {
   provider: SimulatedProvider;
   eventId: string;
   body: string;
@@ -369,8 +369,8 @@ export function zoopEvent(payment: PaymentFacts, step: HistoryStep) {
   };
 }
 
-function requireSecret(provider: SimulatedProvider, secret: DeliverySecret): string {
-  if (typeof secret !== "string") throw new Error(`${provider} deliveries are signed with a shared secret`);
+function requireSecret(provider: SimulatedProvider, secret: SigningSecret): string {
+  if (typeof secret !== "string") throw new Error(`${provider} webhooks are signed with a shared secret`);
   return secret;
 }
 
@@ -383,13 +383,13 @@ function mercadopagoHeaders(secret: string, dataId: string, nowSeconds: number):
 }
 
 /** Signs an event body the way its gateway does, at `nowSeconds`. */
-export function signedDelivery(
+export function signedWebhook(
   provider: SimulatedProvider,
   eventId: string,
   body: string,
-  secret: DeliverySecret,
+  secret: SigningSecret,
   nowSeconds: number = Math.floor(Date.now() / 1000),
-): Delivery {
+): SignedWebhook {
   const json = { "content-type": "application/json" };
   switch (provider) {
     case "stripe":
@@ -414,7 +414,7 @@ export function signedDelivery(
     case "asaas":
       return { provider, eventId, body, headers: { ...json, "asaas-access-token": requireSecret(provider, secret) } };
     case "pagarme":
-      if (typeof secret === "string") throw new Error("Pagar.me deliveries are signed with the gateway's private key");
+      if (typeof secret === "string") throw new Error("Pagar.me webhooks are signed with the gateway's private key");
       return { provider, eventId, body, headers: { ...json, "x-webhook-asymmetric-signature": asymmetricSignature(secret, body) } };
     case "mercadopago": {
       const dataId = String((JSON.parse(body) as { data: { id: string } }).data.id);
@@ -438,20 +438,20 @@ export function signedDelivery(
 }
 
 /**
- * The deliveries of one step (a Stripe integration with charges and intents gets two events): fresh
+ * The webhooks of one step (a Stripe integration with charges and intents gets two events): fresh
  * event ids, bodies and signatures. `refundedBefore`: what was refunded before this step.
  */
-export function deliveriesFor(
+export function webhooksFor(
   provider: SimulatedProvider,
   payment: PaymentFacts,
   step: HistoryStep,
-  secret: DeliverySecret,
+  secret: SigningSecret,
   refundedBefore = 0,
-): Delivery[] {
-  const one = (eventId: string, body: unknown) => [signedDelivery(provider, eventId, JSON.stringify(body), secret)];
+): SignedWebhook[] {
+  const one = (eventId: string, body: unknown) => [signedWebhook(provider, eventId, JSON.stringify(body), secret)];
   switch (provider) {
     case "stripe":
-      return stripeEvents(payment, step).map((event) => signedDelivery(provider, event.id, JSON.stringify(event), secret));
+      return stripeEvents(payment, step).map((event) => signedWebhook(provider, event.id, JSON.stringify(event), secret));
     case "standard":
       return one(randomId("msg"), standardEvent(payment, step, refundedBefore));
     case "asaas": {
@@ -473,7 +473,7 @@ export function deliveriesFor(
   }
 }
 
-/** The (first) delivery of one step. */
-export function deliveryFor(provider: SimulatedProvider, payment: PaymentFacts, step: HistoryStep, secret: DeliverySecret): Delivery {
-  return deliveriesFor(provider, payment, step, secret)[0]!;
+/** The (first) webhook of one step. */
+export function webhookFor(provider: SimulatedProvider, payment: PaymentFacts, step: HistoryStep, secret: SigningSecret): SignedWebhook {
+  return webhooksFor(provider, payment, step, secret)[0]!;
 }

@@ -1,7 +1,7 @@
-import { deliveryFor, randomId, type HistoryStep, type PaymentFacts } from "./gateway-events";
+import { webhookFor, randomId, type HistoryStep, type PaymentFacts } from "./gateway-events";
 import type { AppConfig } from "../config/env";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
+import { createGatewayClients } from "../http/gateway-clients";
 import { processEvents, type ProcessDeps } from "../inbox/process/process-event";
 import { TEST_SECRETS, type TestApp } from "./test-app";
 
@@ -26,13 +26,13 @@ export async function ingestStripeStep(
   step: Pick<HistoryStep, "kind"> & Partial<HistoryStep>,
   config: AppConfig = app.config,
 ): Promise<{ inboxId: number; eventId: string }> {
-  const delivery = deliveryFor("stripe", payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, TEST_SECRETS.stripe);
+  const webhook = webhookFor("stripe", payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, TEST_SECRETS.stripe);
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config },
-    { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+    { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers },
   );
   if (outcome.kind !== "stored") throw new Error(`not stored: ${outcome.kind}`);
-  return { inboxId: outcome.inboxId, eventId: delivery.eventId };
+  return { inboxId: outcome.inboxId, eventId: webhook.eventId };
 }
 
 /** Ingests and processes one Stripe event of `payment`; returns the outcome. */

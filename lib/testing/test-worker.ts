@@ -1,20 +1,22 @@
 import { loadConfig, type AppConfig } from "../config/env";
 import { createPool } from "../db/pool";
-import { createGatewayClients } from "../inbox/process/gateway-clients";
-import { consumeWebhooks, processingConnections } from "../inbox/process/consume-webhooks";
+import { createGatewayClients } from "../http/gateway-clients";
 import type { ProcessOutcome } from "../inbox/process/process-event";
+import { processingConnections, processWebhookJobs, webhooksJob } from "../jobs/definitions/webhooks";
 import { createWorkerBoss } from "../queue/boss";
 
 export type TestWorker = { outcomes: ProcessOutcome[]; stop: () => Promise<void> };
 
-/** A real pg-boss worker process-in-miniature on the test database (what worker/main.ts wires). */
+/** A real pg-boss worker process-in-miniature on the test database (what worker/worker.ts wires). */
 export async function startTestWorker(url: string, config: AppConfig, name = "test-worker"): Promise<TestWorker> {
   const pool = createPool(url, processingConnections(config.worker.concurrency) + 2, name);
   const boss = createWorkerBoss(url, config.worker.queueMonitorSeconds);
   await boss.start();
   const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId: name };
   const outcomes: ProcessOutcome[] = [];
-  await consumeWebhooks(boss, deps, (outcome) => outcomes.push(outcome));
+  await boss.work(webhooksJob.name, webhooksJob.work(config), (jobs) =>
+    processWebhookJobs(deps, jobs, (outcome) => outcomes.push(outcome)),
+  );
   return {
     outcomes,
     stop: async () => {

@@ -2,9 +2,9 @@
 
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { AlertRowView } from "@/lib/alerts/list-alert-states";
+import type { AlertStateRow } from "@/lib/alerts/list-alert-states";
 
-const column = dataColumns<AlertRowView>();
+const column = dataColumns<AlertStateRow>();
 const columns = column.columns([
   column.accessor("at", { header: "When", cell: (info) => <DisplayTime value={info.getValue()} /> }),
   column.accessor("state", {
@@ -24,7 +24,7 @@ const columns = column.columns([
   }),
 ]);
 
-export function AlertsTable({ alerts }: { alerts: AlertRowView[] }) {
+export function AlertsTable({ alerts }: { alerts: AlertStateRow[] }) {
   return (
     <DataTable
       label="Alerts"

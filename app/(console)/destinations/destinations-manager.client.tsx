@@ -7,7 +7,7 @@ import { CopyButton } from "@/app/_components/copy-button.client";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
-import type { DestinationSummaryView } from "@/lib/destinations/destination-stats";
+import type { DestinationTableRow } from "@/lib/destinations/destination-stats";
 import {
   createDestination,
   resendDeliveries,
@@ -17,10 +17,10 @@ import {
   updateDestination,
 } from "./actions";
 
-const column = dataColumns<DestinationSummaryView>();
+const column = dataColumns<DestinationTableRow>();
 
 /** The destinations' columns; the last holds the actions, which need the manager's state. */
-function destinationColumns(actions: (destination: DestinationSummaryView) => ReactNode) {
+function destinationColumns(actions: (destination: DestinationTableRow) => ReactNode) {
   return column.columns([
     column.accessor("name", {
       header: "Name",
@@ -86,14 +86,14 @@ export function DestinationsManager({
   providers,
   statuses,
 }: {
-  destinations: DestinationSummaryView[];
+  destinations: DestinationTableRow[];
   providers: string[];
   statuses: string[];
 }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [message, setMessage] = useState<Message | null>(null);
-  const [editing, setEditing] = useState<DestinationSummaryView | null>(null);
+  const [editing, setEditing] = useState<DestinationTableRow | null>(null);
   /** Runs an action, shows its outcome (a secret only this once), refreshes the list. */
   function run<T>(work: () => Promise<ActionResult<T>>, describe: (data: T) => string, secret?: (data: T) => string) {
     startTransition(async () => {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { destinationSummaryView, listDestinationSummaries } from "@/lib/destinations/destination-stats";
+import { destinationTableRow, listDestinationSummaries } from "@/lib/destinations/destination-stats";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { PAYMENT_STATUSES } from "@/lib/payments/state-machine";
 import { webRuntime } from "@/lib/runtime/web-runtime";
@@ -13,7 +13,7 @@ export const dynamic = "force-dynamic";
 export default async function DestinationsPage() {
   await requirePagePermission(PAGE_ACCESS["/destinations"]);
   const summaries = await listDestinationSummaries(webRuntime().pool);
-  const rows = summaries.map(destinationSummaryView);
+  const rows = summaries.map(destinationTableRow);
   return (
     <>
       <h1>Destinations</h1>

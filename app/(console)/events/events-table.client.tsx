@@ -7,9 +7,9 @@ import { DataTable, dataColumns, type DataTablePaging, type DataTableSort } from
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { FullId } from "@/app/_components/full-id.client";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { EventRowView } from "@/lib/console/get-events-view";
+import type { EventTableRow } from "@/lib/console/get-events-view";
 
-const column = dataColumns<EventRowView>();
+const column = dataColumns<EventTableRow>();
 
 // Only the two times are sortable: the server pages by keyset on each, through its own index.
 function columnsFor(now: string) {
@@ -64,7 +64,7 @@ export function EventsTable({
   sort,
   paging,
 }: {
-  rows: EventRowView[];
+  rows: EventTableRow[];
   now: string;
   sort?: DataTableSort;
   paging?: DataTablePaging;

@@ -18,8 +18,8 @@ export default async function ReconciliationPage() {
     <>
       <h1>Reconciliation</h1>
       <p className="muted">
-        Each gateway&apos;s list API compared with the inbox: events it never delivered are ingested under their own key (a late delivery is
-        then a duplicate), payments whose state differs from the gateway&apos;s are repaired through derived events, and payments stuck in a
+        Each gateway&apos;s list API compared with the inbox: events it never sent are ingested under their own key (a late webhook is then
+        a duplicate), payments whose state differs from the gateway&apos;s are repaired through derived events, and payments stuck in a
         non-final state are refetched. See docs/reconciliation.md for what each gateway shows and cannot show.
       </p>
       <ReconcileForm providers={reconcilableProviders(config)} />

@@ -2,7 +2,7 @@
 
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { RunCounts, RunView } from "@/lib/reconcile/reconcile-runs";
+import type { RunCounts, ReconcileRunRow } from "@/lib/reconcile/reconcile-runs";
 
 const COUNTS: [string, keyof RunCounts][] = [
   ["Listed", "listed"],
@@ -12,7 +12,7 @@ const COUNTS: [string, keyof RunCounts][] = [
   ["Errors", "errors"],
 ];
 
-const column = dataColumns<RunView>();
+const column = dataColumns<ReconcileRunRow>();
 const columns = column.columns([
   column.accessor("startedAt", { header: "Started", cell: (info) => <DisplayTime value={info.getValue()} /> }),
   column.accessor("provider", { header: "Gateway" }),
@@ -33,7 +33,7 @@ const columns = column.columns([
 ]);
 
 /** The latest runs (schedule, CLI, console), newest first. */
-export function RunsTable({ runs }: { runs: RunView[] }) {
+export function RunsTable({ runs }: { runs: ReconcileRunRow[] }) {
   return (
     <DataTable
       label="Runs"

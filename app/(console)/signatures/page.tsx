@@ -3,7 +3,7 @@ import { requirePagePermission } from "@/app/_server/session";
 import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/ingest/signature-failures";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { RejectedDeliveriesTable } from "./rejected-deliveries-table.client";
+import { RejectedWebhooksTable } from "./rejected-webhooks-table.client";
 import { SignatureDebugger, type DebuggerPrefill } from "./signature-debugger.client";
 import { parseRowId } from "@/lib/request/input-schemas";
 
@@ -37,8 +37,8 @@ export default async function SignaturesPage({ searchParams }: { searchParams: P
         signed content or the timestamp is wrong. Nothing you paste is stored.
       </p>
       <SignatureDebugger key={failure?.id ?? "new"} prefill={prefill} />
-      <h2>Recent rejected deliveries</h2>
-      <RejectedDeliveriesTable
+      <h2>Recent rejected webhooks</h2>
+      <RejectedWebhooksTable
         rows={failures.map(({ id, receivedAt, provider, reason, bodyBytes }) => ({ id, receivedAt, provider, reason, bodyBytes }))}
       />
     </>

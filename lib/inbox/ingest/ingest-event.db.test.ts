@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { signedDelivery, stripeEvent, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { signedWebhook, stripeEvent, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
@@ -32,9 +32,9 @@ function post(provider: string, body: string | Buffer, headers: Record<string, s
   return POST(request, { params: Promise.resolve({ provider }) });
 }
 
-function stripeDelivery(id = "evt_ingest_1", secret: string = TEST_SECRETS.stripe) {
+function stripeWebhook(id = "evt_ingest_1", secret: string = TEST_SECRETS.stripe) {
   const event = stripeEvent(payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 }, id);
-  return signedDelivery("stripe", event.id, JSON.stringify(event), secret);
+  return signedWebhook("stripe", event.id, JSON.stringify(event), secret);
 }
 
 async function count(sql: string): Promise<number> {
@@ -70,9 +70,9 @@ afterAll(async () => {
 beforeEach(() => clearInbox(app));
 
 describe("POST /api/webhooks/{provider}", () => {
-  it("stores 50 concurrent deliveries of one event exactly once, with one job, answering 200 to all", async () => {
-    const delivery = stripeDelivery();
-    const responses = await Promise.all(Array.from({ length: 50 }, () => post("stripe", delivery.body, delivery.headers)));
+  it("stores 50 concurrent webhooks of one event exactly once, with one job, answering 200 to all", async () => {
+    const webhook = stripeWebhook();
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post("stripe", webhook.body, webhook.headers)));
     const bodies = await Promise.all(responses.map((response) => response.json()));
     expect(responses.map((response) => response.status)).toEqual(Array(50).fill(200));
     expect(bodies.filter((body) => body.duplicate === false)).toHaveLength(1);
@@ -82,10 +82,10 @@ describe("POST /api/webhooks/{provider}", () => {
   });
 
   it("stores the exact raw bytes, the signature header and the normalized columns", async () => {
-    const delivery = stripeDelivery("evt_bytes");
+    const webhook = stripeWebhook("evt_bytes");
     // Unusual but valid JSON spacing: re-encoding would change the bytes and break re-verification.
-    const body = delivery.body.replace('"type":', '"type" :  ');
-    const signed = signedDelivery("stripe", "evt_bytes", body, TEST_SECRETS.stripe);
+    const body = webhook.body.replace('"type":', '"type" :  ');
+    const signed = signedWebhook("stripe", "evt_bytes", body, TEST_SECRETS.stripe);
     expect((await post("stripe", signed.body, signed.headers)).status).toBe(200);
     const { rows } = await app.pool.query(
       `SELECT raw_body, headers, event_type, resource_id, customer_email, status, event_id_derived,
@@ -105,20 +105,20 @@ describe("POST /api/webhooks/{provider}", () => {
   });
 
   it("answers 401 to bad signatures and stores nothing as an event", async () => {
-    const delivery = stripeDelivery("evt_bad");
+    const webhook = stripeWebhook("evt_bad");
     const now = Math.floor(Date.now() / 1000);
     const cases: Record<string, string>[] = [
-      { "stripe-signature": signStripe("whsec_wrong", now, delivery.body) },
-      { "stripe-signature": signStripe(TEST_SECRETS.stripe, now - 400, delivery.body) },
-      { "stripe-signature": signStripe(TEST_SECRETS.stripe, now + 400, delivery.body) },
+      { "stripe-signature": signStripe("whsec_wrong", now, webhook.body) },
+      { "stripe-signature": signStripe(TEST_SECRETS.stripe, now - 400, webhook.body) },
+      { "stripe-signature": signStripe(TEST_SECRETS.stripe, now + 400, webhook.body) },
       {},
     ];
     for (const headers of cases) {
-      const response = await post("stripe", delivery.body, headers);
+      const response = await post("stripe", webhook.body, headers);
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ error: expect.stringMatching(/invalid signature/) });
     }
-    const tampered = await post("stripe", delivery.body.replace("2500", "25000"), delivery.headers);
+    const tampered = await post("stripe", webhook.body.replace("2500", "25000"), webhook.headers);
     expect(tampered.status).toBe(401);
     expect(await count("webhook_inbox")).toBe(0);
     expect(await webhookJobs()).toBe(0);
@@ -126,8 +126,8 @@ describe("POST /api/webhooks/{provider}", () => {
   });
 
   it("accepts events signed with the old and the new secret during a rotation", async () => {
-    const oldSigned = stripeDelivery("evt_old_secret", TEST_SECRETS.stripeOld);
-    const newSigned = stripeDelivery("evt_new_secret", TEST_SECRETS.stripe);
+    const oldSigned = stripeWebhook("evt_old_secret", TEST_SECRETS.stripeOld);
+    const newSigned = stripeWebhook("evt_new_secret", TEST_SECRETS.stripe);
     expect((await post("stripe", oldSigned.body, oldSigned.headers)).status).toBe(200);
     expect((await post("stripe", newSigned.body, newSigned.headers)).status).toBe(200);
     expect(await count("webhook_inbox")).toBe(2);
@@ -199,8 +199,8 @@ describe("POST /api/webhooks/{provider}", () => {
   });
 
   it("creates the very job pg-boss's own insert creates for that event (queue defaults, singleton key, expiry)", async () => {
-    const delivery = stripeDelivery("evt_same_job");
-    expect((await post("stripe", delivery.body, delivery.headers)).status).toBe(200);
+    const webhook = stripeWebhook("evt_same_job");
+    expect((await post("stripe", webhook.body, webhook.headers)).status).toBe(200);
     const { rows: stored } = await app.pool.query("SELECT id, provider, resource_id, event_id FROM webhook_inbox");
     const event = stored[0]!;
     await dispatchEvents(
@@ -228,21 +228,21 @@ describe("POST /api/webhooks/{provider}", () => {
     // A real failure inside the same transaction: the job table refuses every new row.
     await app.pool.query(`ALTER TABLE ${jobTable} ADD CONSTRAINT refuse_jobs CHECK (false) NOT VALID`);
     try {
-      const delivery = stripeDelivery("evt_atomic");
-      const response = await post("stripe", delivery.body, delivery.headers);
+      const webhook = stripeWebhook("evt_atomic");
+      const response = await post("stripe", webhook.body, webhook.headers);
       expect(response.status).toBe(500);
       expect(await count("webhook_inbox")).toBe(0);
       expect(await webhookJobs()).toBe(0);
     } finally {
       await app.pool.query(`ALTER TABLE ${jobTable} DROP CONSTRAINT refuse_jobs`);
     }
-    const retried = stripeDelivery("evt_atomic");
+    const retried = stripeWebhook("evt_atomic");
     expect((await post("stripe", retried.body, retried.headers)).status).toBe(200);
     expect(await count("webhook_inbox")).toBe(1);
     expect(await webhookJobs()).toBe(1);
   });
 
-  it("stores a Pagar.me delivery signed with its published key, and answers 503 storing nothing when the key can't be had", async () => {
+  it("stores a Pagar.me webhook signed with its published key, and answers 503 storing nothing when the key can't be had", async () => {
     const body = JSON.stringify({
       id: "hook_rs256_1",
       type: "charge.paid",

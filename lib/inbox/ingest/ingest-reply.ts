@@ -9,7 +9,7 @@ export type IngestReply = {
   headers?: Record<string, string>;
 };
 
-/** The HTTP answer to a delivery, the same from the Next.js route and the lean ingest server. */
+/** The HTTP answer to a webhook, the same from the Next.js route and the lean ingest server. */
 export function ingestReply(outcome: IngestOutcome, provider: string): IngestReply {
   switch (outcome.kind) {
     case "stored":
@@ -36,8 +36,8 @@ export function unknownProvider(provider: string): { error: string; code: string
   return { error: `unknown provider "${provider}"`, code: "NOT_FOUND" };
 }
 
-/** Counts a delivery's outcome and logs one line for it (never its body), from either server. */
-export function recordDelivery(log: Logger, provider: string, outcome: IngestOutcome, seconds: number, bytes: number): void {
+/** Counts a received webhook's outcome and logs one line for it (never its body), from either server. */
+export function recordWebhookReceived(log: Logger, provider: string, outcome: IngestOutcome, seconds: number, bytes: number): void {
   if (outcome.kind === "unknown_provider") return;
   const result = outcome.kind === "stored" && outcome.status === "failed" ? "stored_failed" : outcome.kind;
   recordIngest(provider, result, seconds);
@@ -45,7 +45,7 @@ export function recordDelivery(log: Logger, provider: string, outcome: IngestOut
   const reason = outcome.kind === "rejected" || outcome.kind === "unverifiable" ? outcome.reason : undefined;
   log[result === "stored" || result === "duplicate" ? "info" : "warn"](
     { result, inboxId, reason, ms: Math.round(seconds * 1000), bytes },
-    "delivery answered",
+    "webhook answered",
   );
   if (outcome.kind === "not_configured") {
     log.error(
@@ -55,7 +55,7 @@ export function recordDelivery(log: Logger, provider: string, outcome: IngestOut
   }
 }
 
-/** A proxy's or gateway's request id is kept when it looks like one; otherwise each delivery gets its own. */
-export function deliveryRequestId(given: string | null | undefined): string {
+/** A proxy's or gateway's request id is kept when it looks like one; otherwise each webhook gets its own. */
+export function webhookRequestId(given: string | null | undefined): string {
   return given && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();
 }

@@ -12,7 +12,7 @@ export type SignatureFailureInput = {
   max: number;
 };
 
-/** Records a rejected delivery for the signature debugger: never an event, truncated, capped. */
+/** Records a rejected webhook for the signature debugger: never an event, truncated, capped. */
 export async function recordSignatureFailure(db: Queryable, input: SignatureFailureInput): Promise<void> {
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO signature_failures (provider, reason, headers, body_excerpt, body_sha256, body_bytes)
@@ -45,7 +45,7 @@ export type SignatureFailureRow = {
 const FAILURE_COLUMNS = `id, provider, received_at AS "receivedAt", reason, headers, body_excerpt AS "bodyExcerpt",
   body_sha256 AS "bodySha256", body_bytes AS "bodyBytes"`;
 
-/** Recent rejected deliveries, newest first (for the signature debugger's list). */
+/** Recent rejected webhooks, newest first (for the signature debugger's list). */
 export async function listSignatureFailures(db: Queryable, limit = 50): Promise<SignatureFailureRow[]> {
   const { rows } = await db.query<SignatureFailureRow>(
     `SELECT ${FAILURE_COLUMNS} FROM signature_failures ORDER BY received_at DESC, id DESC LIMIT $1`,

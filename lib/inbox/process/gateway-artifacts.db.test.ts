@@ -6,12 +6,12 @@ import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import { explainOutcomes } from "../queries/explain-outcome";
-import { createGatewayClients } from "./gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent } from "./process-event";
 import { replayEvents } from "../replay/replay-events";
 
-// Disputes, PaymentIntent-only integrations and a sender's own words end to end on the real database: deliveries built from the gateways'
+// Disputes, PaymentIntent-only integrations and a sender's own words end to end on the real database: webhooks built from the gateways'
 // own artifacts (stripe/openapi fixtures, Dodo Payments' documented payload), signed by the official
 // SDKs, ingested and processed by the worker's code, refetching through the fake gateway's API.
 
@@ -45,21 +45,21 @@ function deps(overrides: Record<string, string> = {}) {
   return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config), workerId: "test" };
 }
 
-async function deliver(provider: "stripe" | "standard", body: string, headers: Record<string, string>, config = app.config) {
+async function sendWebhook(provider: "stripe" | "standard", body: string, headers: Record<string, string>, config = app.config) {
   const outcome = await ingestEvent({ pool: app.pool, boss: app.boss, config }, { provider, rawBody: Buffer.from(body), headers });
   if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
   return outcome.inboxId;
 }
 
 /** A Stripe event around `object`, signed by the stripe SDK. */
-function stripeDelivery(type: string, object: object, created: number) {
+function stripeWebhook(type: string, object: object, created: number) {
   const body = JSON.stringify(variant(event, { id: `evt_artifact_${++sequence}`, type, created, data: { object } }));
   const header = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_SECRETS.stripe });
-  return deliver("stripe", body, { "stripe-signature": header });
+  return sendWebhook("stripe", body, { "stripe-signature": header });
 }
 
-/** A Standard Webhooks delivery of `body`, signed by the standardwebhooks library. */
-function standardDelivery(body: object, config = app.config) {
+/** A Standard Webhooks message of `body`, signed by the standardwebhooks library. */
+function standardWebhook(body: object, config = app.config) {
   const raw = JSON.stringify(body);
   const id = `msg_artifact_${++sequence}`;
   const now = new Date();
@@ -68,7 +68,7 @@ function standardDelivery(body: object, config = app.config) {
     "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
     "webhook-signature": new Webhook(TEST_SECRETS.standard).sign(id, now, raw),
   };
-  return deliver("standard", raw, headers, config);
+  return sendWebhook("standard", raw, headers, config);
 }
 
 async function inbox(id: number) {
@@ -98,7 +98,7 @@ describe("a charge's disputes, read the documented way", () => {
       },
     ]);
     const before = gateway.requests.length;
-    const id = await stripeDelivery("charge.dispute.created", variant(dispute, { charge: chargeId, status: "needs_response" }), seconds());
+    const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: chargeId, status: "needs_response" }), seconds());
     expect(await processEvent(deps(), id)).toBe("processed");
     expect(await payment(chargeId)).toMatchObject({ status: "charged_back", amount: 5000 });
     expect(gateway.requests.slice(before).map((request) => request.path)).toEqual([
@@ -108,7 +108,7 @@ describe("a charge's disputes, read the documented way", () => {
   });
 
   it("is refused by the fake gateway without Stripe's Bearer key", async () => {
-    const id = await stripeDelivery("charge.dispute.created", variant(dispute, { charge: "ch_no_key" }), seconds());
+    const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: "ch_no_key" }), seconds());
     expect(await processEvent(deps({ STRIPE_API_KEY: "sk_test_wrong" }), id)).toBe("failed");
     expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/401/) });
   });
@@ -125,7 +125,7 @@ describe("PaymentIntent-only integrations", () => {
       amount_received: intent.amount,
       receipt_email: "Pi@Example.com",
     });
-    const id = await stripeDelivery("payment_intent.succeeded", succeeded, seconds());
+    const id = await stripeWebhook("payment_intent.succeeded", succeeded, seconds());
     expect(await processEvent(deps(refetchNothing), id)).toBe("processed");
     expect(await payment(chargeId)).toMatchObject({
       status: "paid",
@@ -136,7 +136,7 @@ describe("PaymentIntent-only integrations", () => {
   });
 
   it("ignores, with a reason, an intent that has no charge yet", async () => {
-    const id = await stripeDelivery("payment_intent.created", intent, seconds());
+    const id = await stripeWebhook("payment_intent.created", intent, seconds());
     expect(await processEvent(deps(refetchNothing), id)).toBe("ignored");
     expect(await inbox(id)).toMatchObject({ status: "ignored", ignored_reason: "no_resource" });
   });
@@ -144,9 +144,9 @@ describe("PaymentIntent-only integrations", () => {
   it("keeps the charge the source of truth: an intent event never reinstates a disputed charge", async () => {
     const chargeId = `ch_both_${Date.now()}`;
     const at = seconds();
-    const paid = await stripeDelivery("charge.succeeded", variant(charge, { id: chargeId, captured: true }), at);
-    const disputed = await stripeDelivery("charge.dispute.created", variant(dispute, { charge: chargeId }), at);
-    const summary = await stripeDelivery(
+    const paid = await stripeWebhook("charge.succeeded", variant(charge, { id: chargeId, captured: true }), at);
+    const disputed = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: chargeId }), at);
+    const summary = await stripeWebhook(
       "payment_intent.succeeded",
       variant(intent, { status: "succeeded", latest_charge: chargeId, amount: 100, amount_received: 100 }),
       at,
@@ -163,7 +163,7 @@ describe("PaymentIntent-only integrations", () => {
 
 describe("a Standard Webhooks sender's own words", () => {
   it("processes Dodo Payments' payment.succeeded as paid", async () => {
-    const id = await standardDelivery(dodo);
+    const id = await standardWebhook(dodo);
     expect(await processEvent(deps(), id)).toBe("processed");
     expect(await payment(dodo.data.payment_id as string)).toMatchObject({
       status: "paid",
@@ -175,7 +175,7 @@ describe("a Standard Webhooks sender's own words", () => {
 
   it("stores an unmappable payment event as failed naming the variable, and processes it on replay once set", async () => {
     const settled = variant(dodo, { type: "payment.updated", data: variant(dodo.data, { payment_id: "pay_settled", status: "settled" }) });
-    const id = await standardDelivery(settled);
+    const id = await standardWebhook(settled);
     expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/STANDARD_STATUS_MAP/) });
     const fixed = deps({ STANDARD_STATUS_MAP: "settled=paid" });
     expect((await replayEvents(fixed, { statuses: ["failed"] }, { actor: "ops" })).total).toBe(1);

@@ -1,10 +1,11 @@
 import type { AppConfig } from "../../config/env";
+import type { ProviderConfig } from "../../config/provider-config";
 import type { ChargeSnapshot } from "../../canonical/charge-event";
 import { observedChargeSchema } from "../../canonical/observed-charge";
+import { missingCredentials, notSet, type GatewayClients } from "../../http/gateway-clients";
 import { isoToMicros, type EventTime } from "../../payments/state-machine";
-import type { ProviderName } from "../../providers/registry";
+import { findDriver, PROVIDER_NAMES, type ProviderName } from "../../providers/registry";
 import type { NormalizedEvent, ProviderDriver } from "../../providers/types";
-import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSet, type GatewayClients } from "./gateway-clients";
 
 // The event-or-refetch decision: an event's own body says what its charge is, unless the body is only
 // a notice or refetch is configured for its type; then the gateway's API says. The replay preview asks
@@ -13,6 +14,9 @@ import { CREDENTIAL_RECHECK_SECONDS, matchesEventType, missingCredentials, notSe
 export function eventTime(event: NormalizedEvent): EventTime | null {
   return event.occurredAt && event.precision ? { micros: isoToMicros(event.occurredAt), precision: event.precision } : null;
 }
+
+/** How long an event waiting for a missing API credential waits before it is looked at again. */
+export const CREDENTIAL_RECHECK_SECONDS = 300;
 
 /** A refetch that cannot authenticate: the event waits for the operator instead of failing with 401s. */
 export class MissingCredentialError extends Error {
@@ -97,4 +101,44 @@ export async function observeCharge(
     vocabulary: deps.config.standardVocabulary,
   });
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
+}
+
+/** Does `eventType` match one of the configured patterns (`*` matches any run of characters)? */
+export function matchesEventType(patterns: readonly string[], eventType: string): boolean {
+  return patterns.some((pattern) => {
+    const regex = new RegExp(
+      `^${pattern
+        .split("*")
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+    );
+    return regex.test(eventType);
+  });
+}
+
+/** Does this provider ever refetch: refetch configured for some event types, or bodies that are notices only? */
+function refetches(driver: ProviderDriver, providerConfig: ProviderConfig): boolean {
+  return (
+    driver.refetch !== undefined &&
+    providerConfig.apiUrl !== undefined &&
+    (driver.noticeOnly === true || providerConfig.refetchTypes.length > 0)
+  );
+}
+
+/**
+ * One line per enabled gateway that will refetch but lacks a credential for it, for the worker to print
+ * once at start (its events wait instead of failing with 401s; see processEvent).
+ */
+export function missingCredentialWarnings(config: AppConfig): string[] {
+  return PROVIDER_NAMES.flatMap((provider) => {
+    const driver = findDriver(provider);
+    const providerConfig = config.providers[provider];
+    if (!driver || !providerConfig.enabled || !refetches(driver, providerConfig)) return [];
+    const missing = missingCredentials(driver, providerConfig);
+    if (missing.length === 0) return [];
+    return [
+      `refetch for ${provider} needs ${notSet(missing)}: ` +
+        `${provider} events that need a refetch wait (rechecked every ${CREDENTIAL_RECHECK_SECONDS / 60} min, no attempt spent) until it is set and the worker restarted`,
+    ];
+  });
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deliveryFor, randomId, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/lib/testing/gateway-events";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { registerPayment } from "@/lib/payments/register-payment";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
@@ -7,13 +7,13 @@ import { testConfig, waitFor } from "@/lib/testing/test-worker";
 import type { ChargeSnapshot } from "../../canonical/charge-event";
 import { applyChargeUpdates, type ChargeUpdate } from "../../payments/apply-charge-update";
 import type { AppConfig } from "../../config/env";
-import { createGatewayClients } from "./gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent, processEvents, type ProcessDeps } from "./process-event";
 import { replayEvents } from "../replay/replay-events";
 import { sweepPending } from "./sweep-pending";
 
-// processEvent against a real database: each case ingests signed deliveries, then runs the same
+// processEvent against a real database: each case ingests signed webhooks, then runs the same
 // function the worker runs, job by job.
 
 let app: TestApp;
@@ -56,10 +56,10 @@ async function ingest(
   provider: SimulatedProvider = "stripe",
   config = app.config,
 ) {
-  const delivery = deliveryFor(provider, payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, secrets[provider]!);
+  const webhook = webhookFor(provider, payment, { amountRefunded: 0, occurredAtMs: Date.now() - 60_000, ...step }, secrets[provider]!);
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config },
-    { provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+    { provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
   );
   if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
   return outcome.inboxId;
@@ -226,17 +226,17 @@ describe("processEvent", () => {
   describe("an event stored as unparseable that a fixed driver now reads", () => {
     // The row an older driver left: the bytes and headers kept, keyed by its bytes, then replayed to pending.
     async function storedAsUnparseable(p: PaymentFacts, description: string) {
-      const delivery = deliveryFor(
+      const webhook = webhookFor(
         "stripe",
         p,
         { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 },
         TEST_SECRETS.stripe,
       );
-      const body = delivery.body.replace('"livemode":false', `"livemode":false,"description":${JSON.stringify(description)}`);
+      const body = webhook.body.replace('"livemode":false', `"livemode":false,"description":${JSON.stringify(description)}`);
       const { rows } = await app.pool.query(
         `INSERT INTO webhook_inbox (provider, event_id, event_id_derived, event_type, raw_body, headers, status, attempts)
          VALUES ('stripe', $1, true, 'unparseable', $2, $3::jsonb, 'pending', 0) RETURNING id`,
-        [`raw:${randomId("x")}`, Buffer.from(body), JSON.stringify(delivery.headers)],
+        [`raw:${randomId("x")}`, Buffer.from(body), JSON.stringify(webhook.headers)],
       );
       return rows[0].id as number;
     }

@@ -4,7 +4,7 @@ import { withTransaction, type Pool, type Queryable } from "../../db/pool";
 import { applyChargeUpdates, paymentKey, type ChargeUpdate } from "../../payments/apply-charge-update";
 import type { IgnoredReason } from "../../payments/state-machine";
 import { findDriver } from "../../providers/registry";
-import type { GatewayClients } from "./gateway-clients";
+import type { GatewayClients } from "../../http/gateway-clients";
 import { normalizeEvent, UNPARSEABLE_TYPE } from "../ingest/normalize-event";
 import { observeCharge, reconciledObservation, refetchesUnmappedType, type ChargeObservation } from "./observe-charge";
 import type { ProviderDriver } from "../../providers/types";

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkFinalStates, deliverAll, planDeliveries } from "@/e2e/simulator/deliver";
+import { checkFinalStates, sendAll, planWebhooks } from "@/e2e/simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { generateHistories } from "@/e2e/simulator/history";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
 import { ingestEvent } from "../ingest/ingest-event";
 
-// Property: for random payment histories (refunds delivered before paid, several events in one
-// second, partial refunds, disputes), delivered in any order with duplicates and processed by two
+// Property: for random payment histories (refunds sent before paid, several events in one
+// second, partial refunds, disputes), sent in any order with duplicates and processed by two
 // workers at once, every payment ends in its true final state, every event is processed or
 // ignored exactly once, and no effect is applied twice.
 
@@ -38,13 +38,13 @@ describe("processing, property-based", () => {
   it.each(SEEDS)("seed %i: true final states, each event settled exactly once, no effect twice", async (seed) => {
     const histories = generateHistories(seed, PAYMENTS_PER_SEED, ["stripe", "standard"], { sameSecondRate: 0.5 });
     gateway.add(histories);
-    const plan = planDeliveries(histories, { secrets, duplicateRate: 0.3, shuffle: "full", seed });
-    const report = await deliverAll(
+    const plan = planWebhooks(histories, { secrets, duplicateRate: 0.3, shuffle: "full", seed });
+    const report = await sendAll(
       plan,
-      async (delivery) => {
+      async (webhook) => {
         const outcome = await ingestEvent(
           { pool: app.pool, boss: app.boss, config: app.config },
-          { provider: delivery.provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+          { provider: webhook.provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
         );
         return { status: outcome.kind === "stored" || outcome.kind === "duplicate" ? 200 : 400 };
       },
@@ -52,7 +52,7 @@ describe("processing, property-based", () => {
     );
     expect(report.failed).toBe(0);
     const chargeIds = histories.map((history) => history.payment.chargeId);
-    const uniqueEvents = new Set(plan.map((delivery) => `${delivery.provider}:${delivery.eventId}`)).size;
+    const uniqueEvents = new Set(plan.map((webhook) => `${webhook.provider}:${webhook.eventId}`)).size;
 
     await waitFor(
       async () => {

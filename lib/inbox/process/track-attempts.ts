@@ -3,7 +3,7 @@ import type { IgnoredReason } from "../../payments/state-machine";
 import type { DispatchableEvent } from "../../queue/boss";
 import { recordSettled } from "../../observability/metrics";
 import type { NormalizedColumns } from "../ingest/normalize-event";
-import type { EventSource } from "../ingest/ingest-event";
+import type { EventSource } from "../ingest/store-event";
 
 // The bookkeeping of processing attempts: every statement that starts, finishes, settles or
 // reschedules an attempt of an inbox event, and the rule that only an event's latest attempt may

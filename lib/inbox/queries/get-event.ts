@@ -24,7 +24,7 @@ export type EventDetail = {
   nextAttemptAt: Date | null;
   lastError: string | null;
   processedAt: Date | null;
-  /** "delivery", or "reconcile": recovered from the gateway's API by a reconciliation run (at receivedAt). */
+  /** "delivery" (stored value: a webhook the gateway sent), or "reconcile": recovered from the gateway's API by a reconciliation run (at receivedAt). */
   source: string;
 };
 
@@ -46,7 +46,7 @@ export type TimelineEntry = {
   receivedAt: Date;
   status: string;
   ignoredReason: string | null;
-  /** The gateway never delivered it: a reconciliation run recovered it (at receivedAt). */
+  /** The gateway never sent it: a reconciliation run recovered it (at receivedAt). */
   recovered: boolean;
   applied: { fromStatus: string | null; toStatus: string; source: string } | null;
 };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../testing/test-app";
-import { backlogSummary, compactHourlyCounts, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
+import { compactHourlyCounts } from "../maintenance/compact-hourly-counts";
+import { backlogSummary, hourlyVolume, ignoredRatioJumped, providerStats } from "./inbox-stats";
 
 let app: TestApp;
 let seq = 0;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliveryFor, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/lib/testing/gateway-events";
+import { webhookFor, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/lib/testing/gateway-events";
 import { registerPayment } from "@/lib/payments/register-payment";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import { formatTime } from "../../time/format-time";
 import { explainOutcome, explainOutcomes, loadOutcomeFacts } from "../queries/explain-outcome";
-import { createGatewayClients } from "../process/gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { previewReplayEffects } from "./preview-replay-effects";
 import { processEvent, type ProcessDeps } from "../process/process-event";
@@ -34,17 +34,17 @@ const facts = (chargeId: string): PaymentFacts => ({
   customerEmail: `${chargeId}@example.com`,
 });
 
-async function deliver(
+async function sendWebhook(
   provider: SimulatedProvider,
   payment: PaymentFacts,
   kind: HistoryStep["kind"],
   occurredAtMs: number,
   amountRefunded = 0,
 ) {
-  const delivery = deliveryFor(provider, payment, { kind, amountRefunded, occurredAtMs }, secrets[provider]!);
+  const webhook = webhookFor(provider, payment, { kind, amountRefunded, occurredAtMs }, secrets[provider]!);
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config: deps.config },
-    { provider, rawBody: Buffer.from(delivery.body), headers: delivery.headers },
+    { provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
   );
   if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
   await processEvent(deps, outcome.inboxId);
@@ -59,13 +59,13 @@ describe("replay dry run and outcome sentences", () => {
     const base = Date.now() - 600_000;
     // A host-registered payment whose events came first: both fail (one attempt, not registered).
     const host = facts("ch_host");
-    const hostPaid = await deliver("standard", host, "succeeded", base);
-    await deliver("standard", host, "refund", base + 1000, 1000);
+    const hostPaid = await sendWebhook("standard", host, "succeeded", base);
+    await sendWebhook("standard", host, "refund", base + 1000, 1000);
     // A gateway payment refunded, then its late "succeeded" (invalid) and a repeat of the refund (duplicate).
     const stripe = facts("ch_stripe");
-    await deliver("stripe", stripe, "succeeded", base);
-    const refund = await deliver("stripe", stripe, "refund", base + 2000, 1000);
-    const late = await deliver("stripe", stripe, "succeeded", base + 3000);
+    await sendWebhook("stripe", stripe, "succeeded", base);
+    const refund = await sendWebhook("stripe", stripe, "refund", base + 2000, 1000);
+    const late = await sendWebhook("stripe", stripe, "succeeded", base + 3000);
     expect(await status("ch_stripe")).toEqual({ status: "refunded", refunded: 1000 });
 
     const facts_ = await loadOutcomeFacts(app.pool, [hostPaid, late, refund]);
@@ -120,7 +120,7 @@ describe("replay dry run and outcome sentences", () => {
   it("dry-runs the payments of the newest matching events when there are more than it shows", async () => {
     // Host-registered payments nobody registered: each event fails, one payment after the other.
     for (const chargeId of ["ch_sample_old", "ch_sample_mid", "ch_sample_new"])
-      await deliver("standard", facts(chargeId), "succeeded", Date.now() - 60_000);
+      await sendWebhook("standard", facts(chargeId), "succeeded", Date.now() - 60_000);
     const dryRun = await previewReplayEffects(app.pool, deps.config, replayable({ provider: "standard" }), { paymentLimit: 2 });
     expect(dryRun.effects.map((effect) => effect.chargeId)).toEqual(["ch_sample_new", "ch_sample_mid"]);
     expect(dryRun.paymentsSampled).toBe(2);

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deliveryFor, randomId, type Delivery, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId, type SignedWebhook, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import type { AppConfig } from "../../config/env";
 import { readManifest, sha256Hex } from "./archive-files";
 import { previewRetention, runRetention } from "./archive-settled-events";
-import { createGatewayClients } from "../process/gateway-clients";
+import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent } from "../process/process-event";
 import { replayEvents } from "../replay/replay-events";
@@ -39,26 +39,26 @@ function payment(): PaymentFacts {
   return { chargeId: randomId("ch"), amount: 1500, currency: "usd", customerId: "cus_r", customerEmail: "r@example.com" };
 }
 
-async function ingest(delivery: Delivery) {
-  return ingestEvent(deps(), { provider: "stripe", rawBody: Buffer.from(delivery.body), headers: delivery.headers });
+async function ingest(webhook: SignedWebhook) {
+  return ingestEvent(deps(), { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers });
 }
 
 /** Ingests, processes and back-dates one event; returns its id and exact bytes. */
 async function settledEvent(daysAgo: number) {
-  const delivery = deliveryFor(
+  const webhook = webhookFor(
     "stripe",
     payment(),
     { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 60_000 },
     TEST_SECRETS.stripe,
   );
-  const outcome = await ingest(delivery);
+  const outcome = await ingest(webhook);
   if (outcome.kind !== "stored") throw new Error("not stored");
   expect(await processEvent(processDeps(), outcome.inboxId)).toBe("processed");
   await app.pool.query(`UPDATE webhook_inbox SET received_at = now() - make_interval(days => $2) WHERE id = $1`, [
     outcome.inboxId,
     daysAgo,
   ]);
-  return { id: outcome.inboxId, delivery, bytes: Buffer.from(delivery.body) };
+  return { id: outcome.inboxId, webhook, bytes: Buffer.from(webhook.body) };
 }
 
 async function row(id: number) {
@@ -114,7 +114,7 @@ describe("retention", () => {
     expect(gunzipSync(data).toString()).not.toContain(String(pending.id) + ',"provider"');
 
     // A resend of an archived event is still a duplicate.
-    expect(await ingest(old[0]!.delivery)).toEqual({ kind: "duplicate", duplicate: true });
+    expect(await ingest(old[0]!.webhook)).toEqual({ kind: "duplicate", duplicate: true });
 
     // Nothing left to archive: a second run is a no-op.
     expect((await runRetention(deps())).events).toBe(0);
@@ -125,7 +125,7 @@ describe("retention", () => {
     expect(sha256Hex(restored.raw_body)).toBe(sha256Hex(old[0]!.bytes));
     expect(restored.raw_body).toEqual(old[0]!.bytes);
     expect(restored.archived_at).toBeNull();
-    expect(restored.payload).toMatchObject({ id: JSON.parse(old[0]!.delivery.body).id });
+    expect(restored.payload).toMatchObject({ id: JSON.parse(old[0]!.webhook.body).id });
     expect(restored.headers).toHaveProperty("stripe-signature");
 
     // Replay of an archived event restores it first, then it processes again.

@@ -5,10 +5,10 @@ import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { DeliveryView } from "@/lib/destinations/list-deliveries";
+import type { DeliveryRow } from "@/lib/destinations/list-deliveries";
 import { ResendButton } from "./resend-button.client";
 
-const column = dataColumns<DeliveryView>();
+const column = dataColumns<DeliveryRow>();
 const columns = column.columns([
   column.accessor("changeId", {
     header: "Change",
@@ -59,7 +59,7 @@ const columns = column.columns([
 ]);
 
 /** One destination's deliveries, newest first, with a resend for each dead one. */
-export function DeliveriesTable({ deliveries }: { deliveries: DeliveryView[] }) {
+export function DeliveriesTable({ deliveries }: { deliveries: DeliveryRow[] }) {
   return (
     <DataTable
       label="Deliveries"

@@ -3,9 +3,9 @@
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { PaymentChangeView } from "@/lib/destinations/list-deliveries";
+import type { PaymentChangeRow } from "@/lib/destinations/list-deliveries";
 
-const column = dataColumns<PaymentChangeView>();
+const column = dataColumns<PaymentChangeRow>();
 const columns = column.columns([
   column.accessor("version", {
     header: "Version",
@@ -54,7 +54,7 @@ const columns = column.columns([
 ]);
 
 /** The changes this payment's events made, as told to the host application, with each delivery per destination. */
-export function PaymentChangesTable({ changes }: { changes: PaymentChangeView[] }) {
+export function PaymentChangesTable({ changes }: { changes: PaymentChangeRow[] }) {
   return (
     <DataTable label="Changes" columns={columns} rows={changes} rowKey={(change) => String(change.changeId)} empty="No changes yet." />
   );

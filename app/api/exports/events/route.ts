@@ -5,7 +5,7 @@ import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { requirePermission } from "@/app/_server/session";
 import { ROUTE_ACCESS } from "@/lib/auth/access-table";
 import { eventsCsv } from "@/lib/console/export-csv";
-import { maySearch, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/views-for-role";
+import { maySearch, SEARCH_NEEDS_SUPPORT } from "@/lib/privacy/mask-for-role";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";

@@ -1,11 +1,11 @@
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliveryFor, randomId } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/e2e/harness/web-runtime";
 
 // The ingest route while the database does not answer: a fast 503 the gateway retries, nothing
-// stored half-way; and the same delivery accepted once the database answers again.
+// stored half-way; and the same webhook accepted once the database answers again.
 
 let app: TestApp;
 let post: (request: NextRequest, context: { params: Promise<{ provider: string }> }) => Promise<Response>;
@@ -22,14 +22,14 @@ afterAll(async () => {
 });
 
 function signedRequest() {
-  const delivery = deliveryFor(
+  const webhook = webhookFor(
     "stripe",
     { chargeId: randomId("ch"), amount: 1000, currency: "usd", customerId: "c", customerEmail: "c@example.com" },
     { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() },
     TEST_SECRETS.stripe,
   );
   return () =>
-    post(new NextRequest("http://localhost/api/webhooks/stripe", { method: "POST", headers: delivery.headers, body: delivery.body }), {
+    post(new NextRequest("http://localhost/api/webhooks/stripe", { method: "POST", headers: webhook.headers, body: webhook.body }), {
       params: Promise.resolve({ provider: "stripe" }),
     });
 }

@@ -29,12 +29,12 @@ const SECRETS: Record<ProviderName, string> = {
 const WRONG_SECRET = (provider: ProviderName) =>
   provider === "standard" ? "whsec_d3JvbmcgZnV6eiBzZWNyZXQgMDEyMzQ1Njc4OQ==" : `${SECRETS[provider]}-wrong`;
 
-type Delivery = { provider: ProviderName; body: Buffer; headers: Record<string, string>; query: string };
+type SignedWebhook = { provider: ProviderName; body: Buffer; headers: Record<string, string>; query: string };
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Signs `body` the way each gateway does (written out here from each scheme's documented rule). */
-function signed(provider: ProviderName, body: Buffer, id: string, secret = SECRETS[provider]): Delivery {
+function signed(provider: ProviderName, body: Buffer, id: string, secret = SECRETS[provider]): SignedWebhook {
   const headers: Record<string, string> = { "content-type": "application/json" };
   let query = "";
   switch (provider) {
@@ -185,16 +185,16 @@ afterAll(async () => {
 
 beforeEach(() => clearInbox(app));
 
-async function send(delivery: Delivery): Promise<Response> {
-  const request = new NextRequest(`http://localhost/api/webhooks/${delivery.provider}${delivery.query ? `?${delivery.query}` : ""}`, {
+async function send(webhook: SignedWebhook): Promise<Response> {
+  const request = new NextRequest(`http://localhost/api/webhooks/${webhook.provider}${webhook.query ? `?${webhook.query}` : ""}`, {
     method: "POST",
-    body: new Uint8Array(delivery.body),
-    headers: delivery.headers,
+    body: new Uint8Array(webhook.body),
+    headers: webhook.headers,
   });
-  return POST(request, { params: Promise.resolve({ provider: delivery.provider }) });
+  return POST(request, { params: Promise.resolve({ provider: webhook.provider }) });
 }
 
-const bodyKey = ({ provider, body }: Delivery) => `${provider}:${createHash("sha256").update(body).digest("hex")}`;
+const bodyKey = ({ provider, body }: SignedWebhook) => `${provider}:${createHash("sha256").update(body).digest("hex")}`;
 
 /** How many times each raw body is stored, by provider and the body's sha256. */
 async function storedBodies(): Promise<Map<string, number>> {
@@ -344,26 +344,25 @@ function randomBody(random: Random, provider: ProviderName, id: string): string 
 }
 
 /** Header values as an attacker might send them: garbage, long, almost right. */
-function badHeaders(random: Random, delivery: Delivery): Delivery {
-  const headers = { ...delivery.headers };
+function badHeaders(random: Random, webhook: SignedWebhook): SignedWebhook {
+  const headers = { ...webhook.headers };
   const names = Object.keys(headers).filter((name) => name !== "content-type");
   const garbage = () =>
     Array.from({ length: Math.floor(random() * 300) }, () => String.fromCharCode(0x20 + Math.floor(random() * 0xdf))).join("");
   const roll = random();
   if (roll < 0.3 && names.length > 0) delete headers[pick(random, names)];
   else if (roll < 0.6 && names.length > 0) headers[pick(random, names)] = garbage();
-  else if (roll < 0.8)
-    return { ...signed(delivery.provider, delivery.body, "wrong", WRONG_SECRET(delivery.provider)), query: delivery.query };
+  else if (roll < 0.8) return { ...signed(webhook.provider, webhook.body, "wrong", WRONG_SECRET(webhook.provider)), query: webhook.query };
   else headers[pick(random, names.length ? names : ["x-anything"])] = "t=1,v1=00,ts=1,sha1=00";
-  return { ...delivery, headers, query: random() < 0.5 ? delivery.query : "data.id=other&token=nope" };
+  return { ...webhook, headers, query: random() < 0.5 ? webhook.query : "data.id=other&token=nope" };
 }
 
 /** Mercado Pago signs only the query's data.id: a body whose own data.id is another one is not validly signed. */
-function namesOnlySignedResource(delivery: Delivery, signedId: string): boolean {
-  if (delivery.provider !== "mercadopago") return true;
+function namesOnlySignedResource(webhook: SignedWebhook, signedId: string): boolean {
+  if (webhook.provider !== "mercadopago") return true;
   let bodyId: unknown;
   try {
-    bodyId = (JSON.parse(delivery.body.toString("utf8")) as { data?: { id?: unknown } } | null)?.data?.id;
+    bodyId = (JSON.parse(webhook.body.toString("utf8")) as { data?: { id?: unknown } } | null)?.data?.id;
   } catch {
     return true;
   }
@@ -373,40 +372,40 @@ function namesOnlySignedResource(delivery: Delivery, signedId: string): boolean 
 const FUZZ_REQUESTS = 2000;
 
 describe("fuzz", () => {
-  it(`sends ${FUZZ_REQUESTS} seeded random and hostile deliveries to every provider: no 5xx, bad signatures store nothing, signed bodies stored once`, async () => {
+  it(`sends ${FUZZ_REQUESTS} seeded random and hostile webhooks to every provider: no 5xx, bad signatures store nothing, signed bodies stored once`, async () => {
     const seed = Number(process.env.FUZZ_SEED ?? 20261201);
     const random = seededRandom(seed);
     const signedBodies = new Set<string>();
     const failures: string[] = [];
-    const deliveries: { delivery: Delivery; signed: boolean }[] = [];
-    for (let index = 0; deliveries.length < FUZZ_REQUESTS; index++) {
+    const webhooks: { webhook: SignedWebhook; signed: boolean }[] = [];
+    for (let index = 0; webhooks.length < FUZZ_REQUESTS; index++) {
       const provider = pick(random, PROVIDER_NAMES);
       const id = `fz${seed}x${index}`;
       const good = signed(provider, Buffer.from(randomBody(random, provider, id)), id);
       if (!namesOnlySignedResource(good, id)) {
         // A Mercado Pago body naming another resource than the signed query id is refused.
-        deliveries.push({ delivery: good, signed: false });
+        webhooks.push({ webhook: good, signed: false });
       } else if (random() < 0.55) {
-        deliveries.push({ delivery: good, signed: true });
-        // Gateways redeliver: the same request again must stay one row.
-        if (random() < 0.15) deliveries.push({ delivery: good, signed: true });
+        webhooks.push({ webhook: good, signed: true });
+        // Gateways resend: the same request again must stay one row.
+        if (random() < 0.15) webhooks.push({ webhook: good, signed: true });
       } else {
-        deliveries.push({ delivery: badHeaders(random, good), signed: false });
+        webhooks.push({ webhook: badHeaders(random, good), signed: false });
       }
     }
-    for (const { delivery, signed: isSigned } of deliveries) if (isSigned) signedBodies.add(bodyKey(delivery));
+    for (const { webhook, signed: isSigned } of webhooks) if (isSigned) signedBodies.add(bodyKey(webhook));
 
     const started = Date.now();
-    const queue = [...deliveries.entries()];
+    const queue = [...webhooks.entries()];
     await Promise.all(
       Array.from({ length: 8 }, async () => {
         for (let next = queue.shift(); next; next = queue.shift()) {
-          const [index, { delivery, signed: isSigned }] = next;
-          const response = await send(delivery);
+          const [index, { webhook, signed: isSigned }] = next;
+          const response = await send(webhook);
           const expected = isSigned ? 200 : 401;
           if (response.status !== expected) {
             failures.push(
-              `#${index} ${delivery.provider} ${isSigned ? "signed" : "unsigned"}: ${response.status} ${(await response.text()).slice(0, 200)}`,
+              `#${index} ${webhook.provider} ${isSigned ? "signed" : "unsigned"}: ${response.status} ${(await response.text()).slice(0, 200)}`,
             );
           }
         }
@@ -426,7 +425,7 @@ describe("fuzz", () => {
     );
     expect(rows[0]!.jobs).toBe(rows[0]!.pending);
     console.log(
-      `[fuzz] seed ${seed}: ${deliveries.length} requests in ${seconds.toFixed(1)} s, ${signedBodies.size} signed bodies stored once`,
+      `[fuzz] seed ${seed}: ${webhooks.length} requests in ${seconds.toFixed(1)} s, ${signedBodies.size} signed bodies stored once`,
     );
   }, 120_000);
 });

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { listWorkerBeats, recordHeartbeat } from "../process/worker-heartbeats";
-import { providerDeliveries, silentForLongerThanUsual } from "./provider-deliveries";
+import { silentForLongerThanUsual, webhooksReceived } from "./webhooks-received";
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await createTestApp("deliveries");
+  app = await createTestApp("webhooks_received");
 });
 afterAll(async () => app.close());
 
 describe("silentForLongerThanUsual", () => {
   it.each([
-    // [seconds since the last delivery, deliveries in the week, silent?]
+    // [seconds since the last webhook, webhooks in the week, silent?]
     [null, 1000, false],
-    [3 * 3600, 49, false], // too few deliveries to have a usual rhythm
+    [3 * 3600, 49, false], // too few webhooks to have a usual rhythm
     [14 * 60, 100_000, false], // never under 15 minutes
     [16 * 60, 100_000, true],
     [3600, 1008, false], // one every 10 min on average: 100 min is the bar
@@ -23,8 +23,8 @@ describe("silentForLongerThanUsual", () => {
   });
 });
 
-describe("providerDeliveries and worker heartbeats", () => {
-  it("reports each provider's last delivery, week and rejected signatures of the last hour", async () => {
+describe("webhooksReceived and worker heartbeats", () => {
+  it("reports each provider's last webhook, week and rejected signatures of the last hour", async () => {
     await app.pool.query(
       `INSERT INTO webhook_inbox (provider, event_id, event_type, received_at, raw_body) VALUES
          ('stripe', 'evt_old', 't', now() - interval '2 hours', '\\x7b7d'), ('stripe', 'evt_new', 't', now() - interval '5 minutes', '\\x7b7d')`,
@@ -33,7 +33,7 @@ describe("providerDeliveries and worker heartbeats", () => {
       `INSERT INTO signature_failures (provider, received_at, reason, body_excerpt, body_sha256, body_bytes) VALUES
          ('stripe', now() - interval '10 minutes', 'bad', '', repeat('0', 64), 2), ('stripe', now() - interval '2 hours', 'bad', '', repeat('0', 64), 2)`,
     );
-    const [standard, stripe] = await providerDeliveries(app.pool, ["stripe", "standard"]);
+    const [standard, stripe] = await webhooksReceived(app.pool, ["stripe", "standard"]);
     expect(standard).toMatchObject({ provider: "standard", lastReceivedAt: null, weekTotal: 0, rejectedLastHour: 0 });
     expect(stripe).toMatchObject({ provider: "stripe", weekTotal: 2, rejectedLastHour: 1 });
     expect(stripe!.secondsSinceLast).toBeGreaterThanOrEqual(299);

@@ -5,7 +5,7 @@ import { registerPayment } from "@/lib/payments/register-payment";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
-// The outbox rows processing writes beside each payment change, against a real database.
+// The change the outbox records beside each payment change, in the payment statement, against a real database.
 
 let app: TestApp;
 let deps: ProcessDeps;

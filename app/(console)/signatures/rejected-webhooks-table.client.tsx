@@ -20,8 +20,8 @@ const columns = column.columns([
   }),
 ]);
 
-export function RejectedDeliveriesTable({ rows }: { rows: Row[] }) {
+export function RejectedWebhooksTable({ rows }: { rows: Row[] }) {
   return (
-    <DataTable label="Rejected deliveries" columns={columns} rows={rows} rowKey={(row) => String(row.id)} empty="No rejected deliveries." />
+    <DataTable label="Rejected webhooks" columns={columns} rows={rows} rowKey={(row) => String(row.id)} empty="No rejected webhooks." />
   );
 }

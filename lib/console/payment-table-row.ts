@@ -1,19 +1,19 @@
 import { can, type Role } from "../auth/permissions";
-import type { PaymentView } from "../payments/get-payment";
-import { customerView, type CustomerView } from "../privacy/customer-view";
+import type { PaymentRecord } from "../payments/get-payment";
+import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
 
 /** A payment in a console table: what the role may see of the customer, nothing else personal. */
-export type PaymentRowView = Pick<
-  PaymentView,
+export type PaymentTableRow = Pick<
+  PaymentRecord,
   "id" | "provider" | "chargeId" | "status" | "amount" | "amountRefunded" | "currency" | "updatedAt"
 > &
-  CustomerView & { events: number | null };
+  ShownCustomer & { events: number | null };
 
-export function paymentRowView(role: Role, payment: PaymentView & { events?: number }): PaymentRowView {
+export function paymentTableRow(role: Role, payment: PaymentRecord & { events?: number }): PaymentTableRow {
   const { id, provider, chargeId, status, amount, amountRefunded, currency, updatedAt } = payment;
   return {
     ...{ id, provider, chargeId, status, amount, amountRefunded, currency, updatedAt },
-    ...customerView(payment.customerEmail, can(role, "payload.unmasked")),
+    ...shownCustomer(payment.customerEmail, can(role, "payload.unmasked")),
     events: payment.events ?? null,
   };
 }

@@ -1,11 +1,11 @@
 import { can, type Role } from "../auth/permissions";
 import type { AttemptRow, EventDetail } from "../inbox/queries/get-event";
 import type { EventListRow } from "../inbox/queries/list-events";
-import type { PaymentView } from "../payments/get-payment";
+import type { PaymentRecord } from "../payments/get-payment";
 import { MASKED, maskEmail, maskPayload } from "./mask-pii";
 
 // The one place that turns stored rows into what a role may see. Roles with `payload.unmasked` get
-// the data as stored; a viewer gets the allow-listed view (lib/privacy/mask-pii.ts): masked e-mail,
+// the data as stored; a viewer gets the allow-listed fields (lib/privacy/mask-pii.ts): masked e-mail,
 // no customer id, no raw bytes, and errors only as a category (their text may quote the body).
 
 /** Headers whose values say nothing about a customer. */
@@ -30,10 +30,10 @@ export function errorCategory(error: string | null): string | null {
 const maskedEmail = (email: string | null) => (email === null ? null : maskEmail(email));
 const maskedValue = (value: string | null) => (value === null ? null : MASKED);
 
-export type EventView = Omit<EventDetail, "rawBody"> & { rawBody: Buffer | null; masked: boolean };
+export type MaskedEvent = Omit<EventDetail, "rawBody"> & { rawBody: Buffer | null; masked: boolean };
 
 /** One event as `role` may see it; rawBody is null when the role may not see the bytes. */
-export function eventView(role: Role, event: EventDetail): EventView {
+export function maskEvent(role: Role, event: EventDetail): MaskedEvent {
   if (can(role, "payload.unmasked")) return { ...event, masked: false };
   return {
     ...event,
@@ -48,19 +48,19 @@ export function eventView(role: Role, event: EventDetail): EventView {
   };
 }
 
-export function attemptViews(role: Role, attempts: AttemptRow[]): AttemptRow[] {
+export function maskAttempts(role: Role, attempts: AttemptRow[]): AttemptRow[] {
   if (can(role, "payload.unmasked")) return attempts;
   return attempts.map((attempt) => ({ ...attempt, error: errorCategory(attempt.error) }));
 }
 
 /** A row of the events explorer as `role` may see it. */
-export function eventRowView<Row extends Pick<EventListRow, "customerEmail" | "lastError">>(role: Role, row: Row): Row {
+export function maskEventRow<Row extends Pick<EventListRow, "customerEmail" | "lastError">>(role: Role, row: Row): Row {
   if (can(role, "payload.unmasked")) return row;
   return { ...row, customerEmail: maskedEmail(row.customerEmail), lastError: errorCategory(row.lastError) };
 }
 
 /** A payment as `role` may see it. */
-export function paymentView<Payment extends Pick<PaymentView, "customerEmail" | "customerId">>(role: Role, payment: Payment): Payment {
+export function maskPayment<Payment extends Pick<PaymentRecord, "customerEmail" | "customerId">>(role: Role, payment: Payment): Payment {
   if (can(role, "payload.unmasked")) return payment;
   return { ...payment, customerEmail: maskedEmail(payment.customerEmail), customerId: maskedValue(payment.customerId) };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventDetail } from "../inbox/queries/get-event";
 import { MASKED } from "./mask-pii";
-import { attemptViews, errorCategory, eventRowView, eventView, maySearch, paymentView } from "./views-for-role";
+import { maskAttempts, errorCategory, maskEventRow, maskEvent, maySearch, maskPayment } from "./mask-for-role";
 
 // The one place rows become what a role may see.
 
@@ -31,9 +31,9 @@ const stored: EventDetail = {
   source: "delivery",
 };
 
-describe("eventView", () => {
+describe("maskEvent", () => {
   it("gives a viewer the allow-listed view: masked e-mail, no customer id, no bytes, an error category", () => {
-    const view = eventView("viewer", stored);
+    const view = maskEvent("viewer", stored);
     expect(view).toMatchObject({
       masked: true,
       eventId: "evt_1",
@@ -51,7 +51,7 @@ describe("eventView", () => {
 
   it("gives support and up the event as stored", () => {
     for (const role of ["support", "finance", "admin"] as const) {
-      expect(eventView(role, stored)).toEqual({ ...stored, masked: false });
+      expect(maskEvent(role, stored)).toEqual({ ...stored, masked: false });
     }
   });
 
@@ -67,14 +67,14 @@ describe("eventView", () => {
         worker: "w",
       },
     ];
-    expect(attemptViews("viewer", attempts)[0]!.error).toBe("the gateway could not be reached or refused");
-    expect(attemptViews("support", attempts)).toBe(attempts);
-    expect(eventRowView("viewer", { customerEmail: "Ana@x.io", lastError: "payment ch_1 is not registered yet" })).toEqual({
+    expect(maskAttempts("viewer", attempts)[0]!.error).toBe("the gateway could not be reached or refused");
+    expect(maskAttempts("support", attempts)).toBe(attempts);
+    expect(maskEventRow("viewer", { customerEmail: "Ana@x.io", lastError: "payment ch_1 is not registered yet" })).toEqual({
       customerEmail: "A***@x***",
       lastError: "the payment is not registered yet",
     });
-    expect(paymentView("viewer", { customerEmail: null, customerId: "cus_1" })).toEqual({ customerEmail: null, customerId: MASKED });
-    expect(paymentView("finance", { customerEmail: "a@b.co", customerId: "cus_1" })).toEqual({
+    expect(maskPayment("viewer", { customerEmail: null, customerId: "cus_1" })).toEqual({ customerEmail: null, customerId: MASKED });
+    expect(maskPayment("finance", { customerEmail: "a@b.co", customerId: "cus_1" })).toEqual({
       customerEmail: "a@b.co",
       customerId: "cus_1",
     });

@@ -4,7 +4,7 @@ import type { PgBoss } from "pg-boss";
 import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { observedChargeType, type ObservedCharge } from "../canonical/observed-charge";
 import { jsonbText } from "../inbox/ingest/normalize-event";
-import { storeEvent } from "../inbox/ingest/ingest-event";
+import { storeEvent } from "../inbox/ingest/store-event";
 import { byWhatTheMoneyDid } from "../payments/apply-charge-update";
 import { deriveEventKey } from "../providers/signature";
 
@@ -49,8 +49,11 @@ export function driftKey(observed: ObservedCharge, updatedAt: string | null, loc
   return deriveEventKey(observed.resourceId, observedChargeType(observed), theirs, `${updatedAt ?? ""}|ours:${ours}`);
 }
 
-/** Stores the drift as an event (source "reconcile") with its job; false when the same drift was stored before. */
-export async function storeDrift(deps: DriftDeps, provider: string, observed: ObservedCharge, key: string): Promise<boolean> {
+/**
+ * Records the drift as a derived event (source "reconcile") with its job, for the worker to apply like
+ * any other; false when the same drift was recorded before.
+ */
+export async function recordDriftEvent(deps: DriftDeps, provider: string, observed: ObservedCharge, key: string): Promise<boolean> {
   const inboxId = await storeEvent(deps, {
     provider,
     columns: {

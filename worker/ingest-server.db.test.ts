@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { dribble, firstDroppedSocket, openSocket } from "@/e2e/harness/raw-socket";
-import { deliveryFor, randomId } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { freePort } from "@/lib/db/embedded";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 
-// `npm run ingest` as a real process: deliveries posted to it over HTTP are stored with their job,
+// `npm run ingest` as a real process: webhooks posted to it over HTTP are stored with their job,
 // and it answers like the Next.js route (same ingestEvent, same replies).
 
 let app: TestApp;
@@ -39,8 +39,8 @@ function send(
   });
 }
 
-function stripeDelivery() {
-  return deliveryFor(
+function stripeWebhook() {
+  return webhookFor(
     "stripe",
     { chargeId: randomId("ch"), amount: 1200, currency: "usd", customerId: "cus_1", customerEmail: "ana@example.com" },
     { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
@@ -58,7 +58,7 @@ beforeAll(async () => {
     HTTP_MAX_CONNECTIONS: "16",
   });
   port = await freePort();
-  child = spawn(process.execPath, ["--import", "tsx", "worker/ingest.ts"], {
+  child = spawn(process.execPath, ["--import", "tsx", "worker/ingest-server.ts"], {
     env: { ...process.env, ...app.env, INGEST_PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -93,23 +93,23 @@ describe("npm run ingest", () => {
     );
   });
 
-  it("stores a signed delivery once with its job, and answers a resend as a duplicate", async () => {
-    const delivery = stripeDelivery();
-    const first = await send("POST", "/api/webhooks/stripe", delivery.body, delivery.headers);
-    const again = await send("POST", "/api/webhooks/stripe", delivery.body, delivery.headers);
+  it("stores a signed webhook once with its job, and answers a resend as a duplicate", async () => {
+    const webhook = stripeWebhook();
+    const first = await send("POST", "/api/webhooks/stripe", webhook.body, webhook.headers);
+    const again = await send("POST", "/api/webhooks/stripe", webhook.body, webhook.headers);
     expect(first).toEqual({ status: 200, body: { received: true, duplicate: false } });
     expect(again).toEqual({ status: 200, body: { received: true, duplicate: true } });
     const { rows } = await app.pool.query("SELECT raw_body, status, headers FROM webhook_inbox");
     expect(rows).toHaveLength(1);
-    expect(rows[0].raw_body.toString()).toBe(delivery.body);
+    expect(rows[0].raw_body.toString()).toBe(webhook.body);
     expect(rows[0].status).toBe("pending");
     expect(rows[0].headers).toHaveProperty("stripe-signature");
     expect(await count("pgboss.job WHERE name = 'webhooks'")).toBe(1);
   });
 
   it("answers 401 to a bad signature and stores no event", async () => {
-    const delivery = stripeDelivery();
-    const reply = await send("POST", "/api/webhooks/stripe", delivery.body, { ...delivery.headers, "stripe-signature": "t=1,v1=00" });
+    const webhook = stripeWebhook();
+    const reply = await send("POST", "/api/webhooks/stripe", webhook.body, { ...webhook.headers, "stripe-signature": "t=1,v1=00" });
     expect(reply.status).toBe(401);
     expect(reply.body.code).toBe("INVALID_SIGNATURE");
     expect(await count("webhook_inbox")).toBe(0);

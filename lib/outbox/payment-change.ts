@@ -1,0 +1,79 @@
+// A payment change, whole: what the outbox records of each change processing makes to a payment
+// (its columns), the piece of the payment statement that records it, its public id and the JSON
+// the host receives from the feed and in every push. Payments sit above the outbox and embed the
+// piece in their own statement, so a change row commits exactly when its payment change does.
+
+/** One payment change as the host sees it: a feed entry, and the `data` of a pushed message. */
+export type PaymentChange = {
+  id: string;
+  provider: string;
+  chargeId: string;
+  version: number;
+  status: string;
+  previousStatus: string | null;
+  amount: number | null;
+  amountRefunded: number;
+  currency: string | null;
+  customer: { id: string | null; email: string | null };
+  cause: { eventId: string | null; type: string | null; occurredAt: string | null };
+  committedAt: string;
+};
+
+/** What a change records, field by field, and the payment_changes column each is kept in. */
+const RECORDED = {
+  paymentId: "payment_id",
+  version: "version",
+  provider: "provider",
+  chargeId: "gateway_charge_id",
+  previousStatus: "previous_status",
+  status: "status",
+  amount: "amount",
+  amountRefunded: "amount_refunded",
+  currency: "currency",
+  customerId: "customer_id",
+  customerEmail: "customer_email",
+  inboxId: "inbox_id",
+  eventId: "event_id",
+  eventType: "event_type",
+  occurredAt: "occurred_at",
+} as const;
+
+export type RecordedChange = { [Field in keyof typeof RECORDED]: string };
+
+/**
+ * The statement piece (a CTE body) that records one change per row of `from`: each field of
+ * `values` is an SQL expression over those rows (the payment's new version and state, the event
+ * that caused it). The change is numbered for the feed later, once its transaction committed.
+ */
+export function recordChangesSql(values: RecordedChange, from: string, orderBy: string): string {
+  const fields = Object.keys(RECORDED) as (keyof typeof RECORDED)[];
+  return `INSERT INTO payment_changes (${fields.map((field) => RECORDED[field]).join(", ")})
+    SELECT ${fields.map((field) => values[field]).join(", ")}
+      FROM ${from}
+     ORDER BY ${orderBy}`;
+}
+
+/**
+ * The numbered changes after feed position `after` (an SQL expression), in feed order, at most
+ * `limit`: the stretch a feed reader (the HTTP feed, a destination's fan-out) takes next. Only
+ * numbered changes have a position, so a reader never steps over a change committed late.
+ */
+export const feedAfterSql = (after: string, limit: string) => `
+  SELECT c.id, c.payment_id, c.version, c.provider, c.status, c.feed_position
+    FROM payment_changes c
+   WHERE c.feed_position > ${after}
+   ORDER BY c.feed_position
+   LIMIT ${limit}`;
+
+/** The change's public id (`webhook-id` of its pushes) for the payment_changes row of alias `c`: apart from any other id space. */
+export const changeIdSql = (alias: string) => `'chg_' || ${alias}.id`;
+
+const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** The payment_changes columns of alias `c` as a PaymentChange, built by the database. */
+export const CHANGE_JSON = `json_build_object(
+  'id', ${changeIdSql("c")}, 'provider', c.provider, 'chargeId', c.gateway_charge_id, 'version', c.version,
+  'status', c.status, 'previousStatus', c.previous_status, 'amount', c.amount, 'amountRefunded', c.amount_refunded,
+  'currency', c.currency, 'customer', json_build_object('id', c.customer_id, 'email', c.customer_email),
+  'cause', json_build_object('eventId', c.event_id, 'type', c.event_type, 'occurredAt', ${utc("c.occurred_at")}),
+  'committedAt', ${utc("c.committed_at")})`;
