@@ -27,6 +27,9 @@ import tseslint from "typescript-eslint";
 //   *              feature rooms not named here: above the pipeline, below alerts; they may import
 //                  each other, and nothing named before them imports them
 //   alerts         alert rules and sending them
+//   jobs           every queue as a definition (name, data, policy, schedule, run), installed and
+//                  worked from one list; above the rooms whose work its jobs run (inbox, payments,
+//                  partitions, reconcile, alerts), below ops (which may report on queues) and runtime
 //   ops            health and metrics rendering
 //   runtime        each process's wiring: configuration, pools, queue, signals, supervision
 //
@@ -59,6 +62,7 @@ const LIB_LAYERS = [
   "privacy",
   "*",
   "alerts",
+  "jobs",
   "ops",
   "runtime",
 ];

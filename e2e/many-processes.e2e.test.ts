@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import { freePort } from "@/lib/db/embedded";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { installQueues } from "@/lib/queue/boss";
+import { installQueues } from "@/lib/jobs/install-queues";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { createPrisma } from "@/lib/db/prisma";
 import { TEST_SECRETS } from "@/lib/testing/test-app";

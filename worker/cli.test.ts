@@ -42,6 +42,17 @@ afterAll(async () => {
 });
 
 describe("npm run cli", () => {
+  it("prints the help made from its command table for an unknown command", () => {
+    const result = cli("no-such-command");
+    expect(result.code).toBe(2);
+    expect(result.out).toMatch(/^usage: npm run cli -- <command> \[options\]\n/);
+    for (const name of ["migrate", "replay", "sweep", "retention", "restore", "partitions:archive", "reconcile", "user:reset-password"]) {
+      expect(result.out).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    }
+    expect(result.out).toContain("      --since T --until T   received in [T, T) (ISO-8601)\n");
+    expect(result.out).toMatch(/--provider P {10}the gateway \(stripe, [a-z, ]+; standard: stuck payments only\)/);
+  });
+
   it("replay --dry-run counts without changing anything", () => {
     const result = cli("replay", "--provider", "stripe", "--status", "failed", "--dry-run");
     expect(result).toMatchObject({ code: 0 });
@@ -112,5 +123,24 @@ describe("npm run cli", () => {
     const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'password_reset'");
     expect(audit).toEqual([{ actor: expect.stringMatching(/^cli:/), details: { email: "lost@example.com" } }]);
     expect(cli("user:reset-password", "--email", "nobody@example.com")).toMatchObject({ code: 1, out: expect.stringContaining("no user") });
+  });
+
+  it("sweep re-dispatches stale pending events through the sweeper's run, and refuses a negative age", async () => {
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, status, received_at, raw_body)
+       VALUES ('stripe', 'stale-1', 'charge.succeeded', 'pending', now() - interval '1 hour', '\\x00')`,
+    );
+    const jobs = async () => (await app.pool.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhooks'")).rows[0].n;
+    const before = await jobs();
+    const { rows } = await app.pool.query("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'");
+    expect(rows[0].n).toBeGreaterThan(0);
+    expect(cli("sweep", "--stale-minutes", "30").out).toContain(`re-dispatched ${rows[0].n} stale pending event(s)`);
+    expect(await jobs()).toBe(before + rows[0].n);
+    expect(cli("sweep", "--stale-minutes", "30").out).toContain("re-dispatched 0 stale pending event(s)");
+    await app.pool.query("DELETE FROM webhook_inbox WHERE event_id = 'stale-1'");
+    expect(cli("sweep", "--stale-minutes=-1")).toMatchObject({
+      code: 1,
+      out: expect.stringContaining("--stale-minutes must be a number >= 0"),
+    });
   });
 });

@@ -1,94 +1,62 @@
 import { userInfo } from "node:os";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsOptionDescriptor } from "node:util";
 import { ZodError } from "zod";
-import type { PgBoss } from "pg-boss";
-import { appConfig, requireDatabaseUrl, type AppConfig } from "@/lib/config/env";
-import { EMBEDDED_URL_FILE, loadEnvFiles, useRunningEmbeddedDatabase } from "@/lib/config/env-files";
-import { migrateDatabase } from "@/lib/db/migrate";
-import { createPool, requireSessionPooling, type Pool } from "@/lib/db/pool";
-import { describeZodError } from "@/lib/errors/app-error";
 import { createUser, resetPassword, type CreateUserInput } from "@/lib/auth/users";
-import { createPrisma, type PrismaClient } from "@/lib/db/prisma";
+import { requireSessionPooling } from "@/lib/db/pool";
+import { describeZodError } from "@/lib/errors/app-error";
 import { eventFilterSchema } from "@/lib/inbox/queries/event-filter";
 import { replayEvents } from "@/lib/inbox/replay/replay-events";
-import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { restoreArchivedEvents, type RestoreSelector } from "@/lib/inbox/retention/restore-archived-events";
-import { sweepPending } from "@/lib/inbox/process/sweep-pending";
-import { archiveInboxPartition } from "@/lib/partitions/archive-inbox-partition";
+import { reconcileJob } from "@/lib/jobs/definitions/reconcile";
+import { retentionJob } from "@/lib/jobs/definitions/retention";
+import { sweeperJob } from "@/lib/jobs/definitions/sweeper";
+import { runJob } from "@/lib/jobs/work-jobs";
+import { archiveInboxPartition, type PartitionArchiveOutcome } from "@/lib/partitions/archive-inbox-partition";
 import { ensureInboxPartitions } from "@/lib/partitions/ensure-inbox-partitions";
 import { countStrayEvents, listInboxPartitions } from "@/lib/partitions/list-inbox-partitions";
 import { restoreInboxPartition } from "@/lib/partitions/restore-inbox-partition";
-import { createProducer, installQueues } from "@/lib/queue/boss";
-import { isProviderName } from "@/lib/providers/registry";
-import { createGatewayClients } from "@/lib/http/gateway-clients";
-import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { findDriver, isProviderName, PROVIDER_NAMES } from "@/lib/providers/registry";
 import { listRuns } from "@/lib/reconcile/reconcile-runs";
+import type { ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { openCliRuntime, type CliRuntime } from "@/lib/runtime/cli-runtime";
+import { migrateWithQueues } from "@/lib/runtime/migrate-with-queues";
 
-// `npm run cli -- <command>`: operator commands. `npm run db:migrate` is `cli migrate`.
+// `npm run cli -- <command>`: operator commands, one entry each in COMMANDS (its options, its help
+// and what it runs); `npm run cli` prints the help made from them. `npm run db:migrate` is `cli migrate`.
 
-const USAGE = `usage: npm run cli -- <command> [options]
+/** A command-line option: node's parseArgs descriptor, the placeholder its help shows and its help. */
+type Option = ParseArgsOptionDescriptor & {
+  arg?: string;
+  /** Unset: shown on one line with the options after it, up to one that has help (`--since T --until T`). */
+  help?: string;
+};
+type Options = Record<string, Option>;
+type Values<O extends Options> = ReturnType<typeof parseArgs<{ options: O }>>["values"];
 
-  migrate                 apply database migrations and create the queues
-  replay                  put stored events back to pending and dispatch them
-      --provider P          only this provider
-      --status S            failed, ignored or processed (repeat or comma-separate; default failed,ignored)
-      --since T --until T   received in [T, T) (ISO-8601)
-      --type T              only this event type
-      --dry-run             print what would be replayed, change nothing
-  sweep                   re-dispatch stale pending events now
-      --stale-minutes N     pending for at least N minutes (default SWEEPER_STALE_MINUTES)
-  retention               archive and purge the payloads of settled events older than RETENTION_DAYS
-      --dry-run             print what would be archived, change nothing
-  restore                 bring archived payloads back (checksums verified)
-      --id N                one event (repeat for several)
-      --provider P --from D --to D   a provider's events received in [D, D] (dates, UTC, inclusive)
-  partitions              list the inbox's monthly partitions (attached, archived) and stray events
-  partitions:create       create the partition of a month (and move its strays out of the default partition)
-      --month YYYY-MM
-  partitions:archive      archive a whole partition to ARCHIVE_DIR and drop it (settled events only)
-      --name webhook_inbox_pYYYYMM
-  partitions:restore      bring an archived partition back (checksums verified)
-      --name webhook_inbox_pYYYYMM
-  reconcile               compare a gateway's list API with the inbox; ingest missed events, repair drifted payments
-      --provider P          the gateway (stripe, mercadopago, asaas, pagarme, zoop; standard: stuck payments only)
-      --since T --until T   this window (ISO-8601; --until defaults to now); unset, the gateway's cursor
-      --dry-run             print what a run would ingest and repair, change nothing
-  reconcile:runs          the latest reconciliation runs
-  user:create             add a console user
-      --email E --role R    R: viewer, support, finance or admin
-      --name N              optional display name
-      --password P          optional (12+ characters); without it one is generated and printed once
-  user:reset-password     give a user a new generated password (printed once) and end their sessions
-      --email E`;
+type Command = {
+  name: string;
+  summary: string;
+  options: Options;
+  /** Returns the exit code. */
+  run(runtime: CliRuntime, values: Record<string, unknown>): Promise<number>;
+};
 
-type CliDeps = { config: AppConfig; pool: Pool; boss: PgBoss };
-
-async function withQueue<T>(work: (deps: CliDeps) => Promise<T>): Promise<T> {
-  const dependencies = deps();
-  await dependencies.boss.start();
-  try {
-    return await work(dependencies);
-  } finally {
-    await dependencies.boss.stop({ graceful: false });
-    await dependencies.pool.end();
-  }
+function command<const O extends Options>(spec: {
+  name: string;
+  summary: string;
+  options?: O;
+  run: (runtime: CliRuntime, values: Values<O>) => Promise<number>;
+}): Command {
+  return { options: {}, ...spec };
 }
 
-/** A small pool for commands that need no queue. */
-async function withPool<T>(work: (dependencies: { pool: Pool; config: AppConfig }) => Promise<T>): Promise<T> {
-  const config = appConfig();
-  const pool = createPool(requireDatabaseUrl(config), 3, "webhook-inbox:cli", undefined, { pooler: config.databasePooler });
-  try {
-    return await work({ pool, config });
-  } finally {
-    await pool.end();
-  }
-}
+const cliActor = () => `cli:${userInfo().username}`;
 
-function deps(): CliDeps {
-  const config = appConfig();
-  const url = requireDatabaseUrl(config);
-  return { config, pool: createPool(url, 2, "webhook-inbox:cli", undefined, { pooler: config.databasePooler }), boss: createProducer(url) };
+function cliTime(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw new Error(`${name} must be an ISO-8601 time`);
+  return time;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -108,25 +76,16 @@ function restoreSelector(values: { id?: string[]; provider?: string; from?: stri
   return { provider: values.provider, from: new Date(`${values.from}T00:00:00Z`), to };
 }
 
-async function withPrisma(work: (prisma: PrismaClient) => Promise<void>): Promise<void> {
-  const config = appConfig();
-  const pool = createPool(requireDatabaseUrl(config), 1, "webhook-inbox:cli", undefined, { pooler: config.databasePooler });
-  const prisma = createPrisma(pool);
-  try {
-    await work(prisma);
-  } finally {
-    await prisma.$disconnect();
-    await pool.end();
-  }
-}
+const perProvider = (byProvider: Record<string, number>) =>
+  Object.entries(byProvider)
+    .map(([provider, count]) => `${provider}: ${count}`)
+    .join(", ");
 
-const cliActor = () => `cli:${userInfo().username}`;
-
-function cliTime(value: string | undefined, name: string): Date | undefined {
-  if (value === undefined) return undefined;
-  const time = new Date(value);
-  if (Number.isNaN(time.getTime())) throw new Error(`${name} must be an ISO-8601 time`);
-  return time;
+function describePartitionArchive(outcome: PartitionArchiveOutcome, archiveDir: string): string {
+  const { name } = outcome;
+  if (outcome.outcome === "archived") return `archived ${outcome.rows} event(s) of ${name} into ${archiveDir}/${outcome.file}`;
+  if (outcome.outcome === "unsettled") return `${name} still holds pending or failed events; nothing done`;
+  return `${name} is busy (its lock was not granted in time, or another run holds it); try again`;
 }
 
 function printReconcileResult(result: ReconcileResult): void {
@@ -146,31 +105,40 @@ function printReconcileResult(result: ReconcileResult): void {
   }
 }
 
-async function main(argv: string[]): Promise<number> {
-  loadEnvFiles();
-  const embedded = useRunningEmbeddedDatabase();
-  if (embedded) console.error(`using the embedded database of the running \`npm run dev\` (${EMBEDDED_URL_FILE})`);
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "migrate": {
-      requireSessionPooling(appConfig().databasePooler, "Migrating");
-      const result = await migrateDatabase(requireDatabaseUrl(appConfig()), installQueues);
+// The gateways reconcile can ask, from the registry: those with a list API, then those without one.
+const listingGateways = PROVIDER_NAMES.filter((provider) => findDriver(provider)?.lister);
+const stuckOnlyGateways = PROVIDER_NAMES.filter((provider) => !findDriver(provider)?.lister);
+
+const partitionName = { name: { type: "string", arg: "webhook_inbox_pYYYYMM" } } as const;
+
+const COMMANDS: Command[] = [
+  command({
+    name: "migrate",
+    summary: "apply database migrations and create the queues",
+    run: async ({ config }) => {
+      const result = await migrateWithQueues(config, "Migrating");
       console.log(`applied ${result.applied.length} migration(s); ${result.alreadyApplied.length} already applied`);
       for (const name of result.applied) console.log(`  + ${name}`);
       return 0;
-    }
-    case "replay": {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          provider: { type: "string" },
-          status: { type: "string", multiple: true },
-          since: { type: "string" },
-          until: { type: "string" },
-          type: { type: "string" },
-          "dry-run": { type: "boolean", default: false },
-        },
-      });
+    },
+  }),
+  command({
+    name: "replay",
+    summary: "put stored events back to pending and dispatch them",
+    options: {
+      provider: { type: "string", arg: "P", help: "only this provider" },
+      status: {
+        type: "string",
+        multiple: true,
+        arg: "S",
+        help: "failed, ignored or processed (repeat or comma-separate; default failed,ignored)",
+      },
+      since: { type: "string", arg: "T" },
+      until: { type: "string", arg: "T", help: "received in [T, T) (ISO-8601)" },
+      type: { type: "string", arg: "T", help: "only this event type" },
+      "dry-run": { type: "boolean", default: false, help: "print what would be replayed, change nothing" },
+    },
+    run: async (runtime, values) => {
       const filter = eventFilterSchema.parse({
         provider: values.provider,
         statuses: values.status?.flatMap((value) => value.split(",")).map((value) => value.trim()),
@@ -178,155 +146,229 @@ async function main(argv: string[]): Promise<number> {
         receivedTo: values.until,
         type: values.type,
       });
-      const result = await withQueue((dependencies) =>
-        replayEvents(dependencies, filter, { actor: cliActor(), dryRun: values["dry-run"] }),
-      );
-      const perProvider = Object.entries(result.byProvider)
-        .map(([provider, count]) => `${provider}: ${count}`)
-        .join(", ");
-      console.log(`${result.dryRun ? "would replay" : "replayed"} ${result.total} event(s)${perProvider ? ` (${perProvider})` : ""}`);
+      const deps = { pool: runtime.pool(), boss: await runtime.boss(), config: runtime.config };
+      const result = await replayEvents(deps, filter, { actor: cliActor(), dryRun: values["dry-run"] });
+      const providers = perProvider(result.byProvider);
+      console.log(`${result.dryRun ? "would replay" : "replayed"} ${result.total} event(s)${providers ? ` (${providers})` : ""}`);
       return 0;
-    }
-    case "sweep": {
-      const { values } = parseArgs({ args: rest, options: { "stale-minutes": { type: "string" } } });
+    },
+  }),
+  command({
+    name: "sweep",
+    summary: "re-dispatch stale pending events now",
+    options: {
+      "stale-minutes": { type: "string", arg: "N", help: "pending for at least N minutes (default SWEEPER_STALE_MINUTES)" },
+    },
+    run: async (runtime, values) => {
       const staleMinutes = values["stale-minutes"] === undefined ? undefined : Number(values["stale-minutes"]);
       if (staleMinutes !== undefined && !(staleMinutes >= 0)) throw new Error("--stale-minutes must be a number >= 0");
-      const result = await withQueue((dependencies) =>
-        sweepPending(dependencies, staleMinutes === undefined ? {} : { staleSeconds: staleMinutes * 60 }),
+      const result = await runJob(
+        sweeperJob,
+        await runtime.jobDeps(),
+        staleMinutes === undefined ? {} : { staleSeconds: staleMinutes * 60 },
       );
       console.log(result.skipped ? "another sweep is running; nothing done" : `re-dispatched ${result.dispatched} stale pending event(s)`);
       return 0;
-    }
-    case "retention": {
-      const { values } = parseArgs({ args: rest, options: { "dry-run": { type: "boolean", default: false } } });
-      requireSessionPooling(appConfig().databasePooler, "Retention");
-      const result = await withPool((dependencies) => runRetention(dependencies, { dryRun: values["dry-run"] }));
-      const perProvider = Object.entries(result.byProvider)
-        .map(([provider, count]) => `${provider}: ${count}`)
-        .join(", ");
+    },
+  }),
+  command({
+    name: "retention",
+    summary: "archive and purge the payloads of settled events older than RETENTION_DAYS",
+    options: { "dry-run": { type: "boolean", default: false, help: "print what would be archived, change nothing" } },
+    run: async (runtime, values) => {
+      // Its run lock is a session advisory lock.
+      requireSessionPooling(runtime.config.databasePooler, "Retention");
+      const { archiveDir } = runtime.config.retention;
+      const result = await runJob(retentionJob, await runtime.jobDeps(), { dryRun: values["dry-run"] });
+      const providers = perProvider(result.byProvider);
       if (result.skipped) console.log("another retention run is in progress; nothing done");
       else {
         console.log(
           `${result.dryRun ? "would archive" : "archived and purged"} ${result.events} event(s), ${result.bytes} raw bytes, ` +
-            `received before ${result.cutoff.toISOString()}${perProvider ? ` (${perProvider})` : ""}` +
-            (result.dryRun ? "" : ` into ${appConfig().retention.archiveDir}`),
+            `received before ${result.cutoff.toISOString()}${providers ? ` (${providers})` : ""}` +
+            (result.dryRun ? "" : ` into ${archiveDir}`),
         );
       }
+      for (const outcome of result.partitions) console.log(describePartitionArchive(outcome, archiveDir));
       return 0;
-    }
-    case "restore": {
-      const { values } = parseArgs({
-        args: rest,
-        options: { id: { type: "string", multiple: true }, provider: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
-      });
+    },
+  }),
+  command({
+    name: "restore",
+    summary: "bring archived payloads back (checksums verified)",
+    options: {
+      id: { type: "string", multiple: true, arg: "N", help: "one event (repeat for several)" },
+      provider: { type: "string", arg: "P" },
+      from: { type: "string", arg: "D" },
+      to: { type: "string", arg: "D", help: "a provider's events received in [D, D] (dates, UTC, inclusive)" },
+    },
+    run: async (runtime, values) => {
       const selector = restoreSelector(values);
-      const result = await withPool((dependencies) =>
-        restoreArchivedEvents(dependencies, selector, { actor: `cli:${userInfo().username}` }),
-      );
+      const result = await restoreArchivedEvents({ pool: runtime.pool(), config: runtime.config }, selector, { actor: cliActor() });
       console.log(`restored ${result.restored} archived event(s)`);
       return 0;
-    }
-    case "partitions": {
-      await withPool(async ({ pool }) => {
-        for (const partition of await listInboxPartitions(pool)) {
-          const from = partition.from?.toISOString().slice(0, 10) ?? "(start)";
-          console.log(
-            `${partition.name.padEnd(24)} ${from} .. ${partition.to.toISOString().slice(0, 10)}  ${partition.state.padEnd(8)} ~${partition.rows} rows`,
-          );
-        }
-        console.log(`${await countStrayEvents(pool)} event(s) in the default partition`);
-      });
+    },
+  }),
+  command({
+    name: "partitions",
+    summary: "list the inbox's monthly partitions (attached, archived) and stray events",
+    run: async (runtime) => {
+      const pool = runtime.pool();
+      for (const partition of await listInboxPartitions(pool)) {
+        const from = partition.from?.toISOString().slice(0, 10) ?? "(start)";
+        console.log(
+          `${partition.name.padEnd(24)} ${from} .. ${partition.to.toISOString().slice(0, 10)}  ${partition.state.padEnd(8)} ~${partition.rows} rows`,
+        );
+      }
+      console.log(`${await countStrayEvents(pool)} event(s) in the default partition`);
       return 0;
-    }
-    case "partitions:create": {
-      const { values } = parseArgs({ args: rest, options: { month: { type: "string" } } });
+    },
+  }),
+  command({
+    name: "partitions:create",
+    summary: "create the partition of a month (and move its strays out of the default partition)",
+    options: { month: { type: "string", arg: "YYYY-MM" } },
+    run: async (runtime, values) => {
       if (!values.month || !/^\d{4}-(0[1-9]|1[0-2])$/.test(values.month)) throw new Error("partitions:create needs --month YYYY-MM");
-      const created = await withPool(({ pool }) =>
-        ensureInboxPartitions(pool, { now: new Date(`${values.month}-01T00:00:00Z`), monthsAhead: 0 }),
-      );
+      const created = await ensureInboxPartitions(runtime.pool(), { now: new Date(`${values.month}-01T00:00:00Z`), monthsAhead: 0 });
       console.log(created.length > 0 ? `created ${created.join(", ")}` : "a partition already covers that month");
       return 0;
-    }
-    case "partitions:archive":
-    case "partitions:restore": {
-      const { values } = parseArgs({ args: rest, options: { name: { type: "string" } } });
-      if (!values.name) throw new Error(`${command} needs --name (see npm run cli -- partitions)`);
-      const name = values.name;
-      await withPool(async ({ pool, config }) => {
-        const deps = { pool, archiveDir: config.retention.archiveDir };
-        if (command === "partitions:restore") {
-          console.log(`restored ${(await restoreInboxPartition(deps, name, { actor: cliActor() })).restored} event(s) into ${name}`);
-          return;
-        }
-        const outcome = await archiveInboxPartition(deps, name);
-        if (outcome.outcome === "archived")
-          console.log(`archived ${outcome.rows} event(s) of ${name} into ${config.retention.archiveDir}/${outcome.file}`);
-        else if (outcome.outcome === "unsettled") console.log(`${name} still holds pending or failed events; nothing done`);
-        else console.log(`${name} is busy (its lock was not granted in time, or another run holds it); try again`);
-      });
+    },
+  }),
+  command({
+    name: "partitions:archive",
+    summary: "archive a whole partition to ARCHIVE_DIR and drop it (settled events only)",
+    options: partitionName,
+    run: async (runtime, values) => {
+      if (!values.name) throw new Error("partitions:archive needs --name (see npm run cli -- partitions)");
+      const { archiveDir } = runtime.config.retention;
+      console.log(describePartitionArchive(await archiveInboxPartition({ pool: runtime.pool(), archiveDir }, values.name), archiveDir));
       return 0;
-    }
-    case "reconcile": {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          provider: { type: "string" },
-          since: { type: "string" },
-          until: { type: "string" },
-          "dry-run": { type: "boolean", default: false },
-        },
-      });
+    },
+  }),
+  command({
+    name: "partitions:restore",
+    summary: "bring an archived partition back (checksums verified)",
+    options: partitionName,
+    run: async (runtime, values) => {
+      if (!values.name) throw new Error("partitions:restore needs --name (see npm run cli -- partitions)");
+      const deps = { pool: runtime.pool(), archiveDir: runtime.config.retention.archiveDir };
+      const { restored } = await restoreInboxPartition(deps, values.name, { actor: cliActor() });
+      console.log(`restored ${restored} event(s) into ${values.name}`);
+      return 0;
+    },
+  }),
+  command({
+    name: "reconcile",
+    summary: "compare a gateway's list API with the inbox; ingest missed events, repair drifted payments",
+    options: {
+      provider: {
+        type: "string",
+        arg: "P",
+        help: `the gateway (${listingGateways.join(", ")}; ${stuckOnlyGateways.join(", ")}: stuck payments only)`,
+      },
+      since: { type: "string", arg: "T" },
+      until: { type: "string", arg: "T", help: "this window (ISO-8601; --until defaults to now); unset, the gateway's cursor" },
+      "dry-run": { type: "boolean", default: false, help: "print what a run would ingest and repair, change nothing" },
+    },
+    run: async (runtime, values) => {
       const provider = values.provider ?? "";
-      if (!isProviderName(provider)) throw new Error("reconcile needs --provider P (stripe, standard, pagarme, asaas, mercadopago, zoop)");
+      if (!isProviderName(provider)) throw new Error(`reconcile needs --provider P (${PROVIDER_NAMES.join(", ")})`);
       const since = cliTime(values.since, "--since");
       const until = cliTime(values.until, "--until");
       if (until && !since) throw new Error("--until needs --since");
-      const result = await withQueue((dependencies) =>
-        runReconciliation(
-          { ...dependencies, gateways: createGatewayClients(dependencies.config) },
-          { provider, since, until, dryRun: values["dry-run"], trigger: "cli", actor: cliActor() },
-        ),
-      );
-      printReconcileResult(result);
-      return result.outcome === "finished" ? 0 : 1;
-    }
-    case "reconcile:runs": {
-      const runs = await withPool(({ pool }) => listRuns(pool, 20));
-      for (const run of runs) {
+      const [result] = await runJob(reconcileJob, await runtime.jobDeps(), {
+        provider,
+        since,
+        until,
+        dryRun: values["dry-run"],
+        trigger: "cli",
+        actor: cliActor(),
+      });
+      printReconcileResult(result!);
+      return result!.outcome === "finished" ? 0 : 1;
+    },
+  }),
+  command({
+    name: "reconcile:runs",
+    summary: "the latest reconciliation runs",
+    run: async (runtime) => {
+      for (const run of await listRuns(runtime.pool(), 20)) {
         console.log(
           `#${run.id} ${run.provider} ${run.status} ${run.windowStart} .. ${run.windowEnd}: listed ${run.listed}, missed ${run.missingIngested}, ` +
             `repaired ${run.repaired}, stuck refetched ${run.stuckRefetched}, errors ${run.errors}${run.lastError ? ` (${run.lastError})` : ""}`,
         );
       }
       return 0;
-    }
-    case "user:create": {
-      const { values } = parseArgs({
-        args: rest,
-        options: { email: { type: "string" }, role: { type: "string" }, name: { type: "string" }, password: { type: "string" } },
-      });
-      await withPrisma(async (prisma) => {
-        const { user, password } = await createUser(
-          prisma,
-          { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password },
-          cliActor(),
-        );
-        console.log(`created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password}`}`);
-      });
+    },
+  }),
+  command({
+    name: "user:create",
+    summary: "add a console user",
+    options: {
+      email: { type: "string", arg: "E" },
+      role: { type: "string", arg: "R", help: "R: viewer, support, finance or admin" },
+      name: { type: "string", arg: "N", help: "optional display name" },
+      password: { type: "string", arg: "P", help: "optional (12+ characters); without it one is generated and printed once" },
+    },
+    run: async (runtime, values) => {
+      const { user, password } = await createUser(
+        runtime.prisma(),
+        { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password },
+        cliActor(),
+      );
+      console.log(`created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password}`}`);
       return 0;
-    }
-    case "user:reset-password": {
-      const { values } = parseArgs({ args: rest, options: { email: { type: "string" } } });
-      await withPrisma(async (prisma) => {
-        const { user, password } = await resetPassword(prisma, values.email ?? "", cliActor());
-        console.log(`new password for ${user.email}: ${password}`);
-        console.log("(shown once; their sessions have been signed out)");
-      });
+    },
+  }),
+  command({
+    name: "user:reset-password",
+    summary: "give a user a new generated password (printed once) and end their sessions",
+    options: { email: { type: "string", arg: "E" } },
+    run: async (runtime, values) => {
+      const { user, password } = await resetPassword(runtime.prisma(), values.email ?? "", cliActor());
+      console.log(`new password for ${user.email}: ${password}`);
+      console.log("(shown once; their sessions have been signed out)");
       return 0;
+    },
+  }),
+];
+
+/** The help, made from COMMANDS: each command with its summary, then its options. */
+function usage(): string {
+  const lines = ["usage: npm run cli -- <command> [options]", ""];
+  const column = (text: string, width: number) => (text.length < width ? text.padEnd(width) : `${text}   `);
+  for (const { name, summary, options } of COMMANDS) {
+    lines.push(`  ${column(name, 24)}${summary}`);
+    let flags: string[] = [];
+    for (const [option, { type, arg, help }] of Object.entries(options)) {
+      flags.push(type === "string" ? `--${option} ${arg ?? "V"}` : `--${option}`);
+      if (help === undefined) continue;
+      lines.push(`      ${column(flags.join(" "), 22)}${help}`);
+      flags = [];
     }
-    default:
-      console.error(USAGE);
-      return 2;
+    if (flags.length > 0) lines.push(`      ${flags.join(" ")}`);
+  }
+  return lines.join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const found = COMMANDS.find((entry) => entry.name === name);
+  if (!found) {
+    console.error(usage());
+    return 2;
+  }
+  // Commands without options ignore what follows them; the others refuse an unknown option.
+  const options = Object.fromEntries(
+    Object.entries(found.options).map(([option, { arg: _arg, help: _help, ...descriptor }]) => [option, descriptor]),
+  );
+  const values = Object.keys(options).length > 0 ? parseArgs({ args: rest, options }).values : {};
+  const runtime = openCliRuntime((urlFile) => console.error(`using the embedded database of the running \`npm run dev\` (${urlFile})`));
+  try {
+    return await found.run(runtime, values);
+  } finally {
+    await runtime.close();
   }
 }
 

@@ -1,12 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { appConfig, type AppConfig } from "@/lib/config/env";
+import { appConfig } from "@/lib/config/env";
 import { childEnv, setEnv } from "@/lib/config/process-env";
-import { migrateDatabase } from "@/lib/db/migrate";
-import { installQueues } from "@/lib/queue/boss";
-import { createPool, requireSessionPooling } from "@/lib/db/pool";
-import { createPrisma } from "@/lib/db/prisma";
+import { withPrisma } from "@/lib/runtime/connections";
+import { migrateWithQueues } from "@/lib/runtime/migrate-with-queues";
 import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } from "@/lib/runtime/supervise-process";
 import { announceUsers, prepareEnvironment, productionWebArgs, type LaunchMode } from "@/lib/runtime/launch-environment";
 
@@ -70,18 +68,6 @@ function startDatabaseProcess(dataDir: string): Promise<EmbeddedInfo> {
 process.on("SIGINT", () => shutdownNow(0));
 process.on("SIGTERM", () => shutdownNow(0));
 
-/** Creates the demo admin (dev) or says how to add the first user (start). */
-async function printUsersNotice(url: string, config: AppConfig, embedded: boolean) {
-  const pool = createPool(url, 1, "webhook-inbox:launcher");
-  const prisma = createPrisma(pool);
-  try {
-    await announceUsers(prisma, mode as LaunchMode, config, embedded);
-  } finally {
-    await prisma.$disconnect();
-    await pool.end();
-  }
-}
-
 async function main() {
   let config = prepareEnvironment(mode as LaunchMode);
   const embeddedDatabase = !config.databaseUrl;
@@ -94,10 +80,10 @@ async function main() {
   const url = config.databaseUrl!;
   // It migrates and runs a worker, both of which hold session locks; the web and ingest processes
   // alone can run behind transaction pooling (docs/scaling.md).
-  requireSessionPooling(config.databasePooler, "`npm start` (migrations and a worker)");
-  const migrations = await migrateDatabase(url, installQueues);
+  const migrations = await migrateWithQueues(config, "`npm start` (migrations and a worker)");
   console.log(`[launcher] migrations: ${migrations.applied.length} applied, ${migrations.alreadyApplied.length} already there`);
-  await printUsersNotice(url, config, embeddedDatabase);
+  // The demo admin (dev) or how to add the first user (start).
+  await withPrisma(config, "launcher", (prisma) => announceUsers(prisma, mode as LaunchMode, config, embeddedDatabase));
   if (shuttingDown) return;
 
   const env = childEnv({

@@ -1,17 +1,18 @@
 import next from "next";
-import { appConfig } from "@/lib/config/env";
 import { PEER_ADDRESS_HEADER, trustPeerAddressHeader } from "@/lib/request/client-address";
 import { refuseBody } from "@/lib/request/body-limits";
 import { createLimitedServer } from "@/lib/request/create-limited-server";
 import { isMalformedTarget, MALFORMED_TARGET } from "@/lib/request/malformed-path";
 import { refuseEarly } from "@/lib/request/refuse-early";
+import { loadProcessConfig } from "@/lib/runtime/process-config";
 import { stopOnSignals } from "@/lib/runtime/stop-on-signals";
 
 // The production web server (`npm start` runs it; `next start` would do the same minus this): Next's
 // handlers can't see the socket, so every request gets the peer address in a header we overwrite,
 // which lib/request/client-address reads together with TRUSTED_PROXIES. Args: [--hostname H].
 
-const config = appConfig();
+// The request handlers inside Next take theirs from lib/runtime/web-runtime.ts.
+const config = loadProcessConfig();
 const hostnameIndex = process.argv.indexOf("--hostname");
 const hostname = hostnameIndex > 0 ? process.argv[hostnameIndex + 1] : undefined;
 

@@ -1,5 +1,5 @@
 import { migrateDatabase } from "@/lib/db/migrate";
-import { installQueues } from "@/lib/queue/boss";
+import { installQueues } from "@/lib/jobs/install-queues";
 import type { Queryable } from "@/lib/db/pool";
 import { adminQuery, databaseUrl } from "@/lib/testing/admin-database";
 

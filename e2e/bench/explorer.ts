@@ -13,7 +13,7 @@ import { AppError } from "@/lib/errors/app-error";
 import { DEFAULT_WEB_HEAP_LIMIT_MB } from "@/lib/config/env";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createPrisma } from "@/lib/db/prisma";
-import { installQueues } from "@/lib/queue/boss";
+import { installQueues } from "@/lib/jobs/install-queues";
 import { startAppServer } from "../harness/app-server";
 import { cookieHeader, httpSignIn } from "../harness/http-session";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "../harness/replicated-postgres";

@@ -101,7 +101,7 @@ const baseSchema = z
     HTTP_MAX_CONNECTIONS: positiveInt(1024),
     WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
     SIGNATURE_FAILURES_MAX: positiveInt(10_000),
-    // Events in flight per worker: two batches of 16 (lib/inbox/process/consume-webhooks.ts, docs/decisions.md).
+    // Events in flight per worker: two batches of 16 (lib/jobs/definitions/webhooks.ts, docs/decisions.md).
     WORKER_CONCURRENCY: positiveInt(32),
     WORKER_MAX_ATTEMPTS: positiveInt(10),
     WORKER_RETRY_DELAYS_SECONDS: z

@@ -16,51 +16,6 @@ export const BOSS_SCHEMA = "pgboss";
  */
 export const HEARTBEAT_SECONDS = 10;
 
-// The webhooks queue gets its own table (partition) and its own worker concurrency: a bulkhead,
-// so a flood on another queue can't slow event processing. pg-boss retries cover infrastructure
-// failures only (a crashed worker, an unreachable database); business retries with the 10s..15m
-// schedule are scheduled by lib/inbox/process/process-event.ts, which owns the attempt count. Infrastructure
-// retries start at 1 s and stay short (at most 30 s apart), so a job a killed worker held is back
-// within seconds; a row whose job still runs out of retries is re-dispatched by the sweeper.
-const QUEUE_DEFINITIONS: Queue[] = [
-  {
-    name: QUEUES.webhooks,
-    policy: "singleton",
-    partition: true,
-    retryLimit: 10,
-    retryDelay: 1,
-    retryBackoff: true,
-    retryDelayMax: 30,
-    expireInSeconds: 120,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
-    deleteAfterSeconds: 24 * 3600,
-  },
-  { name: QUEUES.sweeper, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
-  // A run lists at most RECONCILE_MAX_PAGES pages through the rate limiter: well within the hour.
-  { name: QUEUES.reconcile, policy: "exclusive", retryLimit: 0, expireInSeconds: 3600, deleteAfterSeconds: 3600 },
-  // A replay run interrupted by a dead worker resumes from its last committed batch (retries); when
-  // the retries are spent, its dead letter job marks the run failed with the reason.
-  {
-    name: QUEUES.replays,
-    policy: "standard",
-    retryLimit: 3,
-    retryDelay: 1,
-    retryBackoff: true,
-    expireInSeconds: 3600,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
-    deleteAfterSeconds: 7 * 24 * 3600,
-    deadLetter: QUEUES.replaysAbandoned,
-  },
-  // A first run over a large backlog takes a while; the next scheduled run resumes where it stopped.
-  { name: QUEUES.retention, policy: "exclusive", retryLimit: 0, expireInSeconds: 6 * 3600, deleteAfterSeconds: 7 * 24 * 3600 },
-  { name: QUEUES.alerts, policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
-];
-
-// A dead letter queue must exist before the queue that names it.
-const DEAD_LETTER_QUEUES: Queue[] = [
-  { name: QUEUES.replaysAbandoned, policy: "standard", retryLimit: 3, expireInSeconds: 300, deleteAfterSeconds: 7 * 24 * 3600 },
-];
-
 function baseOptions(connectionString: string, connectMs = DEFAULT_DATABASE_TIMEOUTS.connectMs): ConstructorOptions {
   return {
     connectionString,
@@ -116,8 +71,13 @@ export function createWorkerBoss(connectionString: string, monitorSeconds = 5): 
   );
 }
 
-/** Creates the pg-boss schema and our queues; part of `npm run db:migrate`. Idempotent. */
-export async function installQueues(connectionString: string): Promise<void> {
+/**
+ * Creates the pg-boss schema and the given queues, and brings existing queues' options up to date;
+ * idempotent. A queue named as another's dead letter is created first (pg-boss requires it).
+ */
+export async function createQueues(connectionString: string, queues: Queue[]): Promise<void> {
+  const deadLetters = new Set(queues.flatMap((queue) => (queue.deadLetter ? [queue.deadLetter] : [])));
+  const ordered = [...queues.filter((queue) => deadLetters.has(queue.name)), ...queues.filter((queue) => !deadLetters.has(queue.name))];
   const boss = reportingErrors(
     new PgBoss({
       ...baseOptions(connectionString),
@@ -129,7 +89,7 @@ export async function installQueues(connectionString: string): Promise<void> {
   );
   await boss.start();
   try {
-    for (const { name, policy, partition, ...options } of [...DEAD_LETTER_QUEUES, ...QUEUE_DEFINITIONS]) {
+    for (const { name, policy, partition, ...options } of ordered) {
       await boss.createQueue(name, { policy, partition, ...options });
       await boss.updateQueue(name, options);
     }

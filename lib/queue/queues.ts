@@ -1,21 +1,16 @@
 import { z } from "zod";
 
-/** Queue names and job schemas: the contract between the ingest path, the sweeper, replay and the worker. */
+/**
+ * The queues that rooms below lib/jobs send to, and their jobs' data: ingest, the sweeper, replay
+ * and registration dispatch to `webhooks`; a console replay run is enqueued to `replays` in the
+ * transaction that records it. Their definitions (lib/jobs/definitions) take name and schema from
+ * here; every other queue is named by its definition alone.
+ */
 export const QUEUES = {
   /** One job per inbox event to process. Singleton per resource: one active job per payment. */
   webhooks: "webhooks",
-  /** Scheduled: re-dispatch stale pending events. */
-  sweeper: "sweeper",
   /** Bulk replays started from the console (one job per replay run). */
   replays: "replays",
-  /** Scheduled: archive and purge the payloads of old settled events. */
-  retention: "retention",
-  /** Scheduled: evaluate alert conditions and deliver alerts. */
-  alerts: "alerts",
-  /** Scheduled: start the reconciliation runs that are due (each gateway on its own interval). */
-  reconcile: "reconcile",
-  /** Dead letters of `replays`: runs whose job ran out of retries (their worker kept dying). */
-  replaysAbandoned: "replays-abandoned",
 } as const;
 
 export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });

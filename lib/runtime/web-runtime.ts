@@ -1,10 +1,11 @@
 import type { PgBoss } from "pg-boss";
-import { appConfig, requireDatabaseUrl, type AppConfig } from "../config/env";
-import { createPool, type Pool } from "../db/pool";
+import { appConfig, type AppConfig } from "../config/env";
+import type { Pool } from "../db/pool";
 import { createReadRouter, primaryOnly, REPLICA_STATEMENT_MS, type ReadRouter } from "../db/read-replica";
 import { createPrisma, type PrismaClient } from "../db/prisma";
+import { createGatewayClients, type GatewayClients } from "../http/gateway-clients";
 import { configureLogger } from "../observability/logger";
-import { createProducer } from "../queue/boss";
+import { processPool, startProducer } from "./connections";
 
 export type WebRuntime = {
   config: AppConfig;
@@ -14,49 +15,40 @@ export type WebRuntime = {
   reads: ReadRouter;
   /** The job producer, started on first use; a failed start is retried by the next caller. */
   boss: () => Promise<PgBoss>;
+  /** The gateways' outbound clients (the console's reconciliations), shared by the process's requests. */
+  gateways: GatewayClients;
 };
 
 function createWebRuntime(): WebRuntime {
+  // Next loads .env itself, and the launcher sets the rest: the web process reads no env file.
   const config = appConfig();
   configureLogger({ level: config.logLevel, format: config.logFormat });
-  const url = requireDatabaseUrl(config);
-  const pooler = { pooler: config.databasePooler };
-  const pool = createPool(url, config.databasePoolMax, "webhook-inbox:web", config.databaseTimeouts, pooler);
+  const pool = processPool(config, "web", config.databasePoolMax);
   const reads = config.readReplica
     ? createReadRouter(
         pool,
-        createPool(
-          config.readReplica.url,
-          config.databasePoolMax,
-          "webhook-inbox:web-reads",
-          {
-            connectMs: config.databaseTimeouts.connectMs,
-            statementMs: Math.min(config.databaseTimeouts.statementMs, REPLICA_STATEMENT_MS),
-          },
-          pooler,
-        ),
-        {
-          maxLagSeconds: config.readReplica.maxLagSeconds,
-        },
+        processPool(config, "web-reads", config.databasePoolMax, {
+          url: config.readReplica.url,
+          statementMs: Math.min(config.databaseTimeouts.statementMs, REPLICA_STATEMENT_MS),
+        }),
+        { maxLagSeconds: config.readReplica.maxLagSeconds },
       )
     : primaryOnly(pool);
   let started: Promise<PgBoss> | undefined;
   const boss = () => {
-    started ??= createProducer(url, config.databaseTimeouts.connectMs)
-      .start()
-      .catch((error: unknown) => {
-        started = undefined;
-        throw error;
-      });
+    started ??= startProducer(config).catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    });
     return started;
   };
-  return { config, pool, prisma: createPrisma(pool), reads, boss };
+  return { config, pool, prisma: createPrisma(pool), reads, boss, gateways: createGatewayClients(config) };
 }
 
 // Kept on globalThis so `next dev` module reloads don't open a new pool each time.
 const holder = globalThis as typeof globalThis & { __webhookInboxRuntime?: WebRuntime };
 
-/** The web process's shared pool, Prisma client and job producer. */
+/** The web process's shared pool, Prisma client, job producer and gateway clients. */
 export function webRuntime(): WebRuntime {
   holder.__webhookInboxRuntime ??= createWebRuntime();
   return holder.__webhookInboxRuntime;

@@ -1,6 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { migrateDatabase } from "../db/migrate";
-import { installQueues } from "../queue/boss";
+import { installQueues } from "../jobs/install-queues";
 import { adminQuery, databaseUrl } from "./admin-database";
 
 declare module "vitest" {

@@ -1,8 +1,8 @@
 import { loadConfig, type AppConfig } from "../config/env";
 import { createPool } from "../db/pool";
 import { createGatewayClients } from "../http/gateway-clients";
-import { consumeWebhooks, processingConnections } from "../inbox/process/consume-webhooks";
 import type { ProcessOutcome } from "../inbox/process/process-event";
+import { processingConnections, processWebhookJobs, webhooksJob } from "../jobs/definitions/webhooks";
 import { createWorkerBoss } from "../queue/boss";
 
 export type TestWorker = { outcomes: ProcessOutcome[]; stop: () => Promise<void> };
@@ -14,7 +14,9 @@ export async function startTestWorker(url: string, config: AppConfig, name = "te
   await boss.start();
   const deps = { pool, boss, config, gateways: createGatewayClients(config), workerId: name };
   const outcomes: ProcessOutcome[] = [];
-  await consumeWebhooks(boss, deps, (outcome) => outcomes.push(outcome));
+  await boss.work(webhooksJob.name, webhooksJob.work(config), (jobs) =>
+    processWebhookJobs(deps, jobs, (outcome) => outcomes.push(outcome)),
+  );
   return {
     outcomes,
     stop: async () => {

@@ -3,7 +3,6 @@
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/app/_server/action";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
-import { createGatewayClients } from "@/lib/http/gateway-clients";
 import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
@@ -19,9 +18,9 @@ const reconcileSchema = z
 /** A preview (dry run: nothing written) or a run of one gateway's reconciliation (finance and up), audited. */
 export async function reconcileGateway(input: z.input<typeof reconcileSchema>): Promise<ActionResult<ReconcileResult>> {
   return runAction("reconcileGateway", reconcileSchema, input, async ({ provider, since, until, dryRun }, { user }) => {
-    const { pool, config, boss } = webRuntime();
+    const { pool, config, boss, gateways } = webRuntime();
     return runReconciliation(
-      { pool, boss: await boss(), config, gateways: createGatewayClients(config) },
+      { pool, boss: await boss(), config, gateways },
       { provider, since, until, dryRun, trigger: "console", actor: user.email },
     );
   });

@@ -2,16 +2,15 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { isDatabaseUnavailable } from "../../db/pool";
 import { errorForLog } from "../../errors/app-error";
 import { BodyTooLargeError, readStreamWithLimit } from "../../request/read-body";
-import { findDriver } from "../../providers/registry";
 import { createLimitedServer } from "../../request/create-limited-server";
 import { isMalformedTarget, MALFORMED_TARGET } from "../../request/malformed-path";
 import type { HeaderMap } from "../../providers/types";
-import { ingestEvent, type IngestDeps } from "./ingest-event";
-import { webhookRequestId, ingestReply, recordWebhookReceived, unknownProvider } from "./ingest-reply";
+import type { IngestDeps } from "./ingest-event";
+import { receiveWebhook } from "./receive-webhook";
 import { logger } from "../../observability/logger";
 
 // The lean webhook server of `npm run ingest`: node:http, no framework, serving only
-// /api/webhooks/{provider} through the same ingestEvent and the same replies as the Next.js route.
+// /api/webhooks/{provider} through the same reception pipeline as the Next.js route.
 
 const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)\/?$/;
 
@@ -30,32 +29,33 @@ function headerMap(request: IncomingMessage): HeaderMap {
   return map;
 }
 
+async function readBody(request: IncomingMessage, response: ServerResponse, limitBytes: number): Promise<Buffer> {
+  try {
+    // Not destroyed on an early stop, so the 413 still reaches the client.
+    const stream = request.iterator({ destroyOnReturn: false });
+    return await readStreamWithLimit(request.headers["content-length"], stream, limitBytes);
+  } catch (error) {
+    // The rest of the body is left unread: this connection can carry no further request.
+    if (error instanceof BodyTooLargeError) response.setHeader("connection", "close");
+    throw error;
+  }
+}
+
 async function handle(deps: IngestDeps, request: IncomingMessage, response: ServerResponse): Promise<void> {
   if (isMalformedTarget(request.url ?? "/")) return send(response, 400, MALFORMED_TARGET);
   const url = new URL(request.url ?? "/", "http://ingest.invalid");
   const match = WEBHOOK_PATH.exec(url.pathname);
   if (!match) return send(response, 404, { error: "not found", code: "NOT_FOUND" });
-  if (request.method !== "POST") return send(response, 405, { error: "only POST", code: "METHOD_NOT_ALLOWED" }, { allow: "POST" });
-  const provider = decodeURIComponent(match[1]!);
-  const header = request.headers["x-request-id"];
-  const log = logger("ingest", { requestId: webhookRequestId(Array.isArray(header) ? header[0] : header), provider });
-  if (!findDriver(provider)) return send(response, 404, unknownProvider(provider));
-
-  let rawBody: Buffer;
-  try {
-    // Not destroyed on an early stop, so the 413 still reaches the client; the connection then closes.
-    const stream = request.iterator({ destroyOnReturn: false });
-    rawBody = await readStreamWithLimit(request.headers["content-length"], stream, deps.config.bodyLimitBytes);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) {
-      return send(response, 413, { error: error.message, code: "PAYLOAD_TOO_LARGE" }, { connection: "close" });
-    }
-    throw error;
-  }
-  const started = performance.now();
-  const outcome = await ingestEvent(deps, { provider, rawBody, headers: headerMap(request), query: url.searchParams });
-  recordWebhookReceived(log, provider, outcome, (performance.now() - started) / 1000, rawBody.length);
-  const reply = ingestReply(outcome, provider);
+  const reply = await receiveWebhook(
+    { config: deps.config, ingestDeps: () => deps },
+    {
+      method: request.method ?? "",
+      provider: decodeURIComponent(match[1]!),
+      headers: headerMap(request),
+      query: url.searchParams,
+      readBody: (limitBytes) => readBody(request, response, limitBytes),
+    },
+  );
   send(response, reply.status, reply.body, reply.headers);
 }
 

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { compactHourlyCounts } from "../../inbox/maintenance/compact-hourly-counts";
+import { logger } from "../../observability/logger";
+import { ensureInboxPartitions } from "../../partitions/ensure-inbox-partitions";
+import { compactPaymentTotals } from "../../payments/compact-payment-totals";
+import type { JobDefinition } from "../job-definition";
+
+export type MaintenanceResult = { inboxCountsFolded: number; paymentTotalsFolded: number; partitionsCreated: string[] };
+
+/** Logs the inbox partitions a run created ahead (the worker also ensures them when it starts). */
+export function reportPartitionsCreated(created: string[]): void {
+  if (created.length > 0) logger("partitions").info({ created }, "inbox partitions created ahead");
+}
+
+/**
+ * Upkeep of the tables their rooms keep: the hourly rollups' old slots folded into one row each
+ * (inbox_hourly_counts, payment_hourly_totals), and this month's inbox partition and the next ones
+ * created, so a month never starts in the default partition while a worker runs. Every minute, as
+ * the sweeper that used to do it: each step is a no-op when there is nothing to do.
+ */
+const maintenanceData = z.object({});
+
+export const maintenanceJob: JobDefinition<z.infer<typeof maintenanceData>, MaintenanceResult> = {
+  name: "maintenance",
+  data: maintenanceData,
+  queue: { policy: "exclusive", retryLimit: 0, expireInSeconds: 300, deleteAfterSeconds: 3600 },
+  schedule: () => "* * * * *",
+  work: () => ({ localConcurrency: 1, pollingIntervalSeconds: 5 }),
+  run: async ({ pool }) => ({
+    inboxCountsFolded: await compactHourlyCounts(pool),
+    paymentTotalsFolded: await compactPaymentTotals(pool),
+    partitionsCreated: await ensureInboxPartitions(pool),
+  }),
+  report: ({ partitionsCreated }) => reportPartitionsCreated(partitionsCreated),
+};

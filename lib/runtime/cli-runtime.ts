@@ -1,0 +1,54 @@
+import { hostname } from "node:os";
+import type { AppConfig } from "../config/env";
+import type { Pool } from "../db/pool";
+import { createPrisma, type PrismaClient } from "../db/prisma";
+import { createGatewayClients } from "../http/gateway-clients";
+import type { JobDeps } from "../jobs/job-definition";
+import type { PgBoss } from "../queue/boss";
+import { processPool, startProducer } from "./connections";
+import { loadProcessConfig } from "./process-config";
+
+/** One CLI command's dependencies, each opened on first use and all closed by `close`. */
+export type CliRuntime = {
+  config: AppConfig;
+  pool: () => Pool;
+  /** A started job producer. */
+  boss: () => Promise<PgBoss>;
+  prisma: () => PrismaClient;
+  /** What a job's `run` needs, for the commands that do a job's work now. */
+  jobDeps: () => Promise<JobDeps>;
+  close: () => Promise<void>;
+};
+
+/** `npm run cli`'s wiring: configuration (with a running `npm run dev`'s database, see loadProcessConfig), a small pool. */
+export function openCliRuntime(devDatabase: (urlFile: string) => void): CliRuntime {
+  const config = loadProcessConfig({ devDatabase });
+  let pool: Pool | undefined;
+  let boss: Promise<PgBoss> | undefined;
+  let prisma: PrismaClient | undefined;
+  const openPool = () => (pool ??= processPool(config, "cli", 3));
+  const startBoss = () => (boss ??= startProducer(config));
+  const openPrisma = () => (prisma ??= createPrisma(openPool()));
+  return {
+    config,
+    pool: openPool,
+    boss: startBoss,
+    prisma: openPrisma,
+    jobDeps: async () => ({
+      pool: openPool(),
+      boss: await startBoss(),
+      config,
+      gateways: createGatewayClients(config),
+      workerId: `cli:${hostname()}:${process.pid}`,
+    }),
+    close: async () => {
+      if (boss)
+        await boss.then(
+          (started) => started.stop({ graceful: false }),
+          () => undefined,
+        );
+      if (prisma) await prisma.$disconnect();
+      if (pool) await pool.end();
+    },
+  };
+}
