@@ -22,14 +22,14 @@ import tseslint from "typescript-eslint";
 //   outbox         the payment change: its columns, the piece the payment statement embeds, its JSON,
 //                  its numbering and the feed
 //   payments       the state machine and its writes
-//   inbox          the pipeline: ingest, process, replay, retention, queries
+//   inbox          the pipeline: ingest, process, replay, retention, partitions, queries
 //   privacy        what each role may see of events and payments
 //   *              feature rooms not named here: above the pipeline, below alerts; they may import
 //                  each other, and nothing named before them imports them
 //   alerts         alert rules and sending them
 //   jobs           every queue as a definition (name, data, policy, schedule, run), installed and
 //                  worked from one list; above the rooms whose work its jobs run (inbox, payments,
-//                  partitions, reconcile, alerts), below ops (which may report on queues) and runtime
+//                  reconcile, alerts), below ops (which may report on queues) and runtime
 //   ops            health and metrics rendering
 //   runtime        each process's wiring: configuration, pools, queue, signals, supervision
 //
