@@ -1,0 +1,26 @@
+import type { CliCommand } from "./cli-command";
+import { replayCommand, restoreCommand, retentionCommand, sweepCommand } from "./event-commands";
+import { migrateCommand } from "./migrate-command";
+import { archivePartitionCommand, createPartitionCommand, partitionsCommand, restorePartitionCommand } from "./partition-commands";
+import { reconcileCommand, reconcileRunsCommand } from "./reconcile-commands";
+import { createUserCommand, resetPasswordCommand } from "./user-commands";
+
+/**
+ * Every `npm run cli` command, in the order the help lists them. A new command is an entry made
+ * with `command` (in the file of the room it works on) and one entry here.
+ */
+export const CLI_COMMANDS: readonly CliCommand[] = [
+  migrateCommand,
+  replayCommand,
+  sweepCommand,
+  retentionCommand,
+  restoreCommand,
+  partitionsCommand,
+  createPartitionCommand,
+  archivePartitionCommand,
+  restorePartitionCommand,
+  reconcileCommand,
+  reconcileRunsCommand,
+  createUserCommand,
+  resetPasswordCommand,
+];

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { createUser, resetPassword, type CreateUserInput } from "../../auth/users";
+import { cliActor, command, option } from "./cli-command";
+
+// Console users; their fields are checked by lib/auth, as the Users page's are.
+
+export const createUserCommand = command({
+  name: "user:create",
+  summary: "add a console user",
+  options: z.object({
+    email: option(z.string().optional(), { arg: "E" }),
+    role: option(z.string().optional(), { arg: "R", help: "R: viewer, support, finance or admin" }),
+    name: option(z.string().optional(), { arg: "N", help: "optional display name" }),
+    password: option(z.string().optional(), {
+      arg: "P",
+      help: "optional (12+ characters); without it one is generated and printed once",
+    }),
+  }),
+  run: async (runtime, values) => {
+    const { user, password } = await createUser(
+      runtime.prisma(),
+      { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password },
+      cliActor(),
+    );
+    console.log(`created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password}`}`);
+    return 0;
+  },
+});
+
+export const resetPasswordCommand = command({
+  name: "user:reset-password",
+  summary: "give a user a new generated password (printed once) and end their sessions",
+  options: z.object({ email: option(z.string().optional(), { arg: "E" }) }),
+  run: async (runtime, values) => {
+    const { user, password } = await resetPassword(runtime.prisma(), values.email ?? "", cliActor());
+    console.log(`new password for ${user.email}: ${password}`);
+    console.log("(shown once; their sessions have been signed out)");
+    return 0;
+  },
+});
