@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import tseslint from "typescript-eslint";
 
@@ -22,27 +23,38 @@ import tseslint from "typescript-eslint";
 //   outbox         the payment change: its columns, the piece the payment statement embeds, its JSON,
 //                  its numbering and the feed
 //   payments       the state machine and its writes
-//   inbox          the pipeline: ingest, process, replay, retention, queries
+//   inbox          the pipeline: ingest, process, replay, retention, partitions, queries
 //   privacy        what each role may see of events and payments
 //   *              feature rooms not named here: above the pipeline, below alerts; they may import
 //                  each other, and nothing named before them imports them
 //   alerts         alert rules and sending them
 //   jobs           every queue as a definition (name, data, policy, schedule, run), installed and
 //                  worked from one list; above the rooms whose work its jobs run (inbox, payments,
-//                  partitions, reconcile, alerts), below ops (which may report on queues) and runtime
+//                  reconcile, alerts), below ops (which may report on queues) and runtime
 //   ops            health and metrics rendering
 //   runtime        each process's wiring: configuration, pools, queue, signals, supervision
+//   testing        the test harness (test databases, apps, workers, what the gateways send): it may
+//                  use every room, and only test files, the simulator and the benchmarks use it
 //
 // Where a lower layer must act inside a higher one's work (a write inside the payment transaction),
 // the lower room exposes a small function or takes a callback; it never imports upward.
-// lib/testing (test harness) and *.test.ts files sit outside the order.
+// *.test.ts files sit outside the order.
+//
+// Tables are owned like imports (rule `tables/owner-writes`): TABLE_OWNERS names the one room that
+// writes each table. Anywhere else in app/, lib/ and worker/ (tests, lib/testing, e2e/ and the
+// migrations aside), a string or template literal that INSERTs into, UPDATEs, DELETEs from, MERGEs
+// into, TRUNCATEs or COPYs into a table is an error, in a CTE or not, upsert or not (an `ON CONFLICT
+// DO UPDATE` writes its INSERT's table); so is a Prisma write to the table's model. Reads are free.
+// Another room that needs a write calls the owner's function (or passes it a callback inside its
+// transaction). SQL files under lib/ are read the same way. A table named at run time counts as one
+// of the inbox's partitions, the only tables so named; a new table needs its line here.
 //
 // Beyond the order: dependencies point inward (app and worker import lib, never back), providers know
 // nothing of the database, payments know nothing of HTTP or of drivers, and client components never
 // reach the database.
 // (A later block replaces an earlier block's no-restricted-imports, so each block lists the lib-wide
 // patterns too.)
-const LIB_LAYERS = [
+export const LIB_LAYERS = [
   "errors",
   "crypto",
   "request",
@@ -65,6 +77,7 @@ const LIB_LAYERS = [
   "jobs",
   "ops",
   "runtime",
+  "testing",
 ];
 const layerOf = (folder) => (LIB_LAYERS.includes(folder) ? LIB_LAYERS.indexOf(folder) : LIB_LAYERS.indexOf("*"));
 
@@ -98,6 +111,141 @@ const libOrder = {
       ImportExpression: (node) => check(node.source),
     };
   },
+};
+
+// Who writes each table. Triggers in the migrations write the rollups and the e-mail index; they
+// count as their table's owner.
+export const TABLE_OWNERS = {
+  _prisma_migrations: "db", // the migrator's ledger of applied files
+  "pgboss.*": "queue", // pg-boss's own tables: written through pg-boss's API
+  audit_log: "audit",
+  users: "auth", // through Prisma
+  payment_changes: "outbox", // inserted by the CTE piece the payment statement embeds
+  payment_feed_head: "outbox",
+  payments: "payments",
+  payment_transitions: "payments",
+  payment_hourly_totals: "payments", // a trigger adds to it, the compaction folds it
+  customer_emails: "payments", // a trigger keeps it
+  webhook_inbox: "inbox",
+  "webhook_inbox_*": "inbox", // its partitions: by their own names, or named at run time
+  inbox_event_keys: "inbox",
+  inbox_hourly_counts: "inbox",
+  inbox_partitions: "inbox",
+  processing_attempts: "inbox",
+  event_replays: "inbox",
+  replay_runs: "inbox",
+  signature_failures: "inbox",
+  signature_nonces: "inbox",
+  worker_heartbeats: "inbox",
+  destinations: "destinations",
+  deliveries: "destinations",
+  delivery_attempts: "destinations",
+  reconcile_runs: "reconcile",
+  reconcile_cursors: "reconcile",
+};
+
+// A template literal's ${...} becomes this character, so a name built at run time stays visible.
+const RUN_TIME = "\u0000";
+const NAME = String.raw`(?:"[^"]*"|[\w$\u0000]+)(?:\s*\.\s*(?:"[^"]*"|[\w$\u0000]+))?`;
+const WRITES = [
+  new RegExp(String.raw`\binsert\s+into\s+(${NAME})`, "gi"),
+  // Not a row lock (FOR UPDATE, FOR NO KEY UPDATE), an upsert's DO UPDATE or a key's ON UPDATE.
+  new RegExp(String.raw`(?<!\b(?:for|key|do|on)\s+)\bupdate\s+(?:only\s+)?(${NAME})`, "gi"),
+  new RegExp(String.raw`\bdelete\s+from\s+(?:only\s+)?(${NAME})`, "gi"),
+  new RegExp(String.raw`\bmerge\s+into\s+(?:only\s+)?(${NAME})`, "gi"),
+  new RegExp(String.raw`\bcopy\s+(${NAME})(?:\s*\([^)]*\))?\s+from\b`, "gi"),
+  new RegExp(String.raw`\btruncate\s+(?:table\s+)?((?:only\s+)?${NAME}(?:\s*\*)?(?:\s*,\s*(?:only\s+)?${NAME}(?:\s*\*)?)*)`, "gi"),
+];
+
+function tableKey(name) {
+  const table = name
+    .replace(/^only\s+/i, "")
+    .replace(/\s*\*$/, "")
+    .replace(/\s+/g, "")
+    .replace(/"([^"]*)"|([^".]+)/g, (_, quoted, bare) => quoted ?? bare.toLowerCase())
+    .replace(/^public\./, "");
+  if (table.startsWith("pgboss.")) return "pgboss.*";
+  if (table.startsWith("webhook_inbox_") || table.includes(RUN_TIME)) return "webhook_inbox_*";
+  return table;
+}
+
+/** The owned tables a piece of SQL writes (comments and quoted strings aside). */
+export function tablesWritten(sql) {
+  const text = sql
+    .replace(/--[^\n]*/g, " ")
+    .replace(/\/\*[\s\S]*?\*\//g, " ")
+    .replace(/'(?:[^']|'')*'/g, "''");
+  const tables = new Set();
+  for (const pattern of WRITES) {
+    for (const match of text.matchAll(pattern)) {
+      for (const name of match[1].split(",")) {
+        const table = tableKey(name.trim());
+        if (Object.hasOwn(TABLE_OWNERS, table)) tables.add(table);
+      }
+    }
+  }
+  return [...tables];
+}
+
+// Prisma's model accessors (prisma.user, tx.user...) and the tables they map to, from the schema.
+const PRISMA_MODELS = Object.fromEntries(
+  [
+    ...readFileSync(path.join(import.meta.dirname, "prisma/schema.prisma"), "utf8").matchAll(/^model (\w+) \{[^}]*?@@map\("(\w+)"\)/gms),
+  ].map(([, model, table]) => [model[0].toLowerCase() + model.slice(1), table]),
+);
+const PRISMA_WRITES = new Set([
+  "create",
+  "createMany",
+  "createManyAndReturn",
+  "update",
+  "updateMany",
+  "updateManyAndReturn",
+  "upsert",
+  "delete",
+  "deleteMany",
+]);
+
+const ownerWrites = {
+  meta: {
+    type: "problem",
+    schema: [],
+    messages: {
+      notOwner:
+        "{{where}} writes {{table}}, which lib/{{owner}} owns (TABLE_OWNERS, eslint.config.js): call lib/{{owner}}'s function, or let it take a callback.",
+    },
+  },
+  create(context) {
+    const file = path
+      .relative(import.meta.dirname, context.filename)
+      .split(path.sep)
+      .join("/");
+    const room = /^lib\/([^/]+)\//.exec(file)?.[1];
+    const where = room ? `lib/${room}` : file.split("/")[0];
+    const check = (node, tables) => {
+      for (const table of tables) {
+        const owner = TABLE_OWNERS[table];
+        if (owner !== room) context.report({ node, messageId: "notOwner", data: { where, table, owner } });
+      }
+    };
+    return {
+      Literal: (node) => {
+        if (typeof node.value === "string") check(node, tablesWritten(node.value));
+      },
+      TemplateLiteral: (node) =>
+        check(node, tablesWritten(node.quasis.map((quasi) => quasi.value.cooked ?? quasi.value.raw).join(RUN_TIME))),
+      CallExpression: (node) => {
+        const method = node.callee.type === "MemberExpression" ? node.callee : undefined;
+        const model = method?.object.type === "MemberExpression" ? method.object.property.name : undefined;
+        if (method && PRISMA_WRITES.has(method.property.name) && Object.hasOwn(PRISMA_MODELS, model)) check(node, [PRISMA_MODELS[model]]);
+      },
+    };
+  },
+};
+// An SQL file under lib/ is read as one string, so the rule sees it as it sees a literal.
+const sqlAsString = {
+  preprocess: (text) => [{ text: `export default ${JSON.stringify(text)};\n`, filename: "sql.js" }],
+  postprocess: (messages) => messages.flat(),
+  supportsAutofix: false,
 };
 
 const restrict = (patterns) => ["error", { patterns }];
@@ -145,16 +293,33 @@ export default tseslint.config(
   },
   {
     files: ["lib/**/*.ts"],
-    ignores: ["lib/**/*.test.ts", "lib/testing/**"],
+    ignores: ["lib/**/*.test.ts"],
     plugins: { layers: { rules: { "lib-order": libOrder } } },
     rules: {
       "layers/lib-order": "error",
       "no-restricted-imports": restrict([...libPatterns, ...driverPatterns, ...prismaPatterns]),
     },
   },
-  // The users' room and the processes' wiring hold a Prisma client; lib/db owns both drivers.
   {
-    files: ["lib/auth/**/*.ts", "lib/runtime/**/*.ts"],
+    files: ["app/**/*.ts", "app/**/*.tsx", "lib/**/*.ts", "worker/**/*.ts", "*.ts"],
+    ignores: ["**/*.test.ts", "lib/testing/**"],
+    plugins: { tables: { rules: { "owner-writes": ownerWrites } } },
+    rules: { "tables/owner-writes": "error" },
+  },
+  {
+    files: ["lib/**/*.sql"],
+    plugins: { tables: { processors: { "sql-as-string": sqlAsString } } },
+    processor: "tables/sql-as-string",
+  },
+  {
+    files: ["lib/**/*.sql/*.js"],
+    plugins: { tables: { rules: { "owner-writes": ownerWrites } } },
+    rules: { "tables/owner-writes": "error" },
+  },
+  // The users' room, the processes' wiring and the test harness hold a Prisma client; lib/db owns
+  // both drivers.
+  {
+    files: ["lib/auth/**/*.ts", "lib/runtime/**/*.ts", "lib/testing/**/*.ts"],
     ignores: ["lib/**/*.test.ts"],
     rules: { "no-restricted-imports": restrict([...libPatterns, ...driverPatterns]) },
   },

@@ -7,7 +7,7 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import { webhookFor, randomId } from "./simulator/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // Support and finance on the simulator's data (payments of two gateways, resends, a full shuffle, so

@@ -13,7 +13,7 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import { webhookFor, type HistoryStep, type PaymentFacts } from "./simulator/gateway-events";
+import { webhookFor, type HistoryStep, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // The console as support and finance use it: one clock, pages that fit 1440 and 390 px, the

@@ -9,7 +9,7 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import { webhookFor, type PaymentFacts } from "./simulator/gateway-events";
+import { webhookFor, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // The operations console in a real Chromium against `next start` and a real worker, on seeded data:

@@ -6,7 +6,7 @@ import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-ap
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { webhookFor, randomId, type HistoryStep } from "./simulator/gateway-events";
+import { webhookFor, randomId, type HistoryStep } from "@/lib/testing/gateway-events";
 import { startHostReceiver, type HostReceiver } from "./simulator/host-receiver";
 
 // Destinations from the console in a real Chromium: an admin adds one (its secret shown once, the

@@ -6,7 +6,7 @@ import { waitFor } from "@/lib/testing/test-worker";
 import { isRunning, startLauncher, type LauncherProcess } from "./harness/launcher-process";
 import { startOwnPostgres, type OwnPostgres } from "./harness/own-postgres";
 import { checkFinalStates, sendAll, httpSender, planWebhooks, type Sender } from "./simulator/send-webhooks";
-import { webhookFor, randomId } from "./simulator/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
 // Faults an operator meets, against `npm start` (the real launcher supervising the built web server

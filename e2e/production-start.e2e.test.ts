@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@/lib/db/embedded";
 import { waitFor } from "@/lib/testing/test-worker";
 import { allProcStats } from "./harness/proc-stat";
-import { signedWebhook } from "./simulator/gateway-events";
+import { signedWebhook } from "@/lib/testing/gateway-events";
 
 // `NODE_ENV=production npm start` with no configuration at all, as an operator would run it: the
 // launcher starts the embedded database, generates its secrets into the data directory, creates no

@@ -15,7 +15,7 @@ import {
   withholdWebhooks,
 } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
-import type { SigningSecret, SimulatedProvider } from "./simulator/gateway-events";
+import type { SigningSecret, SimulatedProvider } from "@/lib/testing/gateway-events";
 import { generateHistories } from "./simulator/history";
 
 // A gateway that stopped sending, seen from outside: the simulator withholds 10% of each

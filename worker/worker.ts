@@ -11,18 +11,37 @@ const worker = await startWorkerRuntime();
 const { deps, log } = worker;
 
 // Set before any job is taken, so a signal mid-job always waits for it.
-stopOnSignals(worker.stop, {
-  whenLauncherGone: true,
-  reportFailure: (error, reason) => log.error({ reason, error: error instanceof Error ? error.message : String(error) }, "stopping failed"),
-});
+let stopping = false;
+stopOnSignals(
+  async (reason) => {
+    stopping = true;
+    await worker.stop(reason);
+  },
+  {
+    whenLauncherGone: true,
+    reportFailure: (error, reason) =>
+      log.error({ reason, error: error instanceof Error ? error.message : String(error) }, "stopping failed"),
+  },
+);
 
 // Each queue scheduled and subscribed as its definition says. The webhooks queue has its own
-// concurrency: nothing else this process does can take its slots.
-for (const job of JOBS) await workJob(deps.boss, job, deps);
+// concurrency: nothing else this process does can take its slots. A job of the first queues may
+// already run while the last subscribe: a signal then stops the queue under the loop, which ends
+// there while the stop finishes the jobs taken.
+try {
+  for (const job of JOBS) {
+    if (stopping) break;
+    await workJob(deps.boss, job, deps);
+  }
+} catch (error) {
+  if (!stopping) throw error;
+}
 
-log.info(
-  { workerId: deps.workerId, queue: webhooksJob.name, concurrency: deps.config.worker.concurrency, metricsPort: worker.metricsPort },
-  "worker started",
-);
-// Under the launcher: tells it this start succeeded (a crash from now on is not a crash loop).
-process.send?.({ type: "ready" });
+if (!stopping) {
+  log.info(
+    { workerId: deps.workerId, queue: webhooksJob.name, concurrency: deps.config.worker.concurrency, metricsPort: worker.metricsPort },
+    "worker started",
+  );
+  // Under the launcher: tells it this start succeeded (a crash from now on is not a crash loop).
+  process.send?.({ type: "ready" });
+}

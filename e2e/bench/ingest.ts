@@ -7,7 +7,7 @@ import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { startAppServer, stopChild } from "../harness/app-server";
-import { webhookFor, randomId, type PaymentFacts } from "../simulator/gateway-events";
+import { webhookFor, randomId, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";

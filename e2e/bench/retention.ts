@@ -8,7 +8,7 @@ import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
-import { randomId, signedWebhook, stripeEvent } from "../simulator/gateway-events";
+import { randomId, signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:retention -- [--rows N] [--seconds S] [--concurrency C]`: does a retention run

@@ -13,7 +13,13 @@ import {
 } from "./send-webhooks";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
-import { webhookFor, isSimulatedProvider, SIMULATED_PROVIDERS, type SigningSecret, type SimulatedProvider } from "./gateway-events";
+import {
+  webhookFor,
+  isSimulatedProvider,
+  SIMULATED_PROVIDERS,
+  type SigningSecret,
+  type SimulatedProvider,
+} from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
 import { startHostReceiver, type HostReceiver } from "./host-receiver";
 

@@ -1,5 +1,5 @@
 import { isForward, type PaymentState } from "@/lib/payments/state-machine";
-import { UNSUPPORTED_STEPS, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "./gateway-events";
+import { UNSUPPORTED_STEPS, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/lib/testing/gateway-events";
 
 // Random but reproducible payment histories, and the true final state of each.
 

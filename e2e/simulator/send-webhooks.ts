@@ -1,4 +1,4 @@
-import { webhooksFor, signedWebhook, type SignedWebhook, type SigningSecret } from "./gateway-events";
+import { webhooksFor, signedWebhook, type SignedWebhook, type SigningSecret } from "@/lib/testing/gateway-events";
 import { historyAsOf, seededRandom, type PaymentHistory } from "./history";
 import type { ListedStripeEvent } from "./fake-gateway";
 

@@ -3,7 +3,7 @@ import type { GoneDestination, SentDelivery } from "../destinations/deliver-chan
 import { listWorkerBeats, WORKER_ALIVE_SECONDS } from "../inbox/process/worker-heartbeats";
 import { backlogSummary, providerStats } from "../inbox/queries/inbox-stats";
 import { silentForLongerThanUsual, webhooksReceived } from "../inbox/queries/webhooks-received";
-import { countStrayEvents } from "../partitions/list-inbox-partitions";
+import { countStrayEvents } from "../inbox/partitions/list-inbox-partitions";
 import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 

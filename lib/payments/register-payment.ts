@@ -1,8 +1,6 @@
-import type { PgBoss } from "pg-boss";
 import { z } from "zod";
 import type { AppConfig } from "../config/env";
-import { withTransaction, type Pool } from "../db/pool";
-import { dispatchEvents, type DispatchableEvent } from "../queue/boss";
+import type { Queryable } from "../db/pool";
 import { PAYMENT_STATUSES } from "./state-machine";
 
 /**
@@ -24,53 +22,41 @@ export function registerPaymentSchema(config: Pick<AppConfig, "providers">) {
   });
 }
 export type RegisterPaymentInput = z.input<ReturnType<typeof registerPaymentSchema>>;
-
-export type RegisteredPayment = { id: number; created: boolean; eventsWoken: number };
+export type PaymentRegistration = z.output<ReturnType<typeof registerPaymentSchema>>;
 
 /**
- * Registers a payment (idempotent: a second call with the same charge changes nothing) and wakes
- * the events that arrived before it and are waiting on their retry backoff, so they run now.
+ * Registers a payment inside the caller's transaction (idempotent: a second call with the same charge
+ * changes nothing); `created` says whether this call created it. The events that arrived before it
+ * wait on the inbox's retry backoff: the inbox's registration (registerPaymentAndWake) wakes them in
+ * the same transaction.
  */
-export async function registerPayment(
-  deps: { pool: Pool; boss: PgBoss; config: AppConfig },
-  input: RegisterPaymentInput,
-): Promise<RegisteredPayment> {
-  const payment = registerPaymentSchema(deps.config).parse(input);
-  return withTransaction(deps.pool, async (tx) => {
-    const inserted = await tx.query<{ id: number }>(
-      `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_id, customer_email, registered_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'host')
-       ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-       RETURNING id`,
-      [
-        payment.provider,
-        payment.chargeId,
-        payment.status,
-        payment.amount,
-        payment.currency,
-        payment.customerId ?? null,
-        payment.customerEmail?.toLowerCase() ?? null,
-      ],
-    );
-    const created = inserted.rows[0];
-    if (!created) {
-      const { rows } = await tx.query<{ id: number }>("SELECT id FROM payments WHERE provider = $1 AND gateway_charge_id = $2", [
-        payment.provider,
-        payment.chargeId,
-      ]);
-      return { id: rows[0]!.id, created: false, eventsWoken: 0 };
-    }
-    await tx.query(
-      `INSERT INTO payment_transitions (payment_id, to_status, to_amount_refunded, source) VALUES ($1, $2, 0, 'registration')`,
-      [created.id, payment.status],
-    );
-    const { rows: waiting } = await tx.query<DispatchableEvent>(
-      `UPDATE webhook_inbox SET next_attempt_at = NULL
-        WHERE provider = $1 AND resource_id = $2 AND status = 'pending'
-        RETURNING id, provider, resource_id AS "resourceId", event_id AS "eventId"`,
-      [payment.provider, payment.chargeId],
-    );
-    await dispatchEvents(deps.boss, tx, waiting, { expireInSeconds: deps.config.worker.jobExpireSeconds });
-    return { id: created.id, created: true, eventsWoken: waiting.length };
-  });
+export async function registerPayment(tx: Queryable, payment: PaymentRegistration): Promise<{ id: number; created: boolean }> {
+  const inserted = await tx.query<{ id: number }>(
+    `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_id, customer_email, registered_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'host')
+     ON CONFLICT (provider, gateway_charge_id) DO NOTHING
+     RETURNING id`,
+    [
+      payment.provider,
+      payment.chargeId,
+      payment.status,
+      payment.amount,
+      payment.currency,
+      payment.customerId ?? null,
+      payment.customerEmail?.toLowerCase() ?? null,
+    ],
+  );
+  const created = inserted.rows[0];
+  if (!created) {
+    const { rows } = await tx.query<{ id: number }>("SELECT id FROM payments WHERE provider = $1 AND gateway_charge_id = $2", [
+      payment.provider,
+      payment.chargeId,
+    ]);
+    return { id: rows[0]!.id, created: false };
+  }
+  await tx.query(`INSERT INTO payment_transitions (payment_id, to_status, to_amount_refunded, source) VALUES ($1, $2, 0, 'registration')`, [
+    created.id,
+    payment.status,
+  ]);
+  return { id: created.id, created: true };
 }

@@ -16,7 +16,7 @@ import type { JobDeps } from "../jobs/job-definition";
 import { logger, type Logger } from "../observability/logger";
 import { renderMetrics } from "../ops/render-metrics";
 import { serveMetrics } from "../ops/serve-metrics";
-import { ensureInboxPartitions } from "../partitions/ensure-inbox-partitions";
+import { ensureInboxPartitions } from "../inbox/partitions/ensure-inbox-partitions";
 import { createWorkerBoss } from "../queue/boss";
 import { processPool } from "./connections";
 import { loadProcessConfig } from "./process-config";

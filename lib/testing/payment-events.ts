@@ -1,4 +1,4 @@
-import { webhookFor, randomId, type HistoryStep, type PaymentFacts } from "@/e2e/simulator/gateway-events";
+import { webhookFor, randomId, type HistoryStep, type PaymentFacts } from "./gateway-events";
 import type { AppConfig } from "../config/env";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { createGatewayClients } from "../http/gateway-clients";

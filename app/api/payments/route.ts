@@ -2,7 +2,8 @@ import { NextResponse } from "next/server";
 import { requireApiToken } from "@/app/_server/api-token";
 import { withErrors } from "@/app/_server/route-handler";
 import { readJsonWithLimit } from "@/lib/request/read-body";
-import { registerPayment, registerPaymentSchema } from "@/lib/payments/register-payment";
+import { registerPaymentAndWake } from "@/lib/inbox/process/wake-waiting-events";
+import { registerPaymentSchema } from "@/lib/payments/register-payment";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
@@ -16,6 +17,6 @@ export const POST = withErrors(async (request: Request) => {
   const runtime = webRuntime();
   const body = await readJsonWithLimit(request, runtime.config.bodyLimitBytes);
   const input = registerPaymentSchema(runtime.config).parse(body);
-  const result = await registerPayment({ pool: runtime.pool, boss: await runtime.boss(), config: runtime.config }, input);
+  const result = await registerPaymentAndWake({ pool: runtime.pool, boss: await runtime.boss(), config: runtime.config }, input);
   return NextResponse.json(result, { status: result.created ? 201 : 200 });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { compactHourlyCounts } from "../../inbox/maintenance/compact-hourly-counts";
 import { logger } from "../../observability/logger";
-import { ensureInboxPartitions } from "../../partitions/ensure-inbox-partitions";
+import { ensureInboxPartitions } from "../../inbox/partitions/ensure-inbox-partitions";
 import { compactPaymentTotals } from "../../payments/compact-payment-totals";
 import type { JobDefinition } from "../job-definition";
 

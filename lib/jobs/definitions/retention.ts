@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { runRetention, type RetentionResult } from "../../inbox/retention/archive-settled-events";
 import { logger } from "../../observability/logger";
-import { archiveOldPartitions, type PartitionArchiveOutcome } from "../../partitions/archive-inbox-partition";
+import { archiveOldPartitions, type PartitionArchiveOutcome } from "../../inbox/partitions/archive-inbox-partition";
 import type { JobDefinition } from "../job-definition";
 
 const retentionData = z.object({

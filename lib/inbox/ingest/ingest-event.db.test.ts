@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { signedWebhook, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
+import { signedWebhook, stripeEvent, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { signStandard } from "@/lib/providers/standard";
 import { signStripe } from "@/lib/providers/stripe";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { webhookFor, randomId, type SignedWebhook, type PaymentFacts } from "@/e2e/simulator/gateway-events";
+import { webhookFor, randomId, type SignedWebhook, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import type { AppConfig } from "../../config/env";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { HistoryStep, PaymentFacts } from "@/e2e/simulator/gateway-events";
+import type { HistoryStep, PaymentFacts } from "@/lib/testing/gateway-events";
 import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
 import type { ProcessDeps } from "@/lib/inbox/process/process-event";
 import { changeStripePayment, processDeps, stripePayment } from "@/lib/testing/payment-events";

@@ -1,6 +1,6 @@
-import type { Pool, PoolClient } from "../db/pool";
-import { withTransaction } from "../db/pool";
-import { appendArchiveSegment, removeArchiveFile } from "../inbox/retention/archive-files";
+import type { Pool, PoolClient } from "../../db/pool";
+import { withTransaction } from "../../db/pool";
+import { appendArchiveSegment, removeArchiveFile } from "../retention/archive-files";
 import { partitionArchiveFile, quotedPartition as quoted, sha256OfFile } from "./partition-names";
 
 export type PartitionArchiveDeps = { pool: Pool; archiveDir: string };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedWebhook, stripeEvent } from "@/e2e/simulator/gateway-events";
+import { signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startWebAndWorker, type WebAndWorker } from "@/e2e/harness/web-runtime";

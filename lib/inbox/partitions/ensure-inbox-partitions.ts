@@ -1,4 +1,4 @@
-import type { Queryable } from "../db/pool";
+import type { Queryable } from "../../db/pool";
 
 /** How many months past the current one keep a partition ready (the worker checks every sweep). */
 export const MONTHS_AHEAD = 2;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhookFor, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/e2e/simulator/gateway-events";
-import { registerPayment } from "@/lib/payments/register-payment";
+import { webhookFor, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/lib/testing/gateway-events";
+import { registerPaymentAndWake } from "@/lib/inbox/process/wake-waiting-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import { formatTime } from "../../time/format-time";
@@ -80,7 +80,7 @@ describe("replay dry run and outcome sentences", () => {
       "Failed: your application had not registered payment ch_host when the retries ran out; replay once it is registered (POST /api/payments).",
     );
 
-    await registerPayment(
+    await registerPaymentAndWake(
       { pool: app.pool, boss: app.boss, config: deps.config },
       { provider: "standard", chargeId: "ch_host", amount: 1000, currency: "usd" },
     );

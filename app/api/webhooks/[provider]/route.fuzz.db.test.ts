@@ -1,7 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { standardEvent, stripeEvent, type PaymentFacts } from "@/e2e/simulator/gateway-events";
+import { standardEvent, stripeEvent, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { seededRandom } from "@/e2e/simulator/history";
 import { PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
 import { signStandard } from "@/lib/providers/standard";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
-import { signedWebhook, stripeEvents, type HistoryStep } from "@/e2e/simulator/gateway-events";
+import { signedWebhook, stripeEvents, type HistoryStep } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "@/e2e/simulator/history";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhookFor, randomId } from "@/e2e/simulator/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";

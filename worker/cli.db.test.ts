@@ -41,7 +41,9 @@ afterAll(async () => {
   rmSync(archiveDir, { recursive: true, force: true });
 });
 
-describe("npm run cli", () => {
+// Each test starts the CLI up to four times, one after the other: on a loaded machine a start alone
+// can take tens of seconds.
+describe("npm run cli", { timeout: 240_000 }, () => {
   it("prints the help made from its command table for an unknown command", () => {
     const result = cli("no-such-command");
     expect(result.code).toBe(2);

@@ -1,4 +1,4 @@
-import type { Queryable } from "../db/pool";
+import type { Queryable } from "../../db/pool";
 
 export type InboxPartitionState = "attached" | "detached" | "archived";
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { signedWebhook, stripeEvent } from "@/e2e/simulator/gateway-events";
+import { signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { ingestEvent, type IngestOutcome } from "@/lib/inbox/ingest/ingest-event";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { archiveInboxPartition, archiveOldPartitions } from "./archive-inbox-partition";

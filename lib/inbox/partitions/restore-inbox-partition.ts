@@ -1,6 +1,6 @@
-import { recordAudit } from "../audit/record-audit";
-import { withTransaction, type Pool } from "../db/pool";
-import { ArchiveError, readArchiveMembers } from "../inbox/retention/archive-files";
+import { recordAudit } from "../../audit/record-audit";
+import { withTransaction, type Pool } from "../../db/pool";
+import { ArchiveError, readArchiveMembers } from "../retention/archive-files";
 import { sha256OfFile, quotedPartition } from "./partition-names";
 
 export type PartitionRestoreDeps = { pool: Pool; archiveDir: string };

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { webhookFor, randomId, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/e2e/simulator/gateway-events";
+import { webhookFor, randomId, type HistoryStep, type PaymentFacts, type SimulatedProvider } from "@/lib/testing/gateway-events";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
-import { registerPayment } from "@/lib/payments/register-payment";
+import { registerPaymentAndWake, wakeWaitingEvents } from "@/lib/inbox/process/wake-waiting-events";
+import { registerPayment, registerPaymentSchema } from "@/lib/payments/register-payment";
+import { withTransaction } from "@/lib/db/pool";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { testConfig, waitFor } from "@/lib/testing/test-worker";
 import type { ChargeSnapshot } from "../../canonical/charge-event";
@@ -217,8 +219,48 @@ describe("processEvent", () => {
     // Too early: the retry is not due, so a stray job does nothing.
     expect(await processEvent(deps, id)).toBe("skipped");
 
-    const registered = await registerPayment(deps, { provider: "standard", chargeId: p.chargeId, amount: 1000, currency: "USD" });
+    const registered = await registerPaymentAndWake(deps, { provider: "standard", chargeId: p.chargeId, amount: 1000, currency: "USD" });
     expect(registered).toMatchObject({ created: true, eventsWoken: 1 });
+    expect(await processEvent(deps, id)).toBe("processed");
+    expect(await payment(p.chargeId)).toMatchObject({ status: "paid", registered_by: "host" });
+  });
+
+  it("wakes waiting events in the registration's transaction, and leaves a lost wake-up to the sweeper", async () => {
+    const hostConfig = testConfig(app.env, { PAYMENT_SOURCE_STANDARD: "host", WORKER_RETRY_DELAYS_SECONDS: "3600" });
+    const deps = { ...depsWith(), config: hostConfig };
+    const p = facts(randomId("pay"));
+    const id = await ingest(p, { kind: "succeeded" }, "standard", hostConfig);
+    expect(await processEvent(deps, id)).toBe("retry");
+
+    // A registration that fails after the insert takes its wake-up with it.
+    await expect(
+      withTransaction(app.pool, async (tx) => {
+        const payment = registerPaymentSchema(hostConfig).parse({
+          provider: "standard",
+          chargeId: p.chargeId,
+          amount: 1000,
+          currency: "USD",
+        });
+        await registerPayment(tx, payment);
+        expect(await wakeWaitingEvents(tx, deps, "standard", p.chargeId)).toBe(1);
+        throw new Error("the process died");
+      }),
+    ).rejects.toThrow("the process died");
+    expect(await payment(p.chargeId)).toBeUndefined();
+    expect((await inbox(id)).next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+
+    // Registered and woken together; if the woken event's job is then lost, the sweeper finds the row
+    // (due now, counted from its arrival) and dispatches it again.
+    expect(await registerPaymentAndWake(deps, { provider: "standard", chargeId: p.chargeId, amount: 1000, currency: "USD" })).toMatchObject(
+      {
+        created: true,
+        eventsWoken: 1,
+      },
+    );
+    expect((await inbox(id)).next_attempt_at).toBeNull();
+    await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
+    await app.pool.query("UPDATE webhook_inbox SET received_at = now() - interval '10 minutes' WHERE id = $1", [id]);
+    expect(await sweepPending(deps)).toEqual({ dispatched: 1, skipped: false });
     expect(await processEvent(deps, id)).toBe("processed");
     expect(await payment(p.chargeId)).toMatchObject({ status: "paid", registered_by: "host" });
   });

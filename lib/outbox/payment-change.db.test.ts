@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { HistoryStep, PaymentFacts } from "@/e2e/simulator/gateway-events";
+import type { HistoryStep, PaymentFacts } from "@/lib/testing/gateway-events";
 import { processEvent, processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
-import { registerPayment } from "@/lib/payments/register-payment";
+import { registerPaymentAndWake } from "@/lib/inbox/process/wake-waiting-events";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
@@ -87,7 +87,7 @@ describe("payment changes, written with the payment", () => {
 
   it("numbers a host-registered payment's first change 1, after its registration", async () => {
     const payment = facts();
-    await registerPayment(
+    await registerPaymentAndWake(
       { pool: app.pool, boss: app.boss, config: app.config },
       { provider: "stripe", chargeId: payment.chargeId, amount: 1000, currency: "usd" },
     );

@@ -1,7 +1,7 @@
 import type { NextRequest } from "next/server";
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedWebhook, stripeEvent } from "@/e2e/simulator/gateway-events";
+import { signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { createGatewayClient } from "@/lib/http/gateway-client";
 import { signStripe } from "@/lib/providers/stripe";
 import { TEST_SECRETS } from "@/lib/testing/test-app";

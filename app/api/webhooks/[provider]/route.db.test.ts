@@ -1,6 +1,6 @@
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhookFor, randomId } from "@/e2e/simulator/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/e2e/harness/web-runtime";
 

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { toLocalTime } from "@/lib/canonical/event-time";
-import { signStandard } from "@/lib/providers/standard";
-import { signStripe } from "@/lib/providers/stripe";
-import { asymmetricSignature, type SigningKey } from "@/lib/testing/jwks-server";
+import { toLocalTime } from "../canonical/event-time";
+import { signStandard } from "../providers/standard";
+import { signStripe } from "../providers/stripe";
+import { asymmetricSignature, type SigningKey } from "./jwks-server";
 
 // What the gateways put on the wire: bodies, signature headers and query strings for every gateway,
 // built from one step of a payment's history, each signed its own gateway's way. Used by the

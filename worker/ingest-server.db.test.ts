@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { dribble, firstDroppedSocket, openSocket } from "@/e2e/harness/raw-socket";
-import { webhookFor, randomId } from "@/e2e/simulator/gateway-events";
+import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { freePort } from "@/lib/db/embedded";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";

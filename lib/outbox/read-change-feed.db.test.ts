@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { HistoryStep, PaymentFacts } from "@/e2e/simulator/gateway-events";
+import type { HistoryStep, PaymentFacts } from "@/lib/testing/gateway-events";
 import { processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
 import { applyChargeUpdates } from "@/lib/payments/apply-charge-update";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
