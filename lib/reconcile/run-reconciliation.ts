@@ -276,7 +276,7 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
     events.map((event) => event.eventId),
   );
   const providerConfig = deps.config.providers[driver.name];
-  // Oldest first (Stripe lists newest first): each event of a payment then applies in turn.
+  // Oldest first (a list API may give newest first): each event of a payment then applies in turn.
   const missing = events
     .filter((event) => !known.has(event.eventId))
     .map((event) => {
