@@ -33,8 +33,8 @@ export const chargeSnapshotSchema = z.object({
   customerId: z.string().max(150).optional(),
   customerEmail: z.string().max(320).optional(),
   /**
-   * The state comes from an object that summarizes the charge without seeing its disputes (a Stripe
-   * PaymentIntent): it moves a payment forward but never reinstates a disputed one.
+   * The state comes from an object that summarizes the charge without seeing its disputes (a payment
+   * intent wrapping the charge): it moves a payment forward but never reinstates a disputed one.
    */
   summary: z.boolean().optional(),
 });

@@ -32,7 +32,7 @@ export function fromIso(text: string): ReportedTime | null {
 }
 
 /**
- * A local wall-clock time with no zone ("2024-06-12 16:45:03", as Asaas and Pagar.me send it),
+ * A local wall-clock time with no zone ("2024-06-12 16:45:03", as some gateways send it),
  * interpreted in `timeZone`. Returns null when the text is not such a time.
  */
 export function fromLocalTime(text: string, timeZone: string): ReportedTime | null {
@@ -80,7 +80,7 @@ function zoneOffsetMs(instant: number, timeZone: string): number {
   return offsetOf(wallClock(instant, timeZone), instant);
 }
 
-/** "YYYY-MM-DD HH:MM:SS" in a zone, no offset: what fromLocalTime reads (Asaas writes its times so). */
+/** "YYYY-MM-DD HH:MM:SS" in a zone, no offset: what fromLocalTime reads (how those gateways write them). */
 export function toLocalTime(instant: number, timeZone: string): string {
   const { year, month, day, hour, minute, second } = wallClock(instant, timeZone);
   const two = (value: number) => String(value).padStart(2, "0");

@@ -1,12 +1,13 @@
-// The development secrets .env.example ships for what guards the way in: webhook secrets, host API
-// tokens, the session key (lib/config/env.test.ts keeps this list equal to the file's). They are
-// public: in production a variable holding one of them refuses to start, whatever the variable. The
-// example's gateway API keys are not here: they only open the simulator's fake gateway, and the
-// e2e suite runs the production build against it.
+import { DRIVERS } from "../providers/registry";
+
+// The development secrets .env.example ships for what guards the way in: webhook secrets (each
+// driver's exampleSecret), host API tokens, the session key (lib/config/env.test.ts keeps this list
+// equal to the file's). They are public: in production a variable holding one of them refuses to
+// start, whatever the variable. The example's gateway API keys are not here: they only open the
+// simulator's fake gateway, and the e2e suite runs the production build against it.
 
 export const DEVELOPMENT_SECRET_VALUES: ReadonlySet<string> = new Set([
-  "whsec_dev_stripe_change_me",
-  "whsec_k4Oie9tzlfNd9O6ts4gAgEe71UE9WXS1",
+  ...DRIVERS.flatMap((driver) => driver.exampleSecret ?? []),
   "dev-payments-token",
   "dev-health-token",
   "dev-auth-secret-change-me-0123456789abcdef",

@@ -59,14 +59,14 @@ describe("loadConfig", () => {
 
   it("turns Pagar.me on with PAGARME_SIGNATURES, accepts only known schemes, and keeps legacy ones opt-in", () => {
     expect(loadConfig({}).providers.pagarme.enabled).toBe(false);
-    expect(loadConfig({}).pagarme).toEqual({
+    expect(loadConfig({}).providers.pagarme.settings).toEqual({
       signatures: ["rs256"],
       jwksUrl: "https://hubapi.pagar.me/.well-known/jwks.json",
       jwksTtlSeconds: 3600,
     });
     const legacy = loadConfig({ PAGARME_SIGNATURES: "rs256, hub-signature", WEBHOOK_SECRET_PAGARME: "ak_test" });
     expect(legacy.providers.pagarme.enabled).toBe(true);
-    expect(legacy.pagarme.signatures).toEqual(["rs256", "hub-signature"]);
+    expect(legacy.providers.pagarme.settings).toMatchObject({ signatures: ["rs256", "hub-signature"] });
     expect(() => loadConfig({ PAGARME_SIGNATURES: "rs256,md5" })).toThrow(/PAGARME_SIGNATURES/);
     expect(loadConfig({ ZOOP_MARKETPLACE_ID: "mp_1", ZOOP_API_KEY: "zpk" }).providers.zoop.credentials).toEqual({
       apiKey: "zpk",

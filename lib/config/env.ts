@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { isProxyEntry } from "../request/client-address";
-import { DEFAULT_PAGARME_JWKS_URL, PAGARME_SIGNATURE_SCHEMES, type PagarmeSignatureScheme } from "../providers/pagarme";
 import { DRIVERS, type ProviderName } from "../providers/registry";
-import { senderVocabularySchema } from "../providers/sender-vocabulary";
 import type { ProviderDriver } from "../providers/types";
 import { variablesWithDevelopmentValues } from "./development-values";
 import { weakSecrets } from "./secret-strength";
@@ -135,11 +133,6 @@ const baseSchema = z
     ...operationsSchema,
     ...reconcileSchema,
     ...destinationSchema,
-    PAGARME_SIGNATURES: csv.pipe(
-      z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` })),
-    ),
-    PAGARME_JWKS_URL: z.url().default(DEFAULT_PAGARME_JWKS_URL),
-    PAGARME_JWKS_TTL_SECONDS: positiveInt(3600),
   })
   .refine((b) => Boolean(b.DESTINATION_URL) === Boolean(b.DESTINATION_SECRET), {
     message: "set DESTINATION_URL and DESTINATION_SECRET together (the secret signs what is sent to the URL)",
@@ -147,137 +140,127 @@ const baseSchema = z
   });
 
 /**
- * The whole configuration: the application's variables, a Standard Webhooks sender's words and each
- * registered driver's variables, renamed into the shape the code reads.
+ * The whole configuration: the application's variables and each registered driver's (those every
+ * gateway has and those its driver declares), renamed into the shape the code reads.
  */
 export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = DRIVERS) {
-  return z
-    .object({ base: baseSchema, vocabulary: senderVocabularySchema, providers: providersSchema(drivers) })
-    .transform(({ base: b, vocabulary, providers }) => {
-      return {
-        nodeEnv: b.NODE_ENV,
-        databaseUrl: b.DATABASE_URL,
-        /** The console's read replica, and the lag past which it is not used. */
-        readReplica: b.DATABASE_READ_URL ? { url: b.DATABASE_READ_URL, maxLagSeconds: b.DATABASE_READ_MAX_LAG_SECONDS } : undefined,
-        /** What the database URLs reach; "transaction": no session state (no named statements, no session locks). */
-        databasePooler: b.DATABASE_POOLER,
-        embeddedPostgresPort: b.EMBEDDED_POSTGRES_PORT,
-        databasePoolMax: b.DATABASE_POOL_MAX,
-        /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
-        databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
-        /** Where the launcher keeps the embedded database and generated production secrets. */
-        dataDir: b.DATA_DIR,
-        port: b.PORT,
-        /** Port of `npm run ingest`, the dedicated webhook server. */
-        ingestPort: b.INGEST_PORT,
-        /** V8's old-space limit for `npm start`'s web process, in MB. */
-        webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
-        bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
-        /** Bounds on slow or many clients, for the web server and the ingest server alike. */
-        http: {
-          headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS,
-          requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS,
-          maxConnections: b.HTTP_MAX_CONNECTIONS,
-        },
-        toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
-        signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
-        worker: {
-          concurrency: b.WORKER_CONCURRENCY,
-          maxAttempts: b.WORKER_MAX_ATTEMPTS,
-          /** Delay before retry n (1-based); the last value repeats. */
-          retryDelaysSeconds: b.WORKER_RETRY_DELAYS_SECONDS,
-          /** A job running longer than this is presumed dead (worker killed) and retried. */
-          jobExpireSeconds: b.WORKER_JOB_EXPIRE_SECONDS,
-          /** How often the worker fails jobs whose worker died (stale heartbeat) or expired, and refreshes queue stats. */
-          queueMonitorSeconds: b.QUEUE_MONITOR_SECONDS,
-          /** How often a worker looks for attempts of dead workers (liveness lock gone) and frees their jobs. */
-          reclaimSeconds: b.WORKER_RECLAIM_SECONDS,
-        },
-        sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
-        refetch: {
-          timeoutMs: b.REFETCH_TIMEOUT_MS,
-          ratePerSecond: b.REFETCH_RATE_PER_SECOND,
-          breakerFailures: b.REFETCH_BREAKER_FAILURES,
-          breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
-        },
-        paymentsApiTokens: b.PAYMENTS_API_TOKENS,
-        /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
-        healthTokens: b.HEALTH_TOKENS,
-        authSecret: b.AUTH_SECRET,
-        /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
-        publicUrl: b.NEXTAUTH_URL,
-        /**
-         * maxFailures wrong passwords from one address, then that address waits backoffSeconds, doubling
-         * per further failure, capped at windowMinutes; an address failing maxFailures x 4 times on any
-         * accounts within windowMinutes is refused.
-         */
-        login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
-        /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
-        trustedProxies: b.TRUSTED_PROXIES,
-        demoAdminEmail: b.DEMO_ADMIN_EMAIL,
-        logLevel: b.LOG_LEVEL,
-        /** Bulk replays larger than this need the count typed as confirmation. */
-        replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
-        /** partitionMonths: whole monthly partitions older than this many months are archived and dropped (0: never). */
-        retention: {
-          days: b.RETENTION_DAYS,
-          cron: b.RETENTION_CRON,
-          batchSize: b.RETENTION_BATCH_SIZE,
-          archiveDir: b.ARCHIVE_DIR,
-          partitionMonths: b.RETENTION_PARTITION_MONTHS,
-        },
-        /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
-        metricsToken: b.METRICS_TOKEN,
-        /** Port of the worker's own /metrics; unset, the worker serves none. */
-        workerMetricsPort: b.WORKER_METRICS_PORT,
-        alerts: {
-          webhookUrl: b.ALERT_WEBHOOK_URL,
-          windowMinutes: b.ALERT_WINDOW_MINUTES,
-          cron: b.ALERT_CRON,
-          pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
-        },
-        /**
-         * Reconciliation runs: the first window reaches lookbackHours back; a window is at most
-         * maxWindowHours, starts overlapMinutes before the last one ended and ends lagSeconds before now;
-         * a run lists at most maxPages pages of pageSize; payments not final and untouched for stuckMinutes
-         * are refetched, at most stuckLimit per run.
-         */
-        reconcile: {
-          lookbackHours: b.RECONCILE_LOOKBACK_HOURS,
-          maxWindowHours: b.RECONCILE_MAX_WINDOW_HOURS,
-          overlapMinutes: b.RECONCILE_OVERLAP_MINUTES,
-          lagSeconds: b.RECONCILE_LAG_SECONDS,
-          pageSize: b.RECONCILE_PAGE_SIZE,
-          maxPages: b.RECONCILE_MAX_PAGES,
-          stuckMinutes: b.RECONCILE_STUCK_MINUTES,
-          stuckLimit: b.RECONCILE_STUCK_LIMIT,
-        },
-        /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
-        logFormat: b.LOG_FORMAT,
-        destinations: {
-          /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
-          configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
-          timeoutMs: b.DESTINATION_TIMEOUT_MS,
-          /** Delay before retry n (1-based), before jitter; a delivery (a change on its way to a destination) is dead after the last. */
-          retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
-          breakerFailures: b.DESTINATION_BREAKER_FAILURES,
-          breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,
-          /** Requests in flight per worker. */
-          concurrency: b.DESTINATION_CONCURRENCY,
-          /** How long a rotated-out secret keeps signing beside the new one. */
-          secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
-        },
-        providers,
-        /** Which Pagar.me signatures are accepted ("rs256" alone when PAGARME_SIGNATURES is unset), and where its keys are published. */
-        pagarme: {
-          signatures: b.PAGARME_SIGNATURES.length > 0 ? b.PAGARME_SIGNATURES : (["rs256"] satisfies PagarmeSignatureScheme[]),
-          jwksUrl: b.PAGARME_JWKS_URL,
-          jwksTtlSeconds: b.PAGARME_JWKS_TTL_SECONDS,
-        },
-        /** The Standard Webhooks sender's own status words, event types and field paths. */
-        standardVocabulary: vocabulary,
-      };
-    });
+  return z.object({ base: baseSchema, providers: providersSchema(drivers) }).transform(({ base: b, providers }) => {
+    return {
+      nodeEnv: b.NODE_ENV,
+      databaseUrl: b.DATABASE_URL,
+      /** The console's read replica, and the lag past which it is not used. */
+      readReplica: b.DATABASE_READ_URL ? { url: b.DATABASE_READ_URL, maxLagSeconds: b.DATABASE_READ_MAX_LAG_SECONDS } : undefined,
+      /** What the database URLs reach; "transaction": no session state (no named statements, no session locks). */
+      databasePooler: b.DATABASE_POOLER,
+      embeddedPostgresPort: b.EMBEDDED_POSTGRES_PORT,
+      databasePoolMax: b.DATABASE_POOL_MAX,
+      /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
+      databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
+      /** Where the launcher keeps the embedded database and generated production secrets. */
+      dataDir: b.DATA_DIR,
+      port: b.PORT,
+      /** Port of `npm run ingest`, the dedicated webhook server. */
+      ingestPort: b.INGEST_PORT,
+      /** V8's old-space limit for `npm start`'s web process, in MB. */
+      webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
+      bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,
+      /** Bounds on slow or many clients, for the web server and the ingest server alike. */
+      http: {
+        headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS,
+        maxConnections: b.HTTP_MAX_CONNECTIONS,
+      },
+      toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
+      signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
+      worker: {
+        concurrency: b.WORKER_CONCURRENCY,
+        maxAttempts: b.WORKER_MAX_ATTEMPTS,
+        /** Delay before retry n (1-based); the last value repeats. */
+        retryDelaysSeconds: b.WORKER_RETRY_DELAYS_SECONDS,
+        /** A job running longer than this is presumed dead (worker killed) and retried. */
+        jobExpireSeconds: b.WORKER_JOB_EXPIRE_SECONDS,
+        /** How often the worker fails jobs whose worker died (stale heartbeat) or expired, and refreshes queue stats. */
+        queueMonitorSeconds: b.QUEUE_MONITOR_SECONDS,
+        /** How often a worker looks for attempts of dead workers (liveness lock gone) and frees their jobs. */
+        reclaimSeconds: b.WORKER_RECLAIM_SECONDS,
+      },
+      sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
+      refetch: {
+        timeoutMs: b.REFETCH_TIMEOUT_MS,
+        ratePerSecond: b.REFETCH_RATE_PER_SECOND,
+        breakerFailures: b.REFETCH_BREAKER_FAILURES,
+        breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
+      },
+      paymentsApiTokens: b.PAYMENTS_API_TOKENS,
+      /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
+      healthTokens: b.HEALTH_TOKENS,
+      authSecret: b.AUTH_SECRET,
+      /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
+      publicUrl: b.NEXTAUTH_URL,
+      /**
+       * maxFailures wrong passwords from one address, then that address waits backoffSeconds, doubling
+       * per further failure, capped at windowMinutes; an address failing maxFailures x 4 times on any
+       * accounts within windowMinutes is refused.
+       */
+      login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
+      /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
+      trustedProxies: b.TRUSTED_PROXIES,
+      demoAdminEmail: b.DEMO_ADMIN_EMAIL,
+      logLevel: b.LOG_LEVEL,
+      /** Bulk replays larger than this need the count typed as confirmation. */
+      replayConfirmThreshold: b.REPLAY_CONFIRM_THRESHOLD,
+      /** partitionMonths: whole monthly partitions older than this many months are archived and dropped (0: never). */
+      retention: {
+        days: b.RETENTION_DAYS,
+        cron: b.RETENTION_CRON,
+        batchSize: b.RETENTION_BATCH_SIZE,
+        archiveDir: b.ARCHIVE_DIR,
+        partitionMonths: b.RETENTION_PARTITION_MONTHS,
+      },
+      /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
+      metricsToken: b.METRICS_TOKEN,
+      /** Port of the worker's own /metrics; unset, the worker serves none. */
+      workerMetricsPort: b.WORKER_METRICS_PORT,
+      alerts: {
+        webhookUrl: b.ALERT_WEBHOOK_URL,
+        windowMinutes: b.ALERT_WINDOW_MINUTES,
+        cron: b.ALERT_CRON,
+        pendingAgeMinutes: b.ALERT_PENDING_AGE_MINUTES,
+      },
+      /**
+       * Reconciliation runs: the first window reaches lookbackHours back; a window is at most
+       * maxWindowHours, starts overlapMinutes before the last one ended and ends lagSeconds before now;
+       * a run lists at most maxPages pages of pageSize; payments not final and untouched for stuckMinutes
+       * are refetched, at most stuckLimit per run.
+       */
+      reconcile: {
+        lookbackHours: b.RECONCILE_LOOKBACK_HOURS,
+        maxWindowHours: b.RECONCILE_MAX_WINDOW_HOURS,
+        overlapMinutes: b.RECONCILE_OVERLAP_MINUTES,
+        lagSeconds: b.RECONCILE_LAG_SECONDS,
+        pageSize: b.RECONCILE_PAGE_SIZE,
+        maxPages: b.RECONCILE_MAX_PAGES,
+        stuckMinutes: b.RECONCILE_STUCK_MINUTES,
+        stuckLimit: b.RECONCILE_STUCK_LIMIT,
+      },
+      /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
+      logFormat: b.LOG_FORMAT,
+      destinations: {
+        /** The destination from configuration (DESTINATION_URL + DESTINATION_SECRET), if any. */
+        configured: b.DESTINATION_URL && b.DESTINATION_SECRET ? { url: b.DESTINATION_URL, secret: b.DESTINATION_SECRET } : undefined,
+        timeoutMs: b.DESTINATION_TIMEOUT_MS,
+        /** Delay before retry n (1-based), before jitter; a delivery (a change on its way to a destination) is dead after the last. */
+        retryDelaysSeconds: b.DESTINATION_RETRY_DELAYS_SECONDS,
+        breakerFailures: b.DESTINATION_BREAKER_FAILURES,
+        breakerCooldownSeconds: b.DESTINATION_BREAKER_COOLDOWN_SECONDS,
+        /** Requests in flight per worker. */
+        concurrency: b.DESTINATION_CONCURRENCY,
+        /** How long a rotated-out secret keeps signing beside the new one. */
+        secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
+      },
+      providers,
+    };
+  });
 }
 
 export type AppConfig = z.output<ReturnType<typeof configSchema>>;
@@ -294,7 +277,7 @@ export function loadConfig(source: EnvSource = process.env, drivers: readonly Pr
   const env = Object.fromEntries(
     Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
   );
-  const result = configSchema(drivers).safeParse({ base: env, vocabulary: env, providers: env });
+  const result = configSchema(drivers).safeParse({ base: env, providers: env });
   // An issue's path starts with the part of the schema that read the variable; the variable comes next.
   const problems = (result.success ? [] : result.error.issues).map(
     (issue) => `  ${issue.path.slice(1).join(".") || "(env)"}: ${issue.message}`,
@@ -315,8 +298,8 @@ export function loadConfig(source: EnvSource = process.env, drivers: readonly Pr
  * documents it under (a gateway's variables once, as WEBHOOK_SECRET_<PROVIDER> and so on).
  */
 export function configVariables(drivers: readonly ProviderDriver<ProviderName>[] = DRIVERS): { variable: string; documentedAs: string }[] {
-  const own = [...Object.keys(baseSchema.shape), ...Object.keys(senderVocabularySchema.in.shape)];
-  return [...own.map((variable) => ({ variable, documentedAs: variable })), ...drivers.flatMap(providerVariables)];
+  const own = Object.keys(baseSchema.shape).map((variable) => ({ variable, documentedAs: variable }));
+  return [...own, ...drivers.flatMap(providerVariables)];
 }
 
 let cached: AppConfig | undefined;

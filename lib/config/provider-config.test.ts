@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { bearerAuth } from "../providers/api-auth";
 import { DRIVERS, type ProviderName } from "../providers/registry";
 import { ParseError, type ProviderDriver } from "../providers/types";
@@ -8,6 +9,7 @@ import { ConfigError, configVariables, loadConfig } from "./env";
 // A gateway the registry doesn't have: everything below reads it from its driver alone.
 const fakeDriver: ProviderDriver<"fakepay"> = {
   name: "fakepay",
+  label: "FakePay",
   defaults: { refetch: "charge.*", paymentSource: "host", timeZone: "America/Bogota", apiUrl: "https://api.fakepay.test/v2" },
   keptHeaders: [],
   secretHeaders: [],
@@ -74,6 +76,43 @@ describe("a gateway is its driver plus one registry line", () => {
     );
     const documented = new Set(configVariables().map(({ documentedAs }) => documentedAs));
     for (const { documentedAs } of variables) expect(documented, documentedAs).toContain(documentedAs);
+  });
+});
+
+// A gateway with variables of its own: it declares them, the configuration reads and checks them.
+const keyedSettings = z
+  .object({ KEYPAY_KEYS_URL: z.url().optional(), KEYPAY_MODES: z.enum(["strict", "lenient"]).default("strict") })
+  .transform((raw) => ({ keysUrl: raw.KEYPAY_KEYS_URL, mode: raw.KEYPAY_MODES }));
+const keyedDriver: ProviderDriver<"keypay", z.output<typeof keyedSettings>> = {
+  ...fakeDriver,
+  name: "keypay",
+  label: "KeyPay",
+  settings: keyedSettings,
+  enabledBy: ["KEYPAY_KEYS_URL"],
+};
+const withKeyed = [...DRIVERS, keyedDriver as unknown as ProviderDriver<ProviderName>];
+const keyedConfig = (env: Record<string, string>) => loadConfig(env, withKeyed).providers[keyedDriver.name as ProviderName];
+
+describe("a driver's own variables", () => {
+  it("are read under their full names into the settings its driver is handed", () => {
+    expect(keyedConfig({}).settings).toEqual({ keysUrl: undefined, mode: "strict" });
+    expect(keyedConfig({}).enabled).toBe(false);
+    const set = keyedConfig({ KEYPAY_KEYS_URL: "https://keys.keypay.test/jwks.json", KEYPAY_MODES: "lenient" });
+    expect(set.settings).toEqual({ keysUrl: "https://keys.keypay.test/jwks.json", mode: "lenient" });
+    expect(set.enabled).toBe(true);
+  });
+
+  it("are validated with the rest, the message naming the variable", () => {
+    const both = { KEYPAY_MODES: "loose", KEYPAY_TIMEZONE: "Mars/Olympus" };
+    expect(() => loadConfig(both, withKeyed)).toThrow(/KEYPAY_MODES: /);
+    expect(() => loadConfig(both, withKeyed)).toThrow(/KEYPAY_TIMEZONE: must be an IANA time zone/);
+    expect(() => loadConfig({ KEYPAY_KEYS_URL: "not a url" }, withKeyed)).toThrow(/KEYPAY_KEYS_URL: /);
+  });
+
+  it("are listed among the variables the configuration reads, each under its own name", () => {
+    const own = configVariables(withKeyed).filter(({ variable }) => variable.startsWith("KEYPAY_"));
+    expect(own).toContainEqual({ variable: "KEYPAY_KEYS_URL", documentedAs: "KEYPAY_KEYS_URL" });
+    expect(own).toContainEqual({ variable: "KEYPAY_MODES", documentedAs: "KEYPAY_MODES" });
   });
 });
 

@@ -4,7 +4,8 @@ import type { ApiCredential, ApiCredentials, ProviderDriver } from "../providers
 import { csv, timeZone } from "./env-values";
 
 // A gateway's variables, named from its driver's name and defaulting to what its driver declares:
-// WEBHOOK_SECRET_<P>, <P>_API_URL, its API credentials, PAYMENT_SOURCE_<P>, REFETCH_<P>, <P>_TIMEZONE.
+// WEBHOOK_SECRET_<P>, <P>_API_URL, its API credentials, PAYMENT_SOURCE_<P>, REFETCH_<P>, <P>_TIMEZONE;
+// and the variables of its own its driver declares (ProviderDriver.settings), under their full names.
 
 type Env = Record<string, string | undefined>;
 
@@ -23,7 +24,7 @@ type Field = keyof typeof FIELD_VARIABLES;
 
 const variableOf = (provider: string, field: Field) => FIELD_VARIABLES[field].replace("<PROVIDER>", provider.toUpperCase());
 
-/** The variable that holds one of a gateway's API credentials, e.g. ("zoop", "marketplaceId") -> ZOOP_MARKETPLACE_ID. */
+/** The variable that holds one of a gateway's API credentials, e.g. ("acme", "marketplaceId") -> ACME_MARKETPLACE_ID. */
 export function credentialVariable(provider: string, credential: ApiCredential): string {
   return variableOf(provider, credential);
 }
@@ -50,7 +51,7 @@ function providerSchema(driver: ProviderDriver) {
       return {
         secrets: raw.secrets,
         apiUrl: raw.apiUrl ?? driver.defaults.apiUrl,
-        /** `<PROVIDER>_API_KEY` and (Zoop) `<PROVIDER>_MARKETPLACE_ID`: the credentials its driver's API uses. */
+        /** `<PROVIDER>_API_KEY` and `<PROVIDER>_MARKETPLACE_ID`, those its driver's API uses. */
         credentials,
         paymentSource: raw.paymentSource,
         refetchTypes: raw.refetch
@@ -63,14 +64,17 @@ function providerSchema(driver: ProviderDriver) {
         reconcileIntervalMinutes: raw.reconcileInterval,
         /**
          * Webhooks are accepted (the one meaning of "configured"): a secret is set, or a variable the
-         * driver names as enough on its own (Pagar.me's PAGARME_SIGNATURES: RS256 needs no secret).
+         * driver names as enough on its own (a signature scheme that needs no shared secret).
          */
         enabled: raw.secrets.length > 0 || raw.enabledBy,
       };
     });
 }
 
-export type ProviderConfig = z.output<ReturnType<typeof providerSchema>>;
+export type ProviderConfig = z.output<ReturnType<typeof providerSchema>> & {
+  /** What the driver's own variables made (ProviderDriver.settings); undefined when it declares none. */
+  settings: unknown;
+};
 
 /** The fields a driver reads: all but the API credentials its API doesn't use. */
 function fieldsOf(driver: ProviderDriver): Field[] {
@@ -80,9 +84,15 @@ function fieldsOf(driver: ProviderDriver): Field[] {
   );
 }
 
+/** The variables of its own a driver declares, by their full names. */
+const settingVariables = (driver: ProviderDriver): string[] => Object.keys(driver.settings?.in.shape ?? {});
+
 /** The variables a driver reads, each with the spelling docs/configuration.md documents it under. */
 export function providerVariables(driver: ProviderDriver): { variable: string; documentedAs: string }[] {
-  return fieldsOf(driver).map((field) => ({ variable: variableOf(driver.name, field), documentedAs: FIELD_VARIABLES[field] }));
+  return [
+    ...fieldsOf(driver).map((field) => ({ variable: variableOf(driver.name, field), documentedAs: FIELD_VARIABLES[field] })),
+    ...settingVariables(driver).map((variable) => ({ variable, documentedAs: variable })),
+  ];
 }
 
 /** Every driver's configuration, keyed by its name. */
@@ -95,13 +105,15 @@ export function providersSchema(drivers: readonly ProviderDriver<ProviderName>[]
         enabledBy: (driver.enabledBy ?? []).some((variable) => env[variable] !== undefined),
       };
       const result = providerSchema(driver).safeParse(own);
-      if (!result.success) {
-        for (const issue of result.error.issues) {
-          context.addIssue({ code: "custom", path: [variableOf(driver.name, issue.path[0] as Field)], message: issue.message });
-        }
-        continue;
+      const settings = driver.settings?.safeParse(env) ?? { success: true, data: undefined };
+      for (const issue of result.error?.issues ?? []) {
+        context.addIssue({ code: "custom", path: [variableOf(driver.name, issue.path[0] as Field)], message: issue.message });
       }
-      providers[driver.name] = result.data;
+      // A setting's issue path starts with its variable's full name.
+      for (const issue of settings.error?.issues ?? []) {
+        context.addIssue({ code: "custom", path: [String(issue.path[0])], message: issue.message });
+      }
+      if (result.success && settings.success) providers[driver.name] = { ...result.data, settings: settings.data };
     }
     return providers;
   });

@@ -12,7 +12,7 @@ export type ReplayPreviewView = ReplayEffects & {
   total: number;
   /** The count as said: "more than N" when counting stopped at its cap. */
   count: string;
-  /** "stripe: 3, standard: 1", or "none". */
+  /** Events per gateway ("<provider>: 3, <provider>: 1"), or "none". */
   providers: string;
   needsConfirmation: boolean;
 };

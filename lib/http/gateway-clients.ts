@@ -28,14 +28,14 @@ export function createGatewayClients(config: AppConfig, onCircuitOpen?: (provide
   };
 }
 
-/** The variables a driver's API needs that this configuration lacks, e.g. ["ZOOP_MARKETPLACE_ID"]. */
+/** The variables a driver's API needs that this configuration lacks, e.g. ["<PROVIDER>_MARKETPLACE_ID"]. */
 export function missingCredentials(driver: ProviderDriver, providerConfig: ProviderConfig): string[] {
   return (driver.apiAuth?.needs ?? [])
     .filter((credential) => !providerConfig.credentials[credential])
     .map((credential) => credentialVariable(driver.name, credential));
 }
 
-/** "ASAAS_API_KEY, which is not set" / "ZOOP_API_KEY and ZOOP_MARKETPLACE_ID, which are not set". */
+/** "<P>_API_KEY, which is not set" / "<P>_API_KEY and <P>_MARKETPLACE_ID, which are not set". */
 export function notSet(variables: string[]): string {
   return `${variables.join(" and ")}, which ${variables.length > 1 ? "are" : "is"} not set`;
 }

@@ -46,8 +46,8 @@ const CAPTURED: ReadonlySet<PaymentState["status"]> = new Set(["paid", "partiall
 /**
  * A charge reported canceled with money given back, on a payment the ledger knows was captured, is a
  * refund (partial while less than the amount went back): "canceled" can't follow paid, and ignoring it
- * would leave refunded money as paid. Pagar.me shows a refunded card charge exactly so: status
- * canceled, canceled_amount, and neither paid_at nor paid_amount, so only the ledger can tell.
+ * would leave refunded money as paid. A gateway may show a refunded card charge exactly so: status
+ * canceled, an amount canceled, and no sign it was ever paid, so only the ledger can tell.
  */
 export function byWhatTheMoneyDid(current: Pick<CurrentPayment, "status">, snapshot: ChargeSnapshot): ChargeSnapshot {
   if (snapshot.status !== "canceled" || !CAPTURED.has(current.status) || !snapshot.amountRefunded) return snapshot;

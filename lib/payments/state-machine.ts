@@ -130,7 +130,7 @@ export type Observation = { state: PaymentState; at: EventTime | null; summary?:
  * 1. unknown payment -> create it in the observed state;
  * 2. older than the last applied observation -> stale;
  * 3. nothing would change -> duplicate in meaning;
- *    a summary (a Stripe PaymentIntent) that would reinstate a disputed payment -> the charge is the
+ *    a summary (a payment intent over the charge) that would reinstate a disputed payment -> the charge is the
  *    authority: the summary can't see the dispute;
  * 4. otherwise apply it only if the state machine allows it (ties at coarse precision included:
  *    there the graph decides which of two same-second events is the later one).

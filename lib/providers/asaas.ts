@@ -148,6 +148,7 @@ const asaasLister: GatewayLister = {
 
 export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
   name: "asaas",
+  label: "Asaas",
   // A fixed token, not a signature: every event's state is fetched. Its times are São Paulo wall clock.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "America/Sao_Paulo", apiUrl: "https://api.asaas.com/v3" },
   keptHeaders: ["content-type", "user-agent"],

@@ -158,6 +158,7 @@ function isPaymentNotice(type: string, topic: string | undefined): boolean {
 
 export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
   name: "mercadopago",
+  label: "Mercado Pago",
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.mercadopago.com" },
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
   secretHeaders: [],

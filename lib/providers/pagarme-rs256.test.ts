@@ -57,7 +57,7 @@ function verify(publicKeys: ReturnType<typeof keys>, signature: string | undefin
     toleranceSeconds: 300,
     query: new URLSearchParams(),
     publicKeys,
-    schemes: ["rs256"],
+    settings: pagarmeDriver.settings!.parse({ PAGARME_SIGNATURES: "rs256" }),
   });
 }
 

@@ -222,16 +222,44 @@ const pagarmeLister: GatewayLister = {
 };
 
 /** The schemes PAGARME_SIGNATURES may choose; "rs256" alone when it is unset. */
-export const PAGARME_SIGNATURE_SCHEMES = ["rs256", "hub-signature", "basic"] as const;
-export type PagarmeSignatureScheme = (typeof PAGARME_SIGNATURE_SCHEMES)[number];
+const PAGARME_SIGNATURE_SCHEMES = ["rs256", "hub-signature", "basic"] as const;
+type PagarmeSignatureScheme = (typeof PAGARME_SIGNATURE_SCHEMES)[number];
 
 /** Where Pagar.me publishes the keys of X-Webhook-Asymmetric-Signature (its plugins' JWKS_URL). */
-export const DEFAULT_PAGARME_JWKS_URL = "https://hubapi.pagar.me/.well-known/jwks.json";
+const DEFAULT_JWKS_URL = "https://hubapi.pagar.me/.well-known/jwks.json";
 
-export const pagarmeDriver: ProviderDriver<"pagarme"> = {
+const settingsSchema = z
+  .object({
+    PAGARME_SIGNATURES: z
+      .string()
+      .optional()
+      .transform((value) =>
+        (value ?? "")
+          .split(",")
+          .map((part) => part.trim())
+          .filter((part) => part.length > 0),
+      )
+      .pipe(z.array(z.enum(PAGARME_SIGNATURE_SCHEMES, { message: `each must be one of ${PAGARME_SIGNATURE_SCHEMES.join(", ")}` }))),
+    PAGARME_JWKS_URL: z.url().default(DEFAULT_JWKS_URL),
+    PAGARME_JWKS_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  })
+  .transform((raw) => ({
+    /** The signatures accepted. */
+    signatures: raw.PAGARME_SIGNATURES.length > 0 ? raw.PAGARME_SIGNATURES : (["rs256"] satisfies PagarmeSignatureScheme[]),
+    jwksUrl: raw.PAGARME_JWKS_URL,
+    jwksTtlSeconds: raw.PAGARME_JWKS_TTL_SECONDS,
+  }));
+export type PagarmeSettings = z.output<typeof settingsSchema>;
+
+const DEFAULT_SETTINGS = settingsSchema.parse({});
+
+export const pagarmeDriver: ProviderDriver<"pagarme", PagarmeSettings> = {
   name: "pagarme",
+  label: "Pagar.me",
   // Thin bodies: payments are registered by the host, and every event's state is fetched.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.pagar.me/core/v5" },
+  settings: settingsSchema,
+  verification: { publishedKeys: ({ jwksUrl, jwksTtlSeconds }) => ({ url: jwksUrl, ttlSeconds: jwksTtlSeconds }) },
   keptHeaders: ["x-webhook-asymmetric-signature", "x-hub-signature", "content-type", "user-agent"],
   secretHeaders: ["authorization"],
   // Core v5: HTTP Basic, the secret key as user name and an empty password.
@@ -240,7 +268,8 @@ export const pagarmeDriver: ProviderDriver<"pagarme"> = {
   enabledBy: ["PAGARME_SIGNATURES"],
   lister: pagarmeLister,
 
-  async verify(raw, headers, { secrets, publicKeys, schemes = ["rs256"] }) {
+  async verify(raw, headers, { secrets, publicKeys, settings = DEFAULT_SETTINGS }) {
+    const schemes = settings.signatures;
     const asymmetric = headers["x-webhook-asymmetric-signature"];
     if (asymmetric !== undefined && schemes.includes("rs256")) return verifyAsymmetric(raw, asymmetric, publicKeys);
     const signature = headers["x-hub-signature"];
@@ -252,7 +281,7 @@ export const pagarmeDriver: ProviderDriver<"pagarme"> = {
       "hub-signature": "X-Hub-Signature header",
       basic: "Basic Auth credentials",
     };
-    const accepted = schemes.map((scheme) => expected[scheme as keyof typeof expected]).filter(Boolean);
+    const accepted = schemes.map((scheme) => expected[scheme]);
     return { ok: false, reason: `missing ${accepted.join(" or ")} (the schemes PAGARME_SIGNATURES accepts)` };
   },
 

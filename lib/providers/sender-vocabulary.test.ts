@@ -8,12 +8,12 @@ describe("STANDARD_STATUS_MAP, STANDARD_TYPE_MAP, STANDARD_FIELD_MAP", () => {
       STANDARD_TYPE_MAP: "order.paid=paid",
       STANDARD_FIELD_MAP: "amount=totals.gross,customerEmail=buyer.mail",
     });
-    expect(config.standardVocabulary).toEqual({
+    expect(config.providers.standard.settings).toEqual({
       statuses: { settled: "paid", reversed: "charged_back" },
       types: { "order.paid": "paid" },
       fields: { amount: "totals.gross", customerEmail: "buyer.mail" },
     });
-    expect(loadConfig({}).standardVocabulary).toEqual({ statuses: {}, types: {}, fields: {} });
+    expect(loadConfig({}).providers.standard.settings).toEqual({ statuses: {}, types: {}, fields: {} });
   });
 
   it.each([

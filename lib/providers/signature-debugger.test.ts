@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { diagnoseSignature } from "./signature-debugger";
+import { DEBUGGER_SCHEMES, debugInputSchema, debuggerPrefill, diagnoseSignature } from "./signature-debugger";
 
 const NOW = 1_767_000_000;
 const PAYLOAD = '{"id":"evt_1","type":"charge.succeeded"}';
@@ -96,5 +96,39 @@ describe("signature debugger, a secret pasted with whitespace", () => {
       300,
     );
     expect(diagnosis.verdict).toBe("valid");
+  });
+});
+
+describe("the console's form", () => {
+  it("asks, per scheme, for exactly the inputs that scheme's diagnosis reads", () => {
+    for (const scheme of DEBUGGER_SCHEMES) {
+      const input = {
+        provider: scheme.provider,
+        payload: PAYLOAD,
+        secret: SECRET,
+        signatureHeader: "x",
+        ...Object.fromEntries(scheme.fields.map((field) => [field.name, "1"])),
+      };
+      expect(debugInputSchema.safeParse(input).success, scheme.provider).toBe(true);
+      for (const field of scheme.fields) {
+        const { [field.name]: _left, ...missing } = input as Record<string, string>;
+        expect(debugInputSchema.safeParse(missing).success, `${scheme.provider} without ${field.name}`).toBe(false);
+      }
+    }
+  });
+
+  it("is filled from a rejected delivery's stored headers, in its gateway's scheme or the default one", () => {
+    expect(debuggerPrefill("standard", { "svix-id": "msg_9", "webhook-timestamp": "17", "svix-signature": "v1,abc" })).toEqual({
+      provider: "standard",
+      values: { signatureHeader: "v1,abc", webhookId: "msg_9", webhookTimestamp: "17" },
+    });
+    expect(debuggerPrefill("stripe", { "stripe-signature": "t=1,v1=ab" })).toEqual({
+      provider: "stripe",
+      values: { signatureHeader: "t=1,v1=ab" },
+    });
+    expect(debuggerPrefill("zoop", { authorization: "[redacted]" })).toEqual({
+      provider: DEBUGGER_SCHEMES[0]!.provider,
+      values: { signatureHeader: "" },
+    });
   });
 });

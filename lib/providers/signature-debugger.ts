@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { z } from "zod";
-import { parseSignatureHeader } from "./stripe";
-import { standardSecretKey } from "./standard";
+import { parseSignatureHeader, stripeDriver } from "./stripe";
+import { standardDriver, standardSecretKey } from "./standard";
 import { safeEqual } from "../crypto/safe-equal";
 import { timestampReason, withinTolerance } from "./signature";
 
@@ -27,6 +27,58 @@ export const debugInputSchema = z.discriminatedUnion("provider", [
   }),
 ]);
 export type DebugInput = z.infer<typeof debugInputSchema>;
+
+/** A field the debugger's form asks for beyond the payload, the secret and the signature header. */
+type SchemeField = { name: "webhookId" | "webhookTimestamp"; label: string; size: number };
+
+/** A scheme the debugger knows, as the console's form shows it. */
+export type DebuggerScheme = {
+  provider: DebugInput["provider"];
+  label: string;
+  signatureLabel: string;
+  fields: SchemeField[];
+};
+
+/** The stored headers each of a scheme's inputs is filled from, first found first. */
+type PrefillHeaders = { signatureHeader: string[] } & Partial<Record<SchemeField["name"], string[]>>;
+
+const SCHEMES: (DebuggerScheme & { prefillFrom: PrefillHeaders })[] = [
+  {
+    provider: "stripe",
+    label: `${stripeDriver.label} (Stripe-Signature)`,
+    signatureLabel: "Stripe-Signature header",
+    fields: [],
+    prefillFrom: { signatureHeader: ["stripe-signature"] },
+  },
+  {
+    provider: "standard",
+    label: `${standardDriver.label} (webhook-*)`,
+    signatureLabel: "webhook-signature header",
+    fields: [
+      { name: "webhookId", label: "webhook-id", size: 34 },
+      { name: "webhookTimestamp", label: "webhook-timestamp", size: 14 },
+    ],
+    prefillFrom: {
+      signatureHeader: ["webhook-signature", "svix-signature"],
+      webhookId: ["webhook-id", "svix-id"],
+      webhookTimestamp: ["webhook-timestamp", "svix-timestamp"],
+    },
+  },
+];
+
+/** The schemes the debugger knows, the first one the form's default. */
+export const DEBUGGER_SCHEMES: readonly DebuggerScheme[] = SCHEMES.map(({ prefillFrom: _prefill, ...scheme }) => scheme);
+
+/** What a rejected delivery fills the form with: its gateway's scheme (or the default) and its inputs from the stored headers. */
+export type DebuggerPrefill = { provider: DebugInput["provider"]; values: Record<string, string> };
+
+export function debuggerPrefill(provider: string, headers: Record<string, string>): DebuggerPrefill {
+  const scheme = SCHEMES.find((candidate) => candidate.provider === provider) ?? SCHEMES[0]!;
+  const values = Object.fromEntries(
+    Object.entries(scheme.prefillFrom).map(([input, names]) => [input, names.map((name) => headers[name]).find(Boolean) ?? ""]),
+  );
+  return { provider: scheme.provider, values };
+}
 
 export type Verdict = "valid" | "header" | "secret" | "encoding" | "algorithm" | "payload" | "timestamp";
 export type Diagnosis = { verdict: Verdict; ok: boolean; message: string };

@@ -1,6 +1,5 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "@/lib/config/env";
 import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
 import { signStandard, standardDriver } from "./standard";
 import { ParseError } from "./types";
@@ -16,7 +15,7 @@ const documented = readFixture<DodoEvent>("standard/dodo-outgoing-webhook-exampl
 const context = { headers: { "webhook-id": "msg_2Lk7", "webhook-timestamp": "1741944421" }, query: new URLSearchParams(), timeZone: "UTC" };
 
 function parse(body: object, env: Record<string, string> = {}) {
-  return standardDriver.parse(Buffer.from(JSON.stringify(body)), { ...context, vocabulary: loadConfig(env).standardVocabulary });
+  return standardDriver.parse(Buffer.from(JSON.stringify(body)), { ...context, settings: standardDriver.settings!.parse(env) });
 }
 const withData = (data: Record<string, unknown>, type = dodo.type) => variant(dodo, { type, data: variant(dodo.data, data) });
 

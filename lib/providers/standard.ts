@@ -5,7 +5,7 @@ import { timestampReason, withinTolerance } from "./signature";
 import { fromIso, fromUnixSeconds } from "../canonical/event-time";
 import { parseJson, parseWith, refundStatus, toNormalizedEvent } from "./parse-helpers";
 import { CHARGE_STATUSES, withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
-import { EMPTY_VOCABULARY, type SenderVocabulary, type VocabularyField } from "./sender-vocabulary";
+import { EMPTY_VOCABULARY, senderVocabularySchema, type SenderVocabulary, type VocabularyField } from "./sender-vocabulary";
 import { ParseError, type SyncVerifyingDriver } from "./types";
 import { optionalBearerAuth } from "./api-auth";
 
@@ -245,10 +245,15 @@ export function signStandard(secret: string, id: string, timestamp: number, body
   return `v1,${hmac("sha256", standardSecretKey(secret), `${id}.${timestamp}.`, body).toString("base64")}`;
 }
 
-export const standardDriver: SyncVerifyingDriver<"standard"> = {
+export const standardDriver: SyncVerifyingDriver<"standard", SenderVocabulary> = {
   name: "standard",
+  label: "Standard Webhooks",
   // Signed bodies carrying the payment; the sender's API, if any, is its own (STANDARD_API_URL).
   defaults: { refetch: "", paymentSource: "gateway", timeZone: "UTC" },
+  // Each sender's own words for statuses, types and fields (STANDARD_STATUS_MAP, _TYPE_MAP, _FIELD_MAP).
+  settings: senderVocabularySchema,
+  verification: { secretKey: standardSecretKey },
+  exampleSecret: "whsec_k4Oie9tzlfNd9O6ts4gAgEe71UE9WXS1",
   keptHeaders: [
     "webhook-id",
     "webhook-timestamp",
@@ -286,7 +291,7 @@ export const standardDriver: SyncVerifyingDriver<"standard"> = {
     return { ok: false, reason: "no v1 signature matches any configured secret" };
   },
 
-  parse(raw, { headers, vocabulary = EMPTY_VOCABULARY }) {
+  parse(raw, { headers, settings: vocabulary = EMPTY_VOCABULARY }) {
     const json = parseJson(raw);
     const result = bodySchema.safeParse(json);
     if (!result.success) {
@@ -313,7 +318,7 @@ export const standardDriver: SyncVerifyingDriver<"standard"> = {
     });
   },
 
-  async refetch(paymentId, fetchJson, { vocabulary = EMPTY_VOCABULARY } = {}) {
+  async refetch(paymentId, fetchJson, { settings: vocabulary = EMPTY_VOCABULARY } = {}) {
     const data = parseWith(dataSchema, await fetchJson(`/payments/${encodeURIComponent(paymentId)}`), "refetched payment");
     const reader = new PaymentReader(data, vocabulary);
     const { word, status } = reader.statusWord();

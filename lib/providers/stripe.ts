@@ -213,9 +213,11 @@ export function parseSignatureHeader(header: string): { timestamp: number | null
 
 export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
   name: "stripe",
+  label: "Stripe",
   // Signed bodies carrying the whole charge: Stripe creates payments from its own events and refetches
   // only the high-impact ones (disputes).
   defaults: { refetch: "charge.dispute.*", paymentSource: "gateway", timeZone: "UTC", apiUrl: "https://api.stripe.com" },
+  exampleSecret: "whsec_dev_stripe_change_me",
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { SenderVocabulary } from "./sender-vocabulary";
 import { PRECISIONS, chargeSnapshotSchema, type ChargeSnapshot } from "../canonical/charge-event";
 
 /** A webhook after its driver parsed it; validated before it is stored. */
@@ -28,30 +27,30 @@ export type NormalizedEvent = z.infer<typeof normalizedEventSchema>;
 /** Request headers, names lower-cased. */
 export type HeaderMap = Record<string, string>;
 
-export type VerifyContext = {
+export type VerifyContext<Settings = unknown> = {
   secrets: string[];
   nowSeconds: number;
   toleranceSeconds: number;
   query: URLSearchParams;
-  /** The sender's published public keys by `kid` (asymmetric signatures); throws when they can't be had. */
+  /** The keys `verification.publishedKeys` names, by `kid` (asymmetric signatures); throws when they can't be had. */
   publicKeys?: (kid: string) => Promise<JsonWebKey | null>;
-  /** Which of the driver's signature schemes this deployment accepts (drivers with several). */
-  schemes?: readonly string[];
+  /** The driver's own settings (ProviderDriver.settings), as this deployment configured them. */
+  settings?: Settings;
 };
 
 /**
- * `nonce`: what the signature makes unique besides the body (Mercado Pago's request id and
- * timestamp), when the body itself is not signed: ingest remembers it within the tolerance, so a
- * captured signature can't carry another body.
+ * `nonce`: what the signature makes unique besides the body (a signed request id and timestamp),
+ * when the body itself is not signed. Returning one is how a driver asks for the nonce store: ingest
+ * remembers it within the tolerance, so a captured signature can't carry another body.
  */
 export type VerifyResult = { ok: true; nonce?: string } | { ok: false; reason: string };
 
-export type ParseContext = {
+export type ParseContext<Settings = unknown> = {
   headers: HeaderMap;
   query: URLSearchParams;
   timeZone: string;
-  /** The sender's own words, where a deployment mapped them (Standard Webhooks senders). */
-  vocabulary?: SenderVocabulary;
+  /** The driver's own settings (a sender's own words, where a deployment mapped them). */
+  settings?: Settings;
 };
 
 export class ParseError extends Error {
@@ -61,12 +60,12 @@ export class ParseError extends Error {
 /** The refetch client's view of a gateway API; lib/http supplies it (timeouts, limits, breaker). */
 export type GatewayFetch = (path: string) => Promise<unknown>;
 
-/** What an operator configures for a gateway's API (`<PROVIDER>_API_KEY`, `ZOOP_MARKETPLACE_ID`). */
+/** What an operator configures for a gateway's API (`<PROVIDER>_API_KEY`, `<PROVIDER>_MARKETPLACE_ID`). */
 export type ApiCredentials = { apiKey?: string; marketplaceId?: string };
 export type ApiCredential = keyof ApiCredentials;
 
-/** What a refetch may need beyond the resource: the API credentials, and a sender's own words. */
-export type RefetchContext = { credentials?: ApiCredentials; vocabulary?: SenderVocabulary; timeZone?: string };
+/** What a refetch may need beyond the resource: the API credentials, and the driver's own settings. */
+export type RefetchContext<Settings = unknown> = { credentials?: ApiCredentials; settings?: Settings; timeZone?: string };
 
 /**
  * How a gateway's API authenticates: the credentials it reads (each from `<PROVIDER>_<CREDENTIAL>`,
@@ -120,32 +119,61 @@ export type GatewayDefaults = {
   apiUrl?: string;
 };
 
-export interface ProviderDriver<Name extends string = string> {
+/**
+ * A driver's own variables, beyond the ones every gateway has: a zod object keyed by each variable's
+ * full name (the names are a documented contract, docs/configuration.md), piped into the settings the
+ * driver is handed in verify, parse and refetch. lib/config validates them with every other variable.
+ */
+export type SettingsSchema<Settings = unknown> = z.ZodPipe<z.ZodObject, z.ZodType<Settings>>;
+
+/** Where a gateway publishes its signing keys (a JWKS), and how long a fetched set is used. */
+export type PublishedKeys = { url: string; ttlSeconds: number };
+
+/** What a driver's verification needs beyond its secrets; the pipeline provides each the same way for every driver. */
+export type VerificationNeeds<Settings = unknown> = {
+  /** Its signatures are checked against keys it publishes: where, from its settings. */
+  publishedKeys?(settings: Settings): PublishedKeys;
+  /**
+   * The key a configured secret stands for, when it is not the text itself (`whsec_` and base64):
+   * production measures a secret's strength on it.
+   */
+  secretKey?(secret: string): Buffer;
+};
+
+export interface ProviderDriver<Name extends string = string, Settings = unknown> {
   /** The `{provider}` in `/api/webhooks/{provider}`, and the upper-cased stem of its variables. */
   readonly name: Name;
+  /** How people write its name (the console and the docs show it). */
+  readonly label: string;
   readonly defaults: GatewayDefaults;
+  /** Its own variables and the settings they make; none when the variables every gateway has are enough. */
+  readonly settings?: SettingsSchema<Settings>;
+  /** What verification needs beyond its secrets (WEBHOOK_SECRET_<PROVIDER>). */
+  readonly verification?: VerificationNeeds<Settings>;
   /** Variables besides WEBHOOK_SECRET_<PROVIDER> that, set, turn the gateway on (a scheme needing no shared secret). */
   readonly enabledBy?: readonly string[];
+  /** The public development secret .env.example ships for it: production refuses to start with it anywhere. */
+  readonly exampleSecret?: string;
   /** Headers kept with the event so it can be re-verified and inspected. */
   readonly keptHeaders: readonly string[];
   /** Headers that carry a credential: stored and shown as "[redacted]". */
   readonly secretHeaders: readonly string[];
   /** Query parameters that carry a credential: stored as "[redacted]". */
   readonly secretQueryParams?: readonly string[];
-  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult | Promise<VerifyResult>;
+  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext<Settings>): VerifyResult | Promise<VerifyResult>;
   /** Throws ParseError when the body is not a well-formed event of this gateway. */
-  parse(raw: Buffer, context: ParseContext): NormalizedEvent;
+  parse(raw: Buffer, context: ParseContext<Settings>): NormalizedEvent;
   /** How its API authenticates refetches; the transport (lib/http) sends what this builds. */
   readonly apiAuth?: ApiAuth;
   /** Its bodies are notices only: every charge event needs a refetch, whatever REFETCH_<PROVIDER> says. */
   readonly noticeOnly?: boolean;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
-  refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext): Promise<ChargeSnapshot>;
+  refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext<Settings>): Promise<ChargeSnapshot>;
   /** Its list API, for reconciliation; absent when the gateway documents none we can use. */
   readonly lister?: GatewayLister;
 }
 
 /** A driver whose verification needs nothing but its secrets: it answers at once. */
-export type SyncVerifyingDriver<Name extends string = string> = Omit<ProviderDriver<Name>, "verify"> & {
-  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext): VerifyResult;
+export type SyncVerifyingDriver<Name extends string = string, Settings = unknown> = Omit<ProviderDriver<Name, Settings>, "verify"> & {
+  verify(raw: Buffer, headers: HeaderMap, context: VerifyContext<Settings>): VerifyResult;
 };

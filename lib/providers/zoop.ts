@@ -169,6 +169,7 @@ const zoopLister: GatewayLister = {
 
 export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   name: "zoop",
+  label: "Zoop",
   // Unsigned notices: every event's state is fetched.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.zoop.ws/v1" },
   keptHeaders: ["content-type", "user-agent"],

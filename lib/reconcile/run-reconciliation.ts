@@ -189,7 +189,7 @@ async function listWindow(run: Run, lister: GatewayLister, window: ReconcileWind
       listed = await lister.listPage(
         run.fetchJson,
         { since: window.since, until: window.until, pageToken, pageSize: config.reconcile.pageSize },
-        { credentials: providerConfig.credentials, vocabulary: config.standardVocabulary, timeZone: providerConfig.timeZone },
+        { credentials: providerConfig.credentials, settings: providerConfig.settings, timeZone: providerConfig.timeZone },
       );
     } catch (error) {
       // The cursor still points at this page: the next run starts here.
@@ -276,7 +276,7 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
     events.map((event) => event.eventId),
   );
   const providerConfig = deps.config.providers[driver.name];
-  // Oldest first (Stripe lists newest first): each event of a payment then applies in turn.
+  // Oldest first (a list API may give newest first): each event of a payment then applies in turn.
   const missing = events
     .filter((event) => !known.has(event.eventId))
     .map((event) => {
@@ -286,7 +286,7 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
         headers: {},
         query: new URLSearchParams(),
         timeZone: providerConfig.timeZone,
-        vocabulary: deps.config.standardVocabulary,
+        settings: providerConfig.settings,
       };
       return { rawBody, normalized: normalizeEvent(driver, rawBody, context) };
     })
@@ -327,7 +327,7 @@ async function refetchStuck(run: Run): Promise<void> {
     try {
       snapshot = await driver.refetch!(payment.chargeId, run.fetchJson, {
         credentials: providerConfig.credentials,
-        vocabulary: deps.config.standardVocabulary,
+        settings: providerConfig.settings,
         timeZone: providerConfig.timeZone,
       });
     } catch (error) {

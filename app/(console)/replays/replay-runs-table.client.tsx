@@ -8,7 +8,7 @@ import type { ReplayRunSummary } from "@/lib/inbox/replay/list-replay-runs";
 
 const OUTCOMES = ["processed", "ignored", "failed", "pending"] as const;
 
-/** A run's filter as the explorer's conditions ("provider stripe · statuses failed, ignored"). */
+/** A run's filter as the explorer's conditions ("provider <name> · statuses failed, ignored"). */
 function conditions(filter: Record<string, unknown>): string {
   const parts = Object.entries(filter).map(([name, value]) => `${name} ${Array.isArray(value) ? value.join(", ") : String(value)}`);
   return parts.join(" · ") || "all replayable events";

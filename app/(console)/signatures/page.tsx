@@ -4,8 +4,9 @@ import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getSignatureFailure, listSignatureFailures } from "@/lib/inbox/ingest/signature-failures";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { RejectedWebhooksTable } from "./rejected-webhooks-table.client";
-import { SignatureDebugger, type DebuggerPrefill } from "./signature-debugger.client";
+import { SignatureDebugger, type DebuggerFormPrefill } from "./signature-debugger.client";
 import { parseRowId } from "@/lib/request/input-schemas";
+import { DEBUGGER_SCHEMES, debuggerPrefill } from "@/lib/providers/signature-debugger";
 
 export const metadata: Metadata = { title: "Signatures" };
 export const dynamic = "force-dynamic";
@@ -18,14 +19,10 @@ export default async function SignaturesPage({ searchParams }: { searchParams: P
     listSignatureFailures(pool, 50),
     failureId === null ? Promise.resolve(null) : getSignatureFailure(pool, failureId),
   ]);
-  const prefill: DebuggerPrefill | null = failure
+  const prefill: DebuggerFormPrefill | null = failure
     ? {
-        provider: failure.provider === "standard" ? "standard" : "stripe",
+        ...debuggerPrefill(failure.provider, failure.headers),
         payload: failure.bodyExcerpt,
-        signatureHeader:
-          failure.headers["stripe-signature"] ?? failure.headers["webhook-signature"] ?? failure.headers["svix-signature"] ?? "",
-        webhookId: failure.headers["webhook-id"] ?? failure.headers["svix-id"] ?? "",
-        webhookTimestamp: failure.headers["webhook-timestamp"] ?? failure.headers["svix-timestamp"] ?? "",
         truncated: failure.bodyBytes > failure.bodyExcerpt.length,
       }
     : null;
@@ -36,7 +33,7 @@ export default async function SignaturesPage({ searchParams }: { searchParams: P
         Paste what a sender sent and the secret you configured: the debugger says whether the secret, the encoding, the algorithm, the
         signed content or the timestamp is wrong. Nothing you paste is stored.
       </p>
-      <SignatureDebugger key={failure?.id ?? "new"} prefill={prefill} />
+      <SignatureDebugger key={failure?.id ?? "new"} schemes={DEBUGGER_SCHEMES} prefill={prefill} />
       <h2>Recent rejected webhooks</h2>
       <RejectedWebhooksTable
         rows={failures.map(({ id, receivedAt, provider, reason, bodyBytes }) => ({ id, receivedAt, provider, reason, bodyBytes }))}

@@ -2,16 +2,10 @@
 
 import { useState, useTransition } from "react";
 import { StatusBadge } from "@/app/_components/status-badge";
+import type { DebuggerPrefill, DebuggerScheme } from "@/lib/providers/signature-debugger";
 import { debugSignature } from "./actions";
 
-export type DebuggerPrefill = {
-  provider: "stripe" | "standard";
-  payload: string;
-  signatureHeader: string;
-  webhookId: string;
-  webhookTimestamp: string;
-  truncated: boolean;
-};
+export type DebuggerFormPrefill = DebuggerPrefill & { payload: string; truncated: boolean };
 
 type Diagnosis = { verdict: string; ok: boolean; message: string };
 
@@ -24,8 +18,9 @@ const VERDICT_WORDS: Record<string, string> = {
   timestamp: "timestamp problem",
 };
 
-export function SignatureDebugger({ prefill }: { prefill: DebuggerPrefill | null }) {
-  const [provider, setProvider] = useState<"stripe" | "standard">(prefill?.provider ?? "stripe");
+export function SignatureDebugger({ schemes, prefill }: { schemes: readonly DebuggerScheme[]; prefill: DebuggerFormPrefill | null }) {
+  const [provider, setProvider] = useState(prefill?.provider ?? schemes[0]!.provider);
+  const scheme = schemes.find((candidate) => candidate.provider === provider) ?? schemes[0]!;
   const [result, setResult] = useState<Diagnosis | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
@@ -36,17 +31,13 @@ export function SignatureDebugger({ prefill }: { prefill: DebuggerPrefill | null
         event.preventDefault();
         const form = new FormData(event.currentTarget);
         const text = (name: string) => String(form.get(name) ?? "");
-        const input =
-          provider === "stripe"
-            ? { provider, payload: text("payload"), secret: text("secret"), signatureHeader: text("signatureHeader") }
-            : {
-                provider,
-                payload: text("payload"),
-                secret: text("secret"),
-                signatureHeader: text("signatureHeader"),
-                webhookId: text("webhookId"),
-                webhookTimestamp: text("webhookTimestamp"),
-              };
+        const input = {
+          provider: scheme.provider,
+          payload: text("payload"),
+          secret: text("secret"),
+          signatureHeader: text("signatureHeader"),
+          ...Object.fromEntries(scheme.fields.map((field) => [field.name, text(field.name)])),
+        };
         startTransition(async () => {
           const answer = await debugSignature(input);
           if (answer.ok) {
@@ -65,9 +56,16 @@ export function SignatureDebugger({ prefill }: { prefill: DebuggerPrefill | null
       <div className="row">
         <label>
           Scheme
-          <select value={provider} onChange={(event) => setProvider(event.target.value as "stripe" | "standard")} name="provider">
-            <option value="stripe">Stripe (Stripe-Signature)</option>
-            <option value="standard">Standard Webhooks (webhook-*)</option>
+          <select
+            value={scheme.provider}
+            onChange={(event) => setProvider(event.target.value as DebuggerScheme["provider"])}
+            name="provider"
+          >
+            {schemes.map((option) => (
+              <option key={option.provider} value={option.provider}>
+                {option.label}
+              </option>
+            ))}
           </select>
         </label>
         <label style={{ flex: 1 }}>
@@ -75,21 +73,19 @@ export function SignatureDebugger({ prefill }: { prefill: DebuggerPrefill | null
           <input name="secret" type="password" autoComplete="off" required placeholder="whsec_…" />
         </label>
       </div>
-      {provider === "standard" ? (
+      {scheme.fields.length > 0 ? (
         <div className="row">
-          <label>
-            webhook-id
-            <input name="webhookId" defaultValue={prefill?.webhookId} required size={34} />
-          </label>
-          <label>
-            webhook-timestamp
-            <input name="webhookTimestamp" defaultValue={prefill?.webhookTimestamp} required size={14} />
-          </label>
+          {scheme.fields.map((field) => (
+            <label key={field.name}>
+              {field.label}
+              <input name={field.name} defaultValue={prefill?.values[field.name]} required size={field.size} />
+            </label>
+          ))}
         </div>
       ) : null}
       <label>
-        {provider === "stripe" ? "Stripe-Signature header" : "webhook-signature header"}
-        <input name="signatureHeader" defaultValue={prefill?.signatureHeader} required />
+        {scheme.signatureLabel}
+        <input name="signatureHeader" defaultValue={prefill?.values.signatureHeader} required />
       </label>
       <label>
         Payload (the raw body, exactly as sent)

@@ -4,7 +4,7 @@ import type { HeaderMap, ProviderDriver } from "../../providers/types";
 import { normalizeEvent } from "./normalize-event";
 import { recordSignatureFailure } from "./signature-failures";
 import { rememberNonce } from "./signature-nonces";
-import { signatureOptions } from "./signature-keys";
+import { verificationNeeds } from "./signature-keys";
 import { storeEvent, type StoreDeps } from "./store-event";
 
 export type IngestDeps = StoreDeps;
@@ -64,7 +64,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
       nowSeconds: Math.floor(now.getTime() / 1000),
       toleranceSeconds: deps.config.toleranceSeconds,
       query,
-      ...signatureOptions(driver.name, deps.config),
+      ...verificationNeeds(driver, providerConfig),
     });
   } catch (error) {
     if (error instanceof KeysUnavailableError) return { kind: "unverifiable", reason: error.message };
@@ -86,7 +86,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     headers: request.headers,
     query,
     timeZone: providerConfig.timeZone,
-    vocabulary: deps.config.standardVocabulary,
+    settings: providerConfig.settings,
   });
   const event = normalized.columns;
   if (verdict.nonce && !(await rememberNonce(deps.pool, driver.name, verdict.nonce, event.eventId, deps.config.toleranceSeconds))) {

@@ -1,10 +1,10 @@
-import type { AppConfig } from "../../config/env";
-import type { ProviderName } from "../../providers/registry";
+import type { ProviderConfig } from "../../config/provider-config";
 import { createJwksCache, type PublicKeySource } from "../../http/jwks-cache";
-import type { VerifyContext } from "../../providers/types";
+import type { ProviderDriver, VerifyContext } from "../../providers/types";
 
-// Per-process key sets for gateways that sign with published keys (Pagar.me's JWKS), shared by every
-// request so a key set is fetched once per TTL, not once per webhook.
+// Per-process key sets for gateways that sign with published keys (a driver's
+// verification.publishedKeys), shared by every request so a key set is fetched once per TTL, not once
+// per webhook.
 
 const JWKS_TIMEOUT_MS = 5_000;
 const JWKS_MAX_BYTES = 64 * 1024;
@@ -28,8 +28,8 @@ function jwks(url: string, ttlSeconds: number): PublicKeySource {
   return source;
 }
 
-/** What a driver needs beyond secrets to verify: accepted schemes and published keys, where it has them. */
-export function signatureOptions(provider: ProviderName, config: AppConfig): Pick<VerifyContext, "publicKeys" | "schemes"> {
-  if (provider !== "pagarme") return {};
-  return { schemes: config.pagarme.signatures, publicKeys: jwks(config.pagarme.jwksUrl, config.pagarme.jwksTtlSeconds) };
+/** What a driver's verification needs beyond its secrets, as it declares them: its settings, and its published keys. */
+export function verificationNeeds(driver: ProviderDriver, providerConfig: ProviderConfig): Pick<VerifyContext, "publicKeys" | "settings"> {
+  const published = driver.verification?.publishedKeys?.(providerConfig.settings);
+  return { settings: providerConfig.settings, ...(published ? { publicKeys: jwks(published.url, published.ttlSeconds) } : {}) };
 }

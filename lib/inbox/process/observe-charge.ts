@@ -98,7 +98,7 @@ export async function observeCharge(
   const fetchedAt = BigInt(Date.now()) * 1000n;
   const snapshot = await driver.refetch(event.resourceId, client.fetchJson, {
     credentials: providerConfig.credentials,
-    vocabulary: deps.config.standardVocabulary,
+    settings: providerConfig.settings,
   });
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }

@@ -109,7 +109,7 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
     headers: started.headers,
     query: new URLSearchParams(started.queryString ?? ""),
     timeZone: deps.config.providers[driver.name].timeZone,
-    vocabulary: deps.config.standardVocabulary,
+    settings: deps.config.providers[driver.name].settings,
   });
   // Parsing is deterministic: retrying the same bytes cannot help. A fixed driver + replay can.
   if (!normalized.ok) return { kind: "fail", started, error: normalized.error };
