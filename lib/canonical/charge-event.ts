@@ -37,6 +37,12 @@ export const chargeSnapshotSchema = z.object({
    * intent wrapping the charge): it moves a payment forward but never reinstates a disputed one.
    */
   summary: z.boolean().optional(),
+  /**
+   * States the gateway documents a way back from, which this observation may follow (a deleted
+   * charge restored, then paid; a cash receipt undone): a newer observation moves a payment in one of
+   * them on as if it were pending, though the graph calls the state final or the step a step back.
+   */
+  reopens: z.array(z.enum(CHARGE_STATUSES)).optional(),
 });
 export type ChargeSnapshot = z.infer<typeof chargeSnapshotSchema>;
 

@@ -2,6 +2,7 @@ import { plannedPerCall, type Queryable } from "../db/pool";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { recordChangesSql } from "../outbox/payment-change";
 import { decide, type CurrentPayment, type Decision, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
+import { settledState } from "./payment-consistency";
 
 /** The payment must be registered by the host application first; the event waits and retries. */
 export class UnknownPaymentError extends Error {
@@ -26,18 +27,26 @@ export type ChargeUpdate = {
   createIfMissing: boolean;
 };
 
+/** The payment an observation is decided against; `amount` when it is known. */
+export type LedgerPayment = CurrentPayment & { amount?: number | null };
+
 /**
  * What one observation does to a payment (null: not known yet), decided without touching the
- * database: the worker applies this decision, and the replay preview shows it as a dry run.
+ * database: the worker applies this decision, and the replay preview shows it as a dry run. The
+ * state written is settled by its amounts (settledState): no status beside amounts that contradict it.
  */
-export function decideChargeUpdate(current: CurrentPayment | null, snapshot: ChargeSnapshot, at: EventTime | null): Decision {
-  if (!current) return { action: "create", state: initialState(snapshot) };
+export function decideChargeUpdate(current: LedgerPayment | null, snapshot: ChargeSnapshot, at: EventTime | null): Decision {
+  if (!current) return { action: "create", state: settledState(initialState(snapshot), snapshot.amount) };
   const observed = byWhatTheMoneyDid(current, snapshot);
-  return decide(current, {
+  const decision = decide(current, {
     state: { status: observed.status, amountRefunded: observed.amountRefunded ?? current.amountRefunded },
     at,
     summary: snapshot.summary,
+    reopens: snapshot.reopens,
   });
+  return decision.action === "apply"
+    ? { action: "apply", state: settledState(decision.state, current.amount ?? snapshot.amount) }
+    : decision;
 }
 
 // States in which the ledger knows the money was captured (a refund included: it gave captured money back).
@@ -65,6 +74,7 @@ export type ApplyResult = { outcome: "processed"; alreadyApplied?: boolean } | {
 type PaymentRow = {
   id: number;
   status: PaymentState["status"];
+  amount: number | null;
   amount_refunded: number;
   last_micros: string | null;
   last_gateway_event_precision: EventTime["precision"] | null;
@@ -85,7 +95,7 @@ export function microsToIso(micros: bigint): string {
 // says whether its event's effect is already in the ledger (a replay): an effect is always recorded
 // against its own payment, so no payment row means no effect yet.
 const LOCK_PAYMENTS = plannedPerCall(`
-  SELECT k.position, p.id, p.status, p.amount_refunded, p.last_gateway_event_precision,
+  SELECT k.position, p.id, p.status, p.amount, p.amount_refunded, p.last_gateway_event_precision,
          (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
          EXISTS (SELECT 1 FROM payment_transitions t WHERE t.inbox_id = k.inbox_id) AS applied,
          (p.amount IS NULL OR p.currency IS NULL OR p.customer_id IS NULL OR p.customer_email IS NULL) AS missing_facts
@@ -221,9 +231,10 @@ async function lockPayments(tx: Queryable, items: readonly Planned[]): Promise<M
   return new Map(rows.map((row) => [row.position - 1, row]));
 }
 
-function currentOf(row: PaymentRow): CurrentPayment {
+function currentOf(row: PaymentRow): LedgerPayment {
   return {
     status: row.status,
+    amount: row.amount,
     amountRefunded: row.amount_refunded,
     lastEventAt:
       row.last_micros !== null && row.last_gateway_event_precision

@@ -9,7 +9,10 @@ export type PaymentStatus = ChargeStatus;
 /**
  * The transition graph, one edge per thing a gateway can do next. It is acyclic, so "reachable"
  * orders any two states; `partially_refunded -> partially_refunded` is a further partial refund
- * (forward only when the refunded amount grows, see isForward).
+ * (forward only when the refunded amount grows, see isForward). `canceled -> refunded` corrects a
+ * crossed notice: a refund is only made of money that was taken, so a payment held canceled that the
+ * gateway later shows refunded was captured first, and its cancellation was that refund, read before
+ * its capture was known.
  */
 const EDGES: Record<PaymentStatus, readonly PaymentStatus[]> = {
   pending: ["authorized", "paid", "failed", "canceled"],
@@ -18,7 +21,7 @@ const EDGES: Record<PaymentStatus, readonly PaymentStatus[]> = {
   partially_refunded: ["partially_refunded", "refunded", "disputed"],
   disputed: ["charged_back"],
   failed: [],
-  canceled: [],
+  canceled: ["partially_refunded", "refunded"],
   refunded: [],
   charged_back: [],
 };
@@ -122,8 +125,24 @@ export type Decision =
   { action: "create"; state: PaymentState } | { action: "apply"; state: PaymentState } | { action: "ignore"; reason: IgnoredReason };
 
 export type CurrentPayment = PaymentState & { lastEventAt: EventTime | null };
-/** `summary`: the state comes from an object that does not see disputes (see ChargeSnapshot.summary). */
-export type Observation = { state: PaymentState; at: EventTime | null; summary?: boolean };
+/**
+ * `summary`: the state comes from an object that does not see disputes (see ChargeSnapshot.summary).
+ * `reopens`: states its gateway documents a way back from (see ChargeSnapshot.reopens).
+ */
+export type Observation = { state: PaymentState; at: EventTime | null; summary?: boolean; reopens?: readonly PaymentStatus[] };
+
+/**
+ * A payment its gateway took back out of its state (a deleted charge restored, a cash receipt
+ * undone): the observation says its gateway documents that way back, is newer than the payment's
+ * last event (at a tie, or with no clock, a way back can't be told from an older notice arriving
+ * late) and shows a state a pending payment can be in, so the payment moves on as a pending one would.
+ */
+function reopens(current: CurrentPayment, observed: Observation): boolean {
+  if (!observed.reopens?.includes(current.status)) return false;
+  const { status } = observed.state;
+  if (status !== "pending" && !canTransitionTo("pending", status)) return false;
+  return !current.lastEventAt || !observed.at || compareEventTimes(observed.at, current.lastEventAt) > 0;
+}
 
 /**
  * What to do with one observation of a payment (an event, or a refetched state):
@@ -132,7 +151,9 @@ export type Observation = { state: PaymentState; at: EventTime | null; summary?:
  * 3. nothing would change -> duplicate in meaning;
  *    a summary (a payment intent over the charge) that would reinstate a disputed payment -> the charge is the
  *    authority: the summary can't see the dispute;
- * 4. otherwise apply it only if the state machine allows it (ties at coarse precision included:
+ * 4. a newer observation of a payment its gateway took back out of its state (see reopens) -> apply
+ *    it: a state is not final where the gateway documents a way out of it;
+ * 5. otherwise apply it only if the state machine allows it (ties at coarse precision included:
  *    there the graph decides which of two same-second events is the later one).
  */
 export function decide(current: CurrentPayment | null, observed: Observation): Decision {
@@ -144,6 +165,6 @@ export function decide(current: CurrentPayment | null, observed: Observation): D
   if (observed.summary && isReinstatement(current.status, observed.state.status)) {
     return { action: "ignore", reason: "charge_is_authority" };
   }
-  if (!isForward(current, observed.state)) return { action: "ignore", reason: "invalid_transition" };
+  if (!reopens(current, observed) && !isForward(current, observed.state)) return { action: "ignore", reason: "invalid_transition" };
   return { action: "apply", state: observed.state };
 }

@@ -160,6 +160,8 @@ describe("asaas refetch", () => {
       amount: 4990,
       currency: "brl",
       customerId: "cus_G7Dvo4iphUNk",
+      // Asaas restores deleted payments: this state may follow a cancellation.
+      reopens: ["canceled"],
     });
   });
 

@@ -3,7 +3,7 @@ import { listedResource, parseJson, parseWith, refundStatus, toMinorUnits, toNor
 import { accessTokenAuth } from "./api-auth";
 import { verifySharedSecret } from "./shared-secret";
 import { fromLocalTime } from "../canonical/event-time";
-import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./types";
 
 // Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
@@ -16,9 +16,17 @@ import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./type
 // no HMAC, no timestamp, the body is not signed. Compared in constant time; the configuration
 // refetches every event by default (REFETCH_ASAAS="*").
 //
-// Unconfirmed: how Asaas reports a lost chargeback (no event for it was found; refetch shows the
-// payment's status); whether a partial refund leaves the payment RECEIVED (handled either way, from
-// the DONE refunds).
+// Statuses and event types, each decided against its source in docs/gateways.md ("Asaas"):
+// docs.asaas.com's payment events, its payment object's statuses, refunds and chargebacks.
+//
+// Unconfirmed: whether a partial refund leaves the payment RECEIVED (handled either way, from the
+// DONE refunds); the status a payment shows once its chargeback is lost (its `chargeback.status`
+// decides: DISPUTE_LOST or DONE is charged back).
+//
+// Asaas documents two ways back: a deleted payment (only a pending or overdue one can be deleted) is
+// restored and can then be paid, and a cash receipt (RECEIVED_IN_CASH) is undone. Every snapshot but
+// a deleted payment's says canceled can be left (`reopens`), and one for a cash receipt undone says
+// paid can too.
 
 const TYPE_STATUS: Record<string, ChargeStatus> = {
   PAYMENT_CREATED: "pending",
@@ -28,6 +36,9 @@ const TYPE_STATUS: Record<string, ChargeStatus> = {
   // Overdue is not failed: Asaas still takes a late boleto or Pix (then sends PAYMENT_RECEIVED),
   // and failed is final in the state machine, so "failed" here would make us ignore real money.
   PAYMENT_OVERDUE: "pending",
+  // Dunning (negativação) chases the customer: still owed, and PAYMENT_DUNNING_RECEIVED may follow.
+  PAYMENT_DUNNING_REQUESTED: "pending",
+  PAYMENT_RECEIVED_IN_CASH_UNDONE: "pending",
   PAYMENT_AUTHORIZED: "authorized",
   PAYMENT_CONFIRMED: "paid",
   PAYMENT_RECEIVED: "paid",
@@ -41,9 +52,13 @@ const TYPE_STATUS: Record<string, ChargeStatus> = {
   PAYMENT_CHARGEBACK_DISPUTE: "disputed",
   // "Dispute won, awaiting the acquirer's transfer": the payment is reinstated, as a won dispute is.
   PAYMENT_AWAITING_CHARGEBACK_REVERSAL: "paid",
-  // Not here, on purpose: PAYMENT_REFUND_IN_PROGRESS (nothing refunded yet; PAYMENT_REFUNDED follows),
-  // PAYMENT_UPDATED (due date or value), PAYMENT_ANTICIPATED, PAYMENT_BANK_SLIP_VIEWED and the like.
+  // Not here, on purpose (no change of what the payment is; refetched by default): the refund
+  // not made yet (PAYMENT_REFUND_IN_PROGRESS, then PAYMENT_REFUNDED) or denied (PAYMENT_REFUND_DENIED),
+  // PAYMENT_ANTICIPATED, the views, the boleto canceled, the split's events.
 };
+
+// Types that say the payment changed without naming the state: the payment's own status says it.
+const PAYMENT_STATUS_TYPES: ReadonlySet<string> = new Set(["PAYMENT_UPDATED"]);
 
 // The statuses of GET /payments/{id}.
 const PAYMENT_STATUS: Record<string, ChargeStatus> = {
@@ -65,6 +80,16 @@ const PAYMENT_STATUS: Record<string, ChargeStatus> = {
   AWAITING_CHARGEBACK_REVERSAL: "paid",
 };
 
+// A payment's `chargeback.status`: requested or in dispute is open; lost, or done (the money went to
+// the cardholder), is lost; reversed (the merchant won) leaves the payment's own status.
+const CHARGEBACK_OUTCOME: Record<string, DisputeOutcome> = {
+  REQUESTED: "open",
+  IN_DISPUTE: "open",
+  DISPUTE_LOST: "lost",
+  DONE: "lost",
+  REVERSED: "closed",
+};
+
 const paymentSchema = z.looseObject({
   id: z.string().min(1),
   customer: z.string().nullable().optional(),
@@ -75,6 +100,7 @@ const paymentSchema = z.looseObject({
     .array(z.looseObject({ status: z.string(), value: z.number().nonnegative() }))
     .nullable()
     .optional(),
+  chargeback: z.looseObject({ status: z.string() }).nullable().optional(),
 });
 type AsaasPayment = z.infer<typeof paymentSchema>;
 
@@ -92,25 +118,35 @@ function amountRefunded(payment: AsaasPayment): number | undefined {
   return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value), 0) : undefined;
 }
 
-function snapshotOf(payment: AsaasPayment, status: ChargeStatus): ChargeSnapshot {
-  const amount = toMinorUnits(payment.value);
-  const refunded = amountRefunded(payment);
-  return {
-    status: status === "refunded" ? refundStatus(amount, refunded) : status,
-    amount,
-    amountRefunded: refunded,
-    currency: "brl",
-    customerId: payment.customer ?? undefined,
-  };
+/** The chargeback's outcome, when the payment has one Asaas documents. */
+function chargebackOutcomes(payment: AsaasPayment): DisputeOutcome[] {
+  const outcome = payment.chargeback ? CHARGEBACK_OUTCOME[payment.chargeback.status] : undefined;
+  return outcome ? [outcome] : [];
 }
 
-/** The payment's current state, as GET /payments/{id} shows it. */
-export function paymentToSnapshot(payment: AsaasPayment): ChargeSnapshot {
-  if (payment.deleted) return snapshotOf(payment, "canceled");
+/** What the payment is, `status` read with its refunds and chargeback, and the ways back Asaas documents from it. */
+function snapshotOf(payment: AsaasPayment, status: ChargeStatus, eventType?: string): ChargeSnapshot {
+  const amount = toMinorUnits(payment.value);
+  const refunded = amountRefunded(payment);
+  const refundedSome = status === "paid" && (refunded ?? 0) > 0;
+  const own = status === "refunded" || refundedSome ? refundStatus(amount, refunded) : status;
+  const settled = withDisputes(own, chargebackOutcomes(payment));
+  const reopens: ChargeStatus[] | undefined =
+    settled === "canceled" ? undefined : eventType === "PAYMENT_RECEIVED_IN_CASH_UNDONE" ? ["canceled", "paid"] : ["canceled"];
+  return { status: settled, amount, amountRefunded: refunded, currency: "brl", customerId: payment.customer ?? undefined, reopens };
+}
+
+/** The payment's status as GET /payments/{id} shows it; a ParseError for one Asaas doesn't document. */
+function paymentStatus(payment: AsaasPayment): ChargeStatus {
+  if (payment.deleted) return "canceled";
   const status = payment.status === undefined ? undefined : PAYMENT_STATUS[payment.status];
   if (!status) throw new ParseError(`unknown Asaas payment status "${payment.status}"`);
-  const refundedSome = status === "paid" && (amountRefunded(payment) ?? 0) > 0;
-  return snapshotOf(payment, refundedSome ? "refunded" : status);
+  return status;
+}
+
+/** The payment's current state, as GET /payments/{id} shows it, read with the event it was fetched for. */
+export function paymentToSnapshot(payment: AsaasPayment, eventType?: string): ChargeSnapshot {
+  return snapshotOf(payment, paymentStatus(payment), eventType);
 }
 
 const listSchema = z.object({ hasMore: z.boolean(), data: z.array(z.unknown()) });
@@ -169,8 +205,11 @@ export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
     const time = fromLocalTime(event.dateCreated, timeZone);
     if (!time) throw new ParseError(`dateCreated "${event.dateCreated}" is not "YYYY-MM-DD HH:MM:SS"`);
     const payment = event.payment ? parseWith(paymentSchema, event.payment, `${event.event}: payment`) : null;
-    const status = TYPE_STATUS[event.event];
-    if (status && !payment) throw new ParseError(`${event.event} has no payment`);
+    const named = TYPE_STATUS[event.event] !== undefined || PAYMENT_STATUS_TYPES.has(event.event);
+    if (named && !payment) throw new ParseError(`${event.event} has no payment`);
+    const status = payment
+      ? (TYPE_STATUS[event.event] ?? (PAYMENT_STATUS_TYPES.has(event.event) ? paymentStatus(payment) : undefined))
+      : undefined;
     return toNormalizedEvent({
       eventId: event.id,
       eventIdDerived: false,
@@ -179,13 +218,13 @@ export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
       ...time,
       customerId: payment?.customer ?? null,
       customerEmail: null,
-      charge: payment && status ? snapshotOf(payment, status) : null,
+      charge: payment && status ? snapshotOf(payment, status, event.event) : null,
       payload: json,
     });
   },
 
-  async refetch(paymentId, fetchJson) {
+  async refetch(paymentId, fetchJson, context) {
     const body = await fetchJson(`/payments/${encodeURIComponent(paymentId)}`);
-    return paymentToSnapshot(parseWith(paymentSchema, body, "refetched Asaas payment"));
+    return paymentToSnapshot(parseWith(paymentSchema, body, "refetched Asaas payment"), context?.eventType);
   },
 };

@@ -165,7 +165,7 @@ describe("pagarme parse", () => {
     expect(parsed).toMatchObject({ resourceId: "ch_first", customerId: "cus_1", charge: { status } });
   });
 
-  it("keeps other types and chargeless orders with no charge state", () => {
+  it("keeps other types and chargeless orders with no charge state; a type naming no state takes the charge's", () => {
     expect(pagarmeDriver.parse(event("order.paid", { id: "or_1", charges: [] }), context())).toMatchObject({
       resourceId: null,
       charge: null,
@@ -176,7 +176,7 @@ describe("pagarme parse", () => {
     });
     expect(pagarmeDriver.parse(event("charge.antifraud_approved", charge()), context())).toMatchObject({
       resourceId: "ch_d22356Jf4WuGr8no",
-      charge: null,
+      charge: { status: "paid" },
     });
   });
 
@@ -216,7 +216,7 @@ describe("pagarme refetch", () => {
   it.each([
     [{ status: "pending" }, "pending"],
     [{ status: "processing" }, "pending"],
-    [{ status: "underpaid" }, "pending"],
+    [{ status: "underpaid" }, "paid"],
     [{ status: "paid" }, "paid"],
     [{ status: "overpaid" }, "paid"],
     [{ status: "failed" }, "failed"],

@@ -30,42 +30,106 @@ import { ParseError, type GatewayLister, type ProviderDriver, type VerifyContext
 // None has a timestamp, so a captured request can be replayed: the configuration refetches every
 // event by default (REFETCH_PAGARME="*").
 //
+// Statuses and event types, each decided against its source in docs/gateways.md ("Pagar.me"): the
+// charge statuses of pagarme/ecommerce-module-core's ChargeStatus.php plus `chargedback` (Pagar.me's
+// 2022 notice), the transaction statuses of docs.pagar.me's "Cobrança" page and the core's
+// TransactionStatus.php, the event types of docs.pagar.me's webhook event list.
+//
 // Unconfirmed: Basic Auth on v5 webhooks (seen in community code, not in the official docs); the zone
 // of the webhook's created_at (the v5 charge reference calls the charge's own created_at UTC, while
-// the zone is PAGARME_TIMEZONE, UTC by default); the event names charge.overpaid and
-// charge.partial_canceled and charge.canceled; `refunded_amount` (the SDK's charge has only
+// the zone is PAGARME_TIMEZONE, UTC by default); the event name charge.canceled and the charge status
+// `refunded` (in no v5 list; mapped as their names say); `refunded_amount` (the SDK's charge has only
 // `canceled_amount`, read as the amount given back once the charge was captured). Legacy
 // form-encoded postback bodies are verified but not parsed (stored as failed, replayable once a
 // driver reads them).
 
+// The event types that name the state they report. A captured charge's cancellation is a refund and a
+// void's "refund" a cancellation: byMoney reads which by what happened to the money.
 const TYPE_STATUS: Record<string, ChargeStatus> = {
   "charge.pending": "pending",
   "charge.processing": "pending",
   "charge.paid": "paid",
   "charge.overpaid": "paid",
+  // The boleto was paid, short of its amount: money taken, and a boleto is paid once (Pagar.me's own
+  // plugins handle it as paid, with a remaining amount).
+  "charge.underpaid": "paid",
   "charge.payment_failed": "failed",
+  "charge.antifraud_reproved": "failed",
   "charge.refunded": "refunded",
   "charge.partial_canceled": "partially_refunded",
   "charge.chargedback": "charged_back",
+  "charge.canceled": "canceled",
   "order.paid": "paid",
   "order.payment_failed": "failed",
   "order.canceled": "canceled",
-  // A canceled charge may be a refund: chargeToSnapshot tells by what happened to the money.
-  "charge.canceled": "canceled",
 };
 
-// The charge statuses of GET /charges/{id}. An underpaid boleto is still owed its balance: pending.
+// Types that say the charge changed without naming the state: the charge's own status says it.
+const CHARGE_STATUS_TYPES: ReadonlySet<string> = new Set([
+  "charge.created",
+  "charge.updated",
+  "charge.antifraud_approved",
+  "charge.antifraud_manual",
+  "charge.antifraud_pending",
+  "order.created",
+  "order.updated",
+]);
+
+// Types that say the money was taken (paid) or given back (a refund is made of captured money).
+const MONEY_TAKEN_TYPES: ReadonlySet<string> = new Set([
+  "charge.paid",
+  "charge.overpaid",
+  "charge.underpaid",
+  "charge.refunded",
+  "charge.partial_canceled",
+  "charge.chargedback",
+  "order.paid",
+]);
+
+// The charge statuses of GET /charges/{id}.
 const CHARGE_STATUS: Record<string, ChargeStatus> = {
   pending: "pending",
   processing: "pending",
-  underpaid: "pending",
   paid: "paid",
   overpaid: "paid",
+  underpaid: "paid",
   failed: "failed",
   canceled: "canceled",
   refunded: "refunded",
   chargedback: "charged_back",
 };
+
+// A charge's last transaction (card, boleto, Pix...) by whether its money was taken: captured (then
+// perhaps given back, or charged back), or never (an authorization voided or refused, a boleto or Pix
+// not paid). Statuses in neither set (waiting_cancellation) leave it to the event and the ledger.
+const TRANSACTION_TAKEN: ReadonlySet<string> = new Set([
+  "captured",
+  "partial_capture",
+  "refunded",
+  "partial_refunded",
+  "pending_refund",
+  "error_on_refunding",
+  "chargedback",
+  "paid",
+  "overpaid",
+  "underpaid",
+]);
+const TRANSACTION_NOT_TAKEN: ReadonlySet<string> = new Set([
+  "authorized_pending_capture",
+  "waiting_capture",
+  "not_authorized",
+  "voided",
+  "partial_void",
+  "error_on_voiding",
+  "with_error",
+  "failed",
+  "generated",
+  "viewed",
+  "waiting_payment",
+  "expired",
+  "pending_review",
+  "analyzing",
+]);
 
 const customerSchema = z.object({ id: z.string().optional(), email: z.string().nullable().optional() });
 
@@ -83,6 +147,8 @@ const chargeSchema = z.looseObject({
   paid_at: z.string().nullable().optional(),
   currency: z.string().length(3).optional(),
   customer: customerSchema.nullable().optional(),
+  // The SDK's GetTransactionResponse: its status says whether this charge's money was taken.
+  last_transaction: z.looseObject({ status: z.string().nullable().optional() }).nullable().optional(),
 });
 type PagarmeCharge = z.infer<typeof chargeSchema>;
 
@@ -123,22 +189,52 @@ function chargeOf(type: string, data: Record<string, unknown>): PagarmeCharge | 
 }
 
 /**
- * A status read by what happened to the money. A captured charge that is later canceled gives money
- * back: a refund (partial while canceled_amount < amount), never "canceled", which cannot follow paid.
- * Captured shows as paid_at (the refetch of a fully canceled charge may carry no paid_amount) or a
- * paid_amount. A charge canceled before capture moved no money: canceled.
+ * Was the charge's money taken? The charge says so first: paid_at or a paid_amount (the refetch of a
+ * fully canceled charge may keep neither), then its last transaction's status. Only when the charge
+ * tells nothing does the event: a notice of payment or refund says the money was taken, even when
+ * the charge it refetches was refunded since. null: nothing tells (the ledger may, see
+ * byWhatTheMoneyDid in lib/payments).
  */
-function byMoney(charge: PagarmeCharge, status: ChargeStatus): ChargeStatus {
-  const captured = (charge.paid_amount ?? 0) > 0 || Boolean(charge.paid_at);
-  const returned = captured && (amountRefunded(charge) ?? 0) > 0;
-  return status === "refunded" || (returned && (status === "paid" || status === "canceled")) ? "refunded" : status;
+function moneyTaken(charge: PagarmeCharge, eventType: string | undefined): boolean | null {
+  if ((charge.paid_amount ?? 0) > 0 || Boolean(charge.paid_at)) return true;
+  const transaction = charge.last_transaction?.status ?? undefined;
+  if (transaction !== undefined && TRANSACTION_TAKEN.has(transaction)) return true;
+  if (transaction !== undefined && TRANSACTION_NOT_TAKEN.has(transaction)) return false;
+  return eventType !== undefined && MONEY_TAKEN_TYPES.has(eventType) ? true : null;
 }
 
-/** The charge's current state, as GET /charges/{id} shows it. */
-export function chargeToSnapshot(charge: PagarmeCharge): ChargeSnapshot {
+/**
+ * A status read by what happened to the money. Money taken and some of it given back is a refund
+ * (partial while canceled_amount < amount), whatever the charge's status says (canceled, or still
+ * paid after a partial refund): "canceled" can't follow paid. A "refund" whose charge shows its money
+ * was never taken (a voided authorization) moved no money: the charge's own status. A charge canceled
+ * with nothing telling either way stays canceled, its canceled amount kept for the ledger to judge.
+ */
+function byMoney(charge: PagarmeCharge, status: ChargeStatus, eventType: string | undefined): ChargeStatus {
+  const taken = moneyTaken(charge, eventType);
+  const returned = (amountRefunded(charge) ?? 0) > 0;
+  const refund = status === "refunded" || status === "partially_refunded";
+  if (refund && taken === false) return charge.status === undefined ? "canceled" : (CHARGE_STATUS[charge.status] ?? "canceled");
+  if (taken === true && returned && (refund || status === "paid" || status === "canceled")) return "refunded";
+  return status;
+}
+
+/** The charge's status, as GET /charges/{id} shows it; a ParseError for a status no list documents. */
+function chargeStatus(charge: PagarmeCharge): ChargeStatus {
   const status = charge.status === undefined ? undefined : CHARGE_STATUS[charge.status];
   if (!status) throw new ParseError(`unknown Pagar.me charge status "${charge.status}"`);
-  return snapshotOf(charge, byMoney(charge, status));
+  return status;
+}
+
+/** The charge's current state, as GET /charges/{id} shows it, read with the event it was fetched for. */
+export function chargeToSnapshot(charge: PagarmeCharge, eventType?: string): ChargeSnapshot {
+  return snapshotOf(charge, byMoney(charge, chargeStatus(charge), eventType));
+}
+
+/** The state an event's own body reports: named by its type, or the charge's own status. */
+function eventStatus(type: string, charge: PagarmeCharge): ChargeStatus | undefined {
+  if (TYPE_STATUS[type]) return TYPE_STATUS[type];
+  return CHARGE_STATUS_TYPES.has(type) ? chargeStatus(charge) : undefined;
 }
 
 /** `alg=RS256; kid=...; signature=...`: parts split on ";", each on its first "=" (as the plugins do). */
@@ -291,7 +387,7 @@ export const pagarmeDriver: ProviderDriver<"pagarme", PagarmeSettings> = {
     const time = fromIso(event.created_at) ?? fromLocalTime(event.created_at, timeZone);
     if (!time) throw new ParseError(`created_at "${event.created_at}" is not a date-time`);
     const charge = chargeOf(event.type, event.data);
-    const status = TYPE_STATUS[event.type];
+    const status = charge ? eventStatus(event.type, charge) : undefined;
     return toNormalizedEvent({
       eventId: event.id,
       eventIdDerived: false,
@@ -300,13 +396,13 @@ export const pagarmeDriver: ProviderDriver<"pagarme", PagarmeSettings> = {
       ...time,
       customerId: charge?.customer?.id ?? null,
       customerEmail: charge?.customer?.email ?? null,
-      charge: charge && status ? snapshotOf(charge, byMoney(charge, status)) : null,
+      charge: charge && status ? snapshotOf(charge, byMoney(charge, status, event.type)) : null,
       payload: json,
     });
   },
 
-  async refetch(chargeId, fetchJson) {
+  async refetch(chargeId, fetchJson, context) {
     const body = await fetchJson(`/charges/${encodeURIComponent(chargeId)}`);
-    return chargeToSnapshot(parseWith(chargeSchema, body, "refetched Pagar.me charge"));
+    return chargeToSnapshot(parseWith(chargeSchema, body, "refetched Pagar.me charge"), context?.eventType);
   },
 };

@@ -64,8 +64,17 @@ export type GatewayFetch = (path: string) => Promise<unknown>;
 export type ApiCredentials = { apiKey?: string; marketplaceId?: string };
 export type ApiCredential = keyof ApiCredentials;
 
-/** What a refetch may need beyond the resource: the API credentials, and the driver's own settings. */
-export type RefetchContext<Settings = unknown> = { credentials?: ApiCredentials; settings?: Settings; timeZone?: string };
+/**
+ * What a refetch may need beyond the resource: the API credentials, the driver's own settings, and
+ * the type of the event it is fetched for (none for reconciliation): what the notice said happened,
+ * which the charge's current state may no longer show.
+ */
+export type RefetchContext<Settings = unknown> = {
+  credentials?: ApiCredentials;
+  settings?: Settings;
+  timeZone?: string;
+  eventType?: string;
+};
 
 /**
  * How a gateway's API authenticates: the credentials it reads (each from `<PROVIDER>_<CREDENTIAL>`,

@@ -11,7 +11,7 @@ export const NON_FINAL_STATUSES = ["pending", "authorized", "disputed"] as const
 export async function findStuckPayments(db: Queryable, provider: string, minutes: number, limit: number): Promise<LocalPayment[]> {
   if (limit === 0) return [];
   const { rows } = await db.query<LocalPayment>(
-    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::float8 AS "amountRefunded", false AS "pendingEvents"
+    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount::float8 AS amount, p.amount_refunded::float8 AS "amountRefunded", false AS "pendingEvents"
        FROM payments p
       WHERE p.provider = $1 AND p.status = ANY($2::text[])
         AND GREATEST(p.updated_at, COALESCE(p.last_gateway_event_at, p.updated_at)) < now() - make_interval(mins => $3)

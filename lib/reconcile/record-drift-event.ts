@@ -6,6 +6,7 @@ import { observedChargeType, type ObservedCharge } from "../canonical/observed-c
 import { jsonbText } from "../inbox/ingest/normalize-event";
 import { storeEvent } from "../inbox/ingest/store-event";
 import { byWhatTheMoneyDid } from "../payments/apply-charge-update";
+import { settledState } from "../payments/payment-consistency";
 import { deriveEventKey } from "../providers/signature";
 
 // A charge the gateway shows in another state than our payment: stored as a derived-key event with
@@ -13,14 +14,14 @@ import { deriveEventKey } from "../providers/signature";
 // says "reconcile"). Its key (the drivers' derived-key rule: resource|type|status|time) names the
 // gateway's state and ours, so the same drift seen again is a duplicate: nothing is written twice.
 
-export type LocalPayment = { chargeId: string; status: string; amountRefunded: number; pendingEvents: boolean };
+export type LocalPayment = { chargeId: string; status: string; amount: number | null; amountRefunded: number; pendingEvents: boolean };
 
 /** Our payments for these charges, and whether an event of theirs is still waiting to be processed. */
 export async function localPayments(db: Queryable, provider: string, chargeIds: readonly string[]): Promise<Map<string, LocalPayment>> {
   if (chargeIds.length === 0) return new Map();
   // Amounts are minor units: float8 holds them exactly (below 2^53).
   const { rows } = await db.query<LocalPayment>(
-    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::float8 AS "amountRefunded",
+    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount::float8 AS amount, p.amount_refunded::float8 AS "amountRefunded",
             EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.status = 'pending') AS "pendingEvents"
        FROM payments p WHERE p.provider = $1 AND p.gateway_charge_id = ANY($2::text[])`,
     [provider, chargeIds],
@@ -35,9 +36,14 @@ export async function localPayments(db: Queryable, provider: string, chargeIds: 
 export function drifted(local: LocalPayment | undefined, snapshot: ChargeSnapshot, createsPayments: boolean): boolean {
   if (!local) return createsPayments;
   if (local.pendingEvents) return false;
-  // Read as the worker would: a charge canceled with money back on a captured payment is its refund.
+  // Read as the worker would: a charge canceled with money back on a captured payment is its refund,
+  // and a state is settled by its amounts (a cancellation's canceled amount is no refund).
   const seen = byWhatTheMoneyDid({ status: local.status as ChargeStatus }, snapshot);
-  return local.status !== seen.status || (seen.amountRefunded !== undefined && seen.amountRefunded !== local.amountRefunded);
+  const settled = settledState(
+    { status: seen.status, amountRefunded: seen.amountRefunded ?? local.amountRefunded },
+    local.amount ?? snapshot.amount,
+  );
+  return local.status !== settled.status || settled.amountRefunded !== local.amountRefunded;
 }
 
 export type DriftDeps = { pool: Pool; boss: PgBoss; config: AppConfig };

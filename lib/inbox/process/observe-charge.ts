@@ -99,6 +99,7 @@ export async function observeCharge(
   const snapshot = await driver.refetch(event.resourceId, client.fetchJson, {
     credentials: providerConfig.credentials,
     settings: providerConfig.settings,
+    eventType: event.type,
   });
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }

@@ -1,6 +1,6 @@
 import type { AppConfig } from "../../config/env";
 import type { Queryable } from "../../db/pool";
-import { decideChargeUpdate } from "../../payments/apply-charge-update";
+import { decideChargeUpdate, type LedgerPayment } from "../../payments/apply-charge-update";
 import type { CurrentPayment, EventTime } from "../../payments/state-machine";
 import { findDriver } from "../../providers/registry";
 import { ParseError, type NormalizedEvent } from "../../providers/types";
@@ -56,6 +56,7 @@ type PaymentRow = {
   provider: string;
   chargeId: string;
   status: CurrentPayment["status"];
+  amount: string | null;
   amountRefunded: string;
   currency: string | null;
   lastMicros: string | null;
@@ -67,9 +68,10 @@ const later = (a: EventTime | null, b: EventTime | null): EventTime | null => (!
 /** The effect of replaying `events` (in dispatch order) on one payment. */
 function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: string, chargeId: string, events: EventRow[]): PaymentEffect {
   const driver = findDriver(provider);
-  let current: CurrentPayment | null = payment
+  let current: LedgerPayment | null = payment
     ? {
         status: payment.status,
+        amount: payment.amount === null ? null : Number(payment.amount),
         amountRefunded: Number(payment.amountRefunded),
         lastEventAt:
           payment.lastMicros !== null && payment.lastPrecision
@@ -116,7 +118,11 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
         current = { ...current, lastEventAt: later(current.lastEventAt, observation.at) };
       continue;
     }
-    current = { ...decision.state, lastEventAt: later(current?.lastEventAt ?? null, observation.at) };
+    current = {
+      ...decision.state,
+      amount: current?.amount ?? observation.snapshot.amount,
+      lastEventAt: later(current?.lastEventAt ?? null, observation.at),
+    };
   }
   return { ...effect, to: current?.status ?? null, toRefunded: current?.amountRefunded ?? null };
 }
@@ -176,7 +182,7 @@ export async function previewReplayEffects(
       [...params, providers, chargeIds],
     ),
     db.query<PaymentRow>(
-      `SELECT p.id, p.provider, p.gateway_charge_id AS "chargeId", p.status, p.amount_refunded::text AS "amountRefunded", p.currency,
+      `SELECT p.id, p.provider, p.gateway_charge_id AS "chargeId", p.status, p.amount::text AS amount, p.amount_refunded::text AS "amountRefunded", p.currency,
               (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS "lastMicros",
               p.last_gateway_event_precision AS "lastPrecision"
          FROM payments p
