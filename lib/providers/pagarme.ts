@@ -118,10 +118,13 @@ const TRANSACTION_NOT_TAKEN: ReadonlySet<string> = new Set([
   "authorized_pending_capture",
   "waiting_capture",
   "not_authorized",
+  // The plugins' TransactionStatus.php spells these two in camelCase.
+  "notAuthorized",
   "voided",
   "partial_void",
   "error_on_voiding",
   "with_error",
+  "withError",
   "failed",
   "generated",
   "viewed",

@@ -21,3 +21,20 @@ export function variant<T extends object>(fixture: T, overrides: Partial<T>): T 
   if (unknown.length > 0) throw new Error(`not fields of the fixture: ${unknown.join(", ")}`);
   return { ...fixture, ...overrides };
 }
+
+/**
+ * The rows of a gateway's lifecycle table in docs/gateways.md (its `### <heading>` section), each as
+ * "<kind>: <documented name>", so a test can hold one case per documented row.
+ */
+export function documentedRows(heading: string): string[] {
+  const docs = readFileSync(new URL("../../docs/gateways.md", import.meta.url), "utf8");
+  const start = docs.indexOf(`\n### ${heading}\n`);
+  if (start < 0) throw new Error(`docs/gateways.md has no "### ${heading}" section`);
+  const rest = docs.slice(start + 1);
+  const end = rest.slice(1).search(/\n##/);
+  const section = end < 0 ? rest : rest.slice(0, end + 1);
+  return section
+    .split("\n")
+    .map((line) => /^\| `([^`]+)` \| ([^|]+?) \|/.exec(line))
+    .flatMap((match) => (match ? [`${match[2]}: ${match[1]}`] : []));
+}
