@@ -36,7 +36,7 @@ export type LedgerPayment = CurrentPayment & { amount?: number | null };
  * state written is settled by its amounts (settledState): no status beside amounts that contradict it.
  */
 export function decideChargeUpdate(current: LedgerPayment | null, snapshot: ChargeSnapshot, at: EventTime | null): Decision {
-  if (!current) return { action: "create", state: settledState(initialState(snapshot), snapshot.amount) };
+  if (!current) return { action: "create", state: createdState(snapshot) };
   const observed = byWhatTheMoneyDid(current, snapshot);
   const decision = decide(current, {
     state: { status: observed.status, amountRefunded: observed.amountRefunded ?? current.amountRefunded },
@@ -64,9 +64,9 @@ export function byWhatTheMoneyDid(current: Pick<CurrentPayment, "status">, snaps
   return { ...snapshot, status: partial ? "partially_refunded" : "refunded" };
 }
 
-/** A payment created from its first observation. */
-function initialState(snapshot: ChargeSnapshot): PaymentState {
-  return { status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? 0 };
+/** A payment created from its first observation, settled by its amounts. */
+function createdState(snapshot: ChargeSnapshot): PaymentState {
+  return settledState({ status: snapshot.status, amountRefunded: snapshot.amountRefunded ?? 0 }, snapshot.amount);
 }
 
 export type ApplyResult = { outcome: "processed"; alreadyApplied?: boolean } | { outcome: "ignored"; reason: IgnoredReason };
@@ -310,7 +310,7 @@ export async function applyChargeUpdates(tx: Queryable, updates: readonly Charge
       if (!row) {
         if (!item.update.createIfMissing) throw new UnknownPaymentError(item.update.provider, item.update.chargeId);
         creates.push(index);
-        writes.push({ ...item, row, state: initialState(item.snapshot), kind: "create" });
+        writes.push({ ...item, row, state: createdState(item.snapshot), kind: "create" });
       } else if (row.applied) {
         results[index] = { outcome: "processed", alreadyApplied: true };
       } else {

@@ -24,6 +24,11 @@ describe("canTransitionTo (reachable, not adjacent)", () => {
     ["paid", "authorized", false],
     ["failed", "paid", false],
     ["canceled", "paid", false],
+    // A refund is of captured money: a payment held canceled that the gateway shows refunded was captured.
+    ["canceled", "refunded", true],
+    ["canceled", "partially_refunded", true],
+    ["canceled", "pending", false],
+    ["refunded", "canceled", false],
     ["charged_back", "paid", false],
     ["charged_back", "disputed", false],
     ["pending", "pending", false],
@@ -109,6 +114,29 @@ describe("decide", () => {
     expect(decide(disputedAt10, paidAt10Again).action).toBe("apply");
     const pending = { status: "pending" as const, amountRefunded: 0, lastEventAt: t("2024-01-01T00:00:10Z") };
     expect(decide(pending, { ...paidAt10Again, summary: true }).action).toBe("apply");
+  });
+
+  it("reopens a state its gateway documents a way out of, only for a newer observation", () => {
+    const canceledAt10 = { status: "canceled" as const, amountRefunded: 0, lastEventAt: t("2024-01-01T00:00:10Z") };
+    const restored = (iso: string, status: PaymentStatus = "paid") => ({
+      state: { status, amountRefunded: 0 },
+      at: t(iso),
+      reopens: ["canceled"] as const,
+    });
+    expect(decide(canceledAt10, restored("2024-01-01T00:00:11Z"))).toEqual({
+      action: "apply",
+      state: { status: "paid", amountRefunded: 0 },
+    });
+    expect(decide(canceledAt10, restored("2024-01-01T00:00:11Z", "pending")).action).toBe("apply");
+    // A tie can't tell a restore from a late notice; an older one is stale; no way back is declared: final.
+    expect(decide(canceledAt10, restored("2024-01-01T00:00:10Z"))).toEqual({ action: "ignore", reason: "invalid_transition" });
+    expect(decide(canceledAt10, restored("2024-01-01T00:00:09Z"))).toEqual({ action: "ignore", reason: "stale" });
+    expect(decide(canceledAt10, { ...restored("2024-01-01T00:00:11Z"), reopens: [] })).toEqual({
+      action: "ignore",
+      reason: "invalid_transition",
+    });
+    // Only the states it names: a failed payment stays failed.
+    expect(decide({ ...canceledAt10, status: "failed" }, restored("2024-01-01T00:00:11Z")).action).toBe("ignore");
   });
 
   it("calls a repeat of the current state a duplicate in meaning", () => {

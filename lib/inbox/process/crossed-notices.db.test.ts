@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { checkFinalStates, planWebhooks, sendAll } from "@/e2e/simulator/send-webhooks";
+import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { generateHistories } from "@/e2e/simulator/history";
+import { signedWebhook } from "@/lib/testing/gateway-events";
+import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { testConfig } from "@/lib/testing/test-worker";
+import { createGatewayClients } from "../../http/gateway-clients";
+import { statusContradiction } from "../../payments/payment-consistency";
+import { ingestEvent } from "../ingest/ingest-event";
+import { processEvent } from "./process-event";
+
+// Notices that cross, end to end on the real database: Pagar.me's own payloads and Asaas's, signed
+// as each gateway signs, ingested and processed by the worker's code, refetching through the fake
+// gateway. Whatever order they are processed in, a charge refunded after capture ends refunded and
+// a restored Asaas payment that was paid ends paid, and no payment's status contradicts its amounts.
+
+type Webhook = { id: string; type: string; created_at: string; data: Record<string, unknown> & { id: string } };
+const refundedWebhook = readFixture<Webhook>("pagarme/charge-refunded-webhook.json");
+const orderPaid = readFixture<Webhook & { data: { charges: Record<string, unknown>[] } }>("pagarme/order-paid-webhook.json");
+const asaasReceived = readFixture<{ id: string; event: string; dateCreated: string; payment: Record<string, unknown> }>(
+  "asaas/payment-received-webhook.json",
+);
+
+const ASAAS_TOKEN = "asaas_webhook_token";
+const PAGARME = { PAGARME_SIGNATURES: "rs256", PAYMENT_SOURCE_PAGARME: "gateway" };
+const ASAAS = { WEBHOOK_SECRET_ASAAS: ASAAS_TOKEN, PAYMENT_SOURCE_ASAAS: "gateway" };
+
+let app: TestApp;
+let gateway: FakeGateway;
+let sequence = 0;
+
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+  app = await createTestApp("crossed", { ...fakeGatewayEnv(gateway.url), ...PAGARME, ...ASAAS, WORKER_MAX_ATTEMPTS: "1" });
+});
+afterAll(async () => {
+  await app.close();
+  await gateway.close();
+});
+beforeEach(async () => {
+  await app.pool.query("TRUNCATE webhook_inbox, payments, processing_attempts, payment_transitions CASCADE");
+  gateway.intercept(null);
+});
+
+function deps(overrides: Record<string, string> = {}) {
+  const config = testConfig(app.env, overrides);
+  return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config), workerId: "test" };
+}
+
+async function ingested(provider: "pagarme" | "asaas", eventId: string, body: object): Promise<number> {
+  const secret = provider === "pagarme" ? gateway.pagarmeKey : ASAAS_TOKEN;
+  const webhook = signedWebhook(provider, eventId, JSON.stringify({ ...body, id: eventId }), secret);
+  const outcome = await ingestEvent(
+    { pool: app.pool, boss: app.boss, config: app.config },
+    { provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
+  );
+  if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
+  return outcome.inboxId;
+}
+
+async function payment(chargeId: string) {
+  const { rows } = await app.pool.query<{ status: string; amount: number | null; amount_refunded: number }>(
+    "SELECT status, amount, amount_refunded FROM payments WHERE gateway_charge_id = $1",
+    [chargeId],
+  );
+  return rows[0];
+}
+
+/** Every payment and every change pushed to the host, with the status contradicting its amounts. */
+async function contradictions() {
+  const { rows } = await app.pool.query<{ status: string; amount: number | null; amount_refunded: number }>(
+    "SELECT status, amount, amount_refunded FROM payments UNION ALL SELECT status, amount, amount_refunded FROM payment_changes",
+  );
+  return rows.flatMap((row) =>
+    [statusContradiction({ status: row.status as never, amount: row.amount, amountRefunded: row.amount_refunded })].filter(Boolean),
+  );
+}
+
+/** Every order of `items`. */
+function orders<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, index) => orders([...items.slice(0, index), ...items.slice(index + 1)]).map((rest) => [item, ...rest]));
+}
+
+describe("Pagar.me: a charge refunded after capture, its notices crossed", () => {
+  const chargeId = refundedWebhook.data.id;
+  // The charge as GET /charges/{id} shows it once refunded: the published charge.refunded's charge.
+  const serveRefundedCharge = () =>
+    gateway.intercept((path) => (path.endsWith(`/charges/${chargeId}`) ? { status: 200, body: refundedWebhook.data } : undefined));
+  // The charge.paid that came before it: the documented order.paid's charge, for this charge.
+  const paidCharge = { ...orderPaid.data.charges[0]!, id: chargeId, amount: refundedWebhook.data.amount };
+  const paidWebhook = variant(refundedWebhook, { type: "charge.paid", created_at: "2025-01-06T18:38:36Z", data: paidCharge });
+
+  it.each([
+    ["charge.refunded first", ["refunded", "paid"]],
+    ["charge.paid first", ["paid", "refunded"]],
+  ] as const)("ends refunded, %s, each refetched", async (_order, sequenceOf) => {
+    serveRefundedCharge();
+    const ids = {
+      refunded: await ingested("pagarme", `hook_refunded_${++sequence}`, refundedWebhook),
+      paid: await ingested("pagarme", `hook_paid_${sequence}`, paidWebhook),
+    };
+    for (const which of sequenceOf) expect(await processEvent(deps(), ids[which])).toMatch(/processed|ignored/);
+    expect(await payment(chargeId)).toMatchObject({ status: "refunded", amount: 21734, amount_refunded: 21734 });
+    expect(await contradictions()).toEqual([]);
+  });
+
+  it("takes a later charge.paid on a payment held canceled as captured first: refunded", async () => {
+    serveRefundedCharge();
+    // A notice that says nothing of the money (charge.pending), refetched once the charge was refunded:
+    // the charge alone reads as a cancellation, with no refund beside it.
+    const pendingWebhook = variant(refundedWebhook, {
+      type: "charge.pending",
+      created_at: "2025-01-06T18:38:33Z",
+      data: { ...paidCharge, status: "pending", paid_at: null },
+    });
+    expect(await processEvent(deps(), await ingested("pagarme", `hook_pending_${++sequence}`, pendingWebhook))).toBe("processed");
+    expect(await payment(chargeId)).toMatchObject({ status: "canceled", amount_refunded: 0 });
+    expect(await processEvent(deps(), await ingested("pagarme", `hook_paid_${sequence}`, paidWebhook))).toBe("processed");
+    expect(await payment(chargeId)).toMatchObject({ status: "refunded", amount_refunded: 21734 });
+    const { rows } = await app.pool.query("SELECT from_status, to_status FROM payment_transitions ORDER BY id");
+    expect(rows).toEqual([
+      { from_status: null, to_status: "canceled" },
+      { from_status: "canceled", to_status: "refunded" },
+    ]);
+  });
+
+  it("reads the bodies alone the same way when refetch is off", async () => {
+    const noRefetch = { REFETCH_PAGARME: "none" };
+    const ids = [
+      await ingested("pagarme", `hook_refunded_${++sequence}`, refundedWebhook),
+      await ingested("pagarme", `hook_paid_${sequence}`, paidWebhook),
+    ];
+    for (const id of ids) expect(await processEvent(deps(noRefetch), id)).toMatch(/processed|ignored/);
+    expect(await payment(chargeId)).toMatchObject({ status: "refunded", amount_refunded: 21734 });
+  });
+
+  it("ends the simulator's shuffled Pagar.me histories in their true state, 300 of 300, none contradicting its amounts", async () => {
+    const histories = generateHistories(7, 300, ["pagarme"]);
+    gateway.add(histories);
+    const secrets = { pagarme: gateway.pagarmeKey };
+    const plan = planWebhooks(histories, { secrets, duplicateRate: 0.3, shuffle: "full", seed: 7 });
+    const report = await sendAll(
+      plan,
+      async (webhook) => {
+        const outcome = await ingestEvent(
+          { pool: app.pool, boss: app.boss, config: app.config },
+          { provider: webhook.provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
+        );
+        return { status: outcome.kind === "stored" || outcome.kind === "duplicate" ? 200 : 400 };
+      },
+      { concurrency: 16, secrets },
+    );
+    expect(report.failed).toBe(0);
+    // In the shuffled order they were stored, one by one, as one worker would take them.
+    const { rows: stored } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox ORDER BY received_at, id");
+    for (const { id } of stored) await processEvent(deps(), id);
+    const check = await checkFinalStates(histories, async (history) => {
+      const row = await payment(history.payment.chargeId);
+      return row ? { status: row.status, amountRefunded: row.amount_refunded } : null;
+    });
+    expect(check.mismatches).toEqual([]);
+    expect(check.matched).toBe(300);
+    expect(await contradictions()).toEqual([]);
+  }, 120_000);
+});
+
+describe("Asaas: a deleted payment restored and paid", () => {
+  const paymentId = `pay_restored_${Date.now()}`;
+  const at = (time: string) => `2024-06-12 ${time}`;
+  const webhook = (event: string, dateCreated: string, fields: Record<string, unknown>) =>
+    variant(asaasReceived, {
+      id: `evt_${event}_${++sequence}`,
+      event,
+      dateCreated,
+      payment: variant(asaasReceived.payment, { id: paymentId, ...fields }),
+    });
+  const deleted = () => webhook("PAYMENT_DELETED", at("10:00:00"), { status: "PENDING", deleted: true });
+  const restored = () => webhook("PAYMENT_RESTORED", at("10:05:00"), { status: "PENDING" });
+  const receivedEvent = () => webhook("PAYMENT_RECEIVED", at("10:10:00"), {});
+
+  it.each(orders(["deleted", "restored", "received"] as const).map((order) => [order.join(" -> "), order] as const))(
+    "ends paid, processed %s from the bodies alone",
+    async (_name, order) => {
+      const bodies = { deleted: deleted(), restored: restored(), received: receivedEvent() };
+      const ids = Object.fromEntries(
+        await Promise.all(Object.entries(bodies).map(async ([name, body]) => [name, await ingested("asaas", body.id, body)] as const)),
+      );
+      for (const name of order) expect(await processEvent(deps({ REFETCH_ASAAS: "none" }), ids[name]!)).toMatch(/processed|ignored/);
+      expect(await payment(paymentId)).toMatchObject({ status: "paid", amount: 10000, amount_refunded: 0 });
+      expect(await contradictions()).toEqual([]);
+    },
+  );
+
+  it("ends paid through refetches, whichever notice the gateway's current state answers", async () => {
+    gateway.add([
+      {
+        provider: "asaas",
+        payment: { chargeId: paymentId, amount: 10000, currency: "brl", customerId: "cus_G7Dvo4iphUNk", customerEmail: "x@example.com" },
+        steps: [],
+        truth: { status: "paid", amountRefunded: 0 },
+      },
+    ]);
+    // PAYMENT_DELETED processed while the payment was still deleted: its body says so.
+    expect(await processEvent(deps({ REFETCH_ASAAS: "none" }), await ingested("asaas", `evt_deleted_${++sequence}`, deleted()))).toBe(
+      "processed",
+    );
+    expect(await payment(paymentId)).toMatchObject({ status: "canceled" });
+    for (const body of [restored(), receivedEvent()])
+      expect(await processEvent(deps(), await ingested("asaas", body.id, body))).toMatch(/processed|ignored/);
+    expect(await payment(paymentId)).toMatchObject({ status: "paid" });
+  });
+});
