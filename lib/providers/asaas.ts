@@ -3,7 +3,7 @@ import { listedResource, parseJson, parseWith, refundStatus, toMinorUnits, toNor
 import { accessTokenAuth } from "./api-auth";
 import { verifySharedSecret } from "./shared-secret";
 import { fromLocalTime } from "../canonical/event-time";
-import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
+import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./types";
 
 // Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
@@ -80,15 +80,10 @@ const PAYMENT_STATUS: Record<string, ChargeStatus> = {
   AWAITING_CHARGEBACK_REVERSAL: "paid",
 };
 
-// A payment's `chargeback.status`: requested or in dispute is open; lost, or done (the money went to
-// the cardholder), is lost; reversed (the merchant won) leaves the payment's own status.
-const CHARGEBACK_OUTCOME: Record<string, DisputeOutcome> = {
-  REQUESTED: "open",
-  IN_DISPUTE: "open",
-  DISPUTE_LOST: "lost",
-  DONE: "lost",
-  REVERSED: "closed",
-};
+// A payment's `chargeback.status` when the chargeback was lost, or done (the money went to the
+// cardholder): charged back, which no payment status says. Requested, in dispute or reversed (the
+// merchant won), the payment's own status already tells.
+const CHARGEBACK_LOST: ReadonlySet<string> = new Set(["DISPUTE_LOST", "DONE"]);
 
 const paymentSchema = z.looseObject({
   id: z.string().min(1),
@@ -118,19 +113,13 @@ function amountRefunded(payment: AsaasPayment): number | undefined {
   return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value), 0) : undefined;
 }
 
-/** The chargeback's outcome, when the payment has one Asaas documents. */
-function chargebackOutcomes(payment: AsaasPayment): DisputeOutcome[] {
-  const outcome = payment.chargeback ? CHARGEBACK_OUTCOME[payment.chargeback.status] : undefined;
-  return outcome ? [outcome] : [];
-}
-
 /** What the payment is, `status` read with its refunds and chargeback, and the ways back Asaas documents from it. */
 function snapshotOf(payment: AsaasPayment, status: ChargeStatus, eventType?: string): ChargeSnapshot {
   const amount = toMinorUnits(payment.value);
   const refunded = amountRefunded(payment);
   const refundedSome = status === "paid" && (refunded ?? 0) > 0;
   const own = status === "refunded" || refundedSome ? refundStatus(amount, refunded) : status;
-  const settled = withDisputes(own, chargebackOutcomes(payment));
+  const settled = payment.chargeback && CHARGEBACK_LOST.has(payment.chargeback.status) ? "charged_back" : own;
   const reopens: ChargeStatus[] | undefined =
     settled === "canceled" ? undefined : eventType === "PAYMENT_RECEIVED_IN_CASH_UNDONE" ? ["canceled", "paid"] : ["canceled"];
   return { status: settled, amount, amountRefunded: refunded, currency: "brl", customerId: payment.customer ?? undefined, reopens };
