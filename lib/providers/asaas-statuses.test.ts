@@ -96,6 +96,8 @@ const cases: Record<string, () => void | Promise<void>> = {
   "event: PAYMENT_UPDATED": () => {
     expect(statusOf("PAYMENT_UPDATED", { status: "PENDING", dueDate: "2021-01-15" })).toBe("pending");
     expect(statusOf("PAYMENT_UPDATED")).toBe("paid");
+    // A status Asaas doesn't document names nothing: the event goes by its refetch, not a parse failure.
+    expect(statusOf("PAYMENT_UPDATED", { status: "SOMETHING_NEW" })).toBeNull();
   },
   "event: PAYMENT_CONFIRMED": namedEvent("PAYMENT_CONFIRMED", "paid", { status: "CONFIRMED" }),
   "event: PAYMENT_RECEIVED": () => {

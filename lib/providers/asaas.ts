@@ -125,17 +125,17 @@ function snapshotOf(payment: AsaasPayment, status: ChargeStatus, eventType?: str
   return { status: settled, amount, amountRefunded: refunded, currency: "brl", customerId: payment.customer ?? undefined, reopens };
 }
 
-/** The payment's status as GET /payments/{id} shows it; a ParseError for one Asaas doesn't document. */
-function paymentStatus(payment: AsaasPayment): ChargeStatus {
+/** The payment's status as GET /payments/{id} shows it; undefined for one Asaas doesn't document. */
+function knownStatus(payment: AsaasPayment): ChargeStatus | undefined {
   if (payment.deleted) return "canceled";
-  const status = payment.status === undefined ? undefined : PAYMENT_STATUS[payment.status];
-  if (!status) throw new ParseError(`unknown Asaas payment status "${payment.status}"`);
-  return status;
+  return payment.status === undefined ? undefined : PAYMENT_STATUS[payment.status];
 }
 
 /** The payment's current state, as GET /payments/{id} shows it, read with the event it was fetched for. */
 export function paymentToSnapshot(payment: AsaasPayment, eventType?: string): ChargeSnapshot {
-  return snapshotOf(payment, paymentStatus(payment), eventType);
+  const status = knownStatus(payment);
+  if (!status) throw new ParseError(`unknown Asaas payment status "${payment.status}"`);
+  return snapshotOf(payment, status, eventType);
 }
 
 const listSchema = z.object({ hasMore: z.boolean(), data: z.array(z.unknown()) });
@@ -197,7 +197,7 @@ export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
     const named = TYPE_STATUS[event.event] !== undefined || PAYMENT_STATUS_TYPES.has(event.event);
     if (named && !payment) throw new ParseError(`${event.event} has no payment`);
     const status = payment
-      ? (TYPE_STATUS[event.event] ?? (PAYMENT_STATUS_TYPES.has(event.event) ? paymentStatus(payment) : undefined))
+      ? (TYPE_STATUS[event.event] ?? (PAYMENT_STATUS_TYPES.has(event.event) ? knownStatus(payment) : undefined))
       : undefined;
     return toNormalizedEvent({
       eventId: event.id,

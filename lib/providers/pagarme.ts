@@ -234,10 +234,13 @@ export function chargeToSnapshot(charge: PagarmeCharge, eventType?: string): Cha
   return snapshotOf(charge, byMoney(charge, chargeStatus(charge), eventType));
 }
 
-/** The state an event's own body reports: named by its type, or the charge's own status. */
+/**
+ * The state an event's own body reports: named by its type, or the charge's own status (none when the
+ * status is one no list documents: the event then goes by a refetch, or by nothing).
+ */
 function eventStatus(type: string, charge: PagarmeCharge): ChargeStatus | undefined {
   if (TYPE_STATUS[type]) return TYPE_STATUS[type];
-  return CHARGE_STATUS_TYPES.has(type) ? chargeStatus(charge) : undefined;
+  return CHARGE_STATUS_TYPES.has(type) && charge.status !== undefined ? CHARGE_STATUS[charge.status] : undefined;
 }
 
 /** `alg=RS256; kid=...; signature=...`: parts split on ";", each on its first "=" (as the plugins do). */
