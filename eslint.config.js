@@ -28,6 +28,8 @@ import tseslint from "typescript-eslint";
 //   *              feature rooms not named here: above the pipeline, below alerts; they may import
 //                  each other, and nothing named before them imports them
 //   alerts         alert rules and sending them
+//   console        every console page's view and every console action: above each room a page shows
+//                  (alerts included), the one room app/ reaches (see the rule on app/ below)
 //   jobs           every queue as a definition (name, data, policy, schedule, run), installed and
 //                  worked from one list; above the rooms whose work its jobs run (inbox, payments,
 //                  reconcile, alerts), below ops (which may report on queues) and runtime
@@ -74,6 +76,7 @@ export const LIB_LAYERS = [
   "privacy",
   "*",
   "alerts",
+  "console",
   "jobs",
   "ops",
   "runtime",

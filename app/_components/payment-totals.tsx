@@ -1,5 +1,5 @@
 import { Money } from "@/app/_components/money";
-import type { PaymentTotal } from "@/lib/payments/search-payments";
+import type { PaymentsView } from "@/lib/console/get-payments-view";
 
 /** The filter's totals per currency: counts, charged and refunded, and how many by status. */
 export function PaymentTotals({
@@ -8,7 +8,7 @@ export function PaymentTotals({
   label,
   testId,
 }: {
-  totals: PaymentTotal[];
+  totals: PaymentsView["totals"];
   capped?: boolean;
   label: string;
   testId: string;

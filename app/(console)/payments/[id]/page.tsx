@@ -6,10 +6,9 @@ import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { RecoveredLabel } from "@/app/_components/recovered-label";
 import { TimelineTable } from "@/app/_components/timeline-table.client";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { requirePageAccess } from "@/app/_server/session";
 import { getPaymentView } from "@/lib/console/get-payment-view";
-import { listPaymentChanges } from "@/lib/destinations/list-deliveries";
+import { getPaymentChangesView } from "@/lib/console/get-payment-changes-view";
 import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { FactSources } from "./fact-sources";
@@ -19,14 +18,13 @@ export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";
 
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
-  const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
+  const user = await requirePageAccess("/payments/[id]");
   const id = parseRowId((await params).id);
   const { reads, pool } = webRuntime();
   const view = id === null ? null : await reads.read((replica) => getPaymentView(replica, user.role, id));
   if (!view) notFound();
   const { payment } = view;
-  // Deliveries to the host change with actions on this page: read them where they are written.
-  const changes = await listPaymentChanges(pool, payment.id);
+  const { changes } = await getPaymentChangesView(pool, payment.id);
   // The latest event reconciliation recovered that moved this payment, if any.
   const recovered = view.timeline.filter((entry) => entry.recovered && entry.applied).at(-1);
   return (
