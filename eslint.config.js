@@ -274,6 +274,13 @@ const libPatterns = [
   { group: ["next", "next/*", "react", "react-dom", "next-auth", "next-auth/*"], message: "lib/ is framework-free." },
 ];
 
+const consolePatterns = [
+  {
+    regex: String.raw`^(?:@/|(?:\.\./)+)lib/(?!console/|runtime/web-runtime$|request/|time/)`,
+    message: "app/ reaches lib/ through lib/console (a page's get-*-view.ts, an action module): see eslint.config.js.",
+  },
+];
+
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", ".data/", "lib/db/generated/", "next-env.d.ts", "e2e/artifacts/"] },
   ...tseslint.configs.recommended,
@@ -367,16 +374,46 @@ export default tseslint.config(
       ]),
     },
   },
+  // The console reaches lib/ through lib/console (rule no-restricted-imports on app/): every page,
+  // layout, component, server action and console route handler imports lib/console (each page's
+  // view, get-*-view.ts, one call returning an explicit view object; the actions, *-actions.ts; the
+  // console's URL parameters and exports) and, besides, only the glue lib/console cannot be:
+  //   lib/runtime/web-runtime  the web process's pools, configuration and queue, handed to the view
+  //                            (lib/console sits below lib/runtime in LIB_LAYERS: it never fetches them)
+  //   lib/request              parsing what the request brings (row ids, body limits): the edge's job
+  //   lib/time                 an instant in the viewer's zone, which client components format too
+  // Exempt, as framework glue: app/_server/ (the session and sign-in through next-auth, the action and
+  // route-handler wrappers, CSV responses, API tokens: they use lib/auth, lib/audit, lib/errors,
+  // lib/observability), and the machine API's routes, each an HTTP adapter over the one door of the
+  // room its path names: webhooks (the inbox's reception pipeline), payments (registration, one
+  // payment), payment-changes (the outbox's feed), health and metrics (ops), auth (next-auth).
   {
-    files: ["app/**/*.client.tsx", "app/**/components/**/*.tsx"],
+    files: ["app/**/*.ts", "app/**/*.tsx"],
+    ignores: [
+      "app/**/*.test.ts",
+      "app/_server/**",
+      "app/api/webhooks/**",
+      "app/api/payments/**",
+      "app/api/payment-changes/**",
+      "app/api/health/**",
+      "app/api/metrics/**",
+      "app/api/auth/**",
+    ],
+    rules: { "no-restricted-imports": restrict(consolePatterns) },
+  },
+  // A client component runs in the browser: of lib/ it takes formatting (lib/time) and the types of
+  // its view, never a module that reaches the database.
+  {
+    files: ["app/**/*.client.tsx"],
     rules: {
       "no-restricted-imports": restrict([
-        // Types are erased at build time: a client component may describe server data by its type.
+        ...consolePatterns,
         {
-          group: ["@/lib/db/*", "@/lib/runtime/*", "@/lib/inbox/*", "pg", "pg-boss"],
-          message: "client components never import the database layer.",
+          regex: "^@/lib/(?!time/)",
+          message: "client components take only types from lib/ (import type): the rest reaches the database.",
           allowTypeImports: true,
         },
+        { group: ["pg", "pg-boss"], message: "client components never import the database layer." },
       ]),
     },
   },
