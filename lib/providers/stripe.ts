@@ -138,7 +138,7 @@ function intentSnapshot(type: string, intent: StripePaymentIntent): ChargeSnapsh
   };
 }
 
-/** The charge state an event type reports (DESIGN.md's Stripe mapping); null for the rest. */
+/** The charge state an event type reports (the mapping docs/gateways.md tabulates); null for the rest. */
 function chargeFromEvent(type: string, object: Record<string, unknown>): ChargeSnapshot | null {
   if (type.startsWith("charge.dispute.")) {
     const dispute = disputeSchema.safeParse(object);
