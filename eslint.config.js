@@ -252,7 +252,7 @@ const sqlAsString = {
 };
 
 const restrict = (patterns) => ["error", { patterns }];
-// Data access (docs/decisions.md, "Data access"): SQL on lib/db/pool for every table but users, which
+// Data access (docs/decisions.md, db): SQL on lib/db/pool for every table but users, which
 // lib/auth reaches through Prisma; the pg driver and Prisma's packages stay inside lib/db.
 const driverPatterns = [
   {
@@ -263,7 +263,7 @@ const driverPatterns = [
 const prismaPatterns = [
   {
     group: ["**/db/prisma", "**/db/generated/*", "**/db/generated/**"],
-    message: "Prisma reaches the users table only (lib/auth); every other table is SQL on lib/db/pool (docs/decisions.md, Data access).",
+    message: "Prisma reaches the users table only (lib/auth); every other table is SQL on lib/db/pool (docs/decisions.md, db).",
   },
 ];
 const libPatterns = [
