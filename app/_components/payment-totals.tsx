@@ -1,7 +1,21 @@
 import { Money } from "@/app/_components/money";
+import type { PaymentMoney } from "@/lib/payments/payment-money";
 import type { PaymentTotal } from "@/lib/payments/search-payments";
 
-/** The filter's totals per currency: counts, charged and refunded, and how many by status. */
+/** Each figure of a total, in the order shown, with what it counts (docs/console.md, "Totals"). */
+const FIGURES: { key: keyof PaymentMoney; label: string; meaning: string }[] = [
+  {
+    key: "captured",
+    label: "captured",
+    meaning: "Taken from customers: the amounts of paid, refunded, disputed and charged-back payments",
+  },
+  { key: "refunded", label: "refunded", meaning: "Given back by refunds" },
+  { key: "disputed", label: "disputed", meaning: "Under an open dispute: still held, at risk" },
+  { key: "chargedBack", label: "charged back", meaning: "Taken back by lost disputes" },
+  { key: "net", label: "net", meaning: "Kept: captured less refunded less charged back" },
+];
+
+/** The filter's totals per currency: how many payments, the money captured and what became of it, and how many by status. */
 export function PaymentTotals({
   totals,
   capped = false,
@@ -23,9 +37,14 @@ export function PaymentTotals({
             <dd data-testid={`${testId}-${total.currency ?? "none"}`}>
               <strong>
                 {total.payments.toLocaleString("en-US")} payment{total.payments === 1 ? "" : "s"}
-              </strong>{" "}
-              · <Money amount={total.amount} currency={total.currency} /> charged ·{" "}
-              <Money amount={total.refunded} currency={total.currency} /> refunded ·{" "}
+              </strong>
+              {FIGURES.map((figure) => (
+                <span key={figure.key} data-figure={figure.key}>
+                  {" · "}
+                  <span title={figure.meaning}>{figure.label}</span> <Money amount={total[figure.key]} currency={total.currency} />
+                </span>
+              ))}
+              {" · "}
               <span className="muted">
                 {Object.entries(total.byStatus)
                   .map(([status, count]) => `${count} ${status.replaceAll("_", " ")}`)
