@@ -29,7 +29,7 @@ export function PaymentTotals({
 }) {
   if (totals.length === 0) return null;
   return (
-    <section className="panel" aria-label={label} data-testid={`${testId}s`}>
+    <section className="panel payment-totals" aria-label={label} data-testid={`${testId}s`}>
       <dl className="kv">
         {totals.map((total) => (
           <div key={total.currency ?? "none"} style={{ display: "contents" }}>
@@ -37,19 +37,24 @@ export function PaymentTotals({
             <dd data-testid={`${testId}-${total.currency ?? "none"}`}>
               <strong>
                 {total.payments.toLocaleString("en-US")} payment{total.payments === 1 ? "" : "s"}
-              </strong>
-              {FIGURES.map((figure) => (
-                <span key={figure.key} data-figure={figure.key}>
-                  {" · "}
-                  <span title={figure.meaning}>{figure.label}</span> <Money amount={total[figure.key]} currency={total.currency} />
-                </span>
-              ))}
-              {" · "}
+              </strong>{" "}
               <span className="muted">
+                (
                 {Object.entries(total.byStatus)
                   .map(([status, count]) => `${count} ${status.replaceAll("_", " ")}`)
                   .join(", ")}
+                )
               </span>
+              <ul className="figures">
+                {FIGURES.map((figure) => (
+                  <li key={figure.key} data-figure={figure.key}>
+                    <span className="muted" title={figure.meaning}>
+                      {figure.label}
+                    </span>{" "}
+                    <Money amount={total[figure.key]} currency={total.currency} />
+                  </li>
+                ))}
+              </ul>
             </dd>
           </div>
         ))}
