@@ -39,12 +39,33 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           <dt>Provider</dt>
           <dd>{payment.provider}</dd>
           <dt>Amount</dt>
-          <dd>
+          <dd data-testid="payment-amount">
             <Money amount={payment.amount} currency={payment.currency} />
+            {view.attemptedOnly ? <span className="muted"> (not captured)</span> : null}
           </dd>
           <dt>Refunded</dt>
-          <dd>
+          <dd data-testid="payment-refunded">
             <Money amount={payment.amountRefunded} currency={payment.currency} />
+          </dd>
+          {view.money.disputed > 0 ? (
+            <>
+              <dt>Disputed</dt>
+              <dd data-testid="payment-disputed">
+                <Money amount={view.money.disputed} currency={payment.currency} />
+              </dd>
+            </>
+          ) : null}
+          {view.money.chargedBack > 0 ? (
+            <>
+              <dt>Charged back</dt>
+              <dd data-testid="payment-charged-back">
+                <Money amount={view.money.chargedBack} currency={payment.currency} />
+              </dd>
+            </>
+          ) : null}
+          <dt>Net</dt>
+          <dd data-testid="payment-net">
+            <Money amount={payment.amount === null ? null : view.money.net} currency={payment.currency} />
           </dd>
           <dt>Customer</dt>
           <dd>
