@@ -276,7 +276,7 @@ const libPatterns = [
 
 const consolePatterns = [
   {
-    regex: String.raw`^(?:@/|(?:\.\./)+)lib/(?!console/|runtime/web-runtime$|request/|time/)`,
+    regex: String.raw`^(?:@/|(?:\.\./)+)lib/(?!console/|runtime/web-runtime$|request/|time/|canonical/money$)`,
     message: "app/ reaches lib/ through lib/console (a page's get-*-view.ts, an action module): see eslint.config.js.",
   },
 ];
@@ -382,6 +382,7 @@ export default tseslint.config(
   //                            (lib/console sits below lib/runtime in LIB_LAYERS: it never fetches them)
   //   lib/request              parsing what the request brings (row ids, body limits): the edge's job
   //   lib/time                 an instant in the viewer's zone, which client components format too
+  //   lib/canonical/money      the one money formatter, which the CSV and client components use too
   // Exempt, as framework glue: app/_server/ (the session and sign-in through next-auth, the action and
   // route-handler wrappers, CSV responses, API tokens: they use lib/auth, lib/audit, lib/errors,
   // lib/observability), and the machine API's routes, each an HTTP adapter over the one door of the
@@ -401,7 +402,7 @@ export default tseslint.config(
     ],
     rules: { "no-restricted-imports": restrict(consolePatterns) },
   },
-  // A client component runs in the browser: of lib/ it takes formatting (lib/time) and the types of
+  // A client component runs in the browser: of lib/ it takes formatting (lib/time, lib/canonical/money) and the types of
   // its view, never a module that reaches the database.
   {
     files: ["app/**/*.client.tsx"],
@@ -409,7 +410,7 @@ export default tseslint.config(
       "no-restricted-imports": restrict([
         ...consolePatterns,
         {
-          regex: "^@/lib/(?!time/)",
+          regex: "^@/lib/(?!time/|canonical/money$)",
           message: "client components take only types from lib/ (import type): the rest reaches the database.",
           allowTypeImports: true,
         },
