@@ -1,6 +1,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
+import { formatMoney } from "@/lib/canonical/money";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
@@ -189,9 +190,7 @@ describe("console for support and finance", () => {
       for (const total of totals) {
         const shown = await page.getByTestId(`payment-total-${total.currency}`).textContent();
         expect(shown).toContain(`${total.n} payment`);
-        expect(shown).toContain(
-          new Intl.NumberFormat("en-US", { style: "currency", currency: total.currency.toUpperCase() }).format(Number(total.amount) / 100),
-        );
+        expect(shown).toContain(formatMoney(Number(total.amount), total.currency));
       }
       // Each amount of the totals reads on one line, also where the line is narrow; the rects are
       // read once the totals are laid out (a busy machine lays them out after the text arrives).

@@ -85,6 +85,9 @@ const PAYMENT_STATUS: Record<string, ChargeStatus> = {
 // merchant won), the payment's own status already tells.
 const CHARGEBACK_LOST: ReadonlySet<string> = new Set(["DISPUTE_LOST", "DONE"]);
 
+// Asaas charges in reais only: its payments carry no currency.
+const CURRENCY = "brl";
+
 const paymentSchema = z.looseObject({
   id: z.string().min(1),
   customer: z.string().nullable().optional(),
@@ -110,19 +113,19 @@ const eventSchema = z.object({
 /** What the refunds that went through add up to, in cents; undefined when the body lists none. */
 function amountRefunded(payment: AsaasPayment): number | undefined {
   const done = payment.refunds?.filter((refund) => refund.status === "DONE");
-  return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value), 0) : undefined;
+  return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value, CURRENCY), 0) : undefined;
 }
 
 /** What the payment is, `status` read with its refunds and chargeback, and the ways back Asaas documents from it. */
 function snapshotOf(payment: AsaasPayment, status: ChargeStatus, eventType?: string): ChargeSnapshot {
-  const amount = toMinorUnits(payment.value);
+  const amount = toMinorUnits(payment.value, CURRENCY);
   const refunded = amountRefunded(payment);
   const refundedSome = status === "paid" && (refunded ?? 0) > 0;
   const own = status === "refunded" || refundedSome ? refundStatus(amount, refunded) : status;
   const settled = payment.chargeback && CHARGEBACK_LOST.has(payment.chargeback.status) ? "charged_back" : own;
   const reopens: ChargeStatus[] | undefined =
     settled === "canceled" ? undefined : eventType === "PAYMENT_RECEIVED_IN_CASH_UNDONE" ? ["canceled", "paid"] : ["canceled"];
-  return { status: settled, amount, amountRefunded: refunded, currency: "brl", customerId: payment.customer ?? undefined, reopens };
+  return { status: settled, amount, amountRefunded: refunded, currency: CURRENCY, customerId: payment.customer ?? undefined, reopens };
 }
 
 /** The payment's status as GET /payments/{id} shows it; undefined for one Asaas doesn't document. */

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import type { Finding, ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import type { Finding, ReconcileResult } from "@/lib/console/reconciliation-actions";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { reconcileGateway } from "./actions";
 
