@@ -92,11 +92,13 @@ const baseSchema = z
     INGEST_PORT: positiveInt(3001),
     WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
     WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
-    // A client gets this long to send its headers, and then its whole request; past it, 408 and the
-    // socket is closed. Past HTTP_MAX_CONNECTIONS open sockets, new ones are dropped.
-    HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
+    // A client gets this long to send its headers (a socket that sends nothing is closed then too), and
+    // then its whole request; past it, 408 and the socket is closed. Past HTTP_MAX_CONNECTIONS open
+    // sockets, or HTTP_MAX_CONNECTIONS_PER_ADDRESS from one address, new ones are dropped.
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt(5_000),
     HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
     HTTP_MAX_CONNECTIONS: positiveInt(1024),
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: positiveInt(64),
     WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
     SIGNATURE_FAILURES_MAX: positiveInt(10_000),
     // Events in flight per worker: two batches of 16 (lib/jobs/definitions/webhooks.ts, docs/decisions.md).
@@ -169,6 +171,7 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS,
         requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS,
         maxConnections: b.HTTP_MAX_CONNECTIONS,
+        maxConnectionsPerAddress: b.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
       },
       toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
       signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
