@@ -118,6 +118,7 @@ const baseSchema = z
     SWEEPER_STALE_MINUTES: positiveInt(5),
     SWEEPER_BATCH_SIZE: positiveInt(1000),
     REFETCH_TIMEOUT_MS: positiveInt(5000),
+    REFETCH_MAX_RESPONSE_BYTES: positiveInt(8 * 1024 * 1024),
     REFETCH_RATE_PER_SECOND: positiveInt(20),
     REFETCH_BREAKER_FAILURES: positiveInt(5),
     REFETCH_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
@@ -190,6 +191,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
       refetch: {
         timeoutMs: b.REFETCH_TIMEOUT_MS,
+        /** The largest answer of a gateway's API that is read (refetches and reconciliation pages). */
+        maxResponseBytes: b.REFETCH_MAX_RESPONSE_BYTES,
         ratePerSecond: b.REFETCH_RATE_PER_SECOND,
         breakerFailures: b.REFETCH_BREAKER_FAILURES,
         breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
