@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { runAction, type ActionResult } from "@/app/_server/action";
 import { PROVIDER_NAMES } from "@/lib/providers/registry";
-import { runReconciliation, type ReconcileResult } from "@/lib/reconcile/run-reconciliation";
+import { reconcileInWorker, type RequestedReconciliation } from "@/lib/jobs/definitions/reconcile-requests";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 const optionalTime = z.iso
@@ -15,13 +15,16 @@ const reconcileSchema = z
   .object({ provider: z.enum(PROVIDER_NAMES), since: optionalTime, until: optionalTime, dryRun: z.boolean() })
   .refine((input) => !input.until || input.since, { message: "until needs since" });
 
-/** A preview (dry run: nothing written) or a run of one gateway's reconciliation (finance and up), audited. */
-export async function reconcileGateway(input: z.input<typeof reconcileSchema>): Promise<ActionResult<ReconcileResult>> {
+// How long the page waits for the worker's answer; past it, the run goes on and shows in the runs table.
+const WAIT_MS = 120_000;
+
+/**
+ * A preview (dry run: nothing written) or a run of one gateway's reconciliation (finance and up),
+ * audited, done by a worker: the web process never reads a gateway's pages.
+ */
+export async function reconcileGateway(input: z.input<typeof reconcileSchema>): Promise<ActionResult<RequestedReconciliation>> {
   return runAction("reconcileGateway", reconcileSchema, input, async ({ provider, since, until, dryRun }, { user }) => {
-    const { pool, config, boss, gateways } = webRuntime();
-    return runReconciliation(
-      { pool, boss: await boss(), config, gateways },
-      { provider, since, until, dryRun, trigger: "console", actor: user.email },
-    );
+    const { boss } = webRuntime();
+    return reconcileInWorker(await boss(), { provider, since, until, dryRun, actor: user.email }, WAIT_MS);
   });
 }
