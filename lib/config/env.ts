@@ -4,6 +4,7 @@ import { DRIVERS, type ProviderName } from "../providers/registry";
 import type { ProviderDriver } from "../providers/types";
 import { variablesWithDevelopmentValues } from "./development-values";
 import { weakSecrets } from "./secret-strength";
+import { apiTokenList } from "./api-tokens";
 import { csv, positiveInt } from "./env-values";
 import { providersSchema, providerVariables } from "./provider-config";
 
@@ -122,7 +123,7 @@ const baseSchema = z
     REFETCH_RATE_PER_SECOND: positiveInt(20),
     REFETCH_BREAKER_FAILURES: positiveInt(5),
     REFETCH_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
-    PAYMENTS_API_TOKENS: csv,
+    PAYMENTS_API_TOKENS: apiTokenList,
     HEALTH_TOKENS: csv,
     AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     NEXTAUTH_URL: z.url().optional(),
@@ -197,6 +198,7 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         breakerFailures: b.REFETCH_BREAKER_FAILURES,
         breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
       },
+      /** The host API's and the feed's tokens, each with the gateways it may read (null: all). */
       paymentsApiTokens: b.PAYMENTS_API_TOKENS,
       /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
       healthTokens: b.HEALTH_TOKENS,
