@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import { reservedConnections } from "@/lib/request/create-limited-server";
+import { MAX_WAITS_PER_READER } from "@/lib/outbox/read-change-feed";
 import { signStripe } from "@/lib/providers/stripe";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startAppServer, type AppServer } from "./harness/app-server";
@@ -18,7 +19,9 @@ import { holdSockets, openSocket, requestFrom } from "./harness/raw-socket";
 const PASSWORD = "correct horse battery staple";
 const ADMIN = "admin@floods.test";
 const MAX_FAILURES = 5;
-const MAX_CONNECTIONS = 512;
+const MAX_CONNECTIONS = 1536;
+// 100 feed readers, each holding as many waiting reads as a token may.
+const FEED_TOKENS = Array.from({ length: 100 }, (_, i) => `floods-feed-token-${String(i).padStart(3, "0")}-0123456789`);
 const PER_ADDRESS = 32;
 
 let app: TestApp;
@@ -35,6 +38,7 @@ beforeAll(async () => {
     TRUSTED_PROXIES: "127.0.0.1/32",
     HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: String(PER_ADDRESS),
+    PAYMENTS_API_TOKENS: FEED_TOKENS.join(","),
   });
 }, 240_000);
 
@@ -154,4 +158,43 @@ describe("floods", () => {
       for (const socket of sockets) socket.destroy();
     }
   });
+
+  it("[FEED][FLOOD]: 1,000 concurrent wait=30 long polls while webhooks keep being acknowledged fast; a token's 11th wait is refused", async () => {
+    /** p99 of `count` webhook acknowledgements, 4 at a time, in ms. */
+    const ackP99 = async (count: number) => {
+      const took: number[] = [];
+      const sender = async () => {
+        while (took.length < count) {
+          const started = performance.now();
+          expect((await webhookFrom("127.0.0.3")).status).toBe(200);
+          took.push(performance.now() - started);
+        }
+      };
+      await Promise.all(Array.from({ length: 4 }, sender));
+      return took.sort((a, b) => a - b)[Math.ceil(took.length * 0.99) - 1]!;
+    };
+    await ackP99(20); // warm-up: the first webhooks of a process are slower
+    const baseline = await ackP99(100);
+    // Waiting for a gateway no webhook here is from: every poll is held for its whole 30 s.
+    const poll = (token: string) =>
+      fetch(`${server.url}/api/payment-changes?provider=zoop&wait=30`, { headers: { authorization: `Bearer ${token}` } }).then(
+        async (response) =>
+          `${response.status} ${response.status === 200 ? ((await response.json()) as { data: unknown[] }).data.length : await response.text()}`,
+        (error: Error) => error.message,
+      );
+    const started = Date.now();
+    const polls = FEED_TOKENS.flatMap((token) => Array.from({ length: MAX_WAITS_PER_READER }, () => poll(token)));
+    await new Promise((done) => setTimeout(done, 5000));
+    const extra = await poll(FEED_TOKENS[0]!);
+    expect(extra).toMatch(/^429 .*waiting reads per token/);
+    const during = await ackP99(100);
+    console.log(
+      `webhook ack p99: ${baseline.toFixed(0)} ms alone, ${during.toFixed(0)} ms beside ${polls.length} waiting long polls (${(during / baseline).toFixed(1)}x)`,
+    );
+    expect(during).toBeLessThan(1500);
+    const answers = await Promise.all(polls);
+    // Every poll was held to its end and answered with an empty page: none refused, none dropped.
+    expect(answers.filter((answer) => answer !== "200 0")).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(29_000);
+  }, 120_000);
 });
