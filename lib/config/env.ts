@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isProxyEntry } from "../request/client-address";
+import { isAllowedHostEntry } from "../request/host-allow-list";
 import { DRIVERS, type ProviderName } from "../providers/registry";
 import type { ProviderDriver } from "../providers/types";
 import { variablesWithDevelopmentValues } from "./development-values";
@@ -64,6 +65,10 @@ const destinationSchema = {
   DESTINATION_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
   DESTINATION_CONCURRENCY: positiveInt(64),
   DESTINATION_SECRET_OVERLAP_HOURS: positiveInt(24),
+  DESTINATION_ALLOWED_HOSTS: csv.refine(
+    (entries) => entries.every(isAllowedHostEntry),
+    "must be comma-separated host names (*.example.com for subdomains), IP addresses or CIDR ranges",
+  ),
 };
 
 const baseSchema = z
@@ -265,6 +270,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         concurrency: b.DESTINATION_CONCURRENCY,
         /** How long a rotated-out secret keeps signing beside the new one. */
         secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
+        /** The hosts destinations may point at (none: any but the refused addresses). */
+        allowedHosts: b.DESTINATION_ALLOWED_HOSTS,
       },
       providers,
     };

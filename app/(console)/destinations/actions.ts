@@ -18,14 +18,21 @@ const idSchema = z.object({ id: z.number().int().positive() });
 /** Adds a destination; its secret is returned this once. */
 export async function createDestination(input: unknown): Promise<ActionResult<{ id: number; secret: string }>> {
   return runAction("createDestination", destinationInputSchema, input, async (parsed, { user, ip }) => {
-    const { destination, secret } = await createDestinationRecord(webRuntime().pool, parsed, { actor: user.email, ip });
+    const { pool, config } = webRuntime();
+    const { destination, secret } = await createDestinationRecord(
+      pool,
+      parsed,
+      { actor: user.email, ip },
+      config.destinations.allowedHosts,
+    );
     return { id: destination.id, secret };
   });
 }
 
 export async function updateDestination(input: unknown): Promise<ActionResult<{ id: number }>> {
   return runAction("updateDestination", destinationInputSchema.extend(idSchema.shape), input, async ({ id, ...parsed }, { user, ip }) => {
-    await updateDestinationRecord(webRuntime().pool, id, parsed, { actor: user.email, ip });
+    const { pool, config } = webRuntime();
+    await updateDestinationRecord(pool, id, parsed, { actor: user.email, ip }, config.destinations.allowedHosts);
     return { id };
   });
 }
@@ -55,9 +62,9 @@ export async function resendDeliveries(input: unknown): Promise<ActionResult<{ r
 export async function sendTestMessage(
   input: unknown,
 ): Promise<ActionResult<{ statusCode: number | null; latencyMs: number; error: string | null }>> {
-  return runAction("sendTestMessage", idSchema, input, async ({ id }) => {
+  return runAction("sendTestMessage", idSchema, input, async ({ id }, { user, ip }) => {
     const { pool, config } = webRuntime();
-    const result = await sendTest(pool, config.destinations, id);
+    const result = await sendTest(pool, config.destinations, id, { actor: user.email, ip });
     if (!result) return { statusCode: null, latencyMs: 0, error: "no such destination" };
     return { statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error };
   });
