@@ -1,8 +1,8 @@
 import { PROVIDER_NAMES, type ProviderName } from "../providers/registry";
 import { csv } from "./env-values";
 
-// PAYMENTS_API_TOKENS entries: `TOKEN` reads every gateway's payments and changes; `stripe+asaas:TOKEN`
-// only those gateways'. A prefix of lower-case words before a colon is always a scope, and each word
+// PAYMENTS_API_TOKENS entries: `TOKEN` reads every gateway's payments and changes;
+// `<gateway>+<gateway>:TOKEN` only those gateways'. A prefix of lower-case words before a colon is always a scope, and each word
 // must be a gateway: a misspelt one stops the start instead of leaving the token unscoped.
 
 export type ApiToken = { token: string; /** null: every gateway. */ providers: readonly ProviderName[] | null };

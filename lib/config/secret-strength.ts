@@ -25,7 +25,7 @@ const secretKeyOf = (name: string) =>
 
 function strength(name: string, part: string): number {
   if (secretKeyOf(name)) return secretKeyOf(name)!(part).length;
-  // A token's scope (`stripe:TOKEN`) is no part of its secret.
+  // A token's scope (`<gateway>:TOKEN`) is no part of its secret.
   const token = name === "PAYMENTS_API_TOKENS" ? parseApiToken(part) : null;
   return token && "token" in token ? token.token.length : part.length;
 }
