@@ -28,6 +28,8 @@ import tseslint from "typescript-eslint";
 //   *              feature rooms not named here: above the pipeline, below alerts; they may import
 //                  each other, and nothing named before them imports them
 //   alerts         alert rules and sending them
+//   console        every console page's view and every console action: above each room a page shows
+//                  (alerts included), the one room app/ reaches (see the rule on app/ below)
 //   jobs           every queue as a definition (name, data, policy, schedule, run), installed and
 //                  worked from one list; above the rooms whose work its jobs run (inbox, payments,
 //                  reconcile, alerts), below ops (which may report on queues) and runtime
@@ -74,6 +76,7 @@ export const LIB_LAYERS = [
   "privacy",
   "*",
   "alerts",
+  "console",
   "jobs",
   "ops",
   "runtime",
@@ -250,7 +253,7 @@ const sqlAsString = {
 };
 
 const restrict = (patterns) => ["error", { patterns }];
-// Data access (docs/decisions.md, "Data access"): SQL on lib/db/pool for every table but users, which
+// Data access (docs/decisions.md, db): SQL on lib/db/pool for every table but users, which
 // lib/auth reaches through Prisma; the pg driver and Prisma's packages stay inside lib/db.
 const driverPatterns = [
   {
@@ -261,7 +264,7 @@ const driverPatterns = [
 const prismaPatterns = [
   {
     group: ["**/db/prisma", "**/db/generated/*", "**/db/generated/**"],
-    message: "Prisma reaches the users table only (lib/auth); every other table is SQL on lib/db/pool (docs/decisions.md, Data access).",
+    message: "Prisma reaches the users table only (lib/auth); every other table is SQL on lib/db/pool (docs/decisions.md, db).",
   },
 ];
 const libPatterns = [
@@ -270,6 +273,13 @@ const libPatterns = [
     message: "lib/ never imports app/, worker/ or e2e/.",
   },
   { group: ["next", "next/*", "react", "react-dom", "next-auth", "next-auth/*"], message: "lib/ is framework-free." },
+];
+
+const consolePatterns = [
+  {
+    regex: String.raw`^(?:@/|(?:\.\./)+)lib/(?!console/|runtime/web-runtime$|request/|time/|canonical/money$)`,
+    message: "app/ reaches lib/ through lib/console (a page's get-*-view.ts, an action module): see eslint.config.js.",
+  },
 ];
 
 export default tseslint.config(
@@ -365,16 +375,47 @@ export default tseslint.config(
       ]),
     },
   },
+  // The console reaches lib/ through lib/console (rule no-restricted-imports on app/): every page,
+  // layout, component, server action and console route handler imports lib/console (each page's
+  // view, get-*-view.ts, one call returning an explicit view object; the actions, *-actions.ts; the
+  // console's URL parameters and exports) and, besides, only the glue lib/console cannot be:
+  //   lib/runtime/web-runtime  the web process's pools, configuration and queue, handed to the view
+  //                            (lib/console sits below lib/runtime in LIB_LAYERS: it never fetches them)
+  //   lib/request              parsing what the request brings (row ids, body limits): the edge's job
+  //   lib/time                 an instant in the viewer's zone, which client components format too
+  //   lib/canonical/money      the one money formatter, which the CSV and client components use too
+  // Exempt, as framework glue: app/_server/ (the session and sign-in through next-auth, the action and
+  // route-handler wrappers, CSV responses, API tokens: they use lib/auth, lib/audit, lib/errors,
+  // lib/observability), and the machine API's routes, each an HTTP adapter over the one door of the
+  // room its path names: webhooks (the inbox's reception pipeline), payments (registration, one
+  // payment), payment-changes (the outbox's feed), health and metrics (ops), auth (next-auth).
   {
-    files: ["app/**/*.client.tsx", "app/**/components/**/*.tsx"],
+    files: ["app/**/*.ts", "app/**/*.tsx"],
+    ignores: [
+      "app/**/*.test.ts",
+      "app/_server/**",
+      "app/api/webhooks/**",
+      "app/api/payments/**",
+      "app/api/payment-changes/**",
+      "app/api/health/**",
+      "app/api/metrics/**",
+      "app/api/auth/**",
+    ],
+    rules: { "no-restricted-imports": restrict(consolePatterns) },
+  },
+  // A client component runs in the browser: of lib/ it takes formatting (lib/time, lib/canonical/money) and the types of
+  // its view, never a module that reaches the database.
+  {
+    files: ["app/**/*.client.tsx"],
     rules: {
       "no-restricted-imports": restrict([
-        // Types are erased at build time: a client component may describe server data by its type.
+        ...consolePatterns,
         {
-          group: ["@/lib/db/*", "@/lib/runtime/*", "@/lib/inbox/*", "pg", "pg-boss"],
-          message: "client components never import the database layer.",
+          regex: "^@/lib/(?!time/|canonical/money$)",
+          message: "client components take only types from lib/ (import type): the rest reaches the database.",
           allowTypeImports: true,
         },
+        { group: ["pg", "pg-boss"], message: "client components never import the database layer." },
       ]),
     },
   },

@@ -3,8 +3,8 @@ import { redirect } from "next/navigation";
 import { DisplayZoneProvider } from "@/app/_components/display-time.client";
 import { displayZone } from "@/app/_server/display-zone";
 import { currentUser } from "@/app/_server/session";
-import { PAGE_ACCESS, type PageRoute } from "@/lib/auth/access-table";
-import { can } from "@/lib/auth/permissions";
+import { getLayoutView } from "@/lib/console/get-layout-view";
+import { webRuntime } from "@/lib/runtime/web-runtime";
 import { NavLinks } from "./nav-links.client";
 import { ReadTargetNote } from "./read-target-note";
 import { SearchShortcut } from "./search-shortcut.client";
@@ -12,24 +12,11 @@ import { Sidebar } from "./sidebar.client";
 import { SignOutButton } from "./sign-out-button.client";
 import { ZonePicker } from "./zone-picker.client";
 
-const NAV: { href: PageRoute; label: string }[] = [
-  { href: "/", label: "Overview" },
-  { href: "/events", label: "Events" },
-  { href: "/payments", label: "Payments" },
-  { href: "/replays", label: "Replays" },
-  { href: "/signatures", label: "Signatures" },
-  { href: "/users", label: "Users" },
-  { href: "/audit", label: "Audit log" },
-  { href: "/alerts", label: "Alerts" },
-  { href: "/reconciliation", label: "Reconciliation" },
-  { href: "/destinations", label: "Destinations" },
-];
-
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
   if (!user) redirect("/login");
   const zone = await displayZone();
-  const links = NAV.filter((link) => can(user.role, PAGE_ACCESS[link.href]));
+  const view = await getLayoutView(webRuntime().reads, user.role);
   return (
     <DisplayZoneProvider zone={zone}>
       <div className="shell">
@@ -38,7 +25,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         </a>
         <Sidebar>
           <nav aria-label="Console">
-            <NavLinks links={links} />
+            <NavLinks links={view.links} />
           </nav>
           <div className="who">
             <ZonePicker zone={zone} />
@@ -47,7 +34,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
               role: <strong>{user.role}</strong>
             </div>
             <SignOutButton />
-            <ReadTargetNote />
+            <ReadTargetNote readTarget={view.readTarget} />
           </div>
         </Sidebar>
         <main className="content" id="content">

@@ -1,10 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { displayZone } from "@/app/_server/display-zone";
-import { requirePagePermission } from "@/app/_server/session";
+import { requirePageAccess } from "@/app/_server/session";
 import { VolumeChart } from "@/app/_components/volume-chart";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { configuredProviders } from "@/lib/config/configured-providers";
 import { getOverviewView } from "@/lib/console/get-overview-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { WebhooksReceivedTable, WorkersTable } from "./liveness-tables.client";
@@ -17,9 +15,9 @@ export const dynamic = "force-dynamic";
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 export default async function OverviewPage() {
-  await requirePagePermission(PAGE_ACCESS["/"]);
+  await requirePageAccess("/");
   const { reads, config } = webRuntime();
-  const view = await reads.read((pool) => getOverviewView(pool, configuredProviders(config)));
+  const view = await reads.read((pool) => getOverviewView(pool, config));
   const { backlog, jumped } = view;
   const now = new Date().toISOString();
   return (

@@ -1,13 +1,11 @@
-import { webRuntime } from "@/lib/runtime/web-runtime";
-import { describeReadTarget } from "@/lib/db/read-replica";
+import type { LayoutView } from "@/lib/console/get-layout-view";
 
 /** Where the console's lists read from, shown only when a replica is configured. */
-export async function ReadTargetNote() {
-  const target = await webRuntime().reads.target();
-  if (target.target === "primary" && target.reason === "no_replica") return null;
+export function ReadTargetNote({ readTarget }: { readTarget: LayoutView["readTarget"] }) {
+  if (!readTarget) return null;
   return (
-    <div className="read-target" data-read-target={target.target} data-testid="read-target">
-      {describeReadTarget(target)}
+    <div className="read-target" data-read-target={readTarget.target} data-testid="read-target">
+      {readTarget.sentence}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { BacklogSummary } from "@/lib/inbox/queries/inbox-stats";
+import type { OverviewView } from "@/lib/console/get-overview-view";
 
 function age(seconds: number | null): string {
   if (seconds === null) return "none";
@@ -18,7 +18,15 @@ function Card({ value, label, href, tone }: { value: string | number; label: str
 }
 
 /** The backlog and the workers at a glance; each card links to the list it counts. */
-export function StatCards({ backlog, workersAlive, flagged }: { backlog: BacklogSummary; workersAlive: number; flagged: boolean }) {
+export function StatCards({
+  backlog,
+  workersAlive,
+  flagged,
+}: {
+  backlog: OverviewView["backlog"];
+  workersAlive: number;
+  flagged: boolean;
+}) {
   return (
     <div className="stat-grid">
       <Card value={backlog.pending} label="pending events" href="/events?status=pending" tone={flagged ? "warn" : undefined} />

@@ -1,11 +1,13 @@
 "use client";
 
 import Link from "next/link";
-import type { TimelineEntry } from "@/lib/inbox/queries/get-event";
+import type { EventPageView } from "@/lib/console/get-event-view";
 import { DataTable, dataColumns } from "./data-table.client";
 import { DisplayTime } from "./display-time.client";
 import { RecoveredLabel } from "./recovered-label";
 import { StatusBadge } from "./status-badge";
+
+type TimelineEntry = EventPageView["timeline"][number];
 
 const column = dataColumns<TimelineEntry>();
 const columns = column.columns([

@@ -1,4 +1,4 @@
-import type { HourlyVolume } from "@/lib/inbox/queries/inbox-stats";
+import type { OverviewView } from "@/lib/console/get-overview-view";
 import { formatTime, zonedParts, zoneLabel } from "@/lib/time/format-time";
 
 const SERIES = [
@@ -20,7 +20,7 @@ function niceCeiling(max: number): number {
  * viewBox: bars are laid out in percentages of its width and labels in CSS pixels, so the labels
  * keep their size on a phone instead of shrinking with the drawing.
  */
-export function VolumeChart({ data, title, zone }: { data: HourlyVolume[]; title: string; zone: string }) {
+export function VolumeChart({ data, title, zone }: { data: OverviewView["volume"]; title: string; zone: string }) {
   const plotHeight = 150;
   const height = plotHeight + 18;
   const slot = 100 / Math.max(data.length, 1);

@@ -1,5 +1,6 @@
 import { getServerSession } from "next-auth";
 import { forbidden, redirect } from "next/navigation";
+import { PAGE_ACCESS, ROUTE_ACCESS, type ConsoleRoute, type PageRoute } from "@/lib/auth/access-table";
 import { can, type Permission } from "@/lib/auth/permissions";
 import { findActiveUser, type UserAccount } from "@/lib/auth/users";
 import { AppError } from "@/lib/errors/app-error";
@@ -20,11 +21,11 @@ export async function currentUser(): Promise<UserAccount | null> {
   return findActiveUser(webRuntime().prisma, id, version);
 }
 
-/** For pages: signed out -> /login; signed in without the permission -> the 403 page. */
-export async function requirePagePermission(permission: Permission): Promise<UserAccount> {
+/** For pages: signed out -> /login; signed in without the page's permission (PAGE_ACCESS) -> the 403 page. */
+export async function requirePageAccess(page: PageRoute): Promise<UserAccount> {
   const user = await currentUser();
   if (!user) redirect("/login");
-  if (!can(user.role, permission)) forbidden();
+  if (!can(user.role, PAGE_ACCESS[page])) forbidden();
   return user;
 }
 
@@ -34,4 +35,9 @@ export async function requirePermission(permission: Permission): Promise<UserAcc
   if (!user) throw new AppError("UNAUTHORIZED", "sign in first");
   if (!can(user.role, permission)) throw new AppError("FORBIDDEN", `your role (${user.role}) may not do this (${permission})`);
   return user;
+}
+
+/** For the console's route handlers: requirePermission with the route's entry in ROUTE_ACCESS. */
+export function requireRouteAccess(route: ConsoleRoute): Promise<UserAccount> {
+  return requirePermission(ROUTE_ACCESS[route]);
 }

@@ -1,16 +1,16 @@
 import type { Metadata } from "next";
-import { appConfig } from "@/lib/config/env";
-import { sameOriginPath } from "@/lib/request/same-origin-path";
+import { getLoginView } from "@/lib/console/get-login-view";
+import { webRuntime } from "@/lib/runtime/web-runtime";
 import { LoginForm } from "./login-form.client";
 
 export const metadata: Metadata = { title: "Sign in" };
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ error?: string; callbackUrl?: string }> }) {
-  const { error, callbackUrl } = await searchParams;
+  const view = getLoginView(webRuntime().config, await searchParams);
   return (
     <main className="login panel">
       <h1>Webhook Inbox</h1>
-      <LoginForm initialError={error ?? null} callbackUrl={sameOriginPath(callbackUrl, appConfig().publicUrl)} />
+      <LoginForm initialError={view.error} callbackUrl={view.callbackUrl} />
     </main>
   );
 }

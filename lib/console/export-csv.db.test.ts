@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
-import { csvLine, decimalAmount, eventsCsv, paymentsCsv } from "./export-csv";
+import { csvLine, eventsCsv, paymentsCsv } from "./export-csv";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -33,18 +33,23 @@ describe("CSV exports", () => {
     );
   });
 
-  it("writes amounts in their currency's unit", () => {
-    expect(decimalAmount(123456, "usd")).toBe("1234.56");
-    expect(decimalAmount(1234, "jpy")).toBe("1234");
-    expect(decimalAmount(null, "usd")).toBeNull();
+  it("writes amounts as decimals in each currency's own unit, and an amount of unknown currency as stored", async () => {
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency)
+       VALUES ('standard', 'fx_jpy', 'paid', 1234, 0, 'jpy'), ('standard', 'fx_kwd', 'partially_refunded', 12345, 5, 'kwd'),
+              ('standard', 'fx_brl', 'paid', 65998, 0, 'brl'), ('standard', 'fx_none', 'pending', 700, 0, NULL)`,
+    );
+    const lines = await collect(paymentsCsv(app.pool, "support", { provider: "standard" }));
+    const cells = Object.fromEntries(lines.slice(1).map((line) => [line.split(",")[2], line.split(",").slice(4, 7).join(",")]));
+    expect(cells).toEqual({ fx_jpy: "1234,0,JPY", fx_kwd: "12.345,0.005,KWD", fx_brl: "659.98,0.00,BRL", fx_none: "700,0," });
   });
 
   it("exports every matching payment, past one batch, masked for a viewer and whole for support", async () => {
-    const support = await collect(paymentsCsv(app.pool, "support", { statuses: ["paid"] }));
+    const support = await collect(paymentsCsv(app.pool, "support", { statuses: ["paid"], provider: "stripe" }));
     expect(support).toHaveLength(1 + 1250);
     expect(support[0]).toMatch(/^payment_id,provider,charge_id,status,amount/);
     expect(support[1]).toMatch(/^\d+,stripe,ch_2500,paid,35\.00,0\.00,USD,buyer2500@example\.com,cus_2500,/);
-    const viewer = await collect(paymentsCsv(app.pool, "viewer", { statuses: ["paid"] }));
+    const viewer = await collect(paymentsCsv(app.pool, "viewer", { statuses: ["paid"], provider: "stripe" }));
     expect(viewer).toHaveLength(1 + 1250);
     expect(viewer.join("")).not.toMatch(/buyer\d+@example\.com|cus_\d+/);
   });

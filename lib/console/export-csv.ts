@@ -1,10 +1,11 @@
 import type { Role } from "../auth/permissions";
+import { decimalAmount } from "../canonical/money";
 import type { Queryable } from "../db/pool";
 import { eventFilterSql, type EventFilter } from "../inbox/queries/event-filter";
 import type { EventListRow } from "../inbox/queries/list-events";
 import { paymentColumns, type PaymentRecord } from "../payments/get-payment";
 import { paymentFilterSql, type PaymentFilter } from "../payments/search-payments";
-import { maskEventRow, maskPayment, searchesIdsOnly } from "../privacy/mask-for-role";
+import { maskEventRow, maskPayment, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "../privacy/mask-for-role";
 
 // Exports of the console's lists as CSV, read in keyset batches (newest id first) and yielded line
 // by line: no row cap, and the web holds one batch at a time however large the export.
@@ -36,21 +37,6 @@ export function csvLine(cells: readonly Cell[]): string {
     .join(",")}\r\n`;
 }
 
-/** An amount in minor units as a decimal in its currency's own unit ("12.34" USD, "1234" JPY). */
-export function decimalAmount(amount: number | null, currency: string | null): string | null {
-  if (amount === null) return null;
-  let digits = 2;
-  try {
-    if (currency)
-      digits =
-        new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ??
-        2;
-  } catch {
-    // an unknown currency code: two decimals, as most have
-  }
-  return (amount / 10 ** digits).toFixed(digits);
-}
-
 /** Rows of a keyset query, a batch at a time, until it is exhausted. */
 async function* batches<Row extends { id: number }>(read: (afterId: number | null) => Promise<Row[]>): AsyncGenerator<Row> {
   let afterId: number | null = null;
@@ -62,7 +48,20 @@ async function* batches<Row extends { id: number }>(read: (afterId: number | nul
   }
 }
 
+// Without a currency an amount can't be scaled: the cell holds the minor units as stored.
+const csvAmount = (amount: number | null, currency: string | null) =>
+  amount === null ? null : currency ? decimalAmount(amount, currency) : String(amount);
+
 const time = (date: Date | null) => date?.toISOString() ?? null;
+
+/** An events export for `role`: its CSV lines, or why the role may not filter this way (a masked role searching customers). */
+export function eventsExport(
+  db: Queryable,
+  role: Role,
+  filter: EventFilter,
+): { ok: true; lines: AsyncGenerator<string> } | { ok: false; message: string } {
+  return maySearch(role, filter) ? { ok: true, lines: eventsCsv(db, role, filter) } : { ok: false, message: SEARCH_NEEDS_SUPPORT };
+}
 
 /** The events a filter matches, as `role` may see them, one CSV line at a time (header first). */
 export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter): AsyncGenerator<string> {
@@ -145,8 +144,8 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
       row.provider,
       row.chargeId,
       row.status,
-      decimalAmount(row.amount, row.currency),
-      decimalAmount(row.amountRefunded, row.currency),
+      csvAmount(row.amount, row.currency),
+      csvAmount(row.amountRefunded, row.currency),
       row.currency?.toUpperCase(),
       row.customerEmail,
       row.customerId,

@@ -24,6 +24,8 @@ export type EventsView =
       nextCursor: string | null;
       prevCursor: string | null;
       serverMs: number;
+      /** The role may replay what it sees (the page offers a bulk replay of the filter). */
+      mayReplay: boolean;
     };
 
 // Counting stops here (unless the rollup answers exactly): the page never scans the whole inbox.
@@ -80,5 +82,6 @@ export async function getEventsView(
     nextCursor: page.nextCursor,
     prevCursor: page.prevCursor,
     serverMs,
+    mayReplay: can(role, "events.replay"),
   };
 }

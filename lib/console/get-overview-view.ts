@@ -1,3 +1,5 @@
+import type { AppConfig } from "../config/env";
+import { configuredProviders } from "../config/configured-providers";
 import type { Queryable } from "../db/pool";
 import { listWorkerBeats, type WorkerBeat } from "../inbox/process/worker-heartbeats";
 import {
@@ -44,13 +46,13 @@ export type OverviewView = {
 const OLD_PENDING_SECONDS = 120;
 
 /** What the overview shows: per provider and window counts and ratios, the day's volume, the backlog. */
-export async function getOverviewView(db: Queryable, providers: readonly string[]): Promise<OverviewView> {
+export async function getOverviewView(db: Queryable, config: AppConfig): Promise<OverviewView> {
   const [stats, volume, backlog, workers, webhooks] = await Promise.all([
     providerStats(db),
     hourlyVolume(db, 24),
     backlogSummary(db),
     listWorkerBeats(db),
-    webhooksReceived(db, providers),
+    webhooksReceived(db, configuredProviders(config)),
   ]);
   const rows = stats.flatMap((row) =>
     (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {

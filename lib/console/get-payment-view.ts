@@ -2,6 +2,7 @@ import { can, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
 import { resourceTimeline, type TimelineEntry } from "../inbox/queries/get-event";
 import { getPaymentById, type PaymentRecord } from "../payments/get-payment";
+import { paymentMoney, wasCaptured, type PaymentMoney } from "../payments/payment-money";
 import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
 import { maskPayment } from "../privacy/mask-for-role";
 
@@ -13,6 +14,9 @@ export type PaymentPageView = {
   customer: ShownCustomer;
   timeline: TimelineEntry[];
   factsFrom: FactSource[];
+  /** Its money by its status, as the totals count it: nothing captured unless the gateway took it. */
+  money: PaymentMoney;
+  attemptedOnly: boolean;
 };
 
 const FACT_NAMES: Record<string, string> = {
@@ -45,5 +49,7 @@ export async function getPaymentView(db: Queryable, role: Role, id: number): Pro
     customer: shownCustomer(stored.customerEmail, can(role, "payload.unmasked")),
     timeline: await resourceTimeline(db, stored.provider, stored.chargeId),
     factsFrom: await factSources(db, stored.id),
+    money: paymentMoney(stored.status, stored.amount, stored.amountRefunded),
+    attemptedOnly: !wasCaptured(stored.status),
   };
 }

@@ -1,6 +1,7 @@
 import type { Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
 import { searchPayments, type PaymentFilter, type PaymentSort, type PaymentTotal } from "../payments/search-payments";
+export type { PaymentMoney } from "../payments/payment-money";
 import { searchesIdsOnly } from "../privacy/mask-for-role";
 import { paymentTableRow, type PaymentTableRow } from "./payment-table-row";
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processEvents } from "@/lib/inbox/process/process-event";
 import { compactPaymentTotals } from "@/lib/payments/compact-payment-totals";
+import { customerSummary } from "@/lib/payments/customer-summary";
+import { NO_MONEY } from "@/lib/payments/payment-money";
 import {
   hourSpans,
   paymentFilterSql,
@@ -105,6 +107,52 @@ describe("payment totals", () => {
     }
   });
 
+  it("counts only captured money, and what became of it, per currency, on every path the totals take", async () => {
+    // One customer's payments in every status, in reais and in yen; the sums below are worked by hand.
+    const created = new Date(Date.now() - 5 * HOUR);
+    const statuses: [status: string, amount: number | null, refunded: number][] = [
+      ["paid", 1000, 0],
+      ["partially_refunded", 2000, 500],
+      ["refunded", 3000, 3000],
+      ["disputed", 4000, 0],
+      ["charged_back", 5000, 1000],
+      ["failed", 92756, 0],
+      ["canceled", 700, 0],
+      ["pending", 800, 0],
+      ["authorized", 900, 0],
+    ];
+    for (const currency of ["brl", "jpy"]) {
+      for (const [index, [status, amount, refunded]] of statuses.entries()) {
+        await app.pool.query(
+          `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency, customer_email, created_at)
+           VALUES ('stripe', $1, $2, $3, $4, $5, 'ana@example.com', $6)`,
+          [`ch_${currency}_${index}`, status, amount, refunded, currency, new Date(created.getTime() + index * 60_000)],
+        );
+      }
+    }
+    const expected = (currency: string) => ({
+      currency,
+      payments: 9,
+      captured: 1000 + 2000 + 3000 + 4000 + 5000,
+      refunded: 500 + 3000 + 1000,
+      disputed: 4000,
+      chargedBack: 5000 - 1000,
+      net: 15000 - 4500 - 4000,
+      byStatus: Object.fromEntries(statuses.map(([status]) => [status, 1])),
+    });
+    const both = [expected("brl"), expected("jpy")];
+    // The rollup alone, the rollup with partial edge hours, a search over the payments, a customer.
+    expect((await paymentTotals(app.pool, {})).totals).toEqual(both);
+    expect((await paymentTotals(app.pool, { createdFrom: new Date(created.getTime() - 30 * 60_000) })).totals).toEqual(both);
+    expect((await paymentTotals(app.pool, { search: "ana@example.com" })).totals).toEqual(both);
+    expect((await customerSummary(app.pool, "ana@example.com"))?.totals).toEqual(both);
+    // Failed, canceled and waiting payments are counted, but add no money.
+    expect((await paymentTotals(app.pool, { statuses: ["failed", "canceled", "pending", "authorized"] })).totals).toEqual([
+      { currency: "brl", payments: 4, ...NO_MONEY, byStatus: { authorized: 1, canceled: 1, failed: 1, pending: 1 } },
+      { currency: "jpy", payments: 4, ...NO_MONEY, byStatus: { authorized: 1, canceled: 1, failed: 1, pending: 1 } },
+    ]);
+  });
+
   it("follows the processing path's writes: a payment created paid, then refunded in full", async () => {
     const payment = stripePayment();
     const now = Date.now();
@@ -113,11 +161,29 @@ describe("payment totals", () => {
     const deps = processDeps(app);
     expect(await processEvents(deps, [paid.inboxId])).toEqual(["processed"]);
     expect((await paymentTotals(app.pool, {})).totals).toEqual([
-      { currency: "usd", payments: 1, amount: payment.amount, refunded: 0, byStatus: { paid: 1 } },
+      {
+        currency: "usd",
+        payments: 1,
+        captured: payment.amount,
+        refunded: 0,
+        disputed: 0,
+        chargedBack: 0,
+        net: payment.amount,
+        byStatus: { paid: 1 },
+      },
     ]);
     expect(await processEvents(deps, [refund.inboxId])).toEqual(["processed"]);
     expect((await paymentTotals(app.pool, { statuses: ["refunded"] })).totals).toEqual([
-      { currency: "usd", payments: 1, amount: payment.amount, refunded: payment.amount, byStatus: { refunded: 1 } },
+      {
+        currency: "usd",
+        payments: 1,
+        captured: payment.amount,
+        refunded: payment.amount,
+        disputed: 0,
+        chargedBack: 0,
+        net: 0,
+        byStatus: { refunded: 1 },
+      },
     ]);
     expect((await paymentTotals(app.pool, { statuses: ["paid"] })).totals).toEqual([]);
   });

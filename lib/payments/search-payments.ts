@@ -1,6 +1,7 @@
 import type { Queryable } from "../db/pool";
 import type { PaymentStatus } from "./state-machine";
 import { paymentColumns, type PaymentRecord } from "./get-payment";
+import { addMoney, NO_MONEY, paymentMoney, type PaymentMoney } from "./payment-money";
 import { anyOfSources, paymentValueSources, searchPatterns } from "./search-values";
 
 export type PaymentListRow = PaymentRecord & { events: number };
@@ -153,12 +154,13 @@ export async function searchPayments(
   };
 }
 
-/** Per currency: how many payments, how much charged and refunded (minor units), how many by status. */
-export type PaymentTotal = {
+/**
+ * Per currency: how many payments and how many in each status, and their money (minor units) as
+ * payment-money.ts defines it: failed, canceled and still pending payments count, but add nothing.
+ */
+export type PaymentTotal = PaymentMoney & {
   currency: string | null;
   payments: number;
-  amount: number;
-  refunded: number;
   byStatus: Record<string, number>;
 };
 
@@ -168,12 +170,13 @@ export type TotalsRow = { currency: string | null; status: string; payments: num
 export function totalsByCurrency(rows: TotalsRow[]): PaymentTotal[] {
   const byCurrency = new Map<string | null, PaymentTotal>();
   for (const row of rows) {
-    const total = byCurrency.get(row.currency) ?? { currency: row.currency, payments: 0, amount: 0, refunded: 0, byStatus: {} };
-    total.payments += row.payments;
-    total.amount += Number(row.amount);
-    total.refunded += Number(row.refunded);
-    total.byStatus[row.status] = row.payments;
-    byCurrency.set(row.currency, total);
+    const total = byCurrency.get(row.currency) ?? { currency: row.currency, payments: 0, byStatus: {}, ...NO_MONEY };
+    byCurrency.set(row.currency, {
+      ...total,
+      ...addMoney(total, paymentMoney(row.status, Number(row.amount), Number(row.refunded))),
+      payments: total.payments + row.payments,
+      byStatus: { ...total.byStatus, [row.status]: row.payments },
+    });
   }
   return [...byCurrency.values()];
 }
@@ -194,7 +197,7 @@ export function hourSpans(filter: PaymentFilter): { start: Date | null; end: Dat
 }
 
 const MATCHED_TOTALS = (where: string) =>
-  `SELECT p.currency, p.status, count(*)::int AS payments, COALESCE(sum(p.amount), 0) AS amount, sum(p.amount_refunded) AS refunded
+  `SELECT p.currency, p.status, count(*)::int AS payments, COALESCE(sum(p.amount), 0) AS amount, COALESCE(sum(p.amount_refunded), 0) AS refunded
      FROM payments p WHERE ${where} GROUP BY 1, 2`;
 
 /**

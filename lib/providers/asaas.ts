@@ -65,6 +65,9 @@ const PAYMENT_STATUS: Record<string, ChargeStatus> = {
   AWAITING_CHARGEBACK_REVERSAL: "paid",
 };
 
+// Asaas charges in reais only: its payments carry no currency.
+const CURRENCY = "brl";
+
 const paymentSchema = z.looseObject({
   id: z.string().min(1),
   customer: z.string().nullable().optional(),
@@ -89,17 +92,17 @@ const eventSchema = z.object({
 /** What the refunds that went through add up to, in cents; undefined when the body lists none. */
 function amountRefunded(payment: AsaasPayment): number | undefined {
   const done = payment.refunds?.filter((refund) => refund.status === "DONE");
-  return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value), 0) : undefined;
+  return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value, CURRENCY), 0) : undefined;
 }
 
 function snapshotOf(payment: AsaasPayment, status: ChargeStatus): ChargeSnapshot {
-  const amount = toMinorUnits(payment.value);
+  const amount = toMinorUnits(payment.value, CURRENCY);
   const refunded = amountRefunded(payment);
   return {
     status: status === "refunded" ? refundStatus(amount, refunded) : status,
     amount,
     amountRefunded: refunded,
-    currency: "brl",
+    currency: CURRENCY,
     customerId: payment.customer ?? undefined,
   };
 }

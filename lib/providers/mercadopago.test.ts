@@ -199,6 +199,13 @@ describe("mercadopago refetch", () => {
     });
   });
 
+  it("reads decimal amounts by the currency's minor unit: whole pesos in Chile", async () => {
+    expect(await refetch(payment({ currency_id: "CLP", transaction_amount: 15000, transaction_amount_refunded: 0 }))).toMatchObject({
+      amount: 15000,
+      currency: "clp",
+    });
+  });
+
   it.each([
     [{ status: "pending" }, "pending"],
     [{ status: "in_process" }, "pending"],

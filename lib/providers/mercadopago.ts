@@ -63,8 +63,9 @@ type MercadoPagoPayment = z.infer<typeof paymentSchema>;
 export function paymentToSnapshot(payment: MercadoPagoPayment): ChargeSnapshot {
   const status = PAYMENT_STATUS[payment.status];
   if (!status) throw new ParseError(`unknown Mercado Pago payment status "${payment.status}"`);
-  const amount = toMinorUnits(payment.transaction_amount);
-  const refunded = payment.transaction_amount_refunded === undefined ? undefined : toMinorUnits(payment.transaction_amount_refunded);
+  const amount = toMinorUnits(payment.transaction_amount, payment.currency_id);
+  const refunded =
+    payment.transaction_amount_refunded === undefined ? undefined : toMinorUnits(payment.transaction_amount_refunded, payment.currency_id);
   // A partial refund leaves the payment approved (status_detail "partially_refunded").
   const refundedSome = status === "refunded" || (status === "paid" && (refunded ?? 0) > 0);
   return {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ChargeStatus } from "../canonical/charge-event";
 import type { ChargeSnapshot } from "../canonical/charge-event";
+import { minorUnitDigits } from "../canonical/money";
 import { normalizedEventSchema, ParseError, type ListedItem, type NormalizedEvent } from "./types";
 
 /** Deeper than any gateway's payload; PostgreSQL's jsonb and JSON.stringify overflow long before 100k. */
@@ -59,9 +60,12 @@ export function parseWith<Schema extends z.ZodType>(schema: Schema, value: unkno
   return result.data;
 }
 
-/** A decimal amount in major units (10.5, "10.50") in minor units (1050). */
-export function toMinorUnits(amount: number | string): number {
-  return Math.round(Number(amount) * 100);
+/**
+ * A decimal amount in the currency's unit (10.5 BRL, "1500" CLP) in its minor units (1050, 1500); a
+ * currency the gateway leaves out is taken to have cents, as most do.
+ */
+export function toMinorUnits(amount: number | string, currency: string | undefined): number {
+  return Math.round(Number(amount) * 10 ** (currency ? minorUnitDigits(currency) : 2));
 }
 
 /** Which refund state a charge is in: partial while less than its amount went back; full when unknown. */

@@ -126,6 +126,17 @@ describe("stripe parse", () => {
     expect(parsed.resourceId).toBe("ch_9");
   });
 
+  it("counts amounts in each currency's ISO 4217 minor units, where Stripe's smallest unit differs too", () => {
+    const amounts = (amount: number, currency: string) =>
+      stripeDriver.parse(event("charge.refunded", charge({ amount, amount_refunded: amount / 2, currency })), context).charge;
+    expect(amounts(1234, "jpy")).toMatchObject({ amount: 1234, amountRefunded: 617 });
+    expect(amounts(12340, "kwd")).toMatchObject({ amount: 12340, amountRefunded: 6170 });
+    expect(amounts(65998, "brl")).toMatchObject({ amount: 65998, amountRefunded: 32999 });
+    // ISK is two-decimal in Stripe's API (500 is 5 krónur), MGA zero-decimal (ISO counts hundredths).
+    expect(amounts(50000, "isk")).toMatchObject({ amount: 500, amountRefunded: 250 });
+    expect(amounts(5000, "mga")).toMatchObject({ amount: 500000, amountRefunded: 250000 });
+  });
+
   it("keeps uninteresting types with no charge state", () => {
     const parsed = stripeDriver.parse(event("customer.created", { id: "cus_1", object: "customer" }), context);
     expect(parsed.charge).toBeNull();

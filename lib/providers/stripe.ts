@@ -3,6 +3,7 @@ import { hmac } from "../crypto/digest";
 import { safeEqual } from "../crypto/safe-equal";
 import { timestampReason, withinTolerance } from "./signature";
 import { fromUnixSeconds } from "../canonical/event-time";
+import { minorUnitDigits } from "../canonical/money";
 import { parseJson, parseWith, toNormalizedEvent } from "./parse-helpers";
 import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
 import type { GatewayFetch, SyncVerifyingDriver, VerifyResult } from "./types";
@@ -90,6 +91,17 @@ function ownStatus(charge: StripeCharge): ChargeStatus {
   return refundStatus(charge) ?? "paid";
 }
 
+// Stripe's amounts are in each currency's smallest unit, which is ISO 4217's but for two
+// (docs.stripe.com/currencies: ISK stays two-decimal in the API, so 500 is 5 krónur; MGA is on the
+// zero-decimal list, ISO counts hundredths).
+const STRIPE_DIGITS: Readonly<Record<string, number>> = { isk: 2, mga: 0 };
+
+/** A Stripe amount in the currency's ISO 4217 minor units. */
+function isoAmount(amount: number, currency: string): number {
+  const iso = minorUnitDigits(currency);
+  return Math.round(amount * 10 ** (iso - (STRIPE_DIGITS[currency.toLowerCase()] ?? iso)));
+}
+
 /** The charge's current state, as a refetch sees it: the charge and the outcomes of all its disputes. */
 export function chargeToSnapshot(charge: StripeCharge, disputes: readonly DisputeOutcome[] = []): ChargeSnapshot {
   return snapshot(charge, withDisputes(ownStatus(charge), disputes));
@@ -98,8 +110,8 @@ export function chargeToSnapshot(charge: StripeCharge, disputes: readonly Disput
 function snapshot(charge: StripeCharge, status: ChargeStatus): ChargeSnapshot {
   return {
     status,
-    amount: charge.amount,
-    amountRefunded: charge.amount_refunded,
+    amount: isoAmount(charge.amount, charge.currency),
+    amountRefunded: isoAmount(charge.amount_refunded, charge.currency),
     currency: charge.currency.toLowerCase(),
     customerId: customerIdOf(charge.customer),
     customerEmail: charge.billing_details?.email ?? charge.receipt_email ?? undefined,
@@ -129,8 +141,8 @@ function intentSnapshot(type: string, intent: StripePaymentIntent): ChargeSnapsh
   const charge = typeof intent.latest_charge === "object" ? intent.latest_charge : null;
   return {
     status: uncaptured > 0 ? "partially_refunded" : status,
-    amount: intent.amount,
-    ...(uncaptured > 0 ? { amountRefunded: uncaptured } : {}),
+    amount: isoAmount(intent.amount, intent.currency),
+    ...(uncaptured > 0 ? { amountRefunded: isoAmount(uncaptured, intent.currency) } : {}),
     currency: intent.currency.toLowerCase(),
     customerId: customerIdOf(intent.customer),
     customerEmail: charge?.billing_details?.email ?? intent.receipt_email ?? undefined,
@@ -138,7 +150,7 @@ function intentSnapshot(type: string, intent: StripePaymentIntent): ChargeSnapsh
   };
 }
 
-/** The charge state an event type reports (DESIGN.md's Stripe mapping); null for the rest. */
+/** The charge state an event type reports (the mapping docs/gateways.md tabulates); null for the rest. */
 function chargeFromEvent(type: string, object: Record<string, unknown>): ChargeSnapshot | null {
   if (type.startsWith("charge.dispute.")) {
     const dispute = disputeSchema.safeParse(object);

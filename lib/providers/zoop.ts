@@ -85,7 +85,7 @@ const eventSchema = z.object({
 /** The cents given back: the succeeded void operations in its history, else all of it when voided whole. */
 function amountReturned(transaction: ZoopTransaction, amount: number | undefined): number | undefined {
   const voids = (transaction.history ?? []).filter((entry) => entry.operation_type === "void" && entry.status === "succeeded");
-  if (voids.length > 0) return voids.reduce((sum, entry) => sum + toMinorUnits(entry.amount ?? 0), 0);
+  if (voids.length > 0) return voids.reduce((sum, entry) => sum + toMinorUnits(entry.amount ?? 0, transaction.currency), 0);
   return transaction.voided || transaction.refunded ? amount : undefined;
 }
 
@@ -105,7 +105,7 @@ function byMoney(
 }
 
 function snapshotOf(transaction: ZoopTransaction, eventStatus: ChargeStatus): ChargeSnapshot {
-  const amount = transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount);
+  const amount = transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount, transaction.currency);
   return {
     ...byMoney(transaction, eventStatus, amount),
     amount,

@@ -2,7 +2,9 @@
 
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { AlertStateRow } from "@/lib/alerts/list-alert-states";
+import type { AlertsView } from "@/lib/console/get-alerts-view";
+
+type AlertStateRow = AlertsView["alerts"][number];
 
 const column = dataColumns<AlertStateRow>();
 const columns = column.columns([

@@ -3,7 +3,9 @@
 import Link from "next/link";
 import { DataTable, dataColumns, type DataTablePaging } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { AuditRow } from "@/lib/audit/list-audit";
+import type { AuditView } from "@/lib/console/get-audit-view";
+
+type AuditRow = Extract<AuditView, { ok: true }>["rows"][number];
 
 const plain = (value: unknown): string =>
   value === null || value === undefined ? "—" : typeof value === "object" ? JSON.stringify(value) : String(value);

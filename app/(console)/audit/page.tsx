@@ -1,22 +1,17 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { requirePagePermission } from "@/app/_server/session";
-import { AUDIT_ACTIONS } from "@/lib/audit/record-audit";
-import { listAudit } from "@/lib/audit/list-audit";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { requirePageAccess } from "@/app/_server/session";
+import { getAuditView } from "@/lib/console/get-audit-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { parseRowId } from "@/lib/request/input-schemas";
 import { AuditTable } from "./audit-table.client";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<{ before?: string; action?: string }> }) {
-  await requirePagePermission(PAGE_ACCESS["/audit"]);
-  const params = await searchParams;
-  const action = AUDIT_ACTIONS.find((known) => known === params.action);
-  const before = params.before === undefined ? undefined : parseRowId(params.before);
-  if (before === null) {
+  await requirePageAccess("/audit");
+  const view = await getAuditView(webRuntime().pool, await searchParams);
+  if (!view.ok) {
     return (
       <>
         <h1>Audit log</h1>
@@ -26,7 +21,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </>
     );
   }
-  const page = await listAudit(webRuntime().pool, { before, action, limit: 100 });
+  const { action, before } = view;
   const withAction = (extra: Record<string, string>) => new URLSearchParams({ ...(action ? { action } : {}), ...extra }).toString();
   return (
     <>
@@ -36,7 +31,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           Action
           <select name="action" defaultValue={action ?? ""}>
             <option value="">all</option>
-            {AUDIT_ACTIONS.map((name) => (
+            {view.actions.map((name) => (
               <option key={name}>{name}</option>
             ))}
           </select>
@@ -44,11 +39,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <button type="submit">Filter</button>
       </form>
       <AuditTable
-        rows={page.rows}
+        rows={view.rows}
         paging={{
           summary: before ? "Older entries" : "Newest entries",
           prevHref: before ? `/audit?${withAction({})}` : null,
-          nextHref: page.nextBefore ? `/audit?${withAction({ before: String(page.nextBefore) })}` : null,
+          nextHref: view.nextBefore ? `/audit?${withAction({ before: String(view.nextBefore) })}` : null,
         }}
       />
     </>

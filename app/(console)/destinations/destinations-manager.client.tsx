@@ -7,7 +7,7 @@ import { CopyButton } from "@/app/_components/copy-button.client";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
-import type { DestinationTableRow } from "@/lib/destinations/destination-stats";
+import type { DestinationsView } from "@/lib/console/get-destinations-view";
 import {
   createDestination,
   resendDeliveries,
@@ -16,6 +16,8 @@ import {
   setDestinationEnabled,
   updateDestination,
 } from "./actions";
+
+type DestinationTableRow = DestinationsView["destinations"][number];
 
 const column = dataColumns<DestinationTableRow>();
 

@@ -1,11 +1,18 @@
-import type { PaymentFilter } from "@/lib/payments/search-payments";
-import { PAYMENT_STATUSES } from "@/lib/payments/state-machine";
+import type { paymentFilterChoices, ParsedPaymentParams } from "@/lib/console/payment-filter-params";
 import { ProviderSelect } from "@/app/_components/provider-select";
 
 const day = (date: Date | undefined) => (date ? date.toISOString().slice(0, 10) : "");
 
 /** The payments filters as a plain GET form: the URL is the list's state, and it works without script. */
-export function PaymentFilters({ filter, sort, providers }: { filter: PaymentFilter; sort: string; providers: string[] }) {
+export function PaymentFilters({
+  filter,
+  sort,
+  choices,
+}: {
+  filter: Extract<ParsedPaymentParams, { ok: true }>["filter"];
+  sort: string;
+  choices: ReturnType<typeof paymentFilterChoices>;
+}) {
   return (
     <form className="panel filters" role="search" aria-label="Filter payments" action="/payments">
       <label>
@@ -24,7 +31,7 @@ export function PaymentFilters({ filter, sort, providers }: { filter: PaymentFil
         Status
         <select name="status" defaultValue={filter.statuses?.join(",") ?? ""}>
           <option value="">any</option>
-          {PAYMENT_STATUSES.map((status) => (
+          {choices.statuses.map((status) => (
             <option key={status} value={status}>
               {status.replaceAll("_", " ")}
             </option>
@@ -34,7 +41,7 @@ export function PaymentFilters({ filter, sort, providers }: { filter: PaymentFil
           ) : null}
         </select>
       </label>
-      <ProviderSelect providers={providers} value={filter.provider} />
+      <ProviderSelect providers={choices.providers} value={filter.provider} />
       <label>
         Created from (UTC)
         <input name="from" type="date" defaultValue={day(filter.createdFrom)} />

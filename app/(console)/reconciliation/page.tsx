@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { reconcilableProviders } from "@/lib/reconcile/run-due-reconciliations";
-import { listRuns } from "@/lib/reconcile/reconcile-runs";
+import { requirePageAccess } from "@/app/_server/session";
+import { getReconciliationView } from "@/lib/console/get-reconciliation-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReconcileForm } from "./reconcile-form.client";
 import { RunsTable } from "./runs-table.client";
@@ -11,9 +9,9 @@ export const metadata: Metadata = { title: "Reconciliation" };
 export const dynamic = "force-dynamic";
 
 export default async function ReconciliationPage() {
-  await requirePagePermission(PAGE_ACCESS["/reconciliation"]);
+  await requirePageAccess("/reconciliation");
   const { pool, config } = webRuntime();
-  const runs = await listRuns(pool, 50);
+  const view = await getReconciliationView(pool, config);
   return (
     <>
       <h1>Reconciliation</h1>
@@ -22,8 +20,8 @@ export default async function ReconciliationPage() {
         a duplicate), payments whose state differs from the gateway&apos;s are repaired through derived events, and payments stuck in a
         non-final state are refetched. See docs/reconciliation.md for what each gateway shows and cannot show.
       </p>
-      <ReconcileForm providers={reconcilableProviders(config)} />
-      <RunsTable runs={runs} />
+      <ReconcileForm providers={view.providers} />
+      <RunsTable runs={view.runs} />
     </>
   );
 }

@@ -2,8 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import type { RequestedReconciliation } from "@/lib/jobs/definitions/reconcile-requests";
-import type { Finding } from "@/lib/reconcile/run-reconciliation";
+import type { Finding, RequestedReconciliation } from "@/lib/console/reconciliation-actions";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { reconcileGateway } from "./actions";
 

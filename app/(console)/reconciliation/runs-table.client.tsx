@@ -2,9 +2,11 @@
 
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { RunCounts, ReconcileRunRow } from "@/lib/reconcile/reconcile-runs";
+import type { ReconciliationView } from "@/lib/console/get-reconciliation-view";
 
-const COUNTS: [string, keyof RunCounts][] = [
+type ReconcileRunRow = ReconciliationView["runs"][number];
+
+const COUNTS: [string, "listed" | "missingIngested" | "repaired" | "stuckRefetched" | "errors"][] = [
   ["Listed", "listed"],
   ["Missed events", "missingIngested"],
   ["Repaired", "repaired"],

@@ -1,9 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { listReplayRuns } from "@/lib/inbox/replay/list-replay-runs";
-import { parseRowId } from "@/lib/request/input-schemas";
+import { requirePageAccess } from "@/app/_server/session";
+import { getReplaysView } from "@/lib/console/get-replays-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayRunsTable } from "./replay-runs-table.client";
 
@@ -11,9 +9,8 @@ export const metadata: Metadata = { title: "Replays" };
 export const dynamic = "force-dynamic";
 
 export default async function ReplaysPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
-  await requirePagePermission(PAGE_ACCESS["/replays"]);
-  const before = parseRowId((await searchParams).before) ?? undefined;
-  const page = await listReplayRuns(webRuntime().pool, { before });
+  await requirePageAccess("/replays");
+  const view = await getReplaysView(webRuntime().pool, await searchParams);
   return (
     <>
       <div className="row">
@@ -27,12 +24,12 @@ export default async function ReplaysPage({ searchParams }: { searchParams: Prom
         Bulk replay runs, newest first: who started each, with which filter, how far it got and where its events stand now.
       </p>
       <ReplayRunsTable
-        runs={page.runs}
+        runs={view.runs}
         now={new Date().toISOString()}
         paging={{
-          summary: before ? "Older runs" : "Newest runs",
-          prevHref: before ? "/replays" : null,
-          nextHref: page.nextBefore ? `/replays?before=${page.nextBefore}` : null,
+          summary: view.before ? "Older runs" : "Newest runs",
+          prevHref: view.before ? "/replays" : null,
+          nextHref: view.nextBefore ? `/replays?before=${view.nextBefore}` : null,
         }}
       />
     </>

@@ -4,7 +4,9 @@ import Link from "next/link";
 import { DataTable, dataColumns, type DataTablePaging } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { ReplayRunSummary } from "@/lib/inbox/replay/list-replay-runs";
+import type { ReplaysView } from "@/lib/console/get-replays-view";
+
+type ReplayRunSummary = ReplaysView["runs"][number];
 
 const OUTCOMES = ["processed", "ignored", "failed", "pending"] as const;
 

@@ -3,9 +3,9 @@
 import Link from "next/link";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { SignatureFailureRow } from "@/lib/inbox/ingest/signature-failures";
+import type { SignaturesView } from "@/lib/console/get-signatures-view";
 
-type Row = Pick<SignatureFailureRow, "id" | "receivedAt" | "provider" | "reason" | "bodyBytes">;
+type Row = SignaturesView["failures"][number];
 
 const column = dataColumns<Row>();
 const columns = column.columns([

@@ -2,10 +2,8 @@
 
 import { useState, useTransition } from "react";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { DebuggerPrefill, DebuggerScheme } from "@/lib/providers/signature-debugger";
+import type { SignaturesView } from "@/lib/console/get-signatures-view";
 import { debugSignature } from "./actions";
-
-export type DebuggerFormPrefill = DebuggerPrefill & { payload: string; truncated: boolean };
 
 type Diagnosis = { verdict: string; ok: boolean; message: string };
 
@@ -18,7 +16,7 @@ const VERDICT_WORDS: Record<string, string> = {
   timestamp: "timestamp problem",
 };
 
-export function SignatureDebugger({ schemes, prefill }: { schemes: readonly DebuggerScheme[]; prefill: DebuggerFormPrefill | null }) {
+export function SignatureDebugger({ schemes, prefill }: { schemes: SignaturesView["schemes"]; prefill: SignaturesView["prefill"] }) {
   const [provider, setProvider] = useState(prefill?.provider ?? schemes[0]!.provider);
   const scheme = schemes.find((candidate) => candidate.provider === provider) ?? schemes[0]!;
   const [result, setResult] = useState<Diagnosis | null>(null);
@@ -58,7 +56,7 @@ export function SignatureDebugger({ schemes, prefill }: { schemes: readonly Debu
           Scheme
           <select
             value={scheme.provider}
-            onChange={(event) => setProvider(event.target.value as DebuggerScheme["provider"])}
+            onChange={(event) => setProvider(event.target.value as SignaturesView["schemes"][number]["provider"])}
             name="provider"
           >
             {schemes.map((option) => (

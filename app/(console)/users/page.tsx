@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { ROLES } from "@/lib/auth/permissions";
-import { listUsers } from "@/lib/auth/users";
+import { requirePageAccess } from "@/app/_server/session";
+import { getUsersView } from "@/lib/console/get-users-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { UsersManager } from "./users-manager.client";
 
@@ -10,8 +8,8 @@ export const metadata: Metadata = { title: "Users" };
 export const dynamic = "force-dynamic";
 
 export default async function UsersPage() {
-  const me = await requirePagePermission(PAGE_ACCESS["/users"]);
-  const users = await listUsers(webRuntime().prisma);
+  const me = await requirePageAccess("/users");
+  const view = await getUsersView(webRuntime().prisma);
   return (
     <>
       <h1>Users</h1>
@@ -19,7 +17,7 @@ export default async function UsersPage() {
         viewer: reads, customer data masked · support: reads everything, signature debugger · finance: + replay · admin: + users and the
         audit log.
       </p>
-      <UsersManager users={JSON.parse(JSON.stringify(users))} roles={[...ROLES]} me={me.email} />
+      <UsersManager users={JSON.parse(JSON.stringify(view.users))} roles={[...view.roles]} me={me.email} />
     </>
   );
 }

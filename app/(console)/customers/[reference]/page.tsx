@@ -3,9 +3,8 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { PaymentTotals } from "@/app/_components/payment-totals";
 import { PaymentsTable } from "@/app/_components/payments-table.client";
-import { requirePagePermission } from "@/app/_server/session";
+import { requirePageAccess } from "@/app/_server/session";
 import { displayZone } from "@/app/_server/display-zone";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
 import { getCustomerView } from "@/lib/console/get-customer-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EventsTable } from "../../events/events-table.client";
@@ -22,7 +21,7 @@ function safeDecode(segment: string): string {
 }
 
 export default async function CustomerPage({ params }: { params: Promise<{ reference: string }> }) {
-  const user = await requirePagePermission(PAGE_ACCESS["/customers/[reference]"]);
+  const user = await requirePageAccess("/customers/[reference]");
   const reference = safeDecode((await params).reference).trim();
   if (!reference || reference.length > 320) notFound();
   const zone = await displayZone();

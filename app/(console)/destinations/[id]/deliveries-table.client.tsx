@@ -5,7 +5,9 @@ import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { DeliveryRow } from "@/lib/destinations/list-deliveries";
+import type { DestinationView } from "@/lib/console/get-destination-view";
+
+type DeliveryRow = DestinationView["deliveries"][number];
 import { ResendButton } from "./resend-button.client";
 
 const column = dataColumns<DeliveryRow>();

@@ -1,9 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { getDestination } from "@/lib/destinations/manage-destinations";
-import { DELIVERY_STATUSES, deliveryFilterSchema, listDeliveries } from "@/lib/destinations/list-deliveries";
+import { requirePageAccess } from "@/app/_server/session";
+import { getDestinationView } from "@/lib/console/get-destination-view";
 import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { DeliveriesTable } from "./deliveries-table.client";
@@ -18,14 +16,11 @@ export default async function DestinationPage({
   params: Promise<{ id: string }>;
   searchParams: Promise<Record<string, string>>;
 }) {
-  await requirePagePermission(PAGE_ACCESS["/destinations/[id]"]);
+  await requirePageAccess("/destinations/[id]");
   const id = parseRowId((await params).id);
-  const { pool } = webRuntime();
-  const destination = id === null ? null : await getDestination(pool, id);
-  if (!destination) notFound();
-  const parsed = deliveryFilterSchema.safeParse(await searchParams);
-  const filter = parsed.success ? parsed.data : {};
-  const deliveries = await listDeliveries(pool, destination.id, filter);
+  const view = id === null ? null : await getDestinationView(webRuntime().pool, id, await searchParams);
+  if (!view) notFound();
+  const { destination, filter } = view;
   return (
     <>
       <h1>{destination.name}</h1>
@@ -35,7 +30,7 @@ export default async function DestinationPage({
           Status
           <select name="status" defaultValue={filter.status ?? ""}>
             <option value="">any</option>
-            {DELIVERY_STATUSES.map((status) => (
+            {view.statuses.map((status) => (
               <option key={status}>{status}</option>
             ))}
           </select>
@@ -46,7 +41,7 @@ export default async function DestinationPage({
         </label>
         <button type="submit">Filter</button>
       </form>
-      <DeliveriesTable deliveries={deliveries} />
+      <DeliveriesTable deliveries={view.deliveries} />
     </>
   );
 }

@@ -1,12 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
+import { eventFilterProviders, paramsFromFilter, parseFilterParams, type SearchParams } from "@/lib/console/event-filter-params";
 import { ListHeader } from "@/app/_components/list-header";
 import { displayZone } from "@/app/_server/display-zone";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { can } from "@/lib/auth/permissions";
-import { configuredProviders } from "@/lib/config/configured-providers";
+import { requirePageAccess } from "@/app/_server/session";
 import { getEventsView } from "@/lib/console/get-events-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EventFilters } from "../event-filters.client";
@@ -18,7 +15,7 @@ export const dynamic = "force-dynamic";
 const PAGE_SIZE = 50;
 
 export default async function EventsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const user = await requirePagePermission(PAGE_ACCESS["/events"]);
+  const user = await requirePageAccess("/events");
   const params = await searchParams;
   const parsed = parseFilterParams(params);
   const { reads, config } = webRuntime();
@@ -46,17 +43,14 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
   return (
     <>
       <ListHeader title="Events" exportHref={`/api/exports/events?${query.toString()}`} exportTestId="export-events">
-        {can(user.role, "events.replay") ? (
+        {view.mayReplay ? (
           <Link className="button" href={`/replays/new?${query.toString()}`}>
             Replay these…
           </Link>
         ) : null}
       </ListHeader>
       <div className="panel">
-        <EventFilters
-          providers={[...new Set([...configuredProviders(config), ...(parsed.filter.provider ? [parsed.filter.provider] : [])])]}
-          initial={Object.fromEntries(query)}
-        />
+        <EventFilters providers={eventFilterProviders(config, parsed.filter)} initial={Object.fromEntries(query)} />
       </div>
       <EventsTable
         rows={view.rows}

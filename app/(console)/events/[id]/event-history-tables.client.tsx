@@ -4,8 +4,10 @@ import Link from "next/link";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { AttemptRow } from "@/lib/inbox/queries/get-event";
-import type { ReplayHistoryEntry } from "@/lib/inbox/replay/replay-history";
+import type { EventPageView } from "@/lib/console/get-event-view";
+
+type AttemptRow = EventPageView["attempts"][number];
+type ReplayHistoryEntry = EventPageView["replays"][number];
 
 const attempt = dataColumns<AttemptRow>();
 const attemptColumns = attempt.columns([

@@ -4,8 +4,7 @@ import { notFound } from "next/navigation";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { TimelineTable } from "@/app/_components/timeline-table.client";
 import { displayZone } from "@/app/_server/display-zone";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { requirePageAccess } from "@/app/_server/session";
 import { getEventView } from "@/lib/console/get-event-view";
 import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
@@ -18,7 +17,7 @@ export const metadata: Metadata = { title: "Event" };
 export const dynamic = "force-dynamic";
 
 export default async function EventPage({ params }: { params: Promise<{ id: string }> }) {
-  const user = await requirePagePermission(PAGE_ACCESS["/events/[id]"]);
+  const user = await requirePageAccess("/events/[id]");
   const id = parseRowId((await params).id);
   const view = id === null ? null : await getEventView(webRuntime().pool, user.role, id, await displayZone());
   if (!view) notFound();

@@ -2,11 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ListHeader } from "@/app/_components/list-header";
 import { PaymentsTable } from "@/app/_components/payments-table.client";
-import type { SearchParams } from "@/app/_server/event-filter-params";
-import { paramsFromPaymentFilter, parsePaymentParams } from "@/app/_server/payment-filter-params";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { configuredProviders } from "@/lib/config/configured-providers";
+import type { SearchParams } from "@/lib/console/event-filter-params";
+import { paramsFromPaymentFilter, parsePaymentParams, paymentFilterChoices } from "@/lib/console/payment-filter-params";
+import { requirePageAccess } from "@/app/_server/session";
 import { getPaymentsView } from "@/lib/console/get-payments-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { PaymentFilters } from "../payment-filters";
@@ -16,7 +14,7 @@ export const metadata: Metadata = { title: "Payments" };
 export const dynamic = "force-dynamic";
 
 export default async function PaymentsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const user = await requirePagePermission(PAGE_ACCESS["/payments"]);
+  const user = await requirePageAccess("/payments");
   const parsed = parsePaymentParams(await searchParams);
   if (!parsed.ok) {
     return (
@@ -37,7 +35,7 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
   return (
     <>
       <ListHeader title="Payments" exportHref={`/api/exports/payments?${query.toString()}`} exportTestId="export-payments" />
-      <PaymentFilters filter={parsed.filter} sort={parsed.sort} providers={configuredProviders(config)} />
+      <PaymentFilters filter={parsed.filter} sort={parsed.sort} choices={paymentFilterChoices(config)} />
       <PaymentTotals totals={view.totals} capped={view.totalsCapped} label="Totals for this filter" testId="payment-total" />
       <PaymentsTable
         rows={view.rows}

@@ -6,10 +6,9 @@ import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { RecoveredLabel } from "@/app/_components/recovered-label";
 import { TimelineTable } from "@/app/_components/timeline-table.client";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { requirePageAccess } from "@/app/_server/session";
 import { getPaymentView } from "@/lib/console/get-payment-view";
-import { listPaymentChanges } from "@/lib/destinations/list-deliveries";
+import { getPaymentChangesView } from "@/lib/console/get-payment-changes-view";
 import { parseRowId } from "@/lib/request/input-schemas";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { FactSources } from "./fact-sources";
@@ -19,14 +18,13 @@ export const metadata: Metadata = { title: "Payment" };
 export const dynamic = "force-dynamic";
 
 export default async function PaymentPage({ params }: { params: Promise<{ id: string }> }) {
-  const user = await requirePagePermission(PAGE_ACCESS["/payments/[id]"]);
+  const user = await requirePageAccess("/payments/[id]");
   const id = parseRowId((await params).id);
   const { reads, pool } = webRuntime();
   const view = id === null ? null : await reads.read((replica) => getPaymentView(replica, user.role, id));
   if (!view) notFound();
   const { payment } = view;
-  // Deliveries to the host change with actions on this page: read them where they are written.
-  const changes = await listPaymentChanges(pool, payment.id);
+  const { changes } = await getPaymentChangesView(pool, payment.id);
   // The latest event reconciliation recovered that moved this payment, if any.
   const recovered = view.timeline.filter((entry) => entry.recovered && entry.applied).at(-1);
   return (
@@ -41,12 +39,33 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           <dt>Provider</dt>
           <dd>{payment.provider}</dd>
           <dt>Amount</dt>
-          <dd>
+          <dd data-testid="payment-amount">
             <Money amount={payment.amount} currency={payment.currency} />
+            {view.attemptedOnly ? <span className="muted"> (not captured)</span> : null}
           </dd>
           <dt>Refunded</dt>
-          <dd>
+          <dd data-testid="payment-refunded">
             <Money amount={payment.amountRefunded} currency={payment.currency} />
+          </dd>
+          {view.money.disputed > 0 ? (
+            <>
+              <dt>Disputed</dt>
+              <dd data-testid="payment-disputed">
+                <Money amount={view.money.disputed} currency={payment.currency} />
+              </dd>
+            </>
+          ) : null}
+          {view.money.chargedBack > 0 ? (
+            <>
+              <dt>Charged back</dt>
+              <dd data-testid="payment-charged-back">
+                <Money amount={view.money.chargedBack} currency={payment.currency} />
+              </dd>
+            </>
+          ) : null}
+          <dt>Net</dt>
+          <dd data-testid="payment-net">
+            <Money amount={payment.amount === null ? null : view.money.net} currency={payment.currency} />
           </dd>
           <dt>Customer</dt>
           <dd>

@@ -3,7 +3,9 @@
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import type { PaymentChangeRow } from "@/lib/destinations/list-deliveries";
+import type { PaymentChangesView } from "@/lib/console/get-payment-changes-view";
+
+type PaymentChangeRow = PaymentChangesView["changes"][number];
 
 const column = dataColumns<PaymentChangeRow>();
 const columns = column.columns([

@@ -2,10 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { DisplayTime } from "@/app/_components/display-time.client";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
-import { replayRunOutcomes } from "@/lib/inbox/replay/replay-history";
-import { getReplayRun } from "@/lib/inbox/replay/replay-runs";
+import { requirePageAccess } from "@/app/_server/session";
+import { getReplayRunView } from "@/lib/console/get-replay-run-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ReplayProgress } from "./replay-progress.client";
 import { parseRowId } from "@/lib/request/input-schemas";
@@ -16,12 +14,11 @@ export const dynamic = "force-dynamic";
 const OUTCOMES = ["processed", "ignored", "failed", "pending"] as const;
 
 export default async function ReplayRunPage({ params }: { params: Promise<{ id: string }> }) {
-  await requirePagePermission(PAGE_ACCESS["/replays/[id]"]);
+  await requirePageAccess("/replays/[id]");
   const id = parseRowId((await params).id);
-  const { pool } = webRuntime();
-  const run = id === null ? null : await getReplayRun(pool, id);
-  if (!run) notFound();
-  const outcomes = await replayRunOutcomes(pool, run.id);
+  const view = id === null ? null : await getReplayRunView(webRuntime().pool, id);
+  if (!view) notFound();
+  const { run, outcomes } = view;
   return (
     <>
       <h1>Replay #{run.id}</h1>

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/app/_server/event-filter-params";
-import { requirePagePermission } from "@/app/_server/session";
-import { PAGE_ACCESS } from "@/lib/auth/access-table";
+import { paramsFromFilter, parseFilterParams, type SearchParams } from "@/lib/console/event-filter-params";
+import { requirePageAccess } from "@/app/_server/session";
 import { getReplayPreviewView } from "@/lib/console/get-replay-preview-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { BulkReplayForm } from "./bulk-replay-form.client";
@@ -12,7 +11,7 @@ export const metadata: Metadata = { title: "Bulk replay" };
 export const dynamic = "force-dynamic";
 
 export default async function BulkReplayPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requirePagePermission(PAGE_ACCESS["/replays/new"]);
+  await requirePageAccess("/replays/new");
   const parsed = parseFilterParams(await searchParams);
   if (!parsed.ok) {
     return (

@@ -6,7 +6,11 @@ import { DisplayTime } from "@/app/_components/display-time.client";
 import { FullId } from "@/app/_components/full-id.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
-import type { Breakdown, PaymentEffect, SampleEvent } from "@/lib/inbox/replay/preview-replay-effects";
+import type { ReplayPreviewView } from "@/lib/console/get-replay-preview-view";
+
+type Breakdown = ReplayPreviewView["breakdown"][number];
+type PaymentEffect = ReplayPreviewView["effects"][number];
+type SampleEvent = ReplayPreviewView["samples"][number];
 
 function EffectText({ effect }: { effect: PaymentEffect }) {
   if (effect.to === null) return <span className="muted">{effect.note}</span>;

@@ -1,9 +1,8 @@
 import type { NextRequest } from "next/server";
 import { csvDownload } from "@/app/_server/csv-response";
-import { parsePaymentParams } from "@/app/_server/payment-filter-params";
+import { parsePaymentParams } from "@/lib/console/payment-filter-params";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
-import { requirePermission } from "@/app/_server/session";
-import { ROUTE_ACCESS } from "@/lib/auth/access-table";
+import { requireRouteAccess } from "@/app/_server/session";
 import { paymentsCsv } from "@/lib/console/export-csv";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
@@ -11,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 /** The payments of the list's filter as CSV, every one of them, masked for the role. */
 export const GET = withErrors(async (request: NextRequest) => {
-  const user = await requirePermission(ROUTE_ACCESS["GET /api/exports/payments"]);
+  const user = await requireRouteAccess("GET /api/exports/payments");
   const parsed = parsePaymentParams(Object.fromEntries(request.nextUrl.searchParams));
   if (!parsed.ok) return errorResponse(400, parsed.message, "BAD_REQUEST");
   return csvDownload(request, user, "payments", parsed.filter, paymentsCsv(webRuntime().pool, user.role, parsed.filter));

@@ -1,8 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
-import { requirePermission } from "@/app/_server/session";
-import { ROUTE_ACCESS } from "@/lib/auth/access-table";
-import { getReplayRun } from "@/lib/inbox/replay/replay-runs";
+import { requireRouteAccess } from "@/app/_server/session";
+import { getReplayProgress } from "@/lib/console/get-replay-run-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { rowIdSchema } from "@/lib/request/input-schemas";
 
@@ -10,8 +9,8 @@ export const dynamic = "force-dynamic";
 
 /** A bulk replay's progress, polled by the replay page. */
 export const GET = withErrors(async (_request: NextRequest, context: RouteContext<"/api/replays/[id]">) => {
-  await requirePermission(ROUTE_ACCESS["GET /api/replays/[id]"]);
+  await requireRouteAccess("GET /api/replays/[id]");
   const id = rowIdSchema.parse((await context.params).id);
-  const run = await getReplayRun(webRuntime().pool, id);
+  const run = await getReplayProgress(webRuntime().pool, id);
   return run ? NextResponse.json(run) : errorResponse(404, "replay run not found", "NOT_FOUND");
 });

@@ -1,6 +1,9 @@
 import { z } from "zod";
-import { PAYMENT_SORTS, paymentFilterSchema } from "@/lib/console/payment-filter-schema";
-import type { PaymentFilter, PaymentSort } from "@/lib/payments/search-payments";
+import type { AppConfig } from "../config/env";
+import { configuredProviders } from "../config/configured-providers";
+import { PAYMENT_STATUSES } from "../payments/state-machine";
+import { PAYMENT_SORTS, paymentFilterSchema } from "./payment-filter-schema";
+import type { PaymentFilter, PaymentSort } from "../payments/search-payments";
 import { describeParamsError, many, one, type SearchParams } from "./event-filter-params";
 
 const URL_NAMES: Record<string, string> = { search: "q", statuses: "status", createdFrom: "from", createdTo: "to" };
@@ -31,4 +34,9 @@ export function paramsFromPaymentFilter(filter: PaymentFilter, sort?: PaymentSor
   if (filter.createdTo) params.set("to", filter.createdTo.toISOString());
   if (sort && sort !== "updated_desc") params.set("sort", sort);
   return params;
+}
+
+/** What the payments filter form offers: the configured gateways and every payment status. */
+export function paymentFilterChoices(config: AppConfig): { providers: string[]; statuses: readonly string[] } {
+  return { providers: configuredProviders(config), statuses: PAYMENT_STATUSES };
 }

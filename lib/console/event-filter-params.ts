@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { eventFilterSchema, type EventFilter } from "@/lib/inbox/queries/event-filter";
-import { decodeCursor, EVENT_SORTS, type EventSort } from "@/lib/inbox/queries/list-events";
+import type { AppConfig } from "../config/env";
+import { configuredProviders } from "../config/configured-providers";
+import { eventFilterSchema, type EventFilter } from "../inbox/queries/event-filter";
+import { decodeCursor, EVENT_SORTS, type EventSort } from "../inbox/queries/list-events";
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -110,4 +112,9 @@ export function describeParamsError(error: z.ZodError, urlNames: Record<string, 
       return issue.code === "custom" ? `${name}: ${issue.message}` : `${name}: not a value this filter can use`;
     })
     .join("; ");
+}
+
+/** The gateways the explorer's filter offers: the configured ones, and the one a link names. */
+export function eventFilterProviders(config: AppConfig, filter: EventFilter): string[] {
+  return [...new Set([...configuredProviders(config), ...(filter.provider ? [filter.provider] : [])])];
 }

@@ -1,6 +1,6 @@
-import { recordAudit, type Actor } from "../../audit/record-audit";
-import type { Queryable } from "../../db/pool";
-import { getEvent } from "./get-event";
+import { recordAudit, type Actor } from "../audit/record-audit";
+import type { Queryable } from "../db/pool";
+import { getEvent } from "../inbox/queries/get-event";
 
 export type RawBodyDownload = { kind: "found"; provider: string; id: number; rawBody: Buffer } | { kind: "missing" } | { kind: "archived" };
 

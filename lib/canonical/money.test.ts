@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { decimalAmount, formatMoney, minorUnitDigits } from "./money";
+
+// The exponents come from ISO 4217 (List One), the formats from Intl; a space in Intl's output is a
+// no-break space, written \u00a0 here.
+
+describe("money", () => {
+  it("counts each currency's minor unit as ISO 4217 does", () => {
+    for (const code of ["JPY", "KRW", "CLP", "VND", "ISK", "UGX", "XOF", "PYG"]) expect(minorUnitDigits(code)).toBe(0);
+    for (const code of ["BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD"]) expect(minorUnitDigits(code)).toBe(3);
+    for (const code of ["USD", "BRL", "EUR", "HUF", "COP", "IDR", "MGA", "TWD"]) expect(minorUnitDigits(code)).toBe(2);
+    expect(minorUnitDigits("CLF")).toBe(4);
+    expect(minorUnitDigits("jpy")).toBe(0);
+  });
+
+  it("writes an amount as an exact decimal in the currency's unit", () => {
+    expect(decimalAmount(1234, "jpy")).toBe("1234");
+    expect(decimalAmount(65998, "brl")).toBe("659.98");
+    expect(decimalAmount(5, "usd")).toBe("0.05");
+    expect(decimalAmount(12345, "kwd")).toBe("12.345");
+    expect(decimalAmount(7, "kwd")).toBe("0.007");
+    expect(decimalAmount(-250, "usd")).toBe("-2.50");
+    expect(decimalAmount(9_007_199_254_740_991, "usd")).toBe("90071992547409.91");
+  });
+
+  it("formats every minor unit, for zero-, two- and three-decimal currencies", () => {
+    expect(formatMoney(1234, "jpy")).toBe("¥1,234");
+    expect(formatMoney(65998, "brl")).toBe("R$659.98");
+    expect(formatMoney(199900, "usd")).toBe("$1,999.00");
+    expect(formatMoney(12345, "kwd")).toBe("KWD\u00a012.345");
+    // Intl alone would show HUF with no decimals (CLDR's display digits), dropping the 50 fillér.
+    expect(formatMoney(150050, "huf")).toBe("HUF\u00a01,500.50");
+    expect(formatMoney(0, "jpy")).toBe("¥0");
+  });
+
+  it("shows an amount without a currency as stored, and an unreadable code beside the decimal", () => {
+    expect(formatMoney(1234, null)).toBe("1234");
+    expect(formatMoney(1234, "u$d")).toBe("12.34 U$D");
+  });
+});

@@ -1,0 +1,12 @@
+import type { AppConfig } from "../config/env";
+import type { Queryable } from "../db/pool";
+import type { ProviderName } from "../providers/registry";
+import { reconcilableProviders } from "../reconcile/run-due-reconciliations";
+import { listRuns, type ReconcileRunRow } from "../reconcile/reconcile-runs";
+
+export type ReconciliationView = { providers: ProviderName[]; runs: ReconcileRunRow[] };
+
+/** The reconciliation page: the gateways that can be reconciled and the latest runs. */
+export async function getReconciliationView(db: Queryable, config: AppConfig): Promise<ReconciliationView> {
+  return { providers: reconcilableProviders(config), runs: await listRuns(db, 50) };
+}
