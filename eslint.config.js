@@ -123,6 +123,7 @@ export const TABLE_OWNERS = {
   "pgboss.*": "queue", // pg-boss's own tables: written through pg-boss's API
   audit_log: "audit",
   users: "auth", // through Prisma
+  login_attempts: "auth",
   payment_changes: "outbox", // inserted by the CTE piece the payment statement embeds
   payment_feed_head: "outbox",
   payments: "payments",

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
@@ -212,6 +213,45 @@ describe("[FINANCE][RECONCILE]: the Reconciliation page and what it recovered, i
       expect((await viewer.goto(`${server.url}/reconciliation`))?.status()).toBe(403);
       await viewer.context().close();
     } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("[AVAILABILITY][RECONCILE]: a gateway answering a 400 MB list page to the console's Preview", () => {
+  it("the worker stops reading at the bound and says so; the web process never reads it and stays up", async () => {
+    let sent = 0;
+    const MB = 1024 * 1024;
+    const piece = `{"id":"evt_padding","type":"charge.succeeded","pad":"${"a".repeat(MB)}"},`;
+    gateway.intercept((path) =>
+      path.startsWith("/v1/events")
+        ? {
+            status: 200,
+            body: Readable.from(
+              (function* () {
+                yield '{"object":"list","has_more":false,"data":[';
+                for (; sent < 400 * MB; sent += piece.length) yield piece;
+                yield "{}]}";
+              })(),
+            ),
+          }
+        : undefined,
+    );
+    const context = await openBrowser();
+    try {
+      const page = await signIn(context, server.url, "finance@reconcile.test", PASSWORD);
+      await page.goto(`${server.url}/reconciliation`);
+      await page.getByLabel("Gateway").selectOption("stripe");
+      await page.getByLabel("Since").fill(new Date(Date.now() - 3_600_000).toISOString());
+      await page.getByRole("button", { name: "Preview" }).click();
+      await page.getByTestId("reconcile-result").getByText("Preview (nothing written)").waitFor({ timeout: 60_000 });
+      expect(await page.getByTestId("reconcile-result").textContent()).toContain("answered more than 8388608 bytes to GET /v1/events");
+      // A few MB in flight beyond the bound, not the whole page.
+      expect(sent).toBeLessThan(64 * MB);
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+      expect(() => process.kill(server.pids.web, 0)).not.toThrow();
+    } finally {
+      gateway.intercept(null);
       await context.close();
     }
   });

@@ -1,5 +1,6 @@
 import next from "next";
-import { PEER_ADDRESS_HEADER, trustPeerAddressHeader } from "@/lib/request/client-address";
+import { isWebhookRequest } from "@/lib/inbox/ingest/ingest-server";
+import { isTrustedAddress, PEER_ADDRESS_HEADER, trustedProxySet, trustPeerAddressHeader } from "@/lib/request/client-address";
 import { refuseBody } from "@/lib/request/body-limits";
 import { createLimitedServer } from "@/lib/request/create-limited-server";
 import { isMalformedTarget, MALFORMED_TARGET } from "@/lib/request/malformed-path";
@@ -21,21 +22,26 @@ const app = next({ dev: false, hostname, port: config.port });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const server = createLimitedServer(config.http, (request, response) => {
-  request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
-  // Refused before Next sees them: a target no route can decode, and a body no endpoint would take.
-  if (isMalformedTarget(request.url ?? "/")) return refuseEarly(request, response, 400, MALFORMED_TARGET);
-  const bodyRefusal = refuseBody(request, config.bodyLimitBytes);
-  if (bodyRefusal) {
-    const code = bodyRefusal.status === 413 ? "PAYLOAD_TOO_LARGE" : "LENGTH_REQUIRED";
-    return refuseEarly(request, response, bodyRefusal.status, { error: bodyRefusal.error, code });
-  }
-  handle(request, response).catch((error: unknown) => {
-    console.error("[web] request failed:", error instanceof Error ? error.name : "error");
-    if (!response.headersSent) response.statusCode = 500;
-    response.end();
-  });
-});
+const proxies = trustedProxySet(config.trustedProxies);
+const server = createLimitedServer(
+  config.http,
+  (request, response) => {
+    request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
+    // Refused before Next sees them: a target no route can decode, and a body no endpoint would take.
+    if (isMalformedTarget(request.url ?? "/")) return refuseEarly(request, response, 400, MALFORMED_TARGET);
+    const bodyRefusal = refuseBody(request, config.bodyLimitBytes);
+    if (bodyRefusal) {
+      const code = bodyRefusal.status === 413 ? "PAYLOAD_TOO_LARGE" : "LENGTH_REQUIRED";
+      return refuseEarly(request, response, bodyRefusal.status, { error: bodyRefusal.error, code });
+    }
+    handle(request, response).catch((error: unknown) => {
+      console.error("[web] request failed:", error instanceof Error ? error.name : "error");
+      if (!response.headersSent) response.statusCode = 500;
+      response.end();
+    });
+  },
+  { uncapped: (address) => isTrustedAddress(proxies, address), reservedFor: isWebhookRequest },
+);
 server.listen(config.port, hostname, () => {
   console.log(`[web] listening on ${hostname ?? "all interfaces"}:${config.port}`);
 });

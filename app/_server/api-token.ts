@@ -1,18 +1,22 @@
-import { hasValidApiToken } from "@/lib/auth/api-token";
+import { hasValidApiToken, matchApiToken } from "@/lib/auth/api-token";
+import type { ApiToken } from "@/lib/config/api-tokens";
 import { can } from "@/lib/auth/permissions";
 import { AppError } from "@/lib/errors/app-error";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { currentUser } from "./session";
 
-/** Host-application endpoints take a bearer token from PAYMENTS_API_TOKENS. */
-export function requireApiToken(request: Request): void {
+/**
+ * Host-application endpoints take a bearer token from PAYMENTS_API_TOKENS; returns it, with the
+ * gateways it may read (see lib/auth/api-token's scopes).
+ */
+export function requireApiToken(request: Request): ApiToken {
   const { config } = webRuntime();
   if (config.paymentsApiTokens.length === 0) {
     throw new AppError("NOT_CONFIGURED", "no API tokens are configured (set PAYMENTS_API_TOKENS)");
   }
-  if (!hasValidApiToken(request.headers.get("authorization"), config.paymentsApiTokens)) {
-    throw new AppError("UNAUTHORIZED", "missing or invalid bearer token");
-  }
+  const token = matchApiToken(request.headers.get("authorization"), config.paymentsApiTokens);
+  if (!token) throw new AppError("UNAUTHORIZED", "missing or invalid bearer token");
+  return token;
 }
 
 /**

@@ -4,9 +4,11 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { authenticate } from "@/lib/auth/login";
 import { isRole } from "@/lib/auth/permissions";
 import { endSessions, sessionStillValid } from "@/lib/auth/users";
+import { errorForLog } from "@/lib/errors/app-error";
 import { logger } from "@/lib/observability/logger";
 import { clientAddress, trustedProxySet } from "@/lib/request/client-address";
 import { webRuntime } from "@/lib/runtime/web-runtime";
+import { SIGN_IN_ERRORS } from "@/app/login/sign-in-errors";
 
 const SESSION_HOURS = 8;
 
@@ -59,13 +61,17 @@ export function authOptions(): AuthOptions {
         credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, request) {
           if (!credentials?.email || !credentials.password) return null;
+          // next-auth puts a thrown error's message in the login URL: only our codes may get there.
           const result = await authenticate(runtime, {
             email: credentials.email,
             password: credentials.password,
             ip: clientIp(request?.headers ?? {}),
+          }).catch((error: unknown) => {
+            logger("auth").error({ error: errorForLog(error) }, "sign-in failed");
+            throw new Error(SIGN_IN_ERRORS.unavailable);
           });
           if (!result.ok) {
-            if (result.reason === "rate_limited") throw new Error("RateLimited");
+            if (result.reason === "rate_limited") throw new Error(SIGN_IN_ERRORS.rateLimited);
             return null;
           }
           const { user, sessionVersion } = result;

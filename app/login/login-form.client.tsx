@@ -2,16 +2,10 @@
 
 import { signIn } from "next-auth/react";
 import { useState } from "react";
-
-function message(error: string | null): string | null {
-  if (!error) return null;
-  if (error === "RateLimited") return "Too many failed sign-ins. Wait a few minutes and try again.";
-  if (error === "CredentialsSignin") return "Wrong e-mail or password.";
-  return "Sign-in failed.";
-}
+import { signInErrorMessage } from "./sign-in-errors";
 
 export function LoginForm({ initialError, callbackUrl }: { initialError: string | null; callbackUrl: string }) {
-  const [error, setError] = useState<string | null>(message(initialError));
+  const [error, setError] = useState<string | null>(signInErrorMessage(initialError));
   const [busy, setBusy] = useState(false);
   return (
     <form
@@ -27,7 +21,7 @@ export function LoginForm({ initialError, callbackUrl }: { initialError: string 
         });
         setBusy(false);
         if (result?.ok && !result.error) window.location.assign(callbackUrl);
-        else setError(message(result?.error ?? "CredentialsSignin"));
+        else setError(signInErrorMessage(result?.error ?? "CredentialsSignin"));
       }}
     >
       <label>

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool, type Pool } from "@/lib/db/pool";
 import { generateSecret } from "@/lib/destinations/sign-message";
-import { changeFeedQuerySchema, readChangeFeed } from "@/lib/outbox/read-change-feed";
+import { changeFeedQuerySchema, createChangeFeed, readChangeFeed } from "@/lib/outbox/read-change-feed";
 import { createProducer } from "@/lib/queue/boss";
 import { sendAll, planWebhooks } from "../simulator/send-webhooks";
 import { generateHistories } from "../simulator/history";
@@ -143,8 +143,9 @@ try {
   const feedStarted = Date.now();
   let read = 0;
   let cursor: string | undefined;
+  const feed = createChangeFeed(first.pool);
   for (;;) {
-    const page = await readChangeFeed(first.pool, changeFeedQuerySchema.parse({ limit: "1000", ...(cursor ? { after: cursor } : {}) }));
+    const page = await readChangeFeed(feed, changeFeedQuerySchema.parse({ limit: "1000", ...(cursor ? { after: cursor } : {}) }));
     if (page.data.length === 0) break;
     read += page.data.length;
     cursor = page.cursor;

@@ -1,15 +1,76 @@
+import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 
 // Raw TCP clients for what fetch can't do: dribble a request byte by byte, hold sockets open, keep
 // sending after the server has answered.
 
-/** Opens a socket to `baseUrl`'s host and port; resolves once connected. */
-export function openSocket(baseUrl: string): Promise<Socket> {
+/**
+ * Opens a socket to `baseUrl`'s host and port, from `localAddress` if given (another loopback
+ * address, 127.0.0.2, is another client to the server); resolves once connected.
+ */
+export function openSocket(baseUrl: string, localAddress?: string): Promise<Socket> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => resolve(socket));
+    const socket = connect({ port: Number(port), host: hostname, localAddress }, () => resolve(socket));
     socket.once("error", reject);
   });
+}
+
+export type Answer = { status: number; body: string };
+
+/** One request on a fresh connection from `localAddress`; rejects on a dropped or reset connection. */
+export function requestFrom(
+  localAddress: string,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: init.method ?? "GET", headers: init.headers, localAddress, agent: false }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on("error", reject);
+    });
+    outgoing.on("error", reject);
+    outgoing.end(init.body);
+  });
+}
+
+/**
+ * Keeps `count` idle sockets open from `localAddress`, opening a new one whenever one is closed or
+ * refused (after `reconnectMs`), as a client trying to hold every connection would; `stop` closes them.
+ */
+export function holdSockets(
+  baseUrl: string,
+  localAddress: string,
+  count: number,
+  reconnectMs = 50,
+): { stop: () => void; opened: () => number } {
+  let stopped = false;
+  let opened = 0;
+  const sockets = new Set<Socket>();
+  const keepOne = () => {
+    if (stopped) return;
+    const { hostname, port } = new URL(baseUrl);
+    const socket = connect({ port: Number(port), host: hostname, localAddress });
+    sockets.add(socket);
+    socket.on("connect", () => opened++);
+    socket.on("error", () => undefined);
+    socket.on("data", () => undefined);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      setTimeout(keepOne, reconnectMs);
+    });
+  };
+  for (let i = 0; i < count; i++) keepOne();
+  return {
+    opened: () => opened,
+    stop: () => {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    },
+  };
 }
 
 /** What the server sends on `socket` until it closes it, or null if `giveUpMs` passes first. */

@@ -14,6 +14,7 @@ export function useWebRuntime(app: TestApp, env: Record<string, string> = {}): (
     const runtime = webRuntime();
     await (await runtime.boss()).stop({ graceful: false });
     await runtime.pool.end();
+    await runtime.feed.pool.end();
     vi.unstubAllEnvs();
   };
 }

@@ -336,7 +336,7 @@ async function run(options: Options): Promise<number> {
       `drained: no pending events ${drainMs} ms after the first webhook (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`,
     );
     console.log(`failed events in the app (all providers, all runs): ${(await health(options.url))?.failed ?? "unknown"}`);
-    const token = options.token ?? appConfig().paymentsApiTokens[0];
+    const token = options.token ?? appConfig().paymentsApiTokens[0]?.token;
     if (!token) throw new Error("no API token for the check: pass --token or set PAYMENTS_API_TOKENS");
     const check = await checkFinalStates(histories, reader(options.url, token));
     console.log(`check: ${check.matched}/${check.payments} payments in their true final state`);

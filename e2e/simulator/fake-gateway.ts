@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import { loadConfig } from "@/lib/config/env";
 import { PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
 import type { ApiCredentials } from "@/lib/providers/types";
@@ -433,8 +434,8 @@ export type FakeGateway = {
   /** The Stripe events GET /v1/events lists (sent or not). */
   addEvents: (events: ListedStripeEvent[]) => void;
   /**
-   * Answers requests whose path matches instead of the fake (a 429, a 500, an odd page); return
-   * undefined to let the fake answer. Null removes it.
+   * Answers requests whose path matches instead of the fake (a 429, a 500, an odd page; a Readable
+   * body is streamed as is); return undefined to let the fake answer. Null removes it.
    */
   intercept: (handler: ((path: string) => { status: number; body: unknown } | undefined) | null) => void;
   /** Forgets every payment and event it was given (between tests that list). */
@@ -479,6 +480,10 @@ export async function startFakeGateway(
     if (!provider) return reply(404, { error: `no such API: ${path}` });
     if (!authorized) return reply(401, { error: `${provider}: missing or wrong API credentials (simulated gateway)` });
     const intercepted = interceptor?.(path);
+    if (intercepted?.body instanceof Readable) {
+      response.writeHead(intercepted.status, { "content-type": "application/json" });
+      return void intercepted.body.pipe(response);
+    }
     if (intercepted) return reply(intercepted.status, intercepted.body);
     if (listRoute) {
       const query = new URLSearchParams(path.slice(path.indexOf("?") + 1 || path.length));

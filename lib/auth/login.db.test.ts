@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { authenticate } from "./login";
+import { admitAttempt } from "./login-throttle";
 import { hashPassword, verifyPassword } from "./password";
 import { createUser, currentSessionVersion, endSessions, ensureDemoAdmin, findActiveUser, resetPassword, updateUser } from "./users";
 
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 beforeEach(async () => {
-  await app.pool.query("TRUNCATE users, audit_log");
+  await app.pool.query("TRUNCATE users, audit_log, login_attempts");
 });
 
 const login = (email: string, password: string, ip = "10.0.0.1") => authenticate(app, { email, password, ip });
@@ -55,8 +56,8 @@ describe("authenticate", () => {
     expect(reasons).toEqual(["wrong_password", "unknown_email", "disabled"]);
   });
 
-  // Failures are dated by the database clock: "time passes" moves them back, no sleeping.
-  const age = (seconds: number) => app.pool.query("UPDATE audit_log SET at = at - make_interval(secs => $1)", [seconds]);
+  // Attempts are dated by the database clock: "time passes" moves them back, no sleeping.
+  const age = (seconds: number) => app.pool.query("UPDATE login_attempts SET at = at - make_interval(secs => $1)", [seconds]);
 
   it("backs off one account from one address, doubling, while the owner elsewhere still signs in", async () => {
     await createUser(app.prisma, { email: "admin@example.com", role: "admin", password: PASSWORD }, "test");
@@ -79,15 +80,36 @@ describe("authenticate", () => {
 
   it("caps the backoff at the window and forgets failures after a day", async () => {
     await createUser(app.prisma, { email: "cy@example.com", role: "finance", password: PASSWORD }, "test");
-    for (let i = 0; i < 10; i++) await login("cy@example.com", "guess");
-    await app.pool.query("DELETE FROM audit_log WHERE details->>'reason' = 'rate_limited'");
+    // 20 failures: 30 s x 2^17 uncapped; the window (15 min) caps it.
+    await app.pool.query(
+      "INSERT INTO login_attempts (email, network, outcome) SELECT 'cy@example.com', '10.0.0.1/32', 'failed' FROM generate_series(1, 20)",
+    );
     expect(await login("cy@example.com", PASSWORD)).toEqual({ ok: false, reason: "rate_limited" });
-    await age(15 * 60 + 1);
+    await age(15 * 60 - 5);
+    expect(await login("cy@example.com", PASSWORD)).toEqual({ ok: false, reason: "rate_limited" });
+    await age(6);
     expect((await login("cy@example.com", PASSWORD)).ok).toBe(true);
-    await app.pool.query("TRUNCATE audit_log");
+    await app.pool.query("TRUNCATE login_attempts");
     for (let i = 0; i < 4; i++) await login("cy@example.com", "guess");
     await age(24 * 3600 + 1);
     expect((await login("cy@example.com", PASSWORD)).ok).toBe(true);
+  });
+
+  it("counts concurrent attempts one after another: a burst gets no more checks than the limit", async () => {
+    await createUser(app.prisma, { email: "flo@example.com", role: "admin", password: PASSWORD }, "test");
+    // Straight at the throttle, 60 at once: exactly the limit is let through to be checked.
+    const admitted = await Promise.all(
+      Array.from({ length: 60 }, () => admitAttempt(app.pool, "flo@example.com", "10.9.9.9", app.config.login)),
+    );
+    expect(admitted.filter(Boolean)).toHaveLength(3);
+    await app.pool.query("TRUNCATE login_attempts");
+    // Through sign-in, 60 at once: most are refused before the database, and at most the limit are checked.
+    const results = await Promise.all(Array.from({ length: 60 }, () => login("flo@example.com", "guess", "10.9.9.9")));
+    expect(results.filter((result) => !result.ok && result.reason === "rate_limited").length).toBeGreaterThanOrEqual(57);
+    const checked = (await auditActions()).filter((row) => row.reason === "wrong_password");
+    expect(checked.length).toBeLessThanOrEqual(3);
+    // The owner, elsewhere, signs in.
+    expect((await login("flo@example.com", PASSWORD, "10.1.1.1")).ok).toBe(true);
   });
 
   it("counts an IPv6 address as its /64, and backs an account off everywhere once its failures from all addresses pile up", async () => {

@@ -107,17 +107,37 @@ describe("loadConfig", () => {
       ["WEBHOOK_SECRET_STRIPE", "whsec_", /WEBHOOK_SECRET_STRIPE/],
       ["WEBHOOK_SECRET_STANDARD", "whsec_", /WEBHOOK_SECRET_STANDARD: each whsec_ secret must decode to at least 16 bytes/],
       ["WEBHOOK_SECRET_STANDARD", "whsec_c2hvcnQ=", /WEBHOOK_SECRET_STANDARD/],
+      // 16 base64 characters are 12 bytes of key.
+      ["DESTINATION_SECRET", "whsec_MTIzNDU2Nzg5MDEy", /DESTINATION_SECRET: each whsec_ secret must decode to at least 16 bytes/],
+      // A scope is no part of the secret.
+      ["PAYMENTS_API_TOKENS", "stripe:0123456789", /PAYMENTS_API_TOKENS: each secret must be at least 16/],
     ];
+    // The destination's secret comes with its URL.
+    const destination = { DESTINATION_URL: "https://host.example/payments" };
     for (const [name, value, problem] of cases) {
-      expect(() => loadConfig({ NODE_ENV: "production", [name]: value }), `${name}=${value}`).toThrow(problem);
-      expect(() => loadConfig({ NODE_ENV: "development", [name]: value })).not.toThrow();
+      expect(() => loadConfig({ NODE_ENV: "production", ...destination, [name]: value }), `${name}=${value}`).toThrow(problem);
+      expect(() =>
+        loadConfig({ NODE_ENV: "development", ...destination, DESTINATION_SECRET: "whsec_MTIzNDU2Nzg5MDEy", [name]: value }),
+      ).not.toThrow();
     }
     const accepted = {
-      PAYMENTS_API_TOKENS: `${strong},${strong}x`,
+      PAYMENTS_API_TOKENS: `${strong},stripe+asaas:${strong}x`,
+      ...destination,
+      DESTINATION_SECRET: "whsec_MTIzNDU2Nzg5MDEyMzQ1Ng==",
       WEBHOOK_SECRET_STANDARD: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       WEBHOOK_SECRET_STRIPE: "whsec_0123456789abcdef",
     };
     expect(loadConfig({ NODE_ENV: "production", ...accepted }).nodeEnv).toBe("production");
+  });
+
+  it("reads a token's gateway scope, and refuses a scope naming no gateway", () => {
+    expect(loadConfig({ PAYMENTS_API_TOKENS: "plain-token, stripe+zoop:scoped:token" }).paymentsApiTokens).toEqual([
+      { token: "plain-token", providers: null },
+      { token: "scoped:token", providers: ["stripe", "zoop"] },
+    ]);
+    expect(() => loadConfig({ PAYMENTS_API_TOKENS: "strpe:a-token" })).toThrow(
+      /PAYMENTS_API_TOKENS: a token's scope names strpe, not gateways/,
+    );
   });
 
   it("validates TRUSTED_PROXIES", () => {

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { isProxyEntry } from "../request/client-address";
+import { isAllowedHostEntry } from "../request/host-allow-list";
 import { DRIVERS, type ProviderName } from "../providers/registry";
 import type { ProviderDriver } from "../providers/types";
 import { variablesWithDevelopmentValues } from "./development-values";
 import { weakSecrets } from "./secret-strength";
+import { apiTokenList } from "./api-tokens";
 import { csv, positiveInt } from "./env-values";
 import { providersSchema, providerVariables } from "./provider-config";
 
@@ -63,6 +65,10 @@ const destinationSchema = {
   DESTINATION_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
   DESTINATION_CONCURRENCY: positiveInt(64),
   DESTINATION_SECRET_OVERLAP_HOURS: positiveInt(24),
+  DESTINATION_ALLOWED_HOSTS: csv.refine(
+    (entries) => entries.every(isAllowedHostEntry),
+    "must be comma-separated host names (*.example.com for subdomains), IP addresses or CIDR ranges",
+  ),
 };
 
 const baseSchema = z
@@ -92,11 +98,13 @@ const baseSchema = z
     INGEST_PORT: positiveInt(3001),
     WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
     WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
-    // A client gets this long to send its headers, and then its whole request; past it, 408 and the
-    // socket is closed. Past HTTP_MAX_CONNECTIONS open sockets, new ones are dropped.
-    HTTP_HEADERS_TIMEOUT_MS: positiveInt(10_000),
+    // A client gets this long to send its headers (a socket that sends nothing is closed then too), and
+    // then its whole request; past it, 408 and the socket is closed. Past HTTP_MAX_CONNECTIONS open
+    // sockets, or HTTP_MAX_CONNECTIONS_PER_ADDRESS from one address, new ones are dropped.
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt(5_000),
     HTTP_REQUEST_TIMEOUT_MS: positiveInt(30_000),
     HTTP_MAX_CONNECTIONS: positiveInt(1024),
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: positiveInt(64),
     WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
     SIGNATURE_FAILURES_MAX: positiveInt(10_000),
     // Events in flight per worker: two batches of 16 (lib/jobs/definitions/webhooks.ts, docs/decisions.md).
@@ -116,10 +124,11 @@ const baseSchema = z
     SWEEPER_STALE_MINUTES: positiveInt(5),
     SWEEPER_BATCH_SIZE: positiveInt(1000),
     REFETCH_TIMEOUT_MS: positiveInt(5000),
+    REFETCH_MAX_RESPONSE_BYTES: positiveInt(8 * 1024 * 1024),
     REFETCH_RATE_PER_SECOND: positiveInt(20),
     REFETCH_BREAKER_FAILURES: positiveInt(5),
     REFETCH_BREAKER_COOLDOWN_SECONDS: positiveInt(30),
-    PAYMENTS_API_TOKENS: csv,
+    PAYMENTS_API_TOKENS: apiTokenList,
     HEALTH_TOKENS: csv,
     AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     NEXTAUTH_URL: z.url().optional(),
@@ -169,6 +178,7 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         headersTimeoutMs: b.HTTP_HEADERS_TIMEOUT_MS,
         requestTimeoutMs: b.HTTP_REQUEST_TIMEOUT_MS,
         maxConnections: b.HTTP_MAX_CONNECTIONS,
+        maxConnectionsPerAddress: b.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
       },
       toleranceSeconds: b.WEBHOOK_TOLERANCE_SECONDS,
       signatureFailuresMax: b.SIGNATURE_FAILURES_MAX,
@@ -187,10 +197,13 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       sweeper: { cron: b.SWEEPER_CRON, staleMinutes: b.SWEEPER_STALE_MINUTES, batchSize: b.SWEEPER_BATCH_SIZE },
       refetch: {
         timeoutMs: b.REFETCH_TIMEOUT_MS,
+        /** The largest answer of a gateway's API that is read (refetches and reconciliation pages). */
+        maxResponseBytes: b.REFETCH_MAX_RESPONSE_BYTES,
         ratePerSecond: b.REFETCH_RATE_PER_SECOND,
         breakerFailures: b.REFETCH_BREAKER_FAILURES,
         breakerCooldownSeconds: b.REFETCH_BREAKER_COOLDOWN_SECONDS,
       },
+      /** The host API's and the feed's tokens, each with the gateways it may read (null: all). */
       paymentsApiTokens: b.PAYMENTS_API_TOKENS,
       /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
       healthTokens: b.HEALTH_TOKENS,
@@ -257,6 +270,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         concurrency: b.DESTINATION_CONCURRENCY,
         /** How long a rotated-out secret keeps signing beside the new one. */
         secretOverlapHours: b.DESTINATION_SECRET_OVERLAP_HOURS,
+        /** The hosts destinations may point at (none: any but the refused addresses). */
+        allowedHosts: b.DESTINATION_ALLOWED_HOSTS,
       },
       providers,
     };

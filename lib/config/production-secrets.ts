@@ -11,12 +11,14 @@ import { parseEnv } from "node:util";
 export const SECRETS_FILE = "secrets.env";
 
 /** The secrets the app can generate, with how. */
-const GENERATED: Record<string, () => string> = {
+const GENERATED = {
   AUTH_SECRET: () => randomBytes(48).toString("base64url"),
   PAYMENTS_API_TOKENS: () => randomBytes(32).toString("base64url"),
   HEALTH_TOKENS: () => randomBytes(32).toString("base64url"),
   METRICS_TOKEN: () => randomBytes(32).toString("base64url"),
-};
+} satisfies Record<string, () => string>;
+
+export type GeneratedSecret = keyof typeof GENERATED;
 
 export type ProductionSecrets = {
   file: string;
@@ -30,7 +32,7 @@ export type ProductionSecrets = {
  * Reads `<dataDir>/secrets.env`, generates what is missing and not set in `env`, writes the file back
  * with mode 0600 and returns the values. Never logs a value.
  */
-export function ensureProductionSecrets(dataDir: string, env: Record<string, string | undefined>): ProductionSecrets {
+export function ensureProductionSecrets(dataDir: string, env: Partial<Record<GeneratedSecret, string | undefined>>): ProductionSecrets {
   return ensureGeneratedSecrets(dataDir, GENERATED, env);
 }
 

@@ -13,15 +13,15 @@ import { consoleAction } from "./console-action";
 const idSchema = z.object({ id: z.number().int().positive() });
 
 /** Adds a destination; its secret is returned this once. */
-export const createDestination = consoleAction(destinationInputSchema, async ({ pool }, input, { user, ip }) => {
-  const { destination, secret } = await createDestinationRecord(pool, input, { actor: user.email, ip });
+export const createDestination = consoleAction(destinationInputSchema, async ({ pool, config }, input, { user, ip }) => {
+  const { destination, secret } = await createDestinationRecord(pool, input, { actor: user.email, ip }, config.destinations.allowedHosts);
   return { id: destination.id, secret };
 });
 
 export const updateDestination = consoleAction(
   destinationInputSchema.extend(idSchema.shape),
-  async ({ pool }, { id, ...input }, { user, ip }) => {
-    await updateDestinationRecord(pool, id, input, { actor: user.email, ip });
+  async ({ pool, config }, { id, ...input }, { user, ip }) => {
+    await updateDestinationRecord(pool, id, input, { actor: user.email, ip }, config.destinations.allowedHosts);
     return { id };
   },
 );
@@ -46,8 +46,8 @@ export const resendDeliveries = consoleAction(resendSchema, async ({ pool }, inp
 
 export const sendTestMessage = consoleAction(
   idSchema,
-  async ({ pool, config }, { id }): Promise<{ statusCode: number | null; latencyMs: number; error: string | null }> => {
-    const result = await sendTest(pool, config.destinations, id);
+  async ({ pool, config }, { id }, { user, ip }): Promise<{ statusCode: number | null; latencyMs: number; error: string | null }> => {
+    const result = await sendTest(pool, config.destinations, id, { actor: user.email, ip });
     if (!result) return { statusCode: null, latencyMs: 0, error: "no such destination" };
     return { statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error };
   },

@@ -27,6 +27,10 @@ async function collect(lines: AsyncGenerator<string>): Promise<string[]> {
 describe("CSV exports", () => {
   it("quotes what needs quoting and defuses spreadsheet formulas", () => {
     expect(csvLine(["a", 'say "hi"', "x,y", null, 3, "=cmd()", "-1"])).toBe(`a,"say ""hi""","x,y",,3,'=cmd(),'-1\r\n`);
+    // Behind leading spaces (NBSP too), and after a ; or , a ;-separated locale splits the cell at.
+    expect(csvLine([" =1+1", "\u00a0@SUM(A1)", "\t=x", "a;=1+1", "a; +1", "b,-2", "ok; fine", "e-mail"])).toBe(
+      `' =1+1,'\u00a0@SUM(A1),'\t=x,a;'=1+1,a; '+1,"b,'-2",ok; fine,e-mail\r\n`,
+    );
   });
 
   it("writes amounts as decimals in each currency's own unit, and an amount of unknown currency as stored", async () => {

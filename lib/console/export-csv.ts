@@ -14,12 +14,24 @@ const BATCH = 1000;
 
 type Cell = string | number | null | undefined;
 
-/** One CSV line (RFC 4180 quoting); a cell a spreadsheet would run as a formula is prefixed with '. */
+// What a spreadsheet runs as a formula: a cell starting with = + - @ (or a tab or CR) once leading
+// spaces (NBSP and other Unicode spaces included) are trimmed, and the same after a ; or , inside a
+// cell: a spreadsheet in a locale whose list separator is ; (pt-BR, de-DE...) splits the cell there.
+const FORMULA_START = /^[\s\u00a0\u2000-\u200b\u3000\ufeff]*[=+\-@\t\r]/u;
+const FORMULA_AFTER_SEPARATOR = /([;,][\s\u00a0\u2000-\u200b\u3000\ufeff]*)(?=[=+\-@])/gu;
+
+/** A text cell a spreadsheet can't run: prefixed with ', and each formula after a separator too. */
+function defused(text: string): string {
+  const inner = text.replace(FORMULA_AFTER_SEPARATOR, "$1'");
+  return FORMULA_START.test(inner) ? `'${inner}` : inner;
+}
+
+/** One CSV line (RFC 4180 quoting); a cell a spreadsheet would run as a formula is defused with '. */
 export function csvLine(cells: readonly Cell[]): string {
   return `${cells
     .map((cell) => {
       if (cell === null || cell === undefined) return "";
-      const text = typeof cell === "number" ? String(cell) : /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
+      const text = typeof cell === "number" ? String(cell) : defused(cell);
       return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
     })
     .join(",")}\r\n`;

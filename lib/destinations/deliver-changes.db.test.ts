@@ -18,7 +18,8 @@ import {
 } from "./deliver-changes";
 import { fanOutChanges } from "./fan-out-changes";
 import { postMessage } from "./post-message";
-import { refusingLookup } from "./refuse-address";
+import { isRefusedAddress, refusingLookup } from "./refuse-address";
+import { sendTestMessage } from "./send-test-message";
 import { resendDeliveries } from "./resend-deliveries";
 import { startDeliveryWorker, type DeliveryWorker } from "./run-delivery-worker";
 
@@ -329,7 +330,7 @@ describe("where a destination may point", () => {
       "http://[fe80::1]/",
       "http://100.100.100.200/",
     ]) {
-      expect(await postMessage(url, "{}", {}, 1000)).toMatchObject({
+      expect(await postMessage(url, "{}", {}, { timeoutMs: 1000, allowedHosts: [] })).toMatchObject({
         statusCode: null,
         error: expect.stringMatching(/link-local or cloud metadata/),
       });
@@ -344,11 +345,59 @@ describe("where a destination may point", () => {
     await new Promise<void>((ready) => redirecting.listen(0, "127.0.0.1", ready));
     const port = (redirecting.address() as { port: number }).port;
     try {
-      expect(await postMessage(`http://127.0.0.1:${port}/`, "{}", {}, 1000)).toMatchObject({ statusCode: 302 });
+      expect(await postMessage(`http://127.0.0.1:${port}/`, "{}", {}, { timeoutMs: 1000, allowedHosts: [] })).toMatchObject({
+        statusCode: 302,
+      });
     } finally {
       redirecting.close();
     }
     const { createDestination: create } = await import("./manage-destinations");
     await expect(create(app.pool, { name: "metadata", url: "http://169.254.169.254/" }, admin)).rejects.toThrow(/link-local/);
+  });
+
+  it("refuses the metadata address embedded in IPv6 however it is written (mapped, translated, compatible, NAT64), not ::1", () => {
+    for (const host of [
+      "[::ffff:169.254.169.254]",
+      "[::ffff:a9fe:a9fe]",
+      "[::ffff:0:a9fe:a9fe]",
+      "[::ffff:0:169.254.169.254]",
+      "[64:ff9b::a9fe:a9fe]",
+      "[64:ff9b::169.254.169.254]",
+      "[::a9fe:a9fe]",
+      "[::169.254.169.254]",
+      "[0:0:0:0:0:ffff:a9fe:a9fe]",
+    ]) {
+      expect(isRefusedAddress(host), host).toBe(true);
+    }
+    for (const host of ["[::1]", "127.0.0.1", "[::ffff:10.0.0.1]", "[64:ff9b::a00:1]", "[2002:a9fe:a9fe::1]", "host.internal"]) {
+      expect(isRefusedAddress(host), host).toBe(false);
+    }
+  });
+
+  it("with DESTINATION_ALLOWED_HOSTS, creates and sends only to the hosts it lists", async () => {
+    const allowed = ["*.shop.internal", "10.1.0.0/16", "127.0.0.1"];
+    const { createDestination: create } = await import("./manage-destinations");
+    await expect(create(app.pool, { name: "elsewhere", url: "http://attacker.example/" }, admin, allowed)).rejects.toThrow(
+      /attacker.example is not in DESTINATION_ALLOWED_HOSTS/,
+    );
+    await expect(create(app.pool, { name: "apex", url: "http://shop.internal/" }, admin, allowed)).rejects.toThrow(/not in/);
+    await expect(create(app.pool, { name: "range", url: "http://10.2.0.1/" }, admin, allowed)).rejects.toThrow(/not in/);
+    expect((await create(app.pool, { name: "sub", url: "http://api.shop.internal/hooks" }, admin, allowed)).destination.url).toBe(
+      "http://api.shop.internal/hooks",
+    );
+    expect((await create(app.pool, { name: "in range", url: "http://10.1.2.3/" }, admin, allowed)).destination.name).toBe("in range");
+    // Sending checks again: a URL stored before the list was set is not used.
+    expect(await postMessage("http://attacker.example/", "{}", {}, { timeoutMs: 1000, allowedHosts: allowed })).toMatchObject({
+      statusCode: null,
+      error: "attacker.example is not in DESTINATION_ALLOWED_HOSTS",
+    });
+  });
+
+  it("audits a test message with what the destination answered", async () => {
+    const { destination } = await destinationWithReceiver();
+    const result = await sendTestMessage(app.pool, config.destinations, destination.id, admin);
+    expect(result?.statusCode).toBe(204);
+    const { rows } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'destination_tested'");
+    expect(rows).toEqual([{ actor: admin.actor, details: { destinationId: destination.id, statusCode: 204, error: null } }]);
   });
 });

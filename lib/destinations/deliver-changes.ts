@@ -107,7 +107,7 @@ export function outcomeOf(result: PostResult): DeliveryOutcome {
 /** Sends one claimed delivery, signed; the change id is the message id, the same on every retry. */
 export async function sendDelivery(claimed: ClaimedDelivery, config: DestinationsConfig): Promise<SentDelivery> {
   const body = messageBody(claimed.change);
-  const result = await postMessage(claimed.url, body, signedHeaders(claimed.change.id, body, claimed.secrets), config.timeoutMs);
+  const result = await postMessage(claimed.url, body, signedHeaders(claimed.change.id, body, claimed.secrets), config);
   if (result.statusCode !== null && result.statusCode >= 300 && result.statusCode < 400) {
     result.error = "answered with a redirect, which is not followed";
   }

@@ -4,7 +4,7 @@ import { PROVIDER_NAMES } from "../providers/registry";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { AppError } from "../errors/app-error";
 import { PAYMENT_STATUSES } from "../payments/state-machine";
-import { isRefusedAddress } from "./refuse-address";
+import { destinationUrlProblem, isRefusedAddress } from "./refuse-address";
 import { generateSecret } from "./sign-message";
 
 export const destinationInputSchema = z.object({
@@ -44,13 +44,22 @@ const CREATE = `
 
 export type Actor = { actor: string; ip?: string | null };
 
+/** The input, checked against DESTINATION_ALLOWED_HOSTS too (sending checks it again, for URLs set before the list). */
+function parseDestination(input: DestinationInput, allowedHosts: readonly string[]) {
+  const parsed = destinationInputSchema.parse(input);
+  const problem = destinationUrlProblem(parsed.url, allowedHosts);
+  if (problem) throw new AppError("BAD_REQUEST", problem);
+  return parsed;
+}
+
 /** Adds a destination with a fresh secret; the secret is returned this once and never shown again. */
 export async function createDestination(
   pool: Pool,
   input: DestinationInput,
   by: Actor,
+  allowedHosts: readonly string[] = [],
 ): Promise<{ destination: Destination; secret: string }> {
-  const parsed = destinationInputSchema.parse(input);
+  const parsed = parseDestination(input, allowedHosts);
   const secret = generateSecret();
   return withTransaction(pool, async (tx) => {
     const { rows } = await tx.query<Destination>(CREATE, [
@@ -73,8 +82,14 @@ export async function createDestination(
 }
 
 /** Changes a destination's settings; switching it on again clears why it was switched off (and its breaker). */
-export async function updateDestination(pool: Pool, id: number, input: DestinationInput, by: Actor): Promise<Destination> {
-  const parsed = destinationInputSchema.parse(input);
+export async function updateDestination(
+  pool: Pool,
+  id: number,
+  input: DestinationInput,
+  by: Actor,
+  allowedHosts: readonly string[] = [],
+): Promise<Destination> {
+  const parsed = parseDestination(input, allowedHosts);
   return withTransaction(pool, async (tx) => {
     const { rows } = await tx.query<Destination>(
       `UPDATE destinations

@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import { isRefusedAddress, RefusedAddressError, refusingLookup } from "./refuse-address";
+import { destinationUrlProblem, refusingLookup } from "./refuse-address";
 
 /** What one POST to a destination came to. `statusCode` null: no answer (timeout, refused, network). */
 export type PostResult = { statusCode: number | null; latencyMs: number; excerpt: string | null; error: string | null };
@@ -13,12 +13,16 @@ const agents = {
   "https:": new https.Agent({ keepAlive: true, maxSockets: 128 }),
 };
 
+/** How a message is sent: its timeout, and the hosts destinations may point at (DESTINATION_ALLOWED_HOSTS; none: any). */
+export type PostPolicy = { timeoutMs: number; allowedHosts: readonly string[] };
+
 /**
  * POSTs `body` to `url`, refusing link-local and metadata addresses (the literal host, and every
- * address its name resolves to), never following a redirect (a 3xx is an answer like any other),
- * giving up after `timeoutMs`. Keeps the first KiB of the answer.
+ * address its name resolves to) and hosts outside the allow-list, never following a redirect (a 3xx
+ * is an answer like any other), giving up after `timeoutMs`. Keeps the first KiB of the answer.
  */
-export function postMessage(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<PostResult> {
+export function postMessage(url: string, body: string, headers: Record<string, string>, policy: PostPolicy): Promise<PostResult> {
+  const { timeoutMs } = policy;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -29,9 +33,8 @@ export function postMessage(url: string, body: string, headers: Record<string, s
       resolve({ ...result, latencyMs: elapsed() });
     };
     const target = new URL(url);
-    if (isRefusedAddress(target.hostname)) {
-      return finish({ statusCode: null, excerpt: null, error: new RefusedAddressError(target.hostname).message });
-    }
+    const problem = destinationUrlProblem(url, policy.allowedHosts);
+    if (problem) return finish({ statusCode: null, excerpt: null, error: problem });
     const agent = agents[target.protocol as keyof typeof agents];
     if (!agent) return finish({ statusCode: null, excerpt: null, error: `unsupported protocol ${target.protocol}` });
     const request = (target.protocol === "https:" ? https : http).request(target, {

@@ -1,3 +1,4 @@
+import { BodyTooLargeError, readBodyWithLimit } from "../request/read-body";
 import { CircuitBreaker } from "./circuit-breaker";
 import { RateLimiter } from "./rate-limiter";
 import { recordRefetch, trackBreaker } from "../observability/metrics";
@@ -17,6 +18,8 @@ export type GatewayClientOptions = {
   /** Sent with every request: the gateway's authentication, built by its driver. */
   headers: Record<string, string>;
   timeoutMs: number;
+  /** The largest answer read; past it the call fails (a list page of hundreds of MB killed the web process). */
+  maxResponseBytes: number;
   ratePerSecond: number;
   breakerFailures: number;
   breakerCooldownMs: number;
@@ -31,7 +34,9 @@ export type GatewayClient = {
 /**
  * The outbound client for one gateway's API: every call waits for the rate limiter, runs under a
  * timeout, and goes through a circuit breaker. Timeouts, network errors, 5xx and 429 count as
- * failures of the gateway; other 4xx answers (a missing charge) are errors of the request only.
+ * failures of the gateway; other 4xx answers (a missing charge) are errors of the request only. An
+ * answer is read up to maxResponseBytes, streamed and counted, never buffered whole first: a larger
+ * one, or one that isn't JSON, fails the call and counts against the gateway too.
  */
 export function createGatewayClient(name: string, options: GatewayClientOptions): GatewayClient {
   const limiter = new RateLimiter(options.ratePerSecond);
@@ -58,12 +63,32 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       if (response.status >= 500 || response.status === 429) {
+        await response.body?.cancel();
         throw new GatewayHttpError(response.status, `${name} answered ${response.status} to GET ${path}`);
       }
-      return response;
+      if (!response.ok) return response;
+      return { ok: true as const, json: await readJson(response, path) };
     });
-    if (!answer.ok) throw new GatewayHttpError(answer.status, `${name} answered ${answer.status} to GET ${path}`);
-    return answer.json();
+    if (!answer.ok) {
+      await answer.body?.cancel();
+      throw new GatewayHttpError(answer.status, `${name} answered ${answer.status} to GET ${path}`);
+    }
+    return answer.json;
+  }
+
+  async function readJson(response: Response, path: string): Promise<unknown> {
+    let raw: Buffer;
+    try {
+      raw = await readBodyWithLimit(response, options.maxResponseBytes);
+    } catch (error) {
+      if (!(error instanceof BodyTooLargeError)) throw error;
+      throw new GatewayHttpError(response.status, `${name} answered more than ${options.maxResponseBytes} bytes to GET ${path}`);
+    }
+    try {
+      return JSON.parse(raw.toString("utf8"));
+    } catch {
+      throw new GatewayHttpError(response.status, `${name} answered something that is not JSON to GET ${path}`);
+    }
   }
 
   return { fetchJson, breaker };

@@ -18,6 +18,7 @@ export function createGatewayClients(config: AppConfig, onCircuitOpen?: (provide
       baseUrl: apiUrl,
       headers: findDriver(provider)?.apiAuth?.headers(credentials) ?? {},
       timeoutMs: config.refetch.timeoutMs,
+      maxResponseBytes: config.refetch.maxResponseBytes,
       ratePerSecond: config.refetch.ratePerSecond,
       breakerFailures: config.refetch.breakerFailures,
       breakerCooldownMs: config.refetch.breakerCooldownSeconds * 1000,

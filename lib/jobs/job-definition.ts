@@ -34,6 +34,8 @@ export type JobDefinition<Data = unknown, Result = unknown> = QueueSide<Data> & 
   run(deps: JobDeps, data: Data): Promise<Result>;
   /** What the worker logs of a finished job (the CLI prints its own line instead). */
   report?(result: Result): void;
+  /** Keep the result as the job's pg-boss output, for a sender that waits on it (the console). */
+  keepsResult?: true;
 };
 
 /** A queue whose jobs are fetched and handled in batches, settled one by one (`perJobResults`). */

@@ -2,6 +2,7 @@ import type { AnyJobDefinition } from "./job-definition";
 import { alertsJob } from "./definitions/alerts";
 import { maintenanceJob } from "./definitions/maintenance";
 import { reconcileJob } from "./definitions/reconcile";
+import { reconcileRequestJob } from "./definitions/reconcile-requests";
 import { replaysAbandonedJob } from "./definitions/replays-abandoned";
 import { replaysJob } from "./definitions/replays";
 import { retentionJob } from "./definitions/retention";
@@ -18,6 +19,7 @@ export const JOBS: readonly AnyJobDefinition[] = [
   sweeperJob,
   maintenanceJob,
   reconcileJob,
+  reconcileRequestJob,
   replaysJob,
   replaysAbandonedJob,
   retentionJob,

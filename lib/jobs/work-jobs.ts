@@ -11,6 +11,7 @@ export async function workJob(boss: PgBoss, job: AnyJobDefinition, deps: JobDeps
   await boss.work(job.name, job.work(deps.config), async ([taken]) => {
     const result = await runJob(job, deps, taken!.data);
     job.report?.(result);
+    return job.keepsResult ? result : undefined;
   });
 }
 

@@ -104,6 +104,7 @@ describe("the worker's /metrics", () => {
       baseUrl: "http://127.0.0.1:1",
       headers: {},
       timeoutMs: 500,
+      maxResponseBytes: 1024,
       ratePerSecond: 100,
       breakerFailures: 1,
       breakerCooldownMs: 60_000,

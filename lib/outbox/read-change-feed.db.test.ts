@@ -5,7 +5,7 @@ import { applyChargeUpdates } from "@/lib/payments/apply-charge-update";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import type { PaymentChange } from "./payment-change";
-import { changeFeedQuerySchema, readChangeFeed } from "./read-change-feed";
+import { changeFeedQuerySchema, createChangeFeed, MAX_WAITS_PER_READER, readChangeFeed, type ChangeFeed } from "./read-change-feed";
 
 // The change feed against a real database: commit order, no gaps, no repeats.
 
@@ -15,6 +15,7 @@ let deps: ProcessDeps;
 beforeAll(async () => {
   app = await createTestApp("change_feed");
   deps = processDeps(app);
+  feed = createChangeFeed(app.pool);
 });
 afterAll(async () => app.close());
 beforeEach(async () => {
@@ -25,7 +26,8 @@ const facts = stripePayment;
 const ingest = async (payment: PaymentFacts, step: Pick<HistoryStep, "kind" | "occurredAtMs"> & Partial<HistoryStep>) =>
   (await ingestStripeStep(app, payment, step)).inboxId;
 
-const page = (query: Record<string, string>) => readChangeFeed(app.pool, changeFeedQuerySchema.parse(query));
+let feed: ChangeFeed;
+const page = (query: Record<string, string>, reader?: string) => readChangeFeed(feed, changeFeedQuerySchema.parse(query), { reader });
 
 /** Follows the feed from the start until `done()` says no more changes will come and a page is empty. */
 async function follow(done: () => boolean, limit: string): Promise<PaymentChange[]> {
@@ -128,5 +130,43 @@ describe("the change feed", () => {
     expect(changeFeedQuerySchema.safeParse({ limit: "0" }).success).toBe(false);
     expect(changeFeedQuerySchema.safeParse({ limit: "5000" }).success).toBe(false);
     expect(changeFeedQuerySchema.safeParse({ status: "paid,bogus" }).success).toBe(false);
+    // An empty filter would match nothing and move the reader past every change: refused, not "none".
+    expect(changeFeedQuerySchema.safeParse({ provider: "" }).success).toBe(false);
+    expect(changeFeedQuerySchema.safeParse({ status: "," }).success).toBe(false);
+  });
+
+  it("wakes a waiting reader only for a change it wants; one that wants none moves its cursor past them", async () => {
+    const start = await page({});
+    const began = Date.now();
+    const asaasOnly = page({ after: start.cursor, provider: "asaas", wait: "3" });
+    const everything = page({ after: start.cursor, wait: "20" });
+    const payment = facts();
+    await processEvents(deps, [await ingest(payment, { kind: "succeeded", occurredAtMs: Date.now() - 1000 })]);
+    expect((await everything).data).toMatchObject([{ chargeId: payment.chargeId }]);
+    const skipped = await asaasOnly;
+    expect(skipped.data).toEqual([]);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(2900);
+    // Its cursor is past the stripe change: reading on from it, unfiltered, finds nothing.
+    expect((await page({ after: skipped.cursor })).data).toEqual([]);
+  });
+
+  it("holds at most MAX_WAITS_PER_READER waiting reads per token, and answers the rest 429 at once", async () => {
+    const start = await page({});
+    const controller = new AbortController();
+    const held = Array.from({ length: MAX_WAITS_PER_READER }, () =>
+      readChangeFeed(feed, changeFeedQuerySchema.parse({ after: start.cursor, wait: "20" }), {
+        reader: "token-a",
+        signal: controller.signal,
+      }),
+    );
+    await expect(page({ after: start.cursor, wait: "20" }, "token-a")).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    // Another token waits, and a read that doesn't wait is never refused.
+    const other = page({ after: start.cursor, wait: "1" }, "token-b");
+    expect((await page({ after: start.cursor }, "token-a")).data).toEqual([]);
+    expect((await other).data).toEqual([]);
+    controller.abort();
+    expect((await Promise.all(held)).every((result) => result.data.length === 0)).toBe(true);
+    // Once they end, the token may wait again.
+    expect((await page({ after: start.cursor, wait: "0.5" }, "token-a")).data).toEqual([]);
   });
 });

@@ -3,6 +3,9 @@ import { CHARGE_STATUSES } from "../canonical/charge-event";
 import { PROVIDER_NAMES } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import { CHANGE_JSON, type PaymentChange } from "./payment-change";
+import { AppError } from "../errors/app-error";
+import { InFlight } from "../request/in-flight";
+import { FeedWaiter, type WantedChanges } from "./feed-waiter";
 import { sequenceChanges } from "./sequence-changes";
 
 // The cursor is opaque to readers; inside, the last feed position they have been given (or skipped
@@ -21,11 +24,13 @@ const cursorSchema = z
     return Number(match[1]);
   });
 
-const list = <T extends string>(values: readonly T[]) =>
+// An empty value ("provider=") is refused rather than read as "none of them": a reader whose filter
+// matched nothing would be moved past every change and lose them.
+const list = <T extends string>(values: readonly T[], name: string) =>
   z
     .string()
     .transform((value) => value.split(",").filter(Boolean))
-    .pipe(z.array(z.enum(values)).max(values.length));
+    .pipe(z.array(z.enum(values)).min(1, `${name} needs at least one value (leave it out for all)`).max(values.length));
 
 export const MAX_FEED_LIMIT = 1000;
 export const MAX_FEED_WAIT_SECONDS = 30;
@@ -33,8 +38,8 @@ export const MAX_FEED_WAIT_SECONDS = 30;
 export const changeFeedQuerySchema = z.object({
   after: cursorSchema.optional(),
   limit: z.coerce.number().int().min(1).max(MAX_FEED_LIMIT).default(100),
-  provider: list(PROVIDER_NAMES).optional(),
-  status: list(CHARGE_STATUSES).optional(),
+  provider: list(PROVIDER_NAMES, "provider").optional(),
+  status: list(CHARGE_STATUSES, "status").optional(),
   wait: z.coerce.number().min(0).max(MAX_FEED_WAIT_SECONDS).default(0),
 });
 
@@ -71,21 +76,43 @@ async function readPage(db: Queryable, query: ChangeFeedQuery): Promise<{ change
   return { changes, cursor };
 }
 
-const POLL_MS = 200;
+/** Waiting reads one reader (an API token) may have open at once. */
+export const MAX_WAITS_PER_READER = 10;
+
+/** What the feed reads with: its pool (apart from ingest's), the process's one head watcher, the waits per reader. */
+export type ChangeFeed = { pool: Pool; waiter: FeedWaiter; waits: InFlight };
+
+export function createChangeFeed(pool: Pool): ChangeFeed {
+  return { pool, waiter: new FeedWaiter(pool), waits: new InFlight(MAX_WAITS_PER_READER) };
+}
 
 /**
  * A page of the change feed after the reader's cursor, in feed order (each payment's versions in
  * order), with the cursor to resume from. With `wait`, an empty page is held up to that many seconds
- * until a change arrives. Changes committed since the last sequencing are numbered first.
+ * until a change it wants arrives, by the process's head watcher; a reader (`reader`: its token) may
+ * hold MAX_WAITS_PER_READER such reads at once, and gets 429 past them. Changes committed since the
+ * last sequencing are numbered first.
  */
-export async function readChangeFeed(pool: Pool, query: ChangeFeedQuery, signal?: AbortSignal): Promise<ChangeFeedPage> {
-  const deadline = Date.now() + query.wait * 1000;
-  for (;;) {
-    await sequenceChanges(pool);
-    const page = await readPage(pool, query);
-    if (page.changes.length > 0 || Date.now() >= deadline || signal?.aborted) {
-      return { data: page.changes, cursor: encodeCursor(page.cursor) };
+export async function readChangeFeed(
+  feed: ChangeFeed,
+  query: ChangeFeedQuery,
+  options: { reader?: string; signal?: AbortSignal } = {},
+): Promise<ChangeFeedPage> {
+  const release = query.wait > 0 ? feed.waits.tryAcquire(options.reader ?? "") : () => undefined;
+  if (!release) throw new AppError("RATE_LIMITED", `at most ${MAX_WAITS_PER_READER} waiting reads per token at once`);
+  try {
+    const deadline = Date.now() + query.wait * 1000;
+    await sequenceChanges(feed.pool);
+    let page = await readPage(feed.pool, query);
+    const wants: WantedChanges = (provider, status) =>
+      (!query.provider || query.provider.includes(provider as never)) && (!query.status || query.status.includes(status as never));
+    while (page.changes.length === 0 && Date.now() < deadline && !options.signal?.aborted) {
+      const waiting = feed.waiter.wait(page.cursor, wants, deadline, options.signal);
+      if (!(await waiting.changed)) return { data: [], cursor: encodeCursor(waiting.cursor()) };
+      page = await readPage(feed.pool, { ...query, after: page.cursor });
     }
-    await new Promise((resume) => setTimeout(resume, POLL_MS));
+    return { data: page.changes, cursor: encodeCursor(page.cursor) };
+  } finally {
+    release();
   }
 }

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { PROVIDER_NAMES } from "../providers/registry";
 
 /**
  * The queues that rooms below lib/jobs send to, and their jobs' data: ingest, the sweeper, replay
  * and registration dispatch to `webhooks`; a console replay run is enqueued to `replays` in the
- * transaction that records it. Their definitions (lib/jobs/definitions) take name and schema from
+ * transaction that records it; a console reconciliation to `reconcile-requests`. Their definitions (lib/jobs/definitions) take name and schema from
  * here; every other queue is named by its definition alone.
  */
 export const QUEUES = {
@@ -11,12 +12,23 @@ export const QUEUES = {
   webhooks: "webhooks",
   /** Bulk replays started from the console (one job per replay run). */
   replays: "replays",
+  /** A reconciliation preview or run asked for in the console, done by a worker (its result is the job's output). */
+  reconcileRequests: "reconcile-requests",
 } as const;
 
 export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });
 export type WebhookJob = z.infer<typeof webhookJobSchema>;
 
 export const replayJobSchema = z.object({ runId: z.number().int().positive() });
+
+export const reconcileRequestSchema = z.object({
+  provider: z.enum(PROVIDER_NAMES),
+  since: z.coerce.date().optional(),
+  until: z.coerce.date().optional(),
+  dryRun: z.boolean(),
+  actor: z.string(),
+});
+export type ReconcileRequestJob = z.infer<typeof reconcileRequestSchema>;
 
 /**
  * The key that serializes processing: every event of one payment shares it, so pg-boss runs at most

@@ -45,6 +45,12 @@ export function trustedProxySet(entries: readonly string[]): BlockList {
   return list;
 }
 
+/** Is this address (as a socket reports it) in the set? */
+export function isTrustedAddress(trusted: BlockList, address: string): boolean {
+  const normalized = normalizeAddress(address);
+  return normalized !== null && trusted.check(normalized, isIP(normalized) === 6 ? "ipv6" : "ipv4");
+}
+
 /** Is this a valid TRUSTED_PROXIES entry? */
 export function isProxyEntry(entry: string): boolean {
   const [address, bits, extra] = entry.split("/");
@@ -64,7 +70,7 @@ export function resolveClientAddress(peer: string | null, forwardedFor: string |
   let address = normalizeAddress(peer);
   if (!address) return null;
   const hops = (forwardedFor ?? "").split(",").filter((hop) => hop.trim() !== "");
-  const isTrusted = (value: string) => trusted.check(value, isIP(value) === 6 ? "ipv6" : "ipv4");
+  const isTrusted = (value: string) => isTrustedAddress(trusted, value);
   for (let index = hops.length - 1; index >= 0 && isTrusted(address); index--) {
     const hop = normalizeAddress(hops[index]);
     if (!hop) break;
@@ -80,4 +86,33 @@ export function clientAddress(headers: HeaderSource, trusted: BlockList): string
   const forwarded =
     headers instanceof Headers ? headers.get("x-forwarded-for") : [headers["x-forwarded-for"]].flat().filter(Boolean).join(",");
   return resolveClientAddress(get(PEER_ADDRESS_HEADER), forwarded || null, trusted);
+}
+
+/** The 8 groups of an IPv6 address (an IPv4 tail as two of them). */
+export function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((group) => parseInt(group, 16)));
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * The client an address stands for when counting what one client does: an IPv4 address itself, an
+ * IPv6 address's /64 (one host usually holds the whole prefix, so counting single addresses would
+ * give it 2^64 of them).
+ */
+export function addressGroup(address: string): string {
+  const normalized = normalizeAddress(address) ?? address;
+  if (isIP(normalized) !== 6) return normalized;
+  return `${ipv6Groups(normalized)
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
 }

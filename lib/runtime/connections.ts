@@ -6,7 +6,7 @@ import { createProducer, type PgBoss } from "../queue/boss";
 // The connections every process opens, built one way: the configured timeouts and pooler, and an
 // application_name naming the process (pg_stat_activity shows who holds what).
 
-export type PoolRole = "web" | "web-reads" | "worker" | "destinations" | "ingest" | "cli" | "launcher";
+export type PoolRole = "web" | "web-reads" | "web-feed" | "worker" | "destinations" | "ingest" | "cli" | "launcher";
 
 /** A pool of `size` connections for `role`, on DATABASE_URL unless `url` says otherwise. */
 export function processPool(

@@ -3,7 +3,8 @@ import { ensureDemoAdmin } from "@/lib/auth/users";
 import { appConfig, ConfigError, type AppConfig } from "@/lib/config/env";
 import { setEnv } from "@/lib/config/process-env";
 import { loadEnvFiles } from "@/lib/config/env-files";
-import { ensureProductionSecrets } from "@/lib/config/production-secrets";
+import { apiTokenEntry } from "@/lib/config/api-tokens";
+import { ensureProductionSecrets, type GeneratedSecret } from "@/lib/config/production-secrets";
 import type { PrismaClient } from "@/lib/db/prisma";
 
 // What `npm run dev` and `npm start` differ in, kept out of the launcher's process handling.
@@ -12,6 +13,16 @@ import type { PrismaClient } from "@/lib/db/prisma";
 // embedded, users created with the CLI.
 
 export type LaunchMode = "dev" | "start";
+
+/** The operator's own values of the secrets a production start generates: those are never replaced. */
+export function operatorSecrets(config: AppConfig): Record<GeneratedSecret, string | undefined> {
+  return {
+    AUTH_SECRET: config.authSecret,
+    PAYMENTS_API_TOKENS: config.paymentsApiTokens.map(apiTokenEntry).join(","),
+    HEALTH_TOKENS: config.healthTokens.join(","),
+    METRICS_TOKEN: config.metricsToken,
+  };
+}
 
 /** Loads the environment for this mode and validates it; throws ConfigError naming what is wrong. */
 export function prepareEnvironment(mode: LaunchMode): AppConfig {
@@ -27,10 +38,7 @@ export function prepareEnvironment(mode: LaunchMode): AppConfig {
         throw new ConfigError("Invalid configuration:\n  AUTH_SECRET: required in production (32+ random characters)");
       }
     } else {
-      const secrets = ensureProductionSecrets(resolve(initial.dataDir), {
-        AUTH_SECRET: initial.authSecret,
-        PAYMENTS_API_TOKENS: initial.paymentsApiTokens.join(","),
-      });
+      const secrets = ensureProductionSecrets(resolve(initial.dataDir), operatorSecrets(initial));
       for (const [name, value] of Object.entries(secrets.values)) setEnv(name, value);
       const what = [
         secrets.generated.length ? `generated ${secrets.generated.join(", ")}` : "",

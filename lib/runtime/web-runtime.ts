@@ -5,6 +5,7 @@ import { createReadRouter, primaryOnly, REPLICA_STATEMENT_MS, type ReadRouter } 
 import { createPrisma, type PrismaClient } from "../db/prisma";
 import { createGatewayClients, type GatewayClients } from "../http/gateway-clients";
 import { configureLogger } from "../observability/logger";
+import { createChangeFeed, type ChangeFeed } from "../outbox/read-change-feed";
 import { processPool, startProducer } from "./connections";
 
 export type WebRuntime = {
@@ -17,7 +18,12 @@ export type WebRuntime = {
   boss: () => Promise<PgBoss>;
   /** The gateways' outbound clients (the console's reconciliations), shared by the process's requests. */
   gateways: GatewayClients;
+  /** The change feed's reads, on a pool of their own: long polls never take ingest's connections. */
+  feed: ChangeFeed;
 };
+
+/** Connections of the web process's change feed pool, beside DATABASE_POOL_MAX. */
+export const FEED_POOL_SIZE = 4;
 
 function createWebRuntime(): WebRuntime {
   // Next loads .env itself, and the launcher sets the rest: the web process reads no env file.
@@ -42,7 +48,8 @@ function createWebRuntime(): WebRuntime {
     });
     return started;
   };
-  return { config, pool, prisma: createPrisma(pool), reads, boss, gateways: createGatewayClients(config) };
+  const feed = createChangeFeed(processPool(config, "web-feed", FEED_POOL_SIZE));
+  return { config, pool, prisma: createPrisma(pool), reads, boss, gateways: createGatewayClients(config), feed };
 }
 
 // Kept on globalThis so `next dev` module reloads don't open a new pool each time.

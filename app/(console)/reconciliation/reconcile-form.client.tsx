@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import type { Finding, ReconcileResult } from "@/lib/console/reconciliation-actions";
+import type { Finding, RequestedReconciliation } from "@/lib/console/reconciliation-actions";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { reconcileGateway } from "./actions";
 
@@ -17,7 +17,15 @@ const findingColumns = column.columns([
   }),
 ]);
 
-function Summary({ result }: { result: ReconcileResult }) {
+function Summary({ result }: { result: RequestedReconciliation }) {
+  if (result.outcome === "waiting")
+    return (
+      <p role="status">
+        {result.started
+          ? `The ${result.provider} run is still going in a worker; it shows in the runs below when it ends.`
+          : "No worker has taken the request yet: is a worker running? It runs when one does."}
+      </p>
+    );
   if (result.outcome === "busy") return <p role="status">A run of {result.provider} is in progress; try again when it ends.</p>;
   if (result.outcome === "unavailable") return <p role="status">{result.reason}</p>;
   const [ingest, repair] = result.dryRun ? ["would ingest", "would repair"] : ["ingested", "repaired"];
@@ -51,7 +59,7 @@ export function ReconcileForm({ providers }: { providers: string[] }) {
   const [provider, setProvider] = useState(providers[0] ?? "");
   const [since, setSince] = useState("");
   const [until, setUntil] = useState("");
-  const [result, setResult] = useState<ReconcileResult | null>(null);
+  const [result, setResult] = useState<RequestedReconciliation | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const submit = (dryRun: boolean) =>

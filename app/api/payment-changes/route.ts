@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { requireApiToken } from "@/app/_server/api-token";
 import { withErrors } from "@/app/_server/route-handler";
+import { providersFor } from "@/lib/auth/api-token";
 import { changeFeedQuerySchema, readChangeFeed } from "@/lib/outbox/read-change-feed";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
@@ -11,7 +12,8 @@ export const dynamic = "force-dynamic";
  * cursor to resume from. A reader that follows the cursor sees every change once (docs/host-integration.md).
  */
 export const GET = withErrors(async (request: NextRequest) => {
-  requireApiToken(request);
-  const query = changeFeedQuerySchema.parse(Object.fromEntries(request.nextUrl.searchParams));
-  return NextResponse.json(await readChangeFeed(webRuntime().pool, query, request.signal));
+  const token = requireApiToken(request);
+  const asked = changeFeedQuerySchema.parse(Object.fromEntries(request.nextUrl.searchParams));
+  const query = { ...asked, provider: providersFor(token, asked.provider) };
+  return NextResponse.json(await readChangeFeed(webRuntime().feed, query, { reader: token.token, signal: request.signal }));
 });

@@ -8,14 +8,16 @@ import { useWebRuntime } from "@/e2e/harness/web-runtime";
 let app: TestApp;
 let register: (request: Request) => Promise<Response>;
 let read: (request: NextRequest, context: { params: Promise<{ provider: string; chargeId: string }> }) => Promise<Response>;
+let feed: (request: NextRequest) => Promise<Response>;
 
 let stopWebRuntime: () => Promise<void>;
 
 beforeAll(async () => {
   app = await createTestApp("payments_api");
-  stopWebRuntime = useWebRuntime(app, { PAYMENTS_API_TOKENS: "old-token,new-token" });
+  stopWebRuntime = useWebRuntime(app, { PAYMENTS_API_TOKENS: "old-token,new-token,asaas+zoop:scoped-token" });
   ({ POST: register } = await import("./route"));
   ({ GET: read } = await import("./[provider]/[chargeId]/route"));
+  ({ GET: feed } = await import("../payment-changes/route"));
 });
 afterAll(async () => {
   await stopWebRuntime();
@@ -71,5 +73,39 @@ describe("POST /api/payments", () => {
       },
     );
     expect(missing.status).toBe(404);
+  });
+});
+
+describe("a token scoped to some gateways", () => {
+  const withToken = (path: string, token: string) =>
+    new NextRequest(`http://localhost${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const readAs = (provider: string, chargeId: string, token: string) =>
+    read(withToken(`/api/payments/${provider}/${chargeId}`, token), { params: Promise.resolve({ provider, chargeId }) });
+
+  it("reads and registers its gateways' payments only (403 for the others)", async () => {
+    const stripePayment = { provider: "stripe", chargeId: "ch_scope", amount: 100, currency: "USD" };
+    expect((await post(stripePayment, "scoped-token")).status).toBe(403);
+    expect((await post({ provider: "zoop", chargeId: "tr_scope", amount: 100, currency: "BRL" }, "scoped-token")).status).toBe(201);
+    expect((await readAs("zoop", "tr_scope", "scoped-token")).status).toBe(200);
+    expect((await readAs("stripe", "ch_scope", "scoped-token")).status).toBe(403);
+    expect((await readAs("zoop", "tr_scope", "new-token")).status).toBe(200);
+  });
+
+  it("reads its gateways' changes on the feed: its scope when it names none, 403 past it; an empty filter is a 400", async () => {
+    // One change of each of three gateways (the feed reads the rows; which payment they name doesn't matter here).
+    await app.pool.query(
+      `INSERT INTO payment_changes (payment_id, version, provider, gateway_charge_id, status, amount_refunded)
+       SELECT (SELECT min(id) FROM payments), 100 + n, provider, 'ch_' || provider, 'paid', 0
+         FROM unnest(ARRAY['stripe', 'asaas', 'zoop']) WITH ORDINALITY AS p(provider, n)`,
+    );
+    const providersRead = async (token: string) =>
+      ((await (await feed(withToken("/api/payment-changes", token))).json()) as { data: { provider: string }[] }).data
+        .map(({ provider }) => provider)
+        .sort();
+    expect(await providersRead("new-token")).toEqual(["asaas", "stripe", "zoop"]);
+    expect(await providersRead("scoped-token")).toEqual(["asaas", "zoop"]);
+    expect((await feed(withToken("/api/payment-changes?provider=stripe", "scoped-token"))).status).toBe(403);
+    expect((await feed(withToken("/api/payment-changes?provider=zoop", "scoped-token"))).status).toBe(200);
+    expect((await feed(withToken("/api/payment-changes?provider=", "new-token"))).status).toBe(400);
   });
 });

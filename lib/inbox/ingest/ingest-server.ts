@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { isDatabaseUnavailable } from "../../db/pool";
 import { errorForLog } from "../../errors/app-error";
 import { BodyTooLargeError, readStreamWithLimit } from "../../request/read-body";
+import { isTrustedAddress, trustedProxySet } from "../../request/client-address";
 import { createLimitedServer } from "../../request/create-limited-server";
 import { isMalformedTarget, MALFORMED_TARGET } from "../../request/malformed-path";
 import type { HeaderMap } from "../../providers/types";
@@ -13,6 +14,11 @@ import { logger } from "../../observability/logger";
 // /api/webhooks/{provider} through the same reception pipeline as the Next.js route.
 
 const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)\/?$/;
+
+/** Is this a webhook delivery (what the web server keeps its reserved sockets for)? */
+export function isWebhookRequest(request: IncomingMessage): boolean {
+  return request.method === "POST" && WEBHOOK_PATH.test((request.url ?? "/").split("?")[0]!);
+}
 
 function send(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -61,14 +67,20 @@ async function handle(deps: IngestDeps, request: IncomingMessage, response: Serv
 
 /** The dedicated ingest server; the caller listens and closes it. */
 export function createIngestServer(deps: IngestDeps): Server {
-  return createLimitedServer(deps.config.http, (request, response) => {
-    handle(deps, request, response).catch((error: unknown) => {
-      logger("ingest").error({ error: errorForLog(error) }, "unhandled error");
-      // Database away: the gateway resends later; nothing was acknowledged.
-      if (!response.headersSent && isDatabaseUnavailable(error)) {
-        send(response, 503, { error: "database unavailable, retry later", code: "DATABASE_UNAVAILABLE" }, { "retry-after": "5" });
-      } else if (!response.headersSent) send(response, 500, { error: "internal error" });
-      else response.destroy();
-    });
-  });
+  const proxies = trustedProxySet(deps.config.trustedProxies);
+  const uncapped = (address: string) => isTrustedAddress(proxies, address);
+  return createLimitedServer(
+    deps.config.http,
+    (request, response) => {
+      handle(deps, request, response).catch((error: unknown) => {
+        logger("ingest").error({ error: errorForLog(error) }, "unhandled error");
+        // Database away: the gateway resends later; nothing was acknowledged.
+        if (!response.headersSent && isDatabaseUnavailable(error)) {
+          send(response, 503, { error: "database unavailable, retry later", code: "DATABASE_UNAVAILABLE" }, { "retry-after": "5" });
+        } else if (!response.headersSent) send(response, 500, { error: "internal error" });
+        else response.destroy();
+      });
+    },
+    { uncapped },
+  );
 }

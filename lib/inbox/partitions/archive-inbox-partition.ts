@@ -1,3 +1,4 @@
+import { recordAudit, type Actor } from "../../audit/record-audit";
 import type { Pool, PoolClient } from "../../db/pool";
 import { withTransaction } from "../../db/pool";
 import { appendArchiveSegment, removeArchiveFile } from "../retention/archive-files";
@@ -48,7 +49,7 @@ async function detach(pool: Pool, name: string): Promise<"detached" | "unsettled
 class UnsettledPartition extends Error {}
 
 /** Writes every row of the detached table to its archive file, then drops the table; one transaction. */
-async function archiveDetached(deps: PartitionArchiveDeps, name: string): Promise<PartitionArchiveOutcome> {
+async function archiveDetached(deps: PartitionArchiveDeps, name: string, by: Actor): Promise<PartitionArchiveOutcome> {
   return withTransaction(deps.pool, async (tx: PoolClient) => {
     // The catalog row is this run's claim; a crash rolls it back and the next run starts the file over.
     const { rows: claimed } = await tx.query(
@@ -80,6 +81,13 @@ async function archiveDetached(deps: PartitionArchiveDeps, name: string): Promis
       `UPDATE inbox_partitions SET state = 'archived', rows = $2, archive_file = $3, archive_sha256 = $4, archived_at = now() WHERE name = $1`,
       [name, rows, rows === 0 ? null : file, sha256],
     );
+    // Committed with the drop: who took a month of events out of the database, and where they went.
+    await recordAudit(tx, {
+      actor: by.name,
+      action: "archive",
+      ip: by.ip,
+      details: { partition: name, rows, file: rows === 0 ? null : file },
+    });
     return { name, outcome: "archived", rows, file };
   });
 }
@@ -90,7 +98,7 @@ async function archiveDetached(deps: PartitionArchiveDeps, name: string): Promis
  * The dedupe ledger keeps every key, so resends of its events stay duplicates; processing
  * attempts, replays and payment transitions keep their inbox ids, which a restore makes whole again.
  */
-export async function archiveInboxPartition(deps: PartitionArchiveDeps, name: string): Promise<PartitionArchiveOutcome> {
+export async function archiveInboxPartition(deps: PartitionArchiveDeps, name: string, by: Actor): Promise<PartitionArchiveOutcome> {
   const { rows } = await deps.pool.query<{ state: string }>("SELECT state FROM inbox_partitions WHERE name = $1", [name]);
   const state = rows[0]?.state;
   if (state === undefined || state === "archived") throw new Error(`no partition ${name} to archive`);
@@ -98,14 +106,14 @@ export async function archiveInboxPartition(deps: PartitionArchiveDeps, name: st
     const detached = await detach(deps.pool, name);
     if (detached !== "detached") return { name, outcome: detached };
   }
-  return archiveDetached(deps, name);
+  return archiveDetached(deps, name, by);
 }
 
 /**
  * Archives every partition whose whole month ended before `before` (RETENTION_PARTITION_MONTHS
  * back), oldest first; a partition left detached by an interrupted run is finished first.
  */
-export async function archiveOldPartitions(deps: PartitionArchiveDeps, before: Date): Promise<PartitionArchiveOutcome[]> {
+export async function archiveOldPartitions(deps: PartitionArchiveDeps, before: Date, by: Actor): Promise<PartitionArchiveOutcome[]> {
   const { rows } = await deps.pool.query<{ name: string }>(
     `SELECT name FROM inbox_partitions
       WHERE (state = 'attached' AND range_to <= $1) OR state = 'detached'
@@ -113,6 +121,6 @@ export async function archiveOldPartitions(deps: PartitionArchiveDeps, before: D
     [before],
   );
   const outcomes: PartitionArchiveOutcome[] = [];
-  for (const row of rows) outcomes.push(await archiveInboxPartition(deps, row.name));
+  for (const row of rows) outcomes.push(await archiveInboxPartition(deps, row.name, by));
   return outcomes;
 }

@@ -120,7 +120,10 @@ describe("archiving a month", () => {
     );
 
     // Pending events hold a partition in place: retention never drops unsettled work.
-    expect(await archiveInboxPartition({ pool: app.pool, archiveDir }, target.name)).toEqual({ name: target.name, outcome: "unsettled" });
+    expect(await archiveInboxPartition({ pool: app.pool, archiveDir }, target.name, { name: "ops" })).toEqual({
+      name: target.name,
+      outcome: "unsettled",
+    });
     await app.pool.query("UPDATE webhook_inbox SET status = 'processed', processed_at = now() WHERE event_id = ANY($1)", [oldIds]);
 
     let ingesting = true;
@@ -128,11 +131,21 @@ describe("archiving a month", () => {
     const ingestLoop = (async () => {
       for (let index = 0; ingesting || index < 20; index += 1) live.push(await sendWebhook(`evt_live_${index}`, new Date()));
     })();
-    const archived = await archiveInboxPartition({ pool: app.pool, archiveDir }, target.name);
+    const archived = await archiveInboxPartition({ pool: app.pool, archiveDir }, target.name, { name: "ops" });
     ingesting = false;
     await ingestLoop;
 
     expect(archived).toMatchObject({ outcome: "archived", rows: oldIds.length });
+    const archiveAudit = await app.pool.query(
+      "SELECT actor, details FROM audit_log WHERE action = 'archive' AND details->>'partition' = $1",
+      [target.name],
+    );
+    expect(archiveAudit.rows).toEqual([
+      {
+        actor: "ops",
+        details: { partition: target.name, rows: oldIds.length, file: archived.outcome === "archived" ? archived.file : null },
+      },
+    ]);
     expect(live.every((outcome) => outcome.kind === "stored")).toBe(true);
     const { rows: liveRows } = await app.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM webhook_inbox WHERE event_id LIKE 'evt_live_%'",
@@ -173,7 +186,7 @@ describe("archiving a month", () => {
     expect(await sendWebhook("evt_retained_old", new Date(monthStart(0).getTime() - 3600_000))).toMatchObject({ kind: "stored" });
     expect(await sendWebhook("evt_retained_now", new Date())).toMatchObject({ kind: "stored" });
     await app.pool.query("UPDATE webhook_inbox SET status = 'processed', processed_at = now()");
-    const outcomes = await archiveOldPartitions({ pool: app.pool, archiveDir }, monthStart(0));
+    const outcomes = await archiveOldPartitions({ pool: app.pool, archiveDir }, monthStart(0), { name: "retention" });
     expect(outcomes.map((outcome) => [outcome.name, outcome.outcome])).toEqual(ended.map((name) => [name, "archived"]));
     expect(await rowsOf("evt_retained_old")).toEqual([]);
     expect(await rowsOf("evt_retained_now")).toHaveLength(1);

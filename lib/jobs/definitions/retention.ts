@@ -29,7 +29,7 @@ export const retentionJob: JobDefinition<z.infer<typeof retentionData>, Retentio
     if (dryRun || partitionMonths === 0) return { ...result, partitions: [] };
     const before = new Date();
     before.setUTCMonth(before.getUTCMonth() - partitionMonths);
-    return { ...result, partitions: await archiveOldPartitions({ pool: deps.pool, archiveDir }, before) };
+    return { ...result, partitions: await archiveOldPartitions({ pool: deps.pool, archiveDir }, before, { name: "retention" }) };
   },
   report: ({ events, bytes, batches, skipped, partitions }) => {
     logger("retention").info({ events, bytes, batches, skipped }, "retention run finished");

@@ -57,7 +57,9 @@ export const archivePartitionCommand = command({
   options: partitionName("partitions:archive"),
   run: async (runtime, { name }) => {
     const { archiveDir } = runtime.config.retention;
-    console.log(describePartitionArchive(await archiveInboxPartition({ pool: runtime.pool(), archiveDir }, name), archiveDir));
+    console.log(
+      describePartitionArchive(await archiveInboxPartition({ pool: runtime.pool(), archiveDir }, name, { name: cliActor() }), archiveDir),
+    );
     return 0;
   },
 });
