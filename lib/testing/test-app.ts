@@ -2,7 +2,9 @@ import type { PgBoss } from "pg-boss";
 import { loadConfig, type AppConfig } from "../config/env";
 import { createPool, type Pool } from "../db/pool";
 import { createPrisma, type PrismaClient } from "../db/prisma";
+import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { createProducer } from "../queue/boss";
+import type { SignedWebhook } from "./gateway-events";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
 export const TEST_SECRETS = {
@@ -57,4 +59,13 @@ export async function createTestApp(label: string, env: Record<string, string> =
 export async function clearInbox(app: TestApp): Promise<void> {
   await app.pool.query("TRUNCATE webhook_inbox, signature_failures CASCADE");
   await app.pool.query("DELETE FROM pgboss.job WHERE name = 'webhooks'");
+}
+
+/** Stores a signed webhook through ingest's own door, as the route would, answering 200 or 400. */
+export async function ingestWebhook(app: TestApp, webhook: SignedWebhook): Promise<{ status: number }> {
+  const outcome = await ingestEvent(
+    { pool: app.pool, boss: app.boss, config: app.config },
+    { provider: webhook.provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
+  );
+  return { status: outcome.kind === "stored" || outcome.kind === "duplicate" ? 200 : 400 };
 }

@@ -4,7 +4,7 @@ import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simula
 import { generateHistories } from "@/e2e/simulator/history";
 import { signedWebhook } from "@/lib/testing/gateway-events";
 import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
-import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { createTestApp, ingestWebhook, type TestApp } from "@/lib/testing/test-app";
 import { testConfig } from "@/lib/testing/test-worker";
 import { createGatewayClients } from "../../http/gateway-clients";
 import { statusContradiction } from "../../payments/payment-consistency";
@@ -142,17 +142,7 @@ describe("Pagar.me: a charge refunded after capture, its notices crossed", () =>
     gateway.add(histories);
     const secrets = { pagarme: gateway.pagarmeKey };
     const plan = planWebhooks(histories, { secrets, duplicateRate: 0.3, shuffle: "full", seed: 7 });
-    const report = await sendAll(
-      plan,
-      async (webhook) => {
-        const outcome = await ingestEvent(
-          { pool: app.pool, boss: app.boss, config: app.config },
-          { provider: webhook.provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
-        );
-        return { status: outcome.kind === "stored" || outcome.kind === "duplicate" ? 200 : 400 };
-      },
-      { concurrency: 16, secrets },
-    );
+    const report = await sendAll(plan, (webhook) => ingestWebhook(app, webhook), { concurrency: 16, secrets });
     expect(report.failed).toBe(0);
     // In the shuffled order they were stored, one by one, as one worker would take them.
     const { rows: stored } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox ORDER BY received_at, id");

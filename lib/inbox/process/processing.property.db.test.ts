@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkFinalStates, sendAll, planWebhooks } from "@/e2e/simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
 import { generateHistories } from "@/e2e/simulator/history";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { createTestApp, ingestWebhook, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
-import { ingestEvent } from "../ingest/ingest-event";
 
 // Property: for random payment histories (refunds sent before paid, several events in one
 // second, partial refunds, disputes), sent in any order with duplicates and processed by two
@@ -39,17 +38,7 @@ describe("processing, property-based", () => {
     const histories = generateHistories(seed, PAYMENTS_PER_SEED, ["stripe", "standard"], { sameSecondRate: 0.5 });
     gateway.add(histories);
     const plan = planWebhooks(histories, { secrets, duplicateRate: 0.3, shuffle: "full", seed });
-    const report = await sendAll(
-      plan,
-      async (webhook) => {
-        const outcome = await ingestEvent(
-          { pool: app.pool, boss: app.boss, config: app.config },
-          { provider: webhook.provider, rawBody: Buffer.from(webhook.body), headers: webhook.headers },
-        );
-        return { status: outcome.kind === "stored" || outcome.kind === "duplicate" ? 200 : 400 };
-      },
-      { concurrency: 16, secrets },
-    );
+    const report = await sendAll(plan, (webhook) => ingestWebhook(app, webhook), { concurrency: 16, secrets });
     expect(report.failed).toBe(0);
     const chargeIds = histories.map((history) => history.payment.chargeId);
     const uniqueEvents = new Set(plan.map((webhook) => `${webhook.provider}:${webhook.eventId}`)).size;
