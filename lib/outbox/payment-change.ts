@@ -68,12 +68,13 @@ export const feedAfterSql = (after: string, limit: string) => `
 /** The change's public id (`webhook-id` of its pushes) for the payment_changes row of alias `c`: apart from any other id space. */
 export const changeIdSql = (alias: string) => `'chg_' || ${alias}.id`;
 
-const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+/** A timestamptz column as the host's APIs write times: UTC, microseconds, `Z`. */
+export const utcTimeSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** The payment_changes columns of alias `c` as a PaymentChange, built by the database. */
 export const CHANGE_JSON = `json_build_object(
   'id', ${changeIdSql("c")}, 'provider', c.provider, 'chargeId', c.gateway_charge_id, 'version', c.version,
   'status', c.status, 'previousStatus', c.previous_status, 'amount', c.amount, 'amountRefunded', c.amount_refunded,
   'currency', c.currency, 'customer', json_build_object('id', c.customer_id, 'email', c.customer_email),
-  'cause', json_build_object('eventId', c.event_id, 'type', c.event_type, 'occurredAt', ${utc("c.occurred_at")}),
-  'committedAt', ${utc("c.committed_at")})`;
+  'cause', json_build_object('eventId', c.event_id, 'type', c.event_type, 'occurredAt', ${utcTimeSql("c.occurred_at")}),
+  'committedAt', ${utcTimeSql("c.committed_at")})`;

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db/pool";
+import { utcTimeSql } from "../outbox/payment-change";
 
 export type PaymentRecord = {
   id: number;
@@ -34,4 +35,38 @@ export async function getPayment(db: Queryable, provider: string, chargeId: stri
 export async function getPaymentById(db: Queryable, id: number): Promise<PaymentRecord | null> {
   const { rows } = await db.query<PaymentRecord>(`SELECT ${paymentColumns("p")} FROM payments p WHERE p.id = $1`, [id]);
   return rows[0] ?? null;
+}
+
+/**
+ * A payment as the host application reads it (`GET /api/payments/{provider}/{chargeId}`): the names
+ * and time format of the change feed, so a feed entry and a lookup of the same version agree field
+ * for field. `version` is the last change's (0: none yet, e.g. registered and not yet paid).
+ */
+export type HostPayment = {
+  provider: string;
+  chargeId: string;
+  version: number;
+  status: string;
+  amount: number | null;
+  amountRefunded: number;
+  currency: string | null;
+  customer: { id: string | null; email: string | null };
+  registeredBy: "host" | "gateway";
+  lastGatewayEventAt: string | null;
+  updatedAt: string;
+};
+
+const HOST_PAYMENT_JSON = `json_build_object(
+  'provider', p.provider, 'chargeId', p.gateway_charge_id, 'version', p.version, 'status', p.status,
+  'amount', p.amount, 'amountRefunded', p.amount_refunded, 'currency', p.currency,
+  'customer', json_build_object('id', p.customer_id, 'email', p.customer_email),
+  'registeredBy', p.registered_by, 'lastGatewayEventAt', ${utcTimeSql("p.last_gateway_event_at")},
+  'updatedAt', ${utcTimeSql("p.updated_at")})`;
+
+export async function getHostPayment(db: Queryable, provider: string, chargeId: string): Promise<HostPayment | null> {
+  const { rows } = await db.query<{ payment: HostPayment }>(
+    `SELECT ${HOST_PAYMENT_JSON} AS payment FROM payments p WHERE p.provider = $1 AND p.gateway_charge_id = $2`,
+    [provider, chargeId],
+  );
+  return rows[0]?.payment ?? null;
 }

@@ -52,12 +52,20 @@ describe("POST /api/payments", () => {
         params: Promise.resolve({ provider: "asaas", chargeId: "pay_123" }),
       },
     );
-    expect(await response.json()).toMatchObject({
+    // The feed's names: the customer as one object, the version (0: no change recorded yet).
+    const body = await response.json();
+    expect(body).toEqual({
+      provider: "asaas",
+      chargeId: "pay_123",
+      version: 0,
       status: "pending",
       amount: 4990,
+      amountRefunded: 0,
       currency: "brl",
-      customerEmail: "bia@example.com",
+      customer: { id: null, email: "bia@example.com" },
       registeredBy: "host",
+      lastGatewayEventAt: null,
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
     });
   });
 

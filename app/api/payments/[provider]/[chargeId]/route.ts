@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { requireApiToken } from "@/app/_server/api-token";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { providersFor } from "@/lib/auth/api-token";
-import { getPayment } from "@/lib/payments/get-payment";
+import { getHostPayment } from "@/lib/payments/get-payment";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +12,6 @@ export const GET = withErrors(async (request: NextRequest, context: RouteContext
   const token = requireApiToken(request);
   const { provider, chargeId } = await context.params;
   providersFor(token, [provider]);
-  const payment = await getPayment(webRuntime().pool, provider, chargeId);
+  const payment = await getHostPayment(webRuntime().pool, provider, chargeId);
   return payment ? NextResponse.json(payment) : errorResponse(404, "payment not found", "NOT_FOUND");
 });
