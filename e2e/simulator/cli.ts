@@ -34,7 +34,7 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
   run                       send, wait for the app to drain, check final states
   serve                     only serve the fake gateway API for the same histories
 
-  --url URL                 the app (default http://localhost:3000)
+  --url URL                 the app (default http://localhost:PORT, PORT as npm run dev reads it: 3000)
   --payments N              payments to simulate (default 100)
   --provider P              simulate one gateway: ${SIMULATED_PROVIDERS.join("|")}
   --providers LIST          several of them, comma-separated (default stripe,standard)
@@ -78,7 +78,7 @@ function parse(argv: string[]) {
     args: argv,
     allowPositionals: true,
     options: {
-      url: { type: "string", default: "http://localhost:3000" },
+      url: { type: "string", default: `http://localhost:${appConfig().port}` },
       payments: { type: "string", default: "100" },
       provider: { type: "string" },
       providers: { type: "string", default: "stripe,standard" },

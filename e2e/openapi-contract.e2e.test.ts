@@ -1,0 +1,192 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSecret } from "@/lib/destinations/sign-message";
+import { sendTestMessage } from "@/lib/destinations/send-test-message";
+import { signedWebhook, stripeEvent, type HistoryStep, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { waitFor } from "@/lib/testing/test-worker";
+import { startAppServer, type AppServer } from "./harness/app-server";
+import { openApiChecker, readOpenApiDocument } from "./harness/openapi";
+
+// [HOST][OPENAPI] The host API's OpenAPI document against the running server: every answer the
+// host can get (registration, lookup, the feed, their errors) and both messages a destination is
+// pushed are validated against the document's schemas, and the document's examples are this test's
+// own traffic: the example registration is what it sends, and the example answers and messages are
+// what the server answered and pushed (less the ids and times that differ run to run).
+
+const TOKEN = "e2e-openapi-token-0123456789";
+const ZOOP_TOKEN = "e2e-openapi-zoop-token-0123456789";
+const checker = openApiChecker();
+const document = readOpenApiDocument();
+const secret = generateSecret();
+let app: TestApp;
+let server: AppServer;
+let host: Server;
+const pushed: { type: string; data: unknown; headers: Record<string, string> }[] = [];
+let unverified = 0;
+
+type Media = { example?: unknown };
+const operation = (path: string, method: string) =>
+  document.paths[path]![method] as {
+    requestBody?: { content: Record<string, Media> };
+    responses: Record<string, { content?: Record<string, Media> }>;
+  };
+const exampleAnswer = (path: string, method: string, status: number) =>
+  operation(path, method).responses[String(status)]!.content!["application/json"]!.example;
+const exampleMessage = (type: string) =>
+  (document.webhooks[type]!.post as { requestBody?: { content: Record<string, Media> } }).requestBody!.content["application/json"]!.example;
+
+/** Ids and times that differ from run to run, replaced by a placeholder (the schema has checked their form). */
+function comparable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparable);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => {
+      const varies =
+        ["committedAt", "updatedAt", "timestamp", "cursor"].includes(key) ||
+        (key === "id" && (typeof inner === "number" || /^(chg|test)_/.test(String(inner))));
+      return [key, varies ? "(varies)" : comparable(inner)];
+    }),
+  );
+}
+
+const registration = operation("/api/payments", "post").requestBody!.content["application/json"]!.example as {
+  chargeId: string;
+  amount: number;
+  currency: string;
+  customerId: string;
+  customerEmail: string;
+};
+const facts: PaymentFacts = { ...registration, currency: registration.currency.toLowerCase() };
+const step = (kind: HistoryStep["kind"], amountRefunded: number, at: string): HistoryStep => ({
+  kind,
+  amountRefunded,
+  occurredAtMs: Date.parse(at),
+});
+
+async function call(method: string, path: string, options: { token?: string | null; body?: unknown } = {}) {
+  const token = options.token === undefined ? TOKEN : options.token;
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(options.body ? { "content-type": "application/json" } : {}) },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  return { status: response.status, body: (await response.json()) as unknown };
+}
+
+/** Calls, and checks the answer against the document's schema for that operation and status. */
+async function checked(method: string, template: string, path: string, expected: number, options?: Parameters<typeof call>[2]) {
+  const answer = await call(method, path, options);
+  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(expected);
+  expect(checker.answer(method, template, answer.status, answer.body), `${method} ${path}`).toEqual([]);
+  return answer.body;
+}
+
+beforeAll(async () => {
+  const verifier = new Webhook(secret);
+  host = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+      try {
+        const message = verifier.verify(Buffer.concat(chunks).toString("utf8"), headers) as { type: string; data: unknown };
+        pushed.push({ ...message, headers });
+        response.writeHead(204).end();
+      } catch {
+        unverified++;
+        response.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise<void>((ready) => host.listen(0, "127.0.0.1", ready));
+  app = await createTestApp("openapi_contract");
+  server = await startAppServer({
+    DATABASE_URL: app.db.url,
+    WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
+    REFETCH_STRIPE: "none",
+    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
+    PAYMENTS_API_TOKENS: `${TOKEN},zoop:${ZOOP_TOKEN}`,
+    DESTINATION_URL: `http://127.0.0.1:${(host.address() as AddressInfo).port}/webhooks`,
+    DESTINATION_SECRET: secret,
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+  host?.closeAllConnections();
+  await new Promise((done) => host?.close(done));
+  await app?.close();
+});
+
+describe("[HOST][OPENAPI] the running server against docs/openapi.json", () => {
+  it("serves the document in docs/, publicly", async () => {
+    const response = await fetch(`${server.url}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(document);
+  });
+
+  it("registers the document's example payment with the answers it shows, and its errors in the documented shape", async () => {
+    const created = await checked("POST", "/api/payments", "/api/payments", 201, { body: registration });
+    expect(comparable(created)).toEqual(comparable(exampleAnswer("/api/payments", "post", 201)));
+    const again = await checked("POST", "/api/payments", "/api/payments", 200, { body: registration });
+    expect(comparable(again)).toEqual(comparable(exampleAnswer("/api/payments", "post", 200)));
+    await checked("POST", "/api/payments", "/api/payments", 400, { body: { ...registration, amount: -1 } });
+    await checked("POST", "/api/payments", "/api/payments", 401, { body: registration, token: null });
+    await checked("POST", "/api/payments", "/api/payments", 403, { body: registration, token: ZOOP_TOKEN });
+  });
+
+  it("reads the feed the document shows once the payment is paid and refunded, and its errors", async () => {
+    const paid = stripeEvent(facts, step("succeeded", 0, "2026-12-01T21:40:09Z"), "evt_openapi_paid");
+    const refunded = stripeEvent(facts, step("refund", facts.amount, "2026-12-01T21:40:11Z"), "evt_openapi_refund");
+    for (const event of [paid, refunded]) {
+      const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
+      const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body });
+      expect(response.status).toBe(200);
+      // One at a time: the example shows the payment paid, then refunded.
+      await waitFor(
+        async () => (await app.pool.query("SELECT 1 FROM webhook_inbox WHERE status = 'pending'")).rowCount === 0,
+        30_000,
+        "processed",
+      );
+    }
+    const template = "/api/payment-changes";
+    const page = await checked("GET", template, template, 200);
+    expect(comparable(page)).toEqual(comparable(exampleAnswer(template, "get", 200)));
+    await checked("GET", template, `${template}?after=nope`, 400);
+    await checked("GET", template, `${template}?provider=`, 400);
+    await checked("GET", template, template, 401, { token: null });
+    await checked("GET", template, `${template}?provider=stripe`, 403, { token: ZOOP_TOKEN });
+  });
+
+  it("looks the payment up as the document shows, agreeing with its last feed entry, and its errors", async () => {
+    const template = "/api/payments/{provider}/{chargeId}";
+    const path = `/api/payments/stripe/${registration.chargeId}`;
+    const payment = (await checked("GET", template, path, 200)) as { version: number; status: string; customer: unknown };
+    expect(comparable(payment)).toEqual(comparable(exampleAnswer(template, "get", 200)));
+    const { data } = (await call("GET", "/api/payment-changes")).body as { data: { version: number; status: string; customer: unknown }[] };
+    expect(payment).toMatchObject({ version: data.at(-1)!.version, status: data.at(-1)!.status, customer: data.at(-1)!.customer });
+    await checked("GET", template, "/api/payments/stripe/ch_nobody", 404);
+    await checked("GET", template, path, 401, { token: null });
+    await checked("GET", template, path, 403, { token: ZOOP_TOKEN });
+  });
+
+  it("pushes payment.updated and destination.test messages as the document shows them", async () => {
+    await waitFor(async () => pushed.filter(({ type }) => type === "payment.updated").length === 2 || null, 60_000, "both changes pushed");
+    const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM destinations");
+    expect((await sendTestMessage(app.pool, app.config.destinations, rows[0]!.id, { actor: "e2e" }))?.statusCode).toBe(204);
+    expect(unverified).toBe(0);
+    for (const { headers, ...message } of pushed) {
+      expect(checker.message(message.type, message), message.type).toEqual([]);
+      expect(headers["webhook-id"]).toBe((message.data as { id: string }).id);
+    }
+    const updates = pushed.filter(({ type }) => type === "payment.updated").map(({ headers: _headers, ...message }) => message);
+    expect(comparable(updates.at(-1))).toEqual(comparable(exampleMessage("payment.updated")));
+    const test = pushed.find(({ type }) => type === "destination.test")!;
+    expect(comparable({ type: test.type, timestamp: "", data: test.data })).toEqual(comparable(exampleMessage("destination.test")));
+    // A push's data is the feed's entry for the same change, field for field.
+    const { data } = (await call("GET", "/api/payment-changes")).body as { data: unknown[] };
+    expect(updates.map(({ data: change }) => change)).toEqual(data);
+  });
+});
