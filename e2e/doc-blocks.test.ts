@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DocBlockError, docBlocks, extractBlocks, isRunnable } from "./harness/doc-blocks";
+import { DocBlockError, docBlocks, extractBlocks, isRunnable, isShell } from "./harness/doc-blocks";
 
 // The extractor of the code blocks a reader pastes, and the rule it serves over the real docs:
 // every shell or JavaScript block in README.md and docs/*.md is run by a test, or says why not.
@@ -96,6 +96,9 @@ describe("the docs' own blocks", () => {
     for (const block of blocks.filter(isRunnable)) {
       const where = `${block.file}:${block.line}`;
       if (block.how.kind === "not run") expect(block.how.reason.length, where).toBeGreaterThan(10);
+      // The recipes test runs shell; a script is saved and started by a test of its own.
+      if (block.how.kind === "run" || block.how.kind === "keeps running")
+        expect(isShell(block), `${where}: a ${block.language} block`).toBe(true);
       if (block.how.kind === "run by") {
         expect(existsSync(block.how.file), `${where}: ${block.how.file}`).toBe(true);
         expect(readFileSync(block.how.file, "utf8"), `${where}: ${block.how.file} reads ${block.file}`).toContain(block.file);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -103,6 +103,8 @@ describe("[DOCS] every recipe runs as written", () => {
       `${file}: ${runHere.length} block(s) run, ${blocks.length - runHere.length} run elsewhere or not run (each says why)`,
       async () => {
         dataDir = mkdtempSync(join(tmpdir(), "doc-recipes-"));
+        // As root the embedded PostgreSQL runs as "postgres", which must reach its data directory.
+        chmodSync(dataDir, 0o755);
         port = await freePort();
         try {
           for (const block of runHere) {
