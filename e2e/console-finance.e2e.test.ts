@@ -5,7 +5,7 @@ import { webhookFor, randomId } from "@/lib/testing/gateway-events";
 import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import type { AppServer } from "./harness/app-server";
-import { screenshot } from "./harness/browser";
+import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
 import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 import { generateHistories } from "./simulator/history";
 import { postWebhook } from "./simulator/send-webhooks";
@@ -33,13 +33,9 @@ async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   return (await app.pool.query(sql, params)).rows as T[];
 }
 
-/** The page's horizontal overflow in CSS pixels (0 when nothing is cut or scrolls sideways). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
-
-/** A column's cell texts in a table, top to bottom. */
-function column(page: Page, table: string, col: string): Promise<string[]> {
+/** A column's cell texts in a table of the rendered page, top to bottom. */
+async function column(page: Page, table: string, col: string): Promise<string[]> {
+  await rendered(page);
   return page.locator(`table[aria-label="${table}"] tbody td[data-col=${col}]`).allTextContents();
 }
 
@@ -48,6 +44,7 @@ async function searchEvents(page: Page, term: string): Promise<void> {
   await page.getByLabel("Search (e-mail, event, charge or customer id)").fill(term);
   await page.getByRole("button", { name: "Apply" }).click();
   await page.waitForURL((url) => url.searchParams.get("q") === term);
+  await rendered(page);
 }
 
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { loadConfig } from "@/lib/config/env";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
 import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import type { AppServer } from "./harness/app-server";
-import { screenshot } from "./harness/browser";
+import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
 import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 import { postWebhook } from "./simulator/send-webhooks";
 import { fakeGatewayEnv } from "./simulator/fake-gateway";
@@ -93,11 +93,6 @@ afterAll(async () => {
   rmSync(archiveDir, { recursive: true, force: true });
 });
 
-/** The page's horizontal overflow in CSS pixels (0 when nothing is cut or scrolls sideways). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
-
 describe("console UX", () => {
   it("[SUPPORT][LAYOUT]: overview, events, event, payment and customer pages fit 1440 and 390 px", async () => {
     const eventId = await scalar<number>("SELECT id FROM webhook_inbox WHERE provider = 'stripe' ORDER BY id LIMIT 1");
@@ -123,13 +118,15 @@ describe("console UX", () => {
       if (width === 390) {
         // The sidebar is folded away behind a labelled toggle that opens it.
         const toggle = page.getByRole("button", { name: "Menu" });
+        const navigation = page.getByRole("navigation", { name: "Console" });
         expect(await toggle.getAttribute("aria-expanded")).toBe("false");
-        expect(await page.getByRole("navigation", { name: "Console" }).isVisible()).toBe(false);
+        expect(await navigation.isVisible()).toBe(false);
         await toggle.click();
-        expect(await toggle.getAttribute("aria-expanded")).toBe("true");
-        await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Payments" }).click();
+        // The toggle's state and the menu's visibility are set by React after the click: wait for them.
+        await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("true");
+        await navigation.getByRole("link", { name: "Payments" }).click();
         await page.waitForURL(/\/payments$/);
-        expect(await page.getByRole("navigation", { name: "Console" }).isVisible()).toBe(false);
+        await expect.poll(() => navigation.isVisible()).toBe(false);
       }
     }
     expect(overflow).toEqual(Object.fromEntries(Object.keys(overflow).map((key) => [key, 0])));
@@ -314,6 +311,7 @@ describe("console UX", () => {
     // The event keeps its history: attempts numbered on from before the replay, and who replayed it in which run.
     const eventId = await scalar<number>("SELECT id FROM webhook_inbox WHERE resource_id = 'ch_host_1'");
     await page.goto(`${server.url}/events/${eventId}`);
+    await rendered(page);
     expect(await page.getByTestId("replay-history").locator("tbody tr").count()).toBe(1);
     expect(await page.getByTestId("replay-history").textContent()).toContain(FINANCE);
     await page

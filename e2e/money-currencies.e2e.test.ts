@@ -6,7 +6,7 @@ import type { HistoryStep } from "@/lib/testing/gateway-events";
 import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import type { AppServer } from "./harness/app-server";
-import { screenshot } from "./harness/browser";
+import { horizontalOverflow, screenshot } from "./harness/browser";
 import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 import { stateAfter, type PaymentHistory } from "./simulator/history";
 import { startHostReceiver, type HostReceiver } from "./simulator/host-receiver";
@@ -187,10 +187,6 @@ const text = async (page: Page, selector: string) => (await page.locator(selecto
 
 function browserAs(width: number): Promise<Page> {
   return world.browserAs(FINANCE, { width, height: 900 });
-}
-
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
 beforeAll(async () => {
