@@ -1,0 +1,137 @@
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEVELOPMENT_SECRET_VALUES } from "@/lib/config/development-values";
+import { freePort } from "@/lib/db/embedded";
+import { statusContradiction } from "@/lib/payments/payment-consistency";
+import type { PaymentStatus } from "@/lib/payments/state-machine";
+import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { startAppServer, type AppServer } from "./harness/app-server";
+
+// docs/simulator.md's block for each gateway, run as a reader runs it: the app started with the
+// variables the block exports (and nothing from .env.example), then the block's own
+// `npm run simulate -- run ...` command. The simulator's check must say every payment is right, and
+// no payment, read through the host API, may show a status its own amounts contradict. What differs
+// from the block, and why: fewer payments (SIMULATOR_E2E_PAYMENTS, default 30; 300 is the
+// documented run), free ports instead of 4010 and 3000 (other runs share the machine), the
+// production build instead of `npm run dev`, so test secrets in place of the public development
+// ones the production build refuses to start with. README's step 3 must hold the same blocks.
+
+const PAYMENTS = Number(process.env.SIMULATOR_E2E_PAYMENTS ?? 30);
+const FAKE_GATEWAY = "http://127.0.0.1:4010";
+
+type Block = { provider: string; text: string; exports: string; simulate: string[] };
+
+function simulatorBlocks(file: string): Block[] {
+  const markdown = readFileSync(file, "utf8");
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((match) => match[1]!)
+    .filter((text) => /npm run simulate -- run --provider \w+/.test(text))
+    .map((text) => {
+      const lines = text.split("\n");
+      const start = lines.findIndex((line) => line.startsWith("npm run dev"));
+      const command = lines.find((line) => line.startsWith("npm run simulate -- "))!;
+      return {
+        provider: /--provider (\w+)/.exec(command)![1]!,
+        text,
+        exports: lines.slice(0, start).join("\n"),
+        simulate: command.slice("npm run simulate -- ".length).trim().split(/\s+/),
+      };
+    });
+}
+
+/** The variables a block's `export` lines set, as bash itself reads them (quotes, continuations). */
+function exportedVariables(exports: string): Record<string, string> {
+  const environment = (script: string) =>
+    Object.fromEntries(
+      spawnSync("bash", ["-c", `${script}\nenv -0`], { env: { PATH: process.env.PATH! }, encoding: "utf8" })
+        .stdout.split("\0")
+        .filter((entry) => entry.includes("="))
+        .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+    );
+  const before = environment("");
+  return Object.fromEntries(Object.entries(environment(exports)).filter(([name, value]) => before[name] !== value));
+}
+
+/** The production build refuses the public development secrets: each gets a private one (same shape). */
+function privateValue(value: string): string {
+  if (value.startsWith("whsec_")) return `whsec_${randomBytes(24).toString("base64")}`;
+  const user = value.includes(":") ? `${value.slice(0, value.indexOf(":"))}:` : "";
+  return `${user}e2e-${randomBytes(16).toString("hex")}`;
+}
+
+function asRun(variables: Record<string, string>, gatewayUrl: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [
+      name,
+      DEVELOPMENT_SECRET_VALUES.has(value) ? privateValue(value) : value.replaceAll(FAKE_GATEWAY, gatewayUrl),
+    ]),
+  );
+}
+
+function simulate(args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "e2e/simulator/cli.ts", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += String(chunk)));
+    child.stderr.on("data", (chunk) => (output += String(chunk)));
+    child.on("exit", (code) => done({ code: code ?? 1, output }));
+  });
+}
+
+const blocks = simulatorBlocks("docs/simulator.md");
+let app: TestApp | undefined;
+let server: AppServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  await app?.close();
+  server = app = undefined;
+});
+
+describe("[SIMULATOR]: every gateway's block in docs/simulator.md ends with every payment right", () => {
+  it("has one block per gateway the simulator drives, and README's step 3 holds the same blocks", () => {
+    expect(blocks.map((block) => block.provider).sort()).toEqual(["asaas", "mercadopago", "pagarme", "standard", "stripe", "zoop"]);
+    expect(simulatorBlocks("README.md").map((block) => block.text)).toEqual(blocks.map((block) => block.text));
+  });
+
+  it.each(blocks.map((block) => [block.provider, block] as const))(
+    "%s: the simulator's check says all right, and no payment's status contradicts its amounts",
+    async (provider, block) => {
+      const gatewayPort = await freePort();
+      const variables = asRun(exportedVariables(block.exports), `http://127.0.0.1:${gatewayPort}`);
+      const tokens = {
+        PAYMENTS_API_TOKENS: `e2e-${randomBytes(16).toString("hex")}`,
+        HEALTH_TOKENS: `e2e-${randomBytes(16).toString("hex")}`,
+      };
+      app = await createTestApp(`simulator_${provider}`);
+      const env = { DATABASE_URL: app.db.url, ...variables, ...tokens };
+      server = await startAppServer({ ...env, AUTH_SECRET: `e2e-${randomBytes(24).toString("hex")}` });
+      const args = block.simulate.map((arg, index) => (block.simulate[index - 1] === "--payments" ? String(PAYMENTS) : arg));
+      // DATABASE_URL set: the simulator reads no .env.example, only the block's variables and the tokens.
+      const run = await simulate([...args, "--url", server.url, "--gateway-port", String(gatewayPort), "--drain-timeout", "600"], env);
+      expect(run.output).toContain(`check: ${PAYMENTS}/${PAYMENTS} payments in their true final state`);
+      expect(run.code, run.output).toBe(0);
+
+      const { rows } = await app.pool.query<{ chargeId: string }>(
+        `SELECT gateway_charge_id AS "chargeId" FROM payments WHERE provider = $1`,
+        [provider],
+      );
+      expect(rows).toHaveLength(PAYMENTS);
+      const contradictions: string[] = [];
+      for (const { chargeId } of rows) {
+        const response = await fetch(`${server.url}/api/payments/${provider}/${encodeURIComponent(chargeId)}`, {
+          headers: { authorization: `Bearer ${tokens.PAYMENTS_API_TOKENS}` },
+        });
+        const payment = (await response.json()) as { status: PaymentStatus; amount: number | null; amountRefunded: number };
+        const contradiction = statusContradiction(payment);
+        if (contradiction) contradictions.push(`${chargeId}: ${contradiction}`);
+      }
+      expect(contradictions).toEqual([]);
+    },
+    900_000,
+  );
+});
