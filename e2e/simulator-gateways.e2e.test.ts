@@ -113,6 +113,13 @@ describe("[SIMULATOR]: every gateway's block in docs/simulator.md ends with ever
       const args = block.simulate.map((arg, index) => (block.simulate[index - 1] === "--payments" ? String(PAYMENTS) : arg));
       // DATABASE_URL set: the simulator reads no .env.example, only the block's variables and the tokens.
       const run = await simulate([...args, "--url", server.url, "--gateway-port", String(gatewayPort), "--drain-timeout", "600"], env);
+      // The simulator's own summary, kept in the test's output (the measured N/N of each gateway).
+      console.log(
+        `${provider}: ${run.output
+          .split("\n")
+          .filter((line) => /^(sent|check|registered|  \d+ )/.test(line))
+          .join(" | ")}`,
+      );
       expect(run.output).toContain(`check: ${PAYMENTS}/${PAYMENTS} payments in their true final state`);
       expect(run.code, run.output).toBe(0);
 
