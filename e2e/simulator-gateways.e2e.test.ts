@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEVELOPMENT_SECRET_VALUES } from "@/lib/config/development-values";
 import { freePort } from "@/lib/db/embedded";
@@ -141,4 +143,58 @@ describe("[SIMULATOR]: every gateway's block in docs/simulator.md ends with ever
     },
     900_000,
   );
+});
+
+describe("[SIMULATOR]: what it says when a run can't go right", () => {
+  it("names each refusal's reason and what to check, and the app's log names the variables a gateway needs", async () => {
+    app = await createTestApp("simulator_refusals");
+    const gatewayPort = await freePort();
+    const tokens = {
+      PAYMENTS_API_TOKENS: `e2e-${randomBytes(16).toString("hex")}`,
+      HEALTH_TOKENS: `e2e-${randomBytes(16).toString("hex")}`,
+    };
+    const appSecret = `whsec_${randomBytes(24).toString("base64")}`;
+    // The app accepts Stripe with another secret than the simulator's and doesn't accept Pagar.me at all.
+    server = await startAppServer({
+      DATABASE_URL: app.db.url,
+      AUTH_SECRET: `e2e-${randomBytes(24).toString("hex")}`,
+      WEBHOOK_SECRET_STRIPE: appSecret,
+      ...tokens,
+    });
+    const run = await simulate(
+      ["run", "--providers", "stripe,pagarme", "--payments", "4", "--url", server.url, "--gateway-port", String(gatewayPort)],
+      {
+        DATABASE_URL: app.db.url,
+        WEBHOOK_SECRET_STRIPE: `whsec_${randomBytes(24).toString("base64")}`,
+        PAYMENT_SOURCE_PAGARME: "gateway",
+        ...tokens,
+      },
+    );
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toMatch(
+      /\d+ refused \(given up after every try\): stripe 401 invalid signature: .* — is the app's WEBHOOK_SECRET_STRIPE set to the simulator's \(\d+ characters;/,
+    );
+    expect(run.output).toMatch(/\d+ refused \(given up after every try\): pagarme 503 .*set PAGARME_SIGNATURES=rs256 and PAGARME_JWKS_URL/);
+    expect(server.logs.join("")).toMatch(
+      /refusing pagarme webhooks: it is not enabled \(set PAGARME_SIGNATURES=rs256 and PAGARME_JWKS_URL/,
+    );
+  });
+
+  it("says in one sentence that the fake gateway's port is busy, naming the option that moves it", async () => {
+    // Something answers on the port (as an app would, so the simulator gets as far as its fake gateway).
+    const busy = createServer((_request, response) => response.end("{}"));
+    await new Promise<void>((ready) => busy.listen(0, "127.0.0.1", ready));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const run = await simulate(
+        ["run", "--payments", "1", "--gateway-port", String(port), "--app-wait", "0", "--url", `http://127.0.0.1:${port}`],
+        {},
+      );
+      expect(run.code).toBe(1);
+      expect(run.output).not.toMatch(/EADDRINUSE|    at /);
+      expect(run.output.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^port ${port} is busy .*--gateway-port N`))]);
+    } finally {
+      busy.close();
+    }
+  });
 });

@@ -357,7 +357,7 @@ async function registerAsHost(url: string, token: string | undefined, histories:
 
 /** The signing secret as the summary may show it: a public development value whole, any other only by its length. */
 function shownSecret(secret: string): string {
-  return DEVELOPMENT_SECRET_VALUES.has(secret) ? secret : `the one of ${secret.length} characters the simulator has`;
+  return DEVELOPMENT_SECRET_VALUES.has(secret) ? secret : `${secret.length} characters`;
 }
 
 /** What to check for one kind of refusal, in the app's or the simulator's settings; null when the answer says it all. */
@@ -373,7 +373,7 @@ function refusalHint(refusal: Refusal, url: string, gateway: FakeGateway | null)
   if (refusal.code === "INVALID_SIGNATURE") {
     const variable = `WEBHOOK_SECRET_${driver.name.toUpperCase()}`;
     const secret = appConfig().providers[driver.name].secrets[0];
-    return `is the app's ${variable} set to ${secret ? shownSecret(secret) : "something"}, the secret the simulator signs with (from its environment, .env, then .env.example)?`;
+    return `is the app's ${variable} set to the simulator's (${secret ? shownSecret(secret) : "none"}; it reads its environment, .env, then .env.example)?`;
   }
   return null;
 }
