@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { parseEnv } from "node:util";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,9 +12,9 @@ import type { PaymentStatus } from "@/lib/payments/state-machine";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { startAppServer, type AppServer } from "./harness/app-server";
 
-// docs/simulator.md's block for each gateway, run as a reader runs it: the app started with the
-// variables the block exports (and nothing from .env.example), then the block's own
-// `npm run simulate -- run ...` command. The simulator's check must say every payment is right, and
+// docs/simulator.md's block for each gateway, run as a reader runs it: the app started as
+// `npm run dev` starts it, with .env.example's values and the variables the block exports over
+// them, then the block's own `npm run simulate -- run ...` command. The simulator's check must say every payment is right, and
 // no payment, read through the host API, may show a status its own amounts contradict. What differs
 // from the block, and why: fewer payments (SIMULATOR_E2E_PAYMENTS, default 30; 300 is the
 // documented run), free ports instead of 4010 and 3000 (other runs share the machine), the
@@ -63,6 +64,15 @@ function privateValue(value: string): string {
   return `${user}e2e-${randomBytes(16).toString("hex")}`;
 }
 
+// Where the test puts the app itself (its own database and a free port), not the example's.
+const PLACEMENT = new Set(["DATABASE_URL", "PORT", "INGEST_PORT", "NEXTAUTH_URL"]);
+
+/** What `npm run dev` fills unset variables with. */
+function exampleValues(): Record<string, string> {
+  const values = parseEnv(readFileSync(".env.example", "utf8")) as Record<string, string>;
+  return Object.fromEntries(Object.entries(values).filter(([name]) => !PLACEMENT.has(name)));
+}
+
 function asRun(variables: Record<string, string>, gatewayUrl: string): Record<string, string> {
   return Object.fromEntries(
     Object.entries(variables).map(([name, value]) => [
@@ -104,16 +114,12 @@ describe("[SIMULATOR]: every gateway's block in docs/simulator.md ends with ever
     "%s: the simulator's check says all right, and no payment's status contradicts its amounts",
     async (provider, block) => {
       const gatewayPort = await freePort();
-      const variables = asRun(exportedVariables(block.exports), `http://127.0.0.1:${gatewayPort}`);
-      const tokens = {
-        PAYMENTS_API_TOKENS: `e2e-${randomBytes(16).toString("hex")}`,
-        HEALTH_TOKENS: `e2e-${randomBytes(16).toString("hex")}`,
-      };
+      const variables = asRun({ ...exampleValues(), ...exportedVariables(block.exports) }, `http://127.0.0.1:${gatewayPort}`);
       app = await createTestApp(`simulator_${provider}`);
-      const env = { DATABASE_URL: app.db.url, ...variables, ...tokens };
-      server = await startAppServer({ ...env, AUTH_SECRET: `e2e-${randomBytes(24).toString("hex")}` });
+      const env = { DATABASE_URL: app.db.url, ...variables };
+      server = await startAppServer(env);
       const args = block.simulate.map((arg, index) => (block.simulate[index - 1] === "--payments" ? String(PAYMENTS) : arg));
-      // DATABASE_URL set: the simulator reads no .env.example, only the block's variables and the tokens.
+      // DATABASE_URL set: the simulator reads no .env.example itself, only the same variables as the app.
       const run = await simulate([...args, "--url", server.url, "--gateway-port", String(gatewayPort), "--drain-timeout", "600"], env);
       // The simulator's own summary, kept in the test's output (the measured N/N of each gateway).
       console.log(
@@ -133,7 +139,7 @@ describe("[SIMULATOR]: every gateway's block in docs/simulator.md ends with ever
       const contradictions: string[] = [];
       for (const { chargeId } of rows) {
         const response = await fetch(`${server.url}/api/payments/${provider}/${encodeURIComponent(chargeId)}`, {
-          headers: { authorization: `Bearer ${tokens.PAYMENTS_API_TOKENS}` },
+          headers: { authorization: `Bearer ${variables.PAYMENTS_API_TOKENS}` },
         });
         const payment = (await response.json()) as { status: PaymentStatus; amount: number | null; amountRefunded: number };
         const contradiction = statusContradiction(payment);
