@@ -184,6 +184,8 @@ export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
   label: "Mercado Pago",
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.mercadopago.com" },
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
+  enableWith: "set WEBHOOK_SECRET_MERCADOPAGO to the webhook's secret signature (the key of x-signature)",
+  exampleSecret: "mercadopago_dev_webhook_secret_change_me",
   secretHeaders: [],
   apiAuth: bearerAuth,
   noticeOnly: true,

@@ -212,6 +212,8 @@ export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   // Unsigned notices: every event's state is fetched.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.zoop.ws/v1" },
   keptHeaders: ["content-type", "user-agent"],
+  enableWith: 'set WEBHOOK_SECRET_ZOOP to the secret on its webhook URL (Basic Auth "user:pass" or the token query parameter)',
+  exampleSecret: "zoop:dev-webhook-pass-change-me",
   secretHeaders: ["authorization"],
   secretQueryParams: ["token"],
   // HTTP Basic with the key as user name; every path is scoped to the marketplace.
