@@ -90,15 +90,21 @@ export function stripeEventsOf(plan: PlannedWebhook[]): ListedStripeEvent[] {
 export type SendResult = { status: number; body?: string };
 export type Sender = (webhook: SignedWebhook) => Promise<SendResult>;
 
-/** An HTTP sender to a running app: POST {baseUrl}/api/webhooks/{provider}. */
+/** Where a gateway posts a webhook on a running app: {baseUrl}/api/webhooks/{provider}, with any query it signs. */
+export function webhookUrl(baseUrl: string, webhook: SignedWebhook): string {
+  const query = webhook.query ? `?${webhook.query}` : "";
+  return `${baseUrl.replace(/\/+$/, "")}/api/webhooks/${webhook.provider}${query}`;
+}
+
+/** Delivers a signed webhook to a running app over HTTP, as its gateway would. */
+export function postWebhook(baseUrl: string, webhook: SignedWebhook): Promise<Response> {
+  return fetch(webhookUrl(baseUrl, webhook), { method: "POST", headers: webhook.headers, body: webhook.body });
+}
+
+/** An HTTP sender to a running app (postWebhook), reading each answer to its end. */
 export function httpSender(baseUrl: string): Sender {
   return async (webhook) => {
-    const query = webhook.query ? `?${webhook.query}` : "";
-    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/api/webhooks/${webhook.provider}${query}`, {
-      method: "POST",
-      headers: webhook.headers,
-      body: webhook.body,
-    });
+    const response = await postWebhook(baseUrl, webhook);
     const body = await response.text();
     return response.ok ? { status: response.status } : { status: response.status, body: body.slice(0, 500) };
   };
