@@ -360,16 +360,20 @@ function pagarmeChargeList({ query, histories }: ListContext) {
   };
 }
 
-/** `GET /v1/marketplaces/{id}/transactions`, by creation time, ascending. */
+/**
+ * `GET /v1/marketplaces/{id}/transactions`, by creation time, ascending; as a recorded answer has it,
+ * at most 100 a page and `total`/`query_count` written as strings.
+ */
 function zoopTransactionList({ query, histories }: ListContext) {
   const offset = int(query.get("offset"), 0);
-  const limit = int(query.get("limit"), 20);
+  const limit = Math.min(int(query.get("limit"), 20), 100);
   const matching = listed(histories, "zoop", firstMs, between(query.get("date_range[gte]"), query.get("date_range[lte]")));
   const items = matching.slice(offset, offset + limit).map((history) => {
     const { created, updated } = times(history);
     return { ...zoopTransactionOf(history), created_at: created, updated_at: updated };
   });
-  return { resource: "list", items, has_more: offset + limit < matching.length, total: matching.length, offset, limit };
+  const total = String(matching.length);
+  return { resource: "list", items, has_more: offset + limit < matching.length, total, query_count: total, offset, limit };
 }
 
 type ListRoute = { provider: ProviderName; path: RegExp; list: (context: ListContext) => unknown };
