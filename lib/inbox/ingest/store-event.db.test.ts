@@ -70,6 +70,11 @@ describe("group commit at ingest", () => {
       `SELECT event_id AS "eventId", inbox_id AS "inboxId" FROM inbox_event_keys ORDER BY event_id`,
     );
     expect(keys).toEqual(rows.map((row) => ({ eventId: row.eventId, inboxId: row.id })).sort((a, b) => a.eventId.localeCompare(b.eventId)));
+    // The hourly counts are kept per statement: the batch counted once per row it stored.
+    const { rows: counts } = await app.pool.query<{ n: number }>(
+      `SELECT sum(n)::int AS n FROM inbox_hourly_counts WHERE status = 'pending'`,
+    );
+    expect(counts[0]!.n).toBe(4);
   });
 
   it("answers duplicate for a key stored before, and stores its neighbours in the batch", async () => {
