@@ -6,11 +6,24 @@ import pg from "pg";
 // framework, no drivers: check the Stripe signature (HMAC-SHA256, tolerance), read the JSON, and in
 // one statement insert the same dedupe key and inbox row (ON CONFLICT on the ledger) and a webhooks job for the app's
 // worker. Started by `npm run bench:ingest` with DATABASE_URL, PORT and WEBHOOK_SECRET_STRIPE.
+// BARE_STYLE=seed makes it the seed-style server instead: the same check, then one
+// `INSERT ... ON CONFLICT DO NOTHING` of one row (a table of its own with two indexes, its primary key
+// and the event's key) per request, no ledger, no job, its own commit.
 
 const secret = process.env.WEBHOOK_SECRET_STRIPE!;
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const { rows } = await pool.query<{ table_name: string }>("SELECT table_name FROM pgboss.queue WHERE name = 'webhooks'");
 const jobTable = `pgboss.${rows[0]!.table_name}`;
+const seedStyle = process.env.BARE_STYLE === "seed";
+if (seedStyle) {
+  await pool.query(`CREATE TABLE IF NOT EXISTS seed_webhooks (
+    id bigserial PRIMARY KEY, provider text NOT NULL, event_id text NOT NULL, payload jsonb NOT NULL,
+    received_at timestamptz NOT NULL DEFAULT now(), UNIQUE (provider, event_id))`);
+}
+
+const SEED_INSERT = `
+  INSERT INTO seed_webhooks (provider, event_id, payload) VALUES ('stripe', $1, $2::jsonb)
+  ON CONFLICT (provider, event_id) DO NOTHING RETURNING id`;
 
 const INSERT = `
   WITH key AS (
@@ -55,21 +68,22 @@ createServer((request, response) => {
       return reply(response, 401, '{"error":"invalid signature"}');
     const event = JSON.parse(body.toString("utf8"));
     const charge = event.data.object;
-    pool
-      .query<{ id: number }>(INSERT, [
-        event.id,
-        event.type,
-        charge.id,
-        charge.customer ?? null,
-        charge.billing_details?.email?.toLowerCase() ?? null,
-        body.toString("utf8"),
-        body,
-        JSON.stringify({ "stripe-signature": request.headers["stripe-signature"] }),
-        event.created,
-      ])
-      .then(
-        (result) => reply(response, 200, `{"received":true,"duplicate":${result.rowCount === 0}}`),
-        (error: Error) => reply(response, 500, JSON.stringify({ error: error.message })),
-      );
+    const values = seedStyle
+      ? [event.id, body.toString("utf8")]
+      : [
+          event.id,
+          event.type,
+          charge.id,
+          charge.customer ?? null,
+          charge.billing_details?.email?.toLowerCase() ?? null,
+          body.toString("utf8"),
+          body,
+          JSON.stringify({ "stripe-signature": request.headers["stripe-signature"] }),
+          event.created,
+        ];
+    pool.query<{ id: number }>(seedStyle ? SEED_INSERT : INSERT, values).then(
+      (result) => reply(response, 200, `{"received":true,"duplicate":${result.rowCount === 0}}`),
+      (error: Error) => reply(response, 500, JSON.stringify({ error: error.message })),
+    );
   });
 }).listen(Number(process.env.PORT), "127.0.0.1", () => console.log("[bare] listening"));

@@ -13,6 +13,8 @@ import { countCpu } from "./cpu-time";
 import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
 import { processRssMb } from "./group-rss";
 import { pendingCount, startWorkers, stopWorkers, waitDrained } from "./run-workers";
+import { printStatementProfile, resetStatementProfile } from "./statement-profile";
+import { startOwnPostgres } from "../harness/own-postgres";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]
 // [--ceiling-batches 1,8]`: how fast worker processes drain a backlog. For each worker count: a
@@ -27,6 +29,8 @@ import { pendingCount, startWorkers, stopWorkers, waitDrained } from "./run-work
 // every history answers them, with the refetch rate limit lifted so the figure is the engine's.
 // Unless --no-baseline, each worker count runs again on an unpartitioned inbox (flattenInbox) and
 // the ingest and drain rates print as ratios: partitioned / unpartitioned.
+// Everything runs on a PostgreSQL cluster of the bench's own (embedded binaries, pg_stat_statements
+// preloaded): after each drain, its statements with calls, time, rows and WAL bytes per event.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -101,6 +105,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
       pool = createPool(url, 20, "bench");
     }
     if (!rollup) await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER inbox_hourly_counts_update");
+    await resetStatementProfile(pool);
     const started = Date.now();
     const cpu = countCpu(() => children.map((child) => child.pid!));
     children.push(...startWorkers(workers, env));
@@ -121,6 +126,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
         `p95 ${durations[0]!.p95} ms · ${gateway.requests.length} refetch requests · worker RSS ${rss.join(", ")} MB · ` +
         rows.map((row) => `${row.status} ${row.n}`).join(", "),
     );
+    await printStatementProfile(pool, backlog);
     // What each event costs in CPU, and so the most two cores could drain doing the same work.
     const perEvent = { database: databaseMs / backlog, worker: processesMs / backlog };
     console.log(
@@ -156,22 +162,29 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
   }
 }
 
-for (const workers of workerCounts) {
-  const withRollup = await benchmark(workers);
-  if (values["rollup-cost"]) {
-    const without = await benchmark(workers, false);
-    console.log(
-      `rollup cost on drain: ${withRollup.drainPerSecond.toFixed(0)} vs ${without.drainPerSecond.toFixed(0)} events/s without it = ` +
-        `${(withRollup.drainPerSecond / without.drainPerSecond).toFixed(2)}x`,
-    );
+const cluster = await startOwnPostgres("bench-drain", { flags: ["-c", "shared_preload_libraries=pg_stat_statements"] });
+// Every database below (the backlogs, their copies for the ceiling) is created on it.
+process.env.TEST_DATABASE_URL = cluster.url;
+try {
+  for (const workers of workerCounts) {
+    const withRollup = await benchmark(workers);
+    if (values["rollup-cost"]) {
+      const without = await benchmark(workers, false);
+      console.log(
+        `rollup cost on drain: ${withRollup.drainPerSecond.toFixed(0)} vs ${without.drainPerSecond.toFixed(0)} events/s without it = ` +
+          `${(withRollup.drainPerSecond / without.drainPerSecond).toFixed(2)}x`,
+      );
+    }
+    if (!values["no-baseline"]) {
+      // The same backlog and workers on one plain inbox table: what monthly partitions cost.
+      const flat = await benchmark(workers, true, "unpartitioned");
+      console.log(
+        `partitioned vs unpartitioned, ${workers} worker(s): ingest ${withRollup.ingestPerSecond.toFixed(0)} vs ${flat.ingestPerSecond.toFixed(0)} events/s = ` +
+          `${(withRollup.ingestPerSecond / flat.ingestPerSecond).toFixed(2)}x · drain ${withRollup.drainPerSecond.toFixed(0)} vs ` +
+          `${flat.drainPerSecond.toFixed(0)} events/s = ${(withRollup.drainPerSecond / flat.drainPerSecond).toFixed(2)}x`,
+      );
+    }
   }
-  if (!values["no-baseline"]) {
-    // The same backlog and workers on one plain inbox table: what monthly partitions cost.
-    const flat = await benchmark(workers, true, "unpartitioned");
-    console.log(
-      `partitioned vs unpartitioned, ${workers} worker(s): ingest ${withRollup.ingestPerSecond.toFixed(0)} vs ${flat.ingestPerSecond.toFixed(0)} events/s = ` +
-        `${(withRollup.ingestPerSecond / flat.ingestPerSecond).toFixed(2)}x · drain ${withRollup.drainPerSecond.toFixed(0)} vs ` +
-        `${flat.drainPerSecond.toFixed(0)} events/s = ${(withRollup.drainPerSecond / flat.drainPerSecond).toFixed(2)}x`,
-    );
-  }
+} finally {
+  await cluster.stop();
 }

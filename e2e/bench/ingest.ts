@@ -16,15 +16,19 @@ import { groupPids, groupRssMb } from "./group-rss";
 // `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
 // Ingest throughput side by side, in ONE run, same generator (autocannon, in this process), same
 // concurrency, same database server (TEST_DATABASE_URL's), a fresh database, the app's worker
-// draining throughout; each target is measured twice, in the order A B C D E F F E D C B A:
+// draining throughout; each target is measured twice, in the order A B C ... C B A:
 //   bare     e2e/bench/bare-ingest-server.ts: node:http + pg, the same signed insert, nothing else
+//   seed     the same file as a seed-style server: one INSERT ... ON CONFLICT DO NOTHING of one row
+//            (two indexes) per request, no ledger, no job
 //   trivial  the app's Next.js server answering POST /api/webhooks/unknown (404 at once): its ceiling
 //   route    the app's POST /api/webhooks/stripe (`npm start`'s web server)
-//   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest/ingest-event.ts)
+//   ingest   `npm run ingest` (lean node:http, same lib/inbox/ingest/ingest-event.ts), group commit on
+//   off      the same with INGEST_GROUP_COMMIT=off (each delivery its own statement and commit)
 //   part     the same `npm run ingest` on a second, partitioned database no worker drains
 //   flat     the same on a third database whose inbox is one plain table (the baseline for monthly
 //            partitions: same code, same ledger, no partitions, no worker)
-// then the route at a fixed --rate for its latency, an optional soak at that rate, the database's own
+// then a lone request's latency (one connection) on `npm run ingest` with and without group commit,
+// the route at a fixed --rate for its latency, an optional soak at that rate, the database's own
 // ceiling for the insert (pgbench, worker paused), where each request's CPU went, and each
 // process's resident memory. Builds the app first when there is no .next build.
 
@@ -53,7 +57,7 @@ function signedEvent() {
   return webhookFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
 }
 
-type Result = { name: string; rps: number; p50: number; p99: number; bad: number; total: number };
+type Result = { name: string; rps: number; p50: number; p99: number; mean: number; bad: number; total: number };
 /** CPU ms per request, by who spent it, over one measured load. */
 type CpuPerRequest = { server: number; database: number; worker: number; generator: number };
 type CountedResult = Result & { cpu: CpuPerRequest };
@@ -79,10 +83,15 @@ async function loadCounted(name: string, base: string, path: string, groups: { s
   };
 }
 
-async function load(name: string, base: string, path: string, options: { seconds: number; rate?: number }): Promise<Result> {
+async function load(
+  name: string,
+  base: string,
+  path: string,
+  options: { seconds: number; rate?: number; connections?: number },
+): Promise<Result> {
   const result = await autocannon({
     url: base,
-    connections,
+    connections: options.connections ?? connections,
     duration: options.seconds,
     ...(options.rate ? { overallRate: options.rate } : {}),
     requests: [
@@ -98,7 +107,15 @@ async function load(name: string, base: string, path: string, options: { seconds
   });
   const expected404 = path.endsWith("/unknown");
   const bad = result.errors + result.timeouts + (expected404 ? result["2xx"] : result.non2xx);
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad, total: result.requests.total };
+  return {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    mean: result.latency.mean,
+    bad,
+    total: result.requests.total,
+  };
 }
 
 async function waitListening(base: string): Promise<void> {
@@ -184,17 +201,26 @@ function whyFailed(result: ReturnType<typeof spawnSync>): string {
   return `${exit}${output ? `: ${output.replace(/postgres(ql)?:\/\/\S+/g, "<database url>").slice(0, 400)}` : " (no output)"}`;
 }
 
-/** Two measured runs of one target as one: requests and CPU summed, the worse of their percentiles. */
-function combineRuns(runs: CountedResult[]): CountedResult {
+/** Two measured runs of one target as one: requests summed, the mean weighted by requests, the worse percentiles. */
+function combineResults(runs: Result[]): Result {
   const total = runs.reduce((sum, run) => sum + run.total, 0);
-  const cpuOf = (key: keyof CpuPerRequest) => runs.reduce((sum, run) => sum + run.cpu[key] * run.total, 0) / total;
   return {
     name: runs[0]!.name,
     rps: runs.reduce((sum, run) => sum + run.rps, 0) / runs.length,
     p50: Math.max(...runs.map((run) => run.p50)),
     p99: Math.max(...runs.map((run) => run.p99)),
+    mean: runs.reduce((sum, run) => sum + run.mean * run.total, 0) / total,
     bad: runs.reduce((sum, run) => sum + run.bad, 0),
     total,
+  };
+}
+
+/** combineResults, with the CPU per request averaged over both runs' requests. */
+function combineRuns(runs: CountedResult[]): CountedResult {
+  const total = runs.reduce((sum, run) => sum + run.total, 0);
+  const cpuOf = (key: keyof CpuPerRequest) => runs.reduce((sum, run) => sum + run.cpu[key] * run.total, 0) / total;
+  return {
+    ...combineResults(runs),
     cpu: { server: cpuOf("server"), database: cpuOf("database"), worker: cpuOf("worker"), generator: cpuOf("generator") },
   };
 }
@@ -277,12 +303,20 @@ async function run(): Promise<void> {
   cleanups.push({ what: "stopping the app (web + worker)", run: app.stop });
   const barePort = await freePort();
   const ingestPort = await freePort();
+  const seedPort = await freePort();
+  const offPort = await freePort();
   const bare = startScript("e2e/bench/bare-ingest-server.ts", { ...env, PORT: String(barePort) });
   cleanups.push({ what: "stopping the bare server", run: () => stopChild(bare) });
+  const seed = startScript("e2e/bench/bare-ingest-server.ts", { ...env, PORT: String(seedPort), BARE_STYLE: "seed" });
+  cleanups.push({ what: "stopping the seed-style server", run: () => stopChild(seed) });
   const ingest = startScript("worker/ingest-server.ts", { ...env, INGEST_PORT: String(ingestPort) });
   cleanups.push({ what: "stopping npm run ingest", run: () => stopChild(ingest) });
+  const off = startScript("worker/ingest-server.ts", { ...env, INGEST_PORT: String(offPort), INGEST_GROUP_COMMIT: "off" });
+  cleanups.push({ what: "stopping npm run ingest without group commit", run: () => stopChild(off) });
   const bareUrl = `http://127.0.0.1:${barePort}`;
+  const seedUrl = `http://127.0.0.1:${seedPort}`;
   const ingestUrl = `http://127.0.0.1:${ingestPort}`;
+  const offUrl = `http://127.0.0.1:${offPort}`;
   const pool = createPool(url, 2, "bench");
   cleanups.push({ what: "closing the pool", run: () => pool.end() });
   // Monthly partitions against their baseline: the same ingest process on two more databases with no
@@ -304,19 +338,21 @@ async function run(): Promise<void> {
   cleanups.push({ what: "stopping the unpartitioned ingest", run: () => stopChild(flatIngest) });
   const partIngestUrl = `http://127.0.0.1:${partIngestPort}`;
   const flatIngestUrl = `http://127.0.0.1:${flatIngestPort}`;
-  await Promise.all([waitListening(bareUrl), waitListening(ingestUrl), waitListening(partIngestUrl), waitListening(flatIngestUrl)]);
+  await Promise.all([bareUrl, seedUrl, ingestUrl, offUrl, partIngestUrl, flatIngestUrl].map((serverUrl) => waitListening(serverUrl)));
   console.log(
-    `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C D E F F E D C B A, after a 3s warm-up each), worker draining throughout`,
+    `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C ... C B A, after a 3s warm-up each), worker draining throughout`,
   );
   const targets: [string, string, string, number][] = [
     ["bare node:http + pg (reference)", bareUrl, "/api/webhooks/stripe", bare.pid!],
     ["Next.js trivial route (404)", app.url, "/api/webhooks/unknown", app.pids.web],
     ["Next.js POST /api/webhooks/stripe", app.url, "/api/webhooks/stripe", app.pids.web],
     ["npm run ingest (lean server)", ingestUrl, "/api/webhooks/stripe", ingest.pid!],
+    ["seed-style one-row server (one INSERT ... ON CONFLICT per request)", seedUrl, "/api/webhooks/stripe", seed.pid!],
+    ["npm run ingest, group commit off", offUrl, "/api/webhooks/stripe", off.pid!],
     ["npm run ingest, partitioned inbox, no worker", partIngestUrl, "/api/webhooks/stripe", partIngest.pid!],
     ["npm run ingest, unpartitioned inbox, no worker (baseline)", flatIngestUrl, "/api/webhooks/stripe", flatIngest.pid!],
   ];
-  // Measured in the order A B C D E F F E D C B A: the worker's backlog grows through the run, and each
+  // Measured in the order A B C ... C B A: the worker's backlog grows through the run, and each
   // target's two halves then see, between them, the same background as every other target's.
   const runs = new Map<string, CountedResult[]>();
   for (const [title, base, path, server] of [...targets, ...[...targets].reverse()]) {
@@ -326,6 +362,17 @@ async function run(): Promise<void> {
   }
   const counted = targets.map(([title]) => combineRuns(runs.get(title)!));
   const results: Result[] = [...counted];
+  // A lone request, one connection, nothing else in flight: group commit must not make it wait.
+  const lone = new Map<string, Result[]>();
+  for (const [title, base] of [
+    ["lone request, npm run ingest", ingestUrl],
+    ["lone request, npm run ingest, group commit off", offUrl],
+    ["lone request, npm run ingest, group commit off", offUrl],
+    ["lone request, npm run ingest", ingestUrl],
+  ] as const) {
+    lone.set(title, [...(lone.get(title) ?? []), await load(title, base, "/api/webhooks/stripe", { seconds: 5, connections: 1 })]);
+  }
+  const [loneOn, loneOff] = [...lone.values()].map((pair) => combineResults(pair));
   const fixed = await load(`Next.js route at ${rate} req/s`, app.url, "/api/webhooks/stripe", { seconds, rate });
   const soakSeconds = Number(values["soak-seconds"]);
   if (soakSeconds > 0) {
@@ -343,10 +390,24 @@ async function run(): Promise<void> {
 
   console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
-  const [bareResult, trivial, route, lean, partLean, flatLean] = results as [Result, Result, Result, Result, Result, Result];
+  const [bareResult, trivial, route, lean, seedResult, leanOff, partLean, flatLean] = results as [
+    Result,
+    Result,
+    Result,
+    Result,
+    Result,
+    Result,
+    Result,
+    Result,
+  ];
+  for (const r of [loneOn!, loneOff!])
+    console.log(`| ${r.name} (1 connection) | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
   console.log(
-    `\nratios: route / trivial route = ${(route.rps / trivial.rps).toFixed(2)}x (goal >= 0.85)` +
-      ` · ingest / bare = ${(lean.rps / bareResult.rps).toFixed(2)}x (goal >= 0.7)` +
+    `\nratios: route / trivial route = ${(route.rps / trivial.rps).toFixed(2)}x (goal >= 0.75)` +
+      ` · ingest / seed-style one-row server = ${(lean.rps / seedResult.rps).toFixed(2)}x (goal >= 1.0, ingest p99 ${lean.p99} ms, goal < 50)` +
+      ` · ingest / ingest with group commit off = ${(lean.rps / leanOff.rps).toFixed(2)}x (goal >= 1.5)` +
+      ` · lone request mean with - without group commit = ${(loneOn!.mean - loneOff!.mean).toFixed(2)} ms (goal <= 1)` +
+      ` · ingest / bare = ${(lean.rps / bareResult.rps).toFixed(2)}x` +
       ` · route / bare = ${(route.rps / bareResult.rps).toFixed(2)}x` +
       ` · route p99 at ${rate} req/s = ${fixed.p99} ms (goal < 50)` +
       ` · ingest partitioned / unpartitioned (no worker) = ${(partLean.rps / flatLean.rps).toFixed(2)}x (goal >= 0.9)`,

@@ -19,13 +19,13 @@ export type OwnPostgres = {
   stop: () => Promise<void>;
 };
 
-export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
+export async function startOwnPostgres(label: string, options: { flags?: string[] } = {}): Promise<OwnPostgres> {
   const port = await freePort();
   const dataDir = resolve(`.data/fault-tests/${label}-${process.pid}-${port}`);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(resolve(".data/fault-tests"), { recursive: true });
   const password = throwawayPassword();
-  const cluster = embeddedCluster(dataDir, port, password);
+  const cluster = embeddedCluster(dataDir, port, password, undefined, options.flags);
   await cluster.initialise();
   await cluster.start();
   const admin = await connectClient({ connectionString: urlFor(port, "postgres", EMBEDDED_SUPERUSER, password) });

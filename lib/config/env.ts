@@ -96,6 +96,10 @@ const baseSchema = z
     EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
     PORT: positiveInt(3000),
     INGEST_PORT: positiveInt(3001),
+    // Concurrent deliveries stored in one statement and one commit (lib/inbox/ingest/group-commit.ts).
+    INGEST_GROUP_COMMIT: z.enum(["on", "off"]).default("on"),
+    INGEST_GROUP_COMMIT_WINDOW_MS: z.coerce.number().positive().default(2),
+    INGEST_GROUP_COMMIT_MAX: positiveInt(64),
     WEB_HEAP_LIMIT_MB: positiveInt(DEFAULT_WEB_HEAP_LIMIT_MB),
     WEBHOOK_BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
     // A client gets this long to send its headers (a socket that sends nothing is closed then too), and
@@ -170,6 +174,12 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       port: b.PORT,
       /** Port of `npm run ingest`, the dedicated webhook server. */
       ingestPort: b.INGEST_PORT,
+      /**
+       * Deliveries that arrive while a commit is under way wait for it (at most `windowMs`) and are
+       * then stored together, up to `maxBatch` per statement; off, each is its own statement.
+       */
+      groupCommit:
+        b.INGEST_GROUP_COMMIT === "on" ? { windowMs: b.INGEST_GROUP_COMMIT_WINDOW_MS, maxBatch: b.INGEST_GROUP_COMMIT_MAX } : null,
       /** V8's old-space limit for `npm start`'s web process, in MB. */
       webHeapLimitMb: b.WEB_HEAP_LIMIT_MB,
       bodyLimitBytes: b.WEBHOOK_BODY_LIMIT_BYTES,

@@ -188,6 +188,8 @@ export function embeddedCluster(
   port: number,
   password: string,
   log: (line: string) => void = () => undefined,
+  /** More server settings (`-c name=value` pairs), for a test's or a bench's own cluster. */
+  flags: string[] = [],
 ): EmbeddedPostgres {
   return new EmbeddedPostgres({
     databaseDir: dataDir,
@@ -199,7 +201,7 @@ export function embeddedCluster(
     persistent: true,
     // PostgreSQL refuses to run as root; in containers the library runs it as a `postgres` user.
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", ...flags],
     onLog: log,
     onError: (message) => log(String(message)),
   });

@@ -149,17 +149,12 @@ export type JobInsertCte = { sql: string; template: string };
 /**
  * pg-boss's own statement for inserting webhook jobs, captured through its db adapter (so table,
  * columns, defaults from the queue and the singleton policy are exactly what `boss.insert` does),
- * rewritten to read its jobs from `rowsCte` instead of a parameter: one job per row passing `where`,
- * each a copy of `template` with `data.inboxId` set to the row's id. Param $1 is the template; the
- * caller's own params start at $2. Throws if pg-boss's statement changes shape (tested on upgrade).
+ * rewritten to read its jobs from `rowsCte` instead of a parameter: one job per row of `rowsCte`
+ * (columns `id` and `singleton_key`), each a copy of one template job with `data.inboxId` and
+ * `singletonKey` set from the row. Param $1 is the template; the caller's own params start at $2.
+ * Throws if pg-boss's statement changes shape (tested on upgrade).
  */
-export async function webhookJobInsertCte(
-  boss: PgBoss,
-  template: DispatchableEvent,
-  options: DispatchOptions,
-  rowsCte: string,
-  where: string,
-): Promise<JobInsertCte> {
+export async function webhookJobInsertCte(boss: PgBoss, options: DispatchOptions, rowsCte: string): Promise<JobInsertCte> {
   let captured: { text: string; values: unknown[] } | undefined;
   const recorder: IDatabase = {
     executeSql: async (text, values) => {
@@ -167,13 +162,13 @@ export async function webhookJobInsertCte(
       return { rows: [] };
     },
   };
-  await boss.insert(QUEUES.webhooks, [webhookJob(template, options)], { db: recorder });
+  const template = webhookJob({ id: 0, provider: "template", resourceId: null, eventId: "template" }, options);
+  await boss.insert(QUEUES.webhooks, [template], { db: recorder });
   const source = "json_to_recordset($1::text::json)";
   if (!captured || !captured.text.trimStart().startsWith("INSERT") || captured.text.split(source).length !== 2) {
     throw new Error("pg-boss's job insert statement changed shape; update webhookJobInsertCte");
   }
-  const jobs =
-    `json_to_recordset((SELECT json_agg(jsonb_set(t.job, '{data,inboxId}', to_jsonb(r.id))) ` +
-    `FROM ${rowsCte} r CROSS JOIN jsonb_array_elements($1::jsonb) AS t(job) WHERE ${where}))`;
+  const job = "jsonb_set(jsonb_set(t.job, '{data,inboxId}', to_jsonb(r.id)), '{singletonKey}', to_jsonb(r.singleton_key))";
+  const jobs = `json_to_recordset((SELECT json_agg(${job}) FROM ${rowsCte} r CROSS JOIN jsonb_array_elements($1::jsonb) AS t(job)))`;
   return { sql: captured.text.replace(source, () => jobs), template: captured.values[0] as string };
 }

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { clearInbox, createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { testConfig, waitFor } from "@/lib/testing/test-worker";
+import type { Precision } from "@/lib/canonical/charge-event";
+import { storeEvent, type StoreDeps, type StoredEvent } from "./store-event";
+
+// Group commit against PostgreSQL: events stored at the same moment share one statement and one
+// commit (rows written in one transaction share its xmin), and each caller still gets its own
+// answer, only once the commit holding its row is done.
+
+let app: TestApp;
+let deps: StoreDeps;
+
+beforeAll(async () => {
+  app = await createTestApp("store_event");
+  deps = { pool: app.pool, boss: app.boss, config: app.config };
+});
+afterAll(() => app?.close());
+beforeEach(() => clearInbox(app));
+
+function event(eventId: string, overrides: { precision?: string } = {}): StoredEvent {
+  return {
+    provider: "stripe",
+    columns: {
+      eventId,
+      eventIdDerived: false,
+      type: "charge.succeeded",
+      resourceId: `ch_${eventId}`,
+      customerId: null,
+      customerEmail: "batch@example.com",
+      payload: JSON.stringify({ id: eventId }),
+      occurredAt: "2026-12-01T10:00:00.000Z",
+      precision: (overrides.precision ?? "millisecond") as Precision,
+    },
+    error: null,
+    rawBody: Buffer.from(JSON.stringify({ id: eventId })),
+    headers: { "stripe-signature": "[redacted]" },
+    queryString: null,
+    source: "delivery",
+  };
+}
+
+async function stored(): Promise<{ eventId: string; id: number; tx: string }[]> {
+  const { rows } = await app.pool.query<{ eventId: string; id: number; tx: string }>(
+    `SELECT event_id AS "eventId", id, xmin::text AS tx FROM webhook_inbox ORDER BY id`,
+  );
+  return rows;
+}
+
+async function jobsFor(ids: number[]): Promise<number[]> {
+  const { rows } = await app.pool.query<{ inboxId: number }>(
+    `SELECT (data->>'inboxId')::bigint AS "inboxId" FROM pgboss.job WHERE name = 'webhooks' ORDER BY 1`,
+  );
+  expect(rows.map((row) => row.inboxId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  return rows.map((row) => row.inboxId);
+}
+
+describe("group commit at ingest", () => {
+  it("stores events that arrive together in one commit, the first of equal keys once and the rest as duplicates", async () => {
+    // The first goes at once (nothing in flight); the others queue behind it and go in one statement.
+    const ids = ["evt_a", "evt_b", "evt_b", "evt_c", "evt_a", "evt_d"];
+    const results = await Promise.all(ids.map((id) => storeEvent(deps, event(id))));
+    const rows = await stored();
+    expect(rows.map((row) => row.eventId).sort()).toEqual(["evt_a", "evt_b", "evt_c", "evt_d"]);
+    expect(new Set(rows.map((row) => row.tx)).size).toBe(2);
+    const idOf = (eventId: string) => rows.find((row) => row.eventId === eventId)!.id;
+    expect(results).toEqual([idOf("evt_a"), idOf("evt_b"), null, idOf("evt_c"), null, idOf("evt_d")]);
+    await jobsFor(rows.map((row) => row.id));
+    const { rows: keys } = await app.pool.query<{ eventId: string; inboxId: number }>(
+      `SELECT event_id AS "eventId", inbox_id AS "inboxId" FROM inbox_event_keys ORDER BY event_id`,
+    );
+    expect(keys).toEqual(rows.map((row) => ({ eventId: row.eventId, inboxId: row.id })).sort((a, b) => a.eventId.localeCompare(b.eventId)));
+    // The hourly counts are kept per statement: the batch counted once per row it stored.
+    const { rows: counts } = await app.pool.query<{ n: number }>(
+      `SELECT sum(n)::int AS n FROM inbox_hourly_counts WHERE status = 'pending'`,
+    );
+    expect(counts[0]!.n).toBe(4);
+  });
+
+  it("answers duplicate for a key stored before, and stores its neighbours in the batch", async () => {
+    const first = await storeEvent(deps, event("evt_old"));
+    const results = await Promise.all(["evt_new_1", "evt_old", "evt_new_2", "evt_new_3"].map((id) => storeEvent(deps, event(id))));
+    expect(results[1]).toBeNull();
+    expect(results.filter((id) => id !== null)).toHaveLength(3);
+    const rows = await stored();
+    expect(rows).toHaveLength(4);
+    expect(rows.find((row) => row.eventId === "evt_old")!.id).toBe(first);
+    await jobsFor(rows.map((row) => row.id));
+  });
+
+  it("splits a failing batch: the one bad row fails alone, every neighbour is stored with its job", async () => {
+    const ids = ["evt_0", "evt_1", "evt_2", "evt_bad", "evt_3", "evt_4", "evt_5"];
+    const outcomes = await Promise.all(
+      ids.map((id) =>
+        storeEvent(deps, event(id, id === "evt_bad" ? { precision: "fortnight" } : {})).then(
+          (inboxId) => ({ id, inboxId }),
+          (error: { code?: string }) => ({ id, error: error.code }),
+        ),
+      ),
+    );
+    expect(outcomes.find((outcome) => outcome.id === "evt_bad")).toEqual({ id: "evt_bad", error: "23514" });
+    expect(outcomes.filter((outcome) => "inboxId" in outcome && typeof outcome.inboxId === "number")).toHaveLength(6);
+    const rows = await stored();
+    expect(rows.map((row) => row.eventId).sort()).toEqual(ids.filter((id) => id !== "evt_bad").sort());
+    await jobsFor(rows.map((row) => row.id));
+  });
+
+  it("answers only after the commit holding the row: held back by a lock, nobody is answered; killed, nothing was stored", async () => {
+    const locker = await app.pool.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE inbox_event_keys IN EXCLUSIVE MODE");
+      let answered = 0;
+      const pending = ["evt_held_1", "evt_held_2", "evt_held_3"].map((id) =>
+        storeEvent(deps, event(id)).then(
+          (inboxId) => (answered++, inboxId),
+          (error: Error) => error,
+        ),
+      );
+      const waiting = await waitFor(async () => {
+        const { rows } = await app.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%inbox_event_keys%'`,
+        );
+        return rows.length === 2 ? rows : null;
+      });
+      expect(answered).toBe(0);
+      // A crash of the statement before its commit: its callers get the error, not an acknowledgement.
+      for (const { pid } of waiting) await app.pool.query("SELECT pg_terminate_backend($1)", [pid]);
+      await locker.query("ROLLBACK");
+      const results = await Promise.all(pending);
+      expect(answered).toBe(0);
+      expect(results.every((result) => result instanceof Error)).toBe(true);
+      expect(await stored()).toEqual([]);
+    } finally {
+      locker.release();
+    }
+    // Answered means committed: at the moment of the answer, another connection sees the row.
+    const seen = await Promise.all(
+      ["evt_after_1", "evt_after_2"].map(async (id) => {
+        await storeEvent(deps, event(id));
+        return (await stored()).some((row) => row.eventId === id);
+      }),
+    );
+    expect(seen).toEqual([true, true]);
+  });
+
+  it("with group commit off, stores each event in its own statement", async () => {
+    const off = { ...deps, config: testConfig(app.env, { INGEST_GROUP_COMMIT: "off" }) };
+    await Promise.all(["evt_1", "evt_2", "evt_3", "evt_2"].map((id) => storeEvent(off, event(id))));
+    const rows = await stored();
+    expect(rows).toHaveLength(3);
+    expect(new Set(rows.map((row) => row.tx)).size).toBe(3);
+  });
+});
