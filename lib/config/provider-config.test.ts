@@ -12,6 +12,7 @@ const fakeDriver: ProviderDriver<"fakepay"> = {
   label: "FakePay",
   defaults: { refetch: "charge.*", paymentSource: "host", timeZone: "America/Bogota", apiUrl: "https://api.fakepay.test/v2" },
   keptHeaders: [],
+  personalData: [],
   secretHeaders: [],
   apiAuth: bearerAuth,
   verify: () => ({ ok: false, reason: "fake" }),

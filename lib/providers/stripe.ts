@@ -230,6 +230,28 @@ export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
   // only the high-impact ones (disputes).
   defaults: { refetch: "charge.dispute.*", paymentSource: "gateway", timeZone: "UTC", apiUrl: "https://api.stripe.com" },
   exampleSecret: "whsec_dev_stripe_change_me",
+  // A charge's and a payment intent's own customer fields, a dispute's evidence, and a Customer or
+  // Checkout Session object's (the same events carry them under data.object).
+  personalData: [
+    "data.object.billing_details",
+    "data.object.receipt_email",
+    "data.object.shipping",
+    "data.object.customer_details",
+    "data.object.customer_email",
+    "data.object.customer_name",
+    "data.object.customer_phone",
+    "data.object.customer_address",
+    "data.object.email",
+    "data.object.name",
+    "data.object.phone",
+    "data.object.address",
+    "data.object.evidence",
+    "data.object.payment_method_details.card.fingerprint",
+    "data.object.charges.data.*.billing_details",
+    "data.object.latest_charge.billing_details",
+    "data.previous_attributes.billing_details",
+    "data.previous_attributes.receipt_email",
+  ],
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,

@@ -172,6 +172,14 @@ export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   label: "Zoop",
   // Unsigned notices: every event's state is fetched.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.zoop.ws/v1" },
+  // The buyer (name, e-mail, taxpayer id: CPF, phone, address) and the card holder.
+  personalData: [
+    ...["payload.object.buyer", "payload.object.customer_details"].flatMap((at) =>
+      ["first_name", "last_name", "email", "taxpayer_id", "phone_number", "address", "birthdate"].map((field) => `${at}.${field}`),
+    ),
+    "payload.object.payment_method.holder_name",
+    "payload.object.payment_method.address",
+  ],
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["authorization"],
   secretQueryParams: ["token"],
