@@ -146,6 +146,8 @@ export const TABLE_OWNERS = {
   delivery_attempts: "destinations",
   reconcile_runs: "reconcile",
   reconcile_cursors: "reconcile",
+  privacy_erasures: "erasure",
+  erased_identifiers: "erasure",
 };
 
 // A template literal's ${...} becomes this character, so a name built at run time stays visible.

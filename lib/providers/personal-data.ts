@@ -1,3 +1,5 @@
+import { hmac } from "../crypto/digest";
+
 // What in a gateway's payload is a person: each driver declares the paths of its bodies that carry a
 // customer's name, e-mail, document (CPF/CNPJ), phone, address or birth date (ProviderDriver.
 // personalData). Erasure and PII_AT_REST=redact replace what those paths hold, and any text that
@@ -131,4 +133,27 @@ export function personalValues(value: unknown, paths: readonly PersonalDataPath[
     }
   }
   return found;
+}
+
+/** An identifier as it is hashed and compared: trimmed, lower-cased, a document by its digits alone. */
+export function normalIdentifier(identifier: string): string {
+  const trimmed = identifier.trim().toLowerCase();
+  const digits = trimmed.replace(/\D/g, "");
+  return digits.length >= 11 && digits.length === trimmed.replace(/[\s./-]/g, "").length ? digits : trimmed;
+}
+
+/** The keyed hash (HMAC-SHA256, hex) an erasure keeps of an identifier instead of the identifier. */
+export function identifierHash(key: string, identifier: string): string {
+  return hmac("sha256", key, "subject:", normalIdentifier(identifier)).toString("hex");
+}
+
+/** The values of a body that may name its subject: its customer columns and what the declared paths hold. */
+export function subjectCandidates(
+  columns: { customerId: string | null; customerEmail: string | null },
+  values: readonly string[],
+): string[] {
+  const all = [columns.customerId, columns.customerEmail, ...values].filter(
+    (value): value is string => typeof value === "string" && value.trim().length >= 3 && value !== REDACTED,
+  );
+  return [...new Set(all)];
 }

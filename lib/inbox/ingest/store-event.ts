@@ -4,6 +4,8 @@ import type { AppConfig } from "../../config/env";
 import type { Pool } from "../../db/pool";
 import { webhookJobInsertCte } from "../../queue/boss";
 import type { NormalizedColumns } from "./normalize-event";
+import { findDriver } from "../../providers/registry";
+import { keepPersonalData } from "./personal-data-at-rest";
 
 // The one door into the inbox: deliveries (ingest-event.ts) and reconciliation store through here.
 // It knows nothing of signatures: what reaches it was verified, or came from the gateway's own API.
@@ -24,10 +26,11 @@ const INSERT_KEY = `
 const INSERT_EVENT = `
   INSERT INTO webhook_inbox (
     id, received_at, provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
-    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error, source
+    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error, source,
+    original_sha256, signature_verified_at, redacted_at
   )
   SELECT key.inbox_id, key.received_at, $2, $3, $4::boolean, $5, $6, $7, $8, $9::jsonb, $10::bytea, $11::jsonb, $12,
-         $13::timestamptz, $14, $15, $16, $18
+         $13::timestamptz, $14, $15, $16, $18, $19::text, $20::timestamptz, CASE WHEN $19::text IS NULL THEN NULL ELSE now() END
     FROM key
   RETURNING id, status`;
 
@@ -64,7 +67,23 @@ export type StoredEvent = {
  * statement; null when the key was already there (a duplicate: nothing written, nothing enqueued).
  * Deliveries and reconciliation both store through here, so a key holds whichever came first.
  */
-export async function storeEvent(deps: StoreDeps, stored: StoredEvent): Promise<number | null> {
+export async function storeEvent(deps: StoreDeps, received: StoredEvent): Promise<number | null> {
+  const driver = findDriver(received.provider);
+  // Verified (or fetched) as the bytes came; from here on, only what may be kept of the person.
+  const kept = driver
+    ? await keepPersonalData(
+        deps.pool,
+        {
+          driver,
+          piiAtRest: deps.config.providers[driver.name].piiAtRest,
+          hashKey: deps.config.privacyHashKey,
+          now: deps.now?.() ?? new Date(),
+        },
+        received.columns,
+        received.rawBody,
+      )
+    : { columns: received.columns, rawBody: received.rawBody, redaction: null };
+  const stored = { ...received, columns: kept.columns, rawBody: kept.rawBody };
   const event = stored.columns;
   const status = stored.error === null ? "pending" : "failed";
   const job = await webhookJobInsertCte(
@@ -99,6 +118,8 @@ export async function storeEvent(deps: StoreDeps, stored: StoredEvent): Promise<
       // A clock given to ingest (tests) also dates the row; otherwise the database's transaction time.
       deps.now?.() ?? null,
       stored.source,
+      kept.redaction?.originalSha256 ?? null,
+      kept.redaction?.verifiedAt ?? null,
     ],
   });
   return rows[0]?.id ?? null;
