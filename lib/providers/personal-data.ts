@@ -113,26 +113,36 @@ function descend(paths: string[][], key: string): string[][] {
   return next;
 }
 
-/** The strings the declared paths hold in `value` (the documents, e-mails and names a body names), for a subject's identifiers. */
-export function personalValues(value: unknown, paths: readonly PersonalDataPath[]): string[] {
-  const found: string[] = [];
-  const stack: { source: unknown; matching: string[][]; under: boolean }[] = [
-    { source: value, matching: paths.map(splitPath), under: false },
-  ];
+/** Each value the declared paths hold in `value`, with where (dot-separated keys and indexes): what a subject's export shows. */
+export function personalEntries(value: unknown, paths: readonly PersonalDataPath[]): { path: string; value: string | number }[] {
+  const found: { path: string; value: string | number }[] = [];
+  type Frame = { source: unknown; at: string; matching: string[][]; under: boolean };
+  const stack: Frame[] = [{ source: value, at: "", matching: paths.map(splitPath), under: false }];
+  const child = (at: string, key: string) => (at === "" ? key : `${at}.${key}`);
   while (stack.length > 0) {
-    const { source, matching, under } = stack.pop()!;
+    const { source, at, matching, under } = stack.pop()!;
     const covered = under || matching.some((path) => path.length === 0);
     if (!covered && matching.length === 0) continue;
-    if (typeof source === "string" && covered && source !== REDACTED) found.push(source);
-    else if (Array.isArray(source))
-      source.forEach((item, index) => stack.push({ source: item, matching: descend(matching, String(index)), under: covered }));
-    else if (source !== null && typeof source === "object") {
+    if ((typeof source === "string" || typeof source === "number") && covered && source !== REDACTED)
+      found.push({ path: at, value: source });
+    else if (Array.isArray(source)) {
+      source.forEach((item, index) =>
+        stack.push({ source: item, at: child(at, String(index)), matching: descend(matching, String(index)), under: covered }),
+      );
+    } else if (source !== null && typeof source === "object") {
       for (const [key, item] of Object.entries(source as Record<string, unknown>)) {
-        stack.push({ source: item, matching: descend(matching, key), under: covered });
+        stack.push({ source: item, at: child(at, key), matching: descend(matching, key), under: covered });
       }
     }
   }
-  return found;
+  return found.reverse();
+}
+
+/** The strings the declared paths hold in `value` (the documents, e-mails, names and phones a body names). */
+export function personalValues(value: unknown, paths: readonly PersonalDataPath[]): string[] {
+  return personalEntries(value, paths)
+    .map((entry) => entry.value)
+    .filter((entry): entry is string => typeof entry === "string");
 }
 
 /** An identifier as it is hashed and compared: trimmed, lower-cased, a document by its digits alone. */
