@@ -160,8 +160,14 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
     });
     await onStep("inbox_events");
   }
-  for (const [file, ids] of Object.entries(found.archived)) {
-    const { events, rewritten } = await redactArchiveFile(deps, file, new Set(ids), subject);
+  // Where the archived events are now: a run that crashed may have rewritten some files already.
+  const { rows: archivedNow } = await deps.pool.query<{ file: string; ids: number[] }>(
+    `SELECT archive_file AS file, array_agg(id ORDER BY id) AS ids FROM webhook_inbox
+      WHERE id = ANY($1::bigint[]) AND archive_file IS NOT NULL GROUP BY archive_file ORDER BY archive_file`,
+    [Object.values(found.archived).flat()],
+  );
+  for (const { file, ids } of archivedNow) {
+    const { events, rewritten } = await redactArchiveFile(deps, file, new Set(ids.map(Number)), subject);
     await addCounts(deps.pool, id, { archived_events: events, archive_files: rewritten ? 1 : 0 });
     await onStep("archive_files");
   }

@@ -93,9 +93,11 @@ export function redactPayload(value: unknown, target: RedactionTarget): Redactio
         });
       });
     } else if (typeof source === "object") {
-      const copy: Record<string, unknown> = {};
+      // The keys in their order before the stack (which pops them last first) fills them in.
+      const entries = Object.entries(source as Record<string, unknown>);
+      const copy: Record<string, unknown> = Object.fromEntries(entries.map(([key]) => [key, null]));
       assign(copy);
-      for (const [key, item] of Object.entries(source as Record<string, unknown>)) {
+      for (const [key, item] of entries) {
         stack.push({ source: item, matching: descend(matching, key), under: covered, assign: (redacted) => (copy[key] = redacted) });
       }
     } else {
