@@ -26,5 +26,7 @@ export default async function proxy(request: NextRequestWithAuth) {
 export const config = {
   // Webhooks, health, metrics (a scraper's bearer token, not a session), the host API, the change
   // feed, the privacy requests and next-auth's own routes answer for themselves; static assets need no policy.
-  matcher: ["/((?!api/webhooks|api/health|api/metrics|api/payments|api/payment-changes|api/privacy|api/auth|_next/static|_next/image|favicon.ico).*)"],
+  matcher: [
+    "/((?!api/webhooks|api/health|api/metrics|api/payments|api/payment-changes|api/privacy|api/auth|_next/static|_next/image|favicon.ico).*)",
+  ],
 };

@@ -130,7 +130,10 @@ describe("Prisma client on the migrated schema", () => {
       data: { actor: "cli:ops", subjectKind: "email", subjectHash: "a".repeat(64), payments: [payment.id], counts: { payments: 1 } },
     });
     await prisma.erasedIdentifier.create({ data: { hash: "b".repeat(64), erasureId: erasure.id } });
-    expect(await prisma.privacyErasure.findUniqueOrThrow({ where: { id: erasure.id } })).toMatchObject({ status: "queued", payments: [payment.id] });
+    expect(await prisma.privacyErasure.findUniqueOrThrow({ where: { id: erasure.id } })).toMatchObject({
+      status: "queued",
+      payments: [payment.id],
+    });
     expect(await prisma.erasedIdentifier.count()).toBe(1);
     await expect(
       prisma.inboxEventKey.create({ data: { provider: "stripe", eventId: "evt_prisma", inboxId: 0n, receivedAt: new Date() } }),
