@@ -56,13 +56,13 @@ describe("PII_AT_REST_<PROVIDER>=redact", () => {
     const payment = async () =>
       (await app.pool.query("SELECT status, amount, customer_id, customer_email FROM payments WHERE gateway_charge_id = $1", [chargeId]))
         .rows;
-    expect(await payment()).toEqual([{ status: "paid", amount: "2500", customer_id: "cus_keepme", customer_email: REDACTED }]);
+    expect(await payment()).toEqual([{ status: "paid", amount: 2500, customer_id: "cus_keepme", customer_email: REDACTED }]);
     expect((await app.pool.query("SELECT count(*)::int AS n FROM customer_emails")).rows[0].n).toBe(0);
 
     expect(
       (await replayEvents({ pool: app.pool, boss: app.boss, config: app.config }, { statuses: ["processed"] }, { actor: "test" })).total,
     ).toBe(1);
     expect(await processEvents(processDeps(app), [inboxId])).toEqual(["processed"]);
-    expect(await payment()).toEqual([{ status: "paid", amount: "2500", customer_id: "cus_keepme", customer_email: REDACTED }]);
+    expect(await payment()).toEqual([{ status: "paid", amount: 2500, customer_id: "cus_keepme", customer_email: REDACTED }]);
   });
 });
