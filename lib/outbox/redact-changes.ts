@@ -1,5 +1,5 @@
 import type { Queryable } from "../db/pool";
-import { REDACTED } from "../providers/personal-data";
+import { REDACTED } from "../canonical/redacted";
 
 /** The cause type of the change an erasure records on each of its payments; pushed as a `customer.erased` message. */
 export const CUSTOMER_ERASED = "customer.erased";

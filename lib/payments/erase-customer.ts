@@ -1,7 +1,7 @@
 import type { Queryable } from "../db/pool";
 import { recordChangesSql } from "../outbox/payment-change";
 import { CUSTOMER_ERASED } from "../outbox/redact-changes";
-import { REDACTED } from "../providers/personal-data";
+import { REDACTED } from "../canonical/redacted";
 
 // A data subject's erasure, as the payments see it: the customer becomes REDACTED (not null: a
 // later event or refetch fills a null customer back in, never a redacted one), every financial

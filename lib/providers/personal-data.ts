@@ -1,3 +1,4 @@
+import { REDACTED } from "../canonical/redacted";
 import { hmac } from "../crypto/digest";
 
 // What in a gateway's payload is a person: each driver declares the paths of its bodies that carry a
@@ -6,7 +7,7 @@ import { hmac } from "../crypto/digest";
 // names one of a subject's identifiers wherever it sits, with REDACTED. The customer's id is not on
 // the lists: it is the key the inbox searches and settles by, redacted only when its customer is erased.
 
-export const REDACTED = "[redacted]";
+export { REDACTED };
 
 /**
  * Dot-separated keys from the body's root; `*` stands for any key or array index. A path names a
