@@ -28,7 +28,7 @@ const SEED = `
                     'description', repeat('x', 300))))::text AS body) AS b`;
 const PAYMENTS = `
   INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_id, customer_email)
-  SELECT 'stripe', 'ch_seed_' || n, 'paid', 1000, 'brl', 'cus_' || n, 'c' || n || '@example.com' FROM generate_series(0, $1::int - 1) AS n`;
+  SELECT 'stripe', 'ch_seed_' || n, 'paid', 1000, 'brl', 'cus_' || n, 'c' || n || '@example.com' FROM generate_series($1::int, $2::int) AS n`;
 
 async function measure(events: number): Promise<number> {
   const { url, drop } = await freshBenchDatabase(`webhook_inbox_bench_erasure_${process.pid}_${events}`);
@@ -38,7 +38,7 @@ async function measure(events: number): Promise<number> {
     const seeded = Date.now();
     await loadWithoutRollupTrigger(pool, async () => {
       for (let from = 1; from <= events; from += 50_000) await pool.query(SEED, [from, Math.min(events, from + 49_999), customers]);
-      await pool.query(PAYMENTS, [customers]);
+      for (let from = 0; from < customers; from += 10_000) await pool.query(PAYMENTS, [from, Math.min(customers, from + 10_000) - 1]);
     });
     await pool.query("VACUUM ANALYZE");
     console.log(`seeded ${events} events of ${customers} customers in ${((Date.now() - seeded) / 1000).toFixed(1)}s`);
