@@ -1,2 +1,2 @@
-/** What a redacted personal value becomes, wherever it was stored (as Stripe's redaction jobs write it). */
+/** What a redacted personal value becomes, wherever it was stored. */
 export const REDACTED = "[redacted]";

@@ -34,6 +34,7 @@ describe("a gateway is its driver plus one registry line", () => {
       refetchTypes: ["charge.*"],
       timeZone: "America/Bogota",
       reconcileIntervalMinutes: 60,
+      piiAtRest: "keep",
       enabled: false,
     });
     expect(
@@ -73,6 +74,7 @@ describe("a gateway is its driver plus one registry line", () => {
         "REFETCH_FAKEPAY",
         "WEBHOOK_SECRET_FAKEPAY",
         "RECONCILE_INTERVAL_MINUTES_FAKEPAY",
+        "PII_AT_REST_FAKEPAY",
       ].sort(),
     );
     const documented = new Set(configVariables().map(({ documentedAs }) => documentedAs));
