@@ -146,6 +146,8 @@ export const TABLE_OWNERS = {
   delivery_attempts: "destinations",
   reconcile_runs: "reconcile",
   reconcile_cursors: "reconcile",
+  privacy_erasures: "erasure",
+  erased_identifiers: "erasure",
 };
 
 // A template literal's ${...} becomes this character, so a name built at run time stays visible.
@@ -388,7 +390,8 @@ export default tseslint.config(
   // route-handler wrappers, CSV responses, API tokens: they use lib/auth, lib/audit, lib/errors,
   // lib/observability), and the machine API's routes, each an HTTP adapter over the one door of the
   // room its path names: webhooks (the inbox's reception pipeline), payments (registration, one
-  // payment), payment-changes (the outbox's feed), health and metrics (ops), auth (next-auth).
+  // payment), payment-changes (the outbox's feed), privacy (a data subject's erasure), health and
+  // metrics (ops), auth (next-auth).
   {
     files: ["app/**/*.ts", "app/**/*.tsx"],
     ignores: [
@@ -397,6 +400,7 @@ export default tseslint.config(
       "app/api/webhooks/**",
       "app/api/payments/**",
       "app/api/payment-changes/**",
+      "app/api/privacy/**",
       "app/api/health/**",
       "app/api/metrics/**",
       "app/api/auth/**",

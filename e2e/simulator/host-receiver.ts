@@ -19,8 +19,8 @@ export type Flakiness = {
 
 export type HostReceiver = {
   url: string;
-  /** Every verified message, in arrival order (retries included). */
-  received: { id: string; change: PaymentChange }[];
+  /** Every verified message, in arrival order (retries included), with its type. */
+  received: { id: string; type: string; change: PaymentChange }[];
   /** The host's effects: one per webhook-id, in arrival order. */
   applied: PaymentChange[];
   /** Messages whose signature did not verify (answered 400). */
@@ -83,7 +83,7 @@ export async function startHostReceiver(
     }
     if (mode.refuse?.(message.data)) return response.writeHead(500).end("not now");
     const id = headers["webhook-id"]!;
-    receiver.received.push({ id, change: message.data });
+    receiver.received.push({ id, type: message.type, change: message.data });
     // Dedupe on webhook-id: a retry of a message already applied changes nothing.
     if (message.type === "payment.updated" && !seen.has(id)) {
       seen.add(id);

@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   "delivery_resent",
   "export",
   "reconcile",
+  "privacy_export",
+  "privacy_erasure",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -104,6 +104,8 @@ describe("every entry point checks its permission", () => {
       "/api/payments",
       "/api/payments/[provider]/[chargeId]",
       "/api/payment-changes",
+      "/api/privacy/erasures",
+      "/api/privacy/erasures/[id]",
       "/api/metrics",
       "/api/openapi.json",
     ];
@@ -115,7 +117,7 @@ describe("every entry point checks its permission", () => {
     }
     expect(checked.map(({ route }) => `GET ${route}`).sort()).toEqual(Object.keys(ROUTE_ACCESS).sort());
     // The host API is token-protected instead.
-    for (const route of routes.filter((path) => path.includes("/api/payments/") || path.includes("/api/payment-changes/"))) {
+    for (const route of routes.filter((path) => /\/api\/(payments|payment-changes|privacy)\//.test(path))) {
       expect(readFileSync(route, "utf8")).toContain("requireApiToken(request)");
     }
     expect(readFileSync(join(APP, "api/metrics/route.ts"), "utf8")).toContain("checkMetricsAccess(");

@@ -135,6 +135,7 @@ const baseSchema = z
     PAYMENTS_API_TOKENS: apiTokenList,
     HEALTH_TOKENS: csv,
     AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    PRIVACY_HASH_KEY: z.string().min(32, "must be at least 32 characters").optional(),
     NEXTAUTH_URL: z.url().optional(),
     LOGIN_MAX_FAILURES: positiveInt(5),
     LOGIN_WINDOW_MINUTES: positiveInt(15),
@@ -218,6 +219,11 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       /** Bearer tokens that read /api/health's details (monitoring); signed-in console users read them too. */
       healthTokens: b.HEALTH_TOKENS,
       authSecret: b.AUTH_SECRET,
+      /**
+       * The key of the keyed hashes an erasure keeps of a subject's identifiers (docs/privacy.md);
+       * AUTH_SECRET when unset. Changing it forgets who was erased: later deliveries are no longer redacted.
+       */
+      privacyHashKey: b.PRIVACY_HASH_KEY ?? b.AUTH_SECRET,
       /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
       publicUrl: b.NEXTAUTH_URL,
       /**

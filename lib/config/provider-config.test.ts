@@ -13,6 +13,7 @@ const fakeDriver: ProviderDriver<"fakepay"> = {
   label: "FakePay",
   defaults: { refetch: "charge.*", paymentSource: "host", timeZone: "America/Bogota", apiUrl: "https://api.fakepay.test/v2" },
   keptHeaders: [],
+  personalData: [],
   secretHeaders: [],
   apiAuth: bearerAuth,
   verify: () => ({ ok: false, reason: "fake" }),
@@ -34,6 +35,7 @@ describe("a gateway is its driver plus one registry line", () => {
       refetchTypes: ["charge.*"],
       timeZone: "America/Bogota",
       reconcileIntervalMinutes: 60,
+      piiAtRest: "keep",
       enabled: false,
     });
     expect(
@@ -73,6 +75,7 @@ describe("a gateway is its driver plus one registry line", () => {
         "REFETCH_FAKEPAY",
         "WEBHOOK_SECRET_FAKEPAY",
         "RECONCILE_INTERVAL_MINUTES_FAKEPAY",
+        "PII_AT_REST_FAKEPAY",
       ].sort(),
     );
     const documented = new Set(configVariables().map(({ documentedAs }) => documentedAs));

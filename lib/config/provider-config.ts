@@ -19,6 +19,7 @@ const FIELD_VARIABLES = {
   refetch: "REFETCH_<PROVIDER>",
   timeZone: "<PROVIDER>_TIMEZONE",
   reconcileInterval: "RECONCILE_INTERVAL_MINUTES_<PROVIDER>",
+  piiAtRest: "PII_AT_REST_<PROVIDER>",
 } as const satisfies Record<string, string>;
 type Field = keyof typeof FIELD_VARIABLES;
 
@@ -41,6 +42,8 @@ function providerSchema(driver: ProviderDriver) {
       timeZone: timeZone(driver.defaults.timeZone),
       // Minutes between scheduled reconciliation runs; 0 turns them off. They run only once the API's credentials are set.
       reconcileInterval: z.coerce.number().int().min(0).default(60),
+      // keep: bodies as they came; redact: the driver's personal-data paths replaced before storing (docs/privacy.md).
+      piiAtRest: z.enum(["keep", "redact"]).default("keep"),
       /** One of the variables the driver names as enough on their own is set. */
       enabledBy: z.boolean(),
     })
@@ -62,6 +65,8 @@ function providerSchema(driver: ProviderDriver) {
         timeZone: raw.timeZone,
         /** Minutes between scheduled reconciliation runs (0: none). */
         reconcileIntervalMinutes: raw.reconcileInterval,
+        /** "redact": only the body with its personal-data paths redacted is stored (verified on the original bytes first). */
+        piiAtRest: raw.piiAtRest,
         /**
          * Webhooks are accepted (the one meaning of "configured"): a secret is set, or a variable the
          * driver names as enough on its own (a signature scheme that needs no shared secret).

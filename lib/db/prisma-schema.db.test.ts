@@ -126,6 +126,15 @@ describe("Prisma client on the migrated schema", () => {
     const counts = await prisma.inboxHourlyCount.findMany({ where: { provider: "stripe" } });
     const byStatus = (status: string) => counts.filter((row) => row.status === status).reduce((sum, row) => sum + row.n, 0n);
     expect([byStatus("pending"), byStatus("processed")]).toEqual([0n, 1n]);
+    const erasure = await prisma.privacyErasure.create({
+      data: { actor: "cli:ops", subjectKind: "email", subjectHash: "a".repeat(64), payments: [payment.id], counts: { payments: 1 } },
+    });
+    await prisma.erasedIdentifier.create({ data: { hash: "b".repeat(64), erasureId: erasure.id } });
+    expect(await prisma.privacyErasure.findUniqueOrThrow({ where: { id: erasure.id } })).toMatchObject({
+      status: "queued",
+      payments: [payment.id],
+    });
+    expect(await prisma.erasedIdentifier.count()).toBe(1);
     await expect(
       prisma.inboxEventKey.create({ data: { provider: "stripe", eventId: "evt_prisma", inboxId: 0n, receivedAt: new Date() } }),
     ).rejects.toThrow();

@@ -2,6 +2,7 @@ import type { AppConfig } from "../config/env";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { storableText } from "../request/storable-text";
 import { CHANGE_JSON, type PaymentChange } from "../outbox/payment-change";
+import { CUSTOMER_ERASED } from "../outbox/redact-changes";
 import { postMessage, type PostResult } from "./post-message";
 import { signedHeaders } from "./sign-message";
 
@@ -95,9 +96,16 @@ export async function claimDeliveries(db: Queryable, config: DestinationsConfig,
   }));
 }
 
-/** The body of a pushed change (Standard Webhooks: a type and its data). */
+/**
+ * The body of a pushed change (Standard Webhooks: a type and its data). An erasure's change is a
+ * `customer.erased`: the host erases its copy of the payment's customer.
+ */
 export const messageBody = (change: PaymentChange) =>
-  JSON.stringify({ type: "payment.updated", timestamp: change.committedAt, data: change });
+  JSON.stringify({
+    type: change.cause.type === CUSTOMER_ERASED ? CUSTOMER_ERASED : "payment.updated",
+    timestamp: change.committedAt,
+    data: change,
+  });
 
 export function outcomeOf(result: PostResult): DeliveryOutcome {
   if (result.statusCode === 410) return "gone";

@@ -1,5 +1,6 @@
 import type { AnyJobDefinition } from "./job-definition";
 import { alertsJob } from "./definitions/alerts";
+import { erasuresJob } from "./definitions/erasures";
 import { maintenanceJob } from "./definitions/maintenance";
 import { reconcileJob } from "./definitions/reconcile";
 import { reconcileRequestJob } from "./definitions/reconcile-requests";
@@ -24,4 +25,5 @@ export const JOBS: readonly AnyJobDefinition[] = [
   replaysAbandonedJob,
   retentionJob,
   alertsJob,
+  erasuresJob,
 ];

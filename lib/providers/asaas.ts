@@ -181,6 +181,25 @@ export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
   defaults: { refetch: "*", paymentSource: "host", timeZone: "America/Sao_Paulo", apiUrl: "https://api.asaas.com/v3" },
   enableWith: "set WEBHOOK_SECRET_ASAAS to the webhook's authentication token (Asaas sends it as asaas-access-token)",
   exampleSecret: "asaas_dev_webhook_token_change_me",
+  // A customer object (CUSTOMER_* events) and the payer's fields a payment body may carry.
+  personalData: [
+    ...["customer", "payment.customer"].flatMap((at) =>
+      [
+        "name",
+        "email",
+        "cpfCnpj",
+        "phone",
+        "mobilePhone",
+        "address",
+        "addressNumber",
+        "complement",
+        "province",
+        "postalCode",
+        "additionalEmails",
+      ].map((field) => `${at}.${field}`),
+    ),
+    "payment.creditCard.creditCardHolderInfo",
+  ],
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["asaas-access-token"],
   // Asaas v3 takes the API key in an `access_token` header, not as a bearer token.

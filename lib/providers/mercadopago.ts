@@ -183,6 +183,17 @@ export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
   name: "mercadopago",
   label: "Mercado Pago",
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.mercadopago.com" },
+  // The payer (name, e-mail, identification: CPF/CNPJ, phone, address) on a payment body and in its
+  // additional_info, the card holder and the shipment's receiver address; the payer's id stays.
+  personalData: [
+    ...["payer", "data.payer", "additional_info.payer", "data.additional_info.payer"].flatMap((at) =>
+      ["email", "first_name", "last_name", "name", "identification", "phone", "address"].map((field) => `${at}.${field}`),
+    ),
+    "card.cardholder",
+    "data.card.cardholder",
+    "additional_info.shipments.receiver_address",
+    "data.additional_info.shipments.receiver_address",
+  ],
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
   enableWith: "set WEBHOOK_SECRET_MERCADOPAGO to the webhook's secret signature (the key of x-signature)",
   exampleSecret: "mercadopago_dev_webhook_secret_change_me",

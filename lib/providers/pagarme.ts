@@ -362,6 +362,20 @@ export const pagarmeDriver: ProviderDriver<"pagarme", PagarmeSettings> = {
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.pagar.me/core/v5" },
   settings: settingsSchema,
   verification: { publishedKeys: ({ jwksUrl, jwksTtlSeconds }) => ({ url: jwksUrl, ttlSeconds: jwksTtlSeconds }) },
+  // The customer (core v5) on a charge, on an order and on each of an order's charges; the card
+  // holder and billing address of its last transaction; an order's shipping.
+  personalData: [
+    ...["data", "data.charges.*", "data.order"].flatMap((at) =>
+      ["name", "email", "document", "documents", "phones", "address", "birthdate", "code"].map((field) => `${at}.customer.${field}`),
+    ),
+    "data.last_transaction.card.holder_name",
+    "data.last_transaction.card.holder_document",
+    "data.last_transaction.card.billing_address",
+    "data.charges.*.last_transaction.card.holder_name",
+    "data.charges.*.last_transaction.card.holder_document",
+    "data.charges.*.last_transaction.card.billing_address",
+    "data.shipping",
+  ],
   keptHeaders: ["x-webhook-asymmetric-signature", "x-hub-signature", "content-type", "user-agent"],
   secretHeaders: ["authorization"],
   // Core v5: HTTP Basic, the secret key as user name and an empty password.

@@ -255,6 +255,15 @@ export const standardDriver: SyncVerifyingDriver<"standard", SenderVocabulary> =
   verification: { secretKey: standardSecretKey },
   exampleSecret: "whsec_k4Oie9tzlfNd9O6ts4gAgEe71UE9WXS1",
   enableWith: "set WEBHOOK_SECRET_STANDARD to the sender's signing secret (whsec_...)",
+  // The customer a sender names beside the payment (our words and Dodo's), and its billing details.
+  personalData: [
+    ...["data.customer", "customer"].flatMap((at) =>
+      ["email", "name", "phone", "phone_number", "address"].map((field) => `${at}.${field}`),
+    ),
+    "data.customer_email",
+    "data.billing",
+    "data.billing_address",
+  ],
   keptHeaders: [
     "webhook-id",
     "webhook-timestamp",

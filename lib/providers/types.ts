@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { PersonalDataPath } from "./personal-data";
 import { PRECISIONS, chargeSnapshotSchema, type ChargeSnapshot } from "../canonical/charge-event";
 
 /** A webhook after its driver parsed it; validated before it is stored. */
@@ -174,6 +175,11 @@ export interface ProviderDriver<Name extends string = string, Settings = unknown
   readonly secretHeaders: readonly string[];
   /** Query parameters that carry a credential: stored as "[redacted]". */
   readonly secretQueryParams?: readonly string[];
+  /**
+   * Where its bodies carry a person (name, e-mail, document, phone, address, birth date): what an
+   * erasure and PII_AT_REST=redact replace (lib/providers/personal-data.ts). The customer id is not one.
+   */
+  readonly personalData: readonly PersonalDataPath[];
   verify(raw: Buffer, headers: HeaderMap, context: VerifyContext<Settings>): VerifyResult | Promise<VerifyResult>;
   /** Throws ParseError when the body is not a well-formed event of this gateway. */
   parse(raw: Buffer, context: ParseContext<Settings>): NormalizedEvent;

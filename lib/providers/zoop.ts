@@ -211,6 +211,14 @@ export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   label: "Zoop",
   // Unsigned notices: every event's state is fetched.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.zoop.ws/v1" },
+  // The buyer (name, e-mail, taxpayer id: CPF, phone, address) and the card holder.
+  personalData: [
+    ...["payload.object.buyer", "payload.object.customer_details"].flatMap((at) =>
+      ["first_name", "last_name", "email", "taxpayer_id", "phone_number", "address", "birthdate"].map((field) => `${at}.${field}`),
+    ),
+    "payload.object.payment_method.holder_name",
+    "payload.object.payment_method.address",
+  ],
   keptHeaders: ["content-type", "user-agent"],
   enableWith: 'set WEBHOOK_SECRET_ZOOP to the secret on its webhook URL (Basic Auth "user:pass" or the token query parameter)',
   exampleSecret: "zoop:dev-webhook-pass-change-me",

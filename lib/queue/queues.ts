@@ -14,12 +14,16 @@ export const QUEUES = {
   replays: "replays",
   /** A reconciliation preview or run asked for in the console, done by a worker (its result is the job's output). */
   reconcileRequests: "reconcile-requests",
+  /** A data subject's erasure (lib/erasure), one job per erasure, enqueued with the row that records it. */
+  erasures: "privacy-erasures",
 } as const;
 
 export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });
 export type WebhookJob = z.infer<typeof webhookJobSchema>;
 
 export const replayJobSchema = z.object({ runId: z.number().int().positive() });
+
+export const erasureJobSchema = z.object({ erasureId: z.number().int().positive() });
 
 export const reconcileRequestSchema = z.object({
   provider: z.enum(PROVIDER_NAMES),

@@ -6,6 +6,8 @@ import { webhookJobInsertCte, type JobInsertCte } from "../../queue/boss";
 import { serializationKey } from "../../queue/queues";
 import { createGroupCommitter, type GroupCommitter } from "./group-commit";
 import type { NormalizedColumns } from "./normalize-event";
+import { findDriver } from "../../providers/registry";
+import { keepPersonalData, type RedactedAtRest } from "./personal-data-at-rest";
 
 // The one door into the inbox: deliveries (ingest-event.ts) and reconciliation store through here.
 // It knows nothing of signatures: what reaches it was verified, or came from the gateway's own API.
@@ -23,10 +25,10 @@ export type StoreDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () 
 const INPUT = `
   SELECT * FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                        $10::bytea[], $11::text[], $12::text[], $13::timestamptz[], $14::text[], $15::text[], $16::text[],
-                       $17::timestamptz[], $18::text[], $19::text[])
+                       $17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::timestamptz[])
     WITH ORDINALITY AS t(provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email, payload,
                          raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error,
-                         received_at, source, singleton_key, n)`;
+                         received_at, source, singleton_key, original_sha256, signature_verified_at, n)`;
 
 const FIRST_OF_EACH_KEY = `SELECT DISTINCT ON (provider, event_id) * FROM input ORDER BY provider, event_id, n`;
 
@@ -39,11 +41,13 @@ const INSERT_KEYS = `
 const INSERT_EVENTS = `
   INSERT INTO webhook_inbox (
     id, received_at, provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
-    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error, source
+    payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error, source,
+    original_sha256, signature_verified_at, redacted_at
   )
   SELECT key.inbox_id, key.received_at, f.provider, f.event_id, f.event_id_derived, f.event_type, f.resource_id, f.customer_id,
          f.customer_email, f.payload::jsonb, f.raw_body, f.headers::jsonb, f.query_string, f.occurred_at, f.occurred_at_precision,
-         f.status, f.last_error, f.source
+         f.status, f.last_error, f.source, f.original_sha256, f.signature_verified_at,
+         CASE WHEN f.original_sha256 IS NULL THEN NULL ELSE now() END
     FROM key JOIN firsts f USING (provider, event_id)
   RETURNING id, status, provider, event_id`;
 
@@ -88,7 +92,7 @@ export type StoredEvent = {
   source: EventSource;
 };
 
-type Pending = { stored: StoredEvent; receivedAt: Date | null };
+type Pending = { stored: StoredEvent; receivedAt: Date | null; redaction: RedactedAtRest | null };
 
 /** Writes the events in one statement: each one's inbox id, or null for a duplicate. */
 async function storeTogether(deps: StoreDeps, events: Pending[]): Promise<(number | null)[]> {
@@ -120,6 +124,8 @@ async function storeTogether(deps: StoreDeps, events: Pending[]): Promise<(numbe
       column(({ receivedAt }) => receivedAt),
       column(({ stored }) => stored.source),
       column(({ stored }) => serializationKey(stored.provider, stored.columns.resourceId, stored.columns.eventId)),
+      column(({ redaction }) => redaction?.originalSha256 ?? null),
+      column(({ redaction }) => redaction?.verifiedAt ?? null),
     ],
   });
   const ids: (number | null)[] = events.map(() => null);
@@ -161,8 +167,24 @@ function committerFor(deps: StoreDeps, options: { windowMs: number; maxBatch: nu
  * only once that statement committed. Deliveries and reconciliation both store through here, so a
  * key holds whichever came first.
  */
-export async function storeEvent(deps: StoreDeps, stored: StoredEvent): Promise<number | null> {
-  const pending: Pending = { stored, receivedAt: deps.now?.() ?? null };
+export async function storeEvent(deps: StoreDeps, received: StoredEvent): Promise<number | null> {
+  const driver = findDriver(received.provider);
+  // Verified (or fetched) as the bytes came; from here on, only what may be kept of the person.
+  const kept = driver
+    ? await keepPersonalData(
+        deps.pool,
+        {
+          driver,
+          piiAtRest: deps.config.providers[driver.name].piiAtRest,
+          hashKey: deps.config.privacyHashKey,
+          now: deps.now?.() ?? new Date(),
+        },
+        received.columns,
+        received.rawBody,
+      )
+    : { columns: received.columns, rawBody: received.rawBody, redaction: null };
+  const stored = { ...received, columns: kept.columns, rawBody: kept.rawBody };
+  const pending: Pending = { stored, receivedAt: deps.now?.() ?? null, redaction: kept.redaction };
   const groupCommit = deps.config.groupCommit;
   if (!groupCommit) return (await storeTogether(deps, [pending]))[0]!;
   return committerFor(deps, groupCommit).submit(pending);

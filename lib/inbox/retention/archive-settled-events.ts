@@ -8,8 +8,8 @@ export type RetentionPreview = { cutoff: Date; events: number; bytes: number; by
 export type RetentionResult = RetentionPreview & { dryRun: boolean; skipped: boolean; batches: number };
 
 // Any constant: one retention run at a time per database (the scheduled job and the CLI share it),
-// so two runs never append to the same archive file at once.
-const RETENTION_LOCK_KEY = 72_310_557;
+// so two runs never append to the same archive file at once (an erasure rewriting archives takes it too).
+export const RETENTION_LOCK_KEY = 72_310_557;
 
 const SETTLED_BEFORE_CUTOFF = `archived_at IS NULL AND status IN ('processed', 'ignored') AND received_at < $1`;
 

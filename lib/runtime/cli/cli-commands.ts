@@ -1,6 +1,7 @@
 import type { CliCommand } from "./cli-command";
 import { replayCommand, restoreCommand, retentionCommand, sweepCommand } from "./event-commands";
 import { migrateCommand } from "./migrate-command";
+import { privacyEraseCommand, privacyExportCommand } from "./privacy-commands";
 import { archivePartitionCommand, createPartitionCommand, partitionsCommand, restorePartitionCommand } from "./partition-commands";
 import { reconcileCommand, reconcileRunsCommand } from "./reconcile-commands";
 import { createUserCommand, resetPasswordCommand } from "./user-commands";
@@ -21,6 +22,8 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   restorePartitionCommand,
   reconcileCommand,
   reconcileRunsCommand,
+  privacyExportCommand,
+  privacyEraseCommand,
   createUserCommand,
   resetPasswordCommand,
 ];

@@ -1,0 +1,2 @@
+/** What a redacted personal value becomes, wherever it was stored. */
+export const REDACTED = "[redacted]";

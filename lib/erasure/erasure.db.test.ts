@@ -1,0 +1,381 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
+import { createDestination } from "../destinations/manage-destinations";
+import { startDeliveryWorker, type DeliveryWorker } from "../destinations/run-delivery-worker";
+import { ingestEvent } from "../inbox/ingest/ingest-event";
+import { processEvents } from "../inbox/process/process-event";
+import { replayEvents } from "../inbox/replay/replay-events";
+import { runRetention } from "../inbox/retention/archive-settled-events";
+import { restoreArchivedEvents } from "../inbox/retention/restore-archived-events";
+import { REDACTED } from "../providers/personal-data";
+import { readFixture } from "../testing/gateway-fixtures";
+import { randomId, signedWebhook, stripeEvent, type SignedWebhook } from "../testing/gateway-events";
+import { generateSigningKey, startJwksServer, type JwksServer } from "../testing/jwks-server";
+import { processDeps } from "../testing/payment-events";
+import { createTestApp, TEST_SECRETS, type TestApp } from "../testing/test-app";
+import { testConfig, waitFor } from "../testing/test-worker";
+import type { AppConfig } from "../config/env";
+import { executeErasure, getErasure, startErasure } from "./erasures";
+import { exportSubject } from "./export-subject";
+
+// A data subject's erasure end to end: one person paying through Stripe, Pagar.me and Mercado Pago
+// (name, e-mail, CPF, phone and address in the bodies, the gateways' own shapes), some of it
+// archived by retention, their changes pushed to a host; erased, none of it is left anywhere in
+// the database (a full pg_dump) or the archive directory, and the money and history are intact.
+
+const ANA = {
+  name: "Ana Beatriz Quintela",
+  email: "ana.quintela@exemplo.com.br",
+  cpf: "39053344705",
+  cpfFormatted: "390.533.447-05",
+  phone: "11976543210",
+  street: "Rua Jaguaribe Quintela 1234",
+  stripeCustomer: "cus_AnaQuintela01",
+  pagarmeCustomer: "cus_PgAnaQuintela",
+  mpPayer: "778899001",
+};
+const BOB = { email: "bob.outro@example.org", name: "Roberto Outro", customer: "cus_BobOther02" };
+const MP_SECRET = "mp_privacy_secret";
+const HASH_KEY = "privacy-test-hash-key-0123456789abcdef";
+
+let app: TestApp;
+let config: AppConfig;
+let jwks: JwksServer;
+let mpApi: Server;
+let receiver: HostReceiver;
+let worker: DeliveryWorker;
+let archiveDir: string;
+const pagarmeKey = generateSigningKey("kid-privacy");
+const mpPayment = { id: 0, status: "approved", transaction_amount: 150.5, currency_id: "BRL", payer: {} as Record<string, unknown> };
+
+/** Mercado Pago's GET /v1/payments/{id}, as its reference shows a payment: the payer in full. */
+async function startMercadoPagoApi(): Promise<Server> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(mpPayment));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+}
+
+beforeAll(async () => {
+  jwks = await startJwksServer([pagarmeKey]);
+  mpApi = await startMercadoPagoApi();
+  archiveDir = mkdtempSync(join(tmpdir(), "privacy-archive-"));
+  app = await createTestApp("privacy_erasure", {
+    PAGARME_SIGNATURES: "rs256",
+    PAGARME_JWKS_URL: jwks.url,
+    PAYMENT_SOURCE_PAGARME: "gateway",
+    REFETCH_PAGARME: "none",
+    WEBHOOK_SECRET_MERCADOPAGO: MP_SECRET,
+    PAYMENT_SOURCE_MERCADOPAGO: "gateway",
+    MERCADOPAGO_API_URL: `http://127.0.0.1:${(mpApi.address() as AddressInfo).port}`,
+    MERCADOPAGO_API_KEY: "APP_USR-test",
+    PRIVACY_HASH_KEY: HASH_KEY,
+    ARCHIVE_DIR: archiveDir,
+    RETENTION_DAYS: "1",
+    DESTINATION_RETRY_DELAYS_SECONDS: "0.05",
+  });
+  config = testConfig(app.env, {});
+  const { destination, secret } = await createDestination(
+    app.pool,
+    { name: "host", url: "http://127.0.0.1:9/x" },
+    { actor: "admin@example.com" },
+  );
+  receiver = await startHostReceiver(secret);
+  await app.pool.query("UPDATE destinations SET url = $2 WHERE id = $1", [destination.id, receiver.url]);
+  worker = startDeliveryWorker(app.pool, config, { dead: () => undefined, gone: () => undefined });
+});
+afterAll(async () => {
+  await worker?.stop();
+  await receiver?.close();
+  await app?.close();
+  await jwks?.close();
+  mpApi?.close();
+});
+
+async function ingest(webhook: SignedWebhook, receivedAt?: Date): Promise<number> {
+  const outcome = await ingestEvent(
+    { pool: app.pool, boss: app.boss, config, ...(receivedAt ? { now: () => receivedAt } : {}) },
+    {
+      provider: webhook.provider,
+      rawBody: Buffer.from(webhook.body),
+      headers: webhook.headers,
+      query: new URLSearchParams(webhook.query ?? ""),
+    },
+  );
+  if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
+  await processEvents(processDeps(app, config), [outcome.inboxId]);
+  return outcome.inboxId;
+}
+
+/** A Stripe charge event with the customer's billing details (Stripe's own charge fixture, ours filled in). */
+function stripeWebhook(
+  chargeId: string,
+  who: { name: string; email: string; customer: string; phone?: string; street?: string },
+  kind: "succeeded" | "refund",
+  at: number,
+) {
+  const charge = readFixture<Record<string, unknown>>("stripe/charge.json");
+  const event = stripeEvent(
+    { chargeId, amount: 5000, currency: "brl", customerId: who.customer, customerEmail: who.email },
+    { kind, amountRefunded: kind === "refund" ? 2000 : 0, occurredAtMs: at },
+  );
+  const object = event.data.object as Record<string, unknown>;
+  Object.assign(object, {
+    billing_details: {
+      ...(charge.billing_details as object),
+      name: who.name,
+      email: who.email,
+      phone: who.phone ?? null,
+      address: { ...(charge.billing_details as { address: object }).address, line1: who.street ?? null, city: "São Paulo", country: "BR" },
+      tax_id: who === BOB ? null : ANA.cpfFormatted,
+    },
+    receipt_email: who.email,
+    description: `Pedido de ${who.email}`,
+  });
+  return signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe, Math.floor(Math.min(at + 1000, Date.now()) / 1000));
+}
+
+/** Pagar.me's charge webhook (its published example), the customer as its customer object documents it. */
+function pagarmeWebhook(chargeId: string, type: "charge.paid" | "charge.refunded") {
+  const webhook = readFixture<{ id: string; type: string; data: Record<string, unknown> }>("pagarme/charge-refunded-webhook.json");
+  const paid = type === "charge.paid";
+  const body = {
+    ...webhook,
+    id: randomId("hook"),
+    type,
+    data: {
+      ...webhook.data,
+      id: chargeId,
+      status: paid ? "paid" : "canceled",
+      ...(paid
+        ? { canceled_amount: undefined, canceled_at: undefined, paid_amount: webhook.data.amount, paid_at: new Date().toISOString() }
+        : {}),
+      customer: {
+        id: ANA.pagarmeCustomer,
+        name: ANA.name,
+        email: ANA.email,
+        document: ANA.cpf,
+        document_type: "cpf",
+        type: "individual",
+        phones: { mobile_phone: { country_code: "55", area_code: "11", number: ANA.phone.slice(2) } },
+        address: { line_1: ANA.street, zip_code: "01310100", city: "São Paulo", state: "SP", country: "BR" },
+      },
+    },
+  };
+  return signedWebhook("pagarme", body.id, JSON.stringify(body), pagarmeKey);
+}
+
+function mercadopagoWebhook(paymentId: string) {
+  const notification = {
+    id: Number(`${Date.now() % 1e6}${Math.floor(Math.random() * 1e6)}`),
+    live_mode: false,
+    type: "payment",
+    date_created: new Date().toISOString().replace("Z", "+00:00"),
+    user_id: 987654321,
+    api_version: "v1",
+    action: "payment.updated",
+    data: { id: paymentId },
+  };
+  return signedWebhook("mercadopago", String(notification.id), JSON.stringify(notification), MP_SECRET);
+}
+
+/** Every file under the archive directory, decompressed. */
+function archiveText(): string {
+  const texts: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else texts.push(name.endsWith(".gz") ? gunzipSync(readFileSync(path)).toString("utf8") : readFileSync(path, "utf8"));
+    }
+  };
+  walk(archiveDir);
+  return texts.join("\n");
+}
+
+const dump = (...tables: string[]) =>
+  execFileSync("pg_dump", ["--data-only", ...tables.flatMap((table) => ["-t", table]), app.db.url], {
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "ignore"],
+  })
+    .toString("utf8")
+    // pg_dump's per-run \restrict token is not data.
+    .replace(/^\\(un)?restrict .*$/gm, "");
+/** The tables an erasure changes, for a before and after. */
+const ERASED_TABLES = [
+  "webhook_inbox*",
+  "payments",
+  "payment_changes",
+  "payment_transitions",
+  "delivery_attempts",
+  "signature_failures",
+  "customer_emails",
+  "erased_identifiers",
+];
+
+const anaIdentifiers = [
+  ANA.name,
+  ANA.email,
+  ANA.cpf,
+  ANA.cpfFormatted,
+  ANA.phone,
+  ANA.phone.slice(2),
+  ANA.street,
+  ANA.stripeCustomer,
+  ANA.pagarmeCustomer,
+];
+const leaks = (text: string) => anaIdentifiers.filter((identifier) => text.toLowerCase().includes(identifier.toLowerCase()));
+
+describe("erasing a data subject", () => {
+  const stripeCharge = randomId("ch");
+  const pagarmeCharge = `ch_${randomId("pg").slice(3, 19)}`;
+  const mpPaymentId = String(Math.floor(Math.random() * 1e10));
+  const bobCharge = randomId("ch");
+  let erasureId: number;
+  let before: Awaited<ReturnType<typeof exportSubject>>;
+  let history: unknown;
+
+  it("stores, archives and pushes one person's payments at three gateways, and exports all of it", async () => {
+    Object.assign(mpPayment, {
+      id: Number(mpPaymentId),
+      payer: {
+        id: ANA.mpPayer,
+        email: ANA.email,
+        first_name: "Ana Beatriz",
+        last_name: "Quintela",
+        identification: { type: "CPF", number: ANA.cpf },
+        phone: { area_code: "11", number: ANA.phone.slice(2) },
+      },
+    });
+    const old = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+    await ingest(stripeWebhook(stripeCharge, { ...ANA, customer: ANA.stripeCustomer }, "succeeded", old.getTime() - 1000), old);
+    await ingest(pagarmeWebhook(pagarmeCharge, "charge.paid"), old);
+    await ingest(stripeWebhook(bobCharge, BOB, "succeeded", Date.now() - 5000));
+    // Retention archives what is older than a day: Ana's first two events go to the archive files.
+    expect((await runRetention({ pool: app.pool, config })).events).toBe(2);
+    await ingest(stripeWebhook(stripeCharge, { ...ANA, customer: ANA.stripeCustomer }, "refund", Date.now() - 2000));
+    await ingest(pagarmeWebhook(pagarmeCharge, "charge.refunded"));
+    await ingest(mercadopagoWebhook(mpPaymentId));
+    await app.pool.query(
+      "INSERT INTO signature_failures (provider, reason, headers, body_excerpt, body_sha256, body_bytes) VALUES ('stripe', 'bad signature', '{}', $1, $2, 10)",
+      [`{"receipt_email":"${ANA.email}"}`, "0".repeat(64)],
+    );
+    await waitFor(async () => receiver.applied.length >= 6 || null, 30_000, "changes pushed to the host");
+
+    expect(leaks(dump())).toEqual(expect.arrayContaining([ANA.email, ANA.cpf, ANA.name]));
+    expect(leaks(archiveText())).toEqual(expect.arrayContaining([ANA.email, ANA.cpfFormatted, ANA.name]));
+    before = await exportSubject({ pool: app.pool, archiveDir, hashKey: HASH_KEY }, { email: ANA.email.toUpperCase() }, { name: "test" });
+    expect(before.payments.map((payment) => payment.chargeId).sort()).toEqual([mpPaymentId, pagarmeCharge, stripeCharge].sort());
+    expect(before.events).toHaveLength(5);
+    expect(before.archiveEntries).toHaveLength(2);
+    expect(JSON.stringify(before.archiveEntries)).toContain(ANA.cpfFormatted);
+    expect(before.identifiers).toEqual(expect.arrayContaining([ANA.cpf, ANA.stripeCustomer, ANA.pagarmeCustomer, ANA.mpPayer]));
+    expect(before.changes.length).toBeGreaterThanOrEqual(5);
+    expect(before.deliveries.length).toBeGreaterThanOrEqual(5);
+    expect(before.signatureFailures).toHaveLength(1);
+    history = (await app.pool.query("SELECT payment_id, from_status, to_status, to_amount_refunded FROM payment_transitions ORDER BY id"))
+      .rows;
+  });
+
+  it("redacts them everywhere, killed halfway and rerun, keeping the money and the history", async () => {
+    const deps = { pool: app.pool, archiveDir, hashKey: HASH_KEY };
+    erasureId = await startErasure(deps, { email: ANA.email }, { name: "test" });
+    await expect(
+      executeErasure(deps, erasureId, (step) => {
+        if (step === "archive_files") throw new Error("killed");
+      }),
+    ).rejects.toThrow("killed");
+    expect((await getErasure(app.pool, erasureId))!.status).toBe("running");
+    // Asked again for the same person, the unfinished erasure is the answer, and it finishes.
+    expect(await startErasure(deps, { email: ANA.email }, { name: "test" })).toBe(erasureId);
+    const erasure = (await executeErasure(deps, erasureId))!;
+    expect(erasure.status).toBe("done");
+    // The Mercado Pago notice names nobody: two of the three bodies in the rows change.
+    expect(erasure.counts).toMatchObject({ inbox_events: 2, archived_events: 2, payments: 3, signature_failures: 1, customer_emails: 1 });
+    expect(erasure.payments).toHaveLength(3);
+
+    await waitFor(
+      async () => receiver.received.filter((message) => message.type === "customer.erased").length >= 3 || null,
+      30_000,
+      "customer.erased pushed",
+    );
+    const erased = receiver.received.filter((message) => message.type === "customer.erased").map((message) => message.change);
+    expect(erased.map((change) => change.chargeId).sort()).toEqual([mpPaymentId, pagarmeCharge, stripeCharge].sort());
+    expect(erased.every((change) => change.customer.email === REDACTED)).toBe(true);
+
+    expect(leaks(dump())).toEqual([]);
+    expect(leaks(archiveText())).toEqual([]);
+    // The money and the history stay; the feed still lists every version, its customer redacted.
+    expect(
+      (await app.pool.query("SELECT payment_id, from_status, to_status, to_amount_refunded FROM payment_transitions ORDER BY id")).rows,
+    ).toEqual(history);
+    const { rows: payments } = await app.pool.query(
+      "SELECT gateway_charge_id, status, amount, amount_refunded, customer_email FROM payments WHERE gateway_charge_id = ANY($1) ORDER BY id",
+      [[stripeCharge, pagarmeCharge, mpPaymentId]],
+    );
+    expect(payments.map((payment) => [payment.status, Number(payment.amount_refunded) > 0, payment.customer_email])).toEqual([
+      ["partially_refunded", true, REDACTED],
+      ["refunded", true, REDACTED],
+      ["paid", false, REDACTED],
+    ]);
+    const { rows: redactedRows } = await app.pool.query(
+      "SELECT original_sha256, signature_verified_at FROM webhook_inbox WHERE provider = 'pagarme' OR resource_id = $1",
+      [stripeCharge],
+    );
+    expect(redactedRows.every((row) => row.original_sha256 && row.signature_verified_at)).toBe(true);
+    // Another customer is untouched.
+    expect((await app.pool.query("SELECT customer_email FROM payments WHERE gateway_charge_id = $1", [bobCharge])).rows).toEqual([
+      { customer_email: BOB.email },
+    ]);
+    expect(dump()).toContain(BOB.name);
+  });
+
+  it("changes nothing the second time, and exports nothing after", async () => {
+    const deps = { pool: app.pool, archiveDir, hashKey: HASH_KEY };
+    const snapshot = { tables: dump(...ERASED_TABLES), archive: archiveText() };
+    const again = (await executeErasure(deps, await startErasure(deps, { email: ANA.email }, { name: "test" })))!;
+    expect(Object.values(again.counts).every((count) => count === 0)).toBe(true);
+    const after = await exportSubject(deps, { email: ANA.email }, { name: "test" });
+    expect([after.payments, after.events, after.archiveEntries, after.signatureFailures]).toEqual([[], [], [], []]);
+    expect((await exportSubject(deps, { document: ANA.cpfFormatted }, { name: "test" })).events).toEqual([]);
+    expect({ tables: dump(...ERASED_TABLES), archive: archiveText() }).toEqual(snapshot);
+  });
+
+  it("restores a rewritten archive and replays a redacted event to settled", async () => {
+    const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE archived_at IS NOT NULL ORDER BY id");
+    expect((await restoreArchivedEvents({ pool: app.pool, config }, { ids: rows.map((row) => row.id) }, { actor: "test" })).restored).toBe(
+      2,
+    );
+    const replayed = await replayEvents(
+      { pool: app.pool, boss: app.boss, config },
+      { statuses: ["processed"], provider: "pagarme" },
+      { actor: "test" },
+    );
+    expect(replayed.total).toBeGreaterThan(0);
+    const { rows: pending } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE status = 'pending'");
+    const outcomes = await processEvents(
+      processDeps(app, config),
+      pending.map((row) => row.id),
+    );
+    expect(outcomes.every((outcome) => outcome === "processed" || outcome === "ignored")).toBe(true);
+    expect(leaks(dump())).toEqual([]);
+  });
+
+  it("stores a later delivery for the erased person already redacted", async () => {
+    await ingest(pagarmeWebhook(pagarmeCharge, "charge.refunded"));
+    await ingest(stripeWebhook(randomId("ch"), { ...ANA, customer: ANA.stripeCustomer }, "succeeded", Date.now()));
+    expect(leaks(dump())).toEqual([]);
+    const { rows } = await app.pool.query(
+      "SELECT count(*)::int AS n FROM webhook_inbox WHERE redacted_at IS NOT NULL AND received_at > now() - interval '1 minute'",
+    );
+    expect(rows[0].n).toBeGreaterThanOrEqual(2);
+  });
+});

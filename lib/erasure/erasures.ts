@@ -1,0 +1,222 @@
+import type { PgBoss } from "pg-boss";
+import { recordAudit, type Actor } from "../audit/record-audit";
+import { withTransaction, type Pool, type Queryable } from "../db/pool";
+import { redactDeliveryAttempts } from "../destinations/redact-attempts";
+import {
+  redactArchiveFile,
+  redactInboxEvents,
+  redactSignatureFailures,
+  removeReplacedArchive,
+} from "../inbox/erasure/redact-stored-events";
+import { redactChangeCustomers } from "../outbox/redact-changes";
+import { eraseCustomerFromPayments } from "../payments/erase-customer";
+import { identifierHash } from "../providers/personal-data";
+import { onClient } from "../queue/boss";
+import { QUEUES } from "../queue/queues";
+import { findSubject, isEmptyScope, requireHashKey, subjectHash, subjectIdentifier, type Subject, type SubjectScope } from "./find-subject";
+
+// A data subject's erasure (LGPD art. 18 VI, GDPR art. 17): one job, recorded in privacy_erasures.
+// The subject is found once, when the job starts, and what was found (the scope) is kept on the row
+// while it runs: a rerun after a crash resumes from it (every step is idempotent, so it finishes
+// what is left and counts only what it changed), and it is cleared when the erasure ends. The row
+// and the audit log keep a keyed hash of the identifier, never the identifier.
+
+export type ErasureCounts = Record<string, number>;
+
+export type Erasure = {
+  id: number;
+  status: "queued" | "running" | "done" | "failed";
+  subjectKind: string;
+  subjectHash: string;
+  counts: ErasureCounts;
+  payments: { provider: string; chargeId: string }[];
+  error: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+};
+
+export type ErasureDeps = { pool: Pool; archiveDir: string; hashKey: string | undefined };
+
+const BATCH = 200;
+
+/** What an erasure of the subject would change now, changing nothing. */
+export async function previewErasure(db: Queryable, subject: Subject): Promise<ErasureCounts> {
+  const scope = await findSubject(db, subject);
+  return {
+    payments: scope.paymentIds.length,
+    inbox_events: scope.liveEventIds.length,
+    archived_events: Object.values(scope.archived).flat().length,
+    archive_files: Object.keys(scope.archived).length,
+  };
+}
+
+/**
+ * Records an erasure of the subject and, with `boss`, enqueues its job in the same transaction.
+ * An unfinished erasure of the same subject is returned instead (its job resumes it).
+ */
+export async function startErasure(deps: ErasureDeps & { boss?: PgBoss }, subject: Subject, actor: Actor): Promise<number> {
+  const hash = subjectHash(requireHashKey(deps.hashKey), subject);
+  return withTransaction(deps.pool, async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [hash]);
+    const { rows: open } = await tx.query<{ id: number }>(
+      "SELECT id FROM privacy_erasures WHERE subject_hash = $1 AND status IN ('queued', 'running') ORDER BY id LIMIT 1",
+      [hash],
+    );
+    if (open[0]) return open[0].id;
+    const { rows } = await tx.query<{ id: number }>(
+      `INSERT INTO privacy_erasures (actor, subject_kind, subject_hash, provider, scope)
+       VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING id`,
+      [actor.name, subjectIdentifier(subject).kind, hash, subject.provider ?? null, JSON.stringify({ subject })],
+    );
+    const id = rows[0]!.id;
+    if (deps.boss) await deps.boss.insert(QUEUES.erasures, [{ data: { erasureId: id } }], { db: onClient(tx) });
+    return id;
+  });
+}
+
+export async function getErasure(db: Queryable, id: number): Promise<Erasure | null> {
+  const { rows } = await db.query<Erasure>(
+    `SELECT e.id, e.status, e.subject_kind AS "subjectKind", e.subject_hash AS "subjectHash", e.counts, e.error,
+            e.created_at AS "createdAt", e.finished_at AS "finishedAt",
+            COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'chargeId', p.gateway_charge_id) ORDER BY p.id)
+                        FROM payments p WHERE p.id = ANY(e.payments)), '[]') AS payments
+       FROM privacy_erasures e WHERE e.id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+type StoredScope = { subject: Subject; found?: SubjectScope };
+
+async function addCounts(db: Queryable, id: number, counts: ErasureCounts): Promise<void> {
+  await db.query(
+    `UPDATE privacy_erasures e
+        SET counts = (SELECT jsonb_object_agg(key, COALESCE((e.counts ->> key)::int, 0) + COALESCE((($2::jsonb) ->> key)::int, 0))
+                        FROM (SELECT jsonb_object_keys(e.counts || $2::jsonb) AS key) k)
+      WHERE id = $1`,
+    [id, JSON.stringify(counts)],
+  );
+}
+
+/** Test hook: called after each committed step (a test stops the job there, as a crash would). */
+export type StepHook = (step: string) => void | Promise<void>;
+
+/**
+ * Runs (or resumes) an erasure. Steps: the inbox rows, each archive file, the payments with their
+ * changes and delivery attempts, the signature failures; then the identifiers' keyed hashes, the
+ * audit entry and the end of the row (its scope cleared). Returns the finished erasure.
+ */
+export async function executeErasure(deps: ErasureDeps, id: number, onStep: StepHook = () => undefined): Promise<Erasure | null> {
+  const hashKey = requireHashKey(deps.hashKey);
+  const lock = await deps.pool.connect();
+  try {
+    const { rows: locked } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('privacy_erasure'), $1::int) AS ok", [
+      id,
+    ]);
+    // Another worker runs it right now: that one finishes it.
+    if (!locked[0]!.ok) return getErasure(deps.pool, id);
+    try {
+      await runSteps(deps, hashKey, id, onStep);
+    } catch (error) {
+      await deps.pool
+        .query("UPDATE privacy_erasures SET error = $2 WHERE id = $1", [
+          id,
+          (error instanceof Error ? error.message : String(error)).slice(0, 500),
+        ])
+        .catch(() => undefined);
+      throw error;
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock(hashtext('privacy_erasure'), $1::int)", [id]);
+    }
+  } finally {
+    lock.release();
+  }
+  return getErasure(deps.pool, id);
+}
+
+async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: StepHook): Promise<void> {
+  const { rows } = await deps.pool.query<{ scope: StoredScope | null; actor: string; subject_hash: string; subject_kind: string }>(
+    `UPDATE privacy_erasures SET status = 'running' WHERE id = $1 AND status IN ('queued', 'running')
+     RETURNING scope, actor, subject_hash, subject_kind`,
+    [id],
+  );
+  const row = rows[0];
+  if (!row?.scope) return;
+  let found = row.scope.found;
+  if (!found) {
+    found = await findSubject(deps.pool, row.scope.subject);
+    await deps.pool.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
+      id,
+      JSON.stringify({ ...row.scope, found }),
+      found.paymentIds,
+    ]);
+  }
+  const subject = { identifiers: found.identifiers, erasureId: id };
+
+  for (let start = 0; start < found.liveEventIds.length; start += BATCH) {
+    await withTransaction(deps.pool, async (tx) => {
+      const changed = await redactInboxEvents(tx, found.liveEventIds.slice(start, start + BATCH), subject);
+      await addCounts(tx, id, { inbox_events: changed });
+    });
+    await onStep("inbox_events");
+  }
+  // Where the archived events are now: a run that crashed may have rewritten some files already.
+  const { rows: archivedNow } = await deps.pool.query<{ file: string; ids: number[] }>(
+    `SELECT archive_file AS file, array_agg(id ORDER BY id) AS ids FROM webhook_inbox
+      WHERE id = ANY($1::bigint[]) AND archive_file IS NOT NULL GROUP BY archive_file ORDER BY archive_file`,
+    [Object.values(found.archived).flat()],
+  );
+  for (const { file, ids } of archivedNow) {
+    const { events, rewritten } = await redactArchiveFile(deps, file, new Set(ids.map(Number)), subject);
+    await addCounts(deps.pool, id, { archived_events: events, archive_files: rewritten ? 1 : 0 });
+    await onStep("archive_files");
+  }
+  // What an earlier run rewrote but crashed before removing.
+  for (const file of Object.keys(found.archived)) await removeReplacedArchive(deps, file);
+
+  await withTransaction(deps.pool, async (tx) => {
+    const { rows: emails } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [
+      found.identifiers.map((identifier) => identifier.toLowerCase()),
+    ]);
+    const payments = await eraseCustomerFromPayments(tx, found.paymentIds, `erasure_${id}`);
+    const changes = await redactChangeCustomers(tx, found.paymentIds);
+    const attempts = await redactDeliveryAttempts(tx, found.paymentIds, found.identifiers);
+    const { rows: left } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [
+      found.identifiers.map((identifier) => identifier.toLowerCase()),
+    ]);
+    await addCounts(tx, id, {
+      payments,
+      payment_changes: changes,
+      delivery_attempts: attempts,
+      customer_emails: emails[0]!.n - left[0]!.n,
+    });
+  });
+  await onStep("payments");
+  await withTransaction(deps.pool, async (tx) => {
+    await addCounts(tx, id, { signature_failures: await redactSignatureFailures(tx, subject) });
+  });
+  await onStep("signature_failures");
+
+  await withTransaction(deps.pool, async (tx) => {
+    const hashes = [...new Set(found.keys.map((key) => identifierHash(hashKey, key)))];
+    await tx.query("INSERT INTO erased_identifiers (hash, erasure_id) SELECT unnest($1::text[]), $2 ON CONFLICT (hash) DO NOTHING", [
+      hashes,
+      id,
+    ]);
+    const { rows: finished } = await tx.query<{ counts: ErasureCounts }>(
+      "UPDATE privacy_erasures SET status = 'done', scope = NULL, error = NULL, finished_at = now() WHERE id = $1 RETURNING counts",
+      [id],
+    );
+    await recordAudit(tx, {
+      actor: row.actor,
+      action: "privacy_erasure",
+      details: {
+        erasure: id,
+        subjectHash: row.subject_hash,
+        kind: row.subject_kind,
+        counts: finished[0]!.counts,
+        empty: isEmptyScope(found),
+      },
+    });
+  });
+}

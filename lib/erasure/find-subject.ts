@@ -1,0 +1,175 @@
+import { z } from "zod";
+import type { Queryable } from "../db/pool";
+import { AppError } from "../errors/app-error";
+import { REDACTED, identifierHash, normalIdentifier, personalValues } from "../providers/personal-data";
+import { PROVIDER_NAMES, findDriver } from "../providers/registry";
+
+// Who a request is about, and where the inbox holds them. A subject is named by one identifier (an
+// e-mail, a gateway's customer id, a document: CPF/CNPJ); the rows that name it name the others
+// (the customer id beside the e-mail, the CPF in the payload), which are followed once more, and
+// every event of a payment of theirs is theirs too (a refund notice names no customer).
+
+export const subjectSchema = z
+  .object({
+    email: z.string().trim().min(3).max(320).optional(),
+    customerId: z.string().trim().min(1).max(150).optional(),
+    document: z.string().trim().min(11).max(40).optional(),
+    provider: z.enum(PROVIDER_NAMES).optional(),
+  })
+  .refine((subject) => [subject.email, subject.customerId, subject.document].filter(Boolean).length === 1, {
+    message: "name the subject by exactly one of email, customerId or document",
+  });
+export type Subject = z.infer<typeof subjectSchema>;
+
+export type SubjectKind = "email" | "customerId" | "document";
+
+export function subjectIdentifier(subject: Subject): { kind: SubjectKind; value: string } {
+  if (subject.email) return { kind: "email", value: subject.email };
+  if (subject.customerId) return { kind: "customerId", value: subject.customerId };
+  return { kind: "document", value: subject.document! };
+}
+
+/** The keyed hash of the identifier a request named: what the audit log and the erasure row keep. */
+export function subjectHash(hashKey: string, subject: Subject): string {
+  const { kind, value } = subjectIdentifier(subject);
+  return identifierHash(hashKey, `${kind}:${subject.provider ?? ""}:${value}`);
+}
+
+export function requireHashKey(hashKey: string | undefined): string {
+  if (!hashKey) throw new AppError("NOT_CONFIGURED", "set PRIVACY_HASH_KEY (or AUTH_SECRET): erasures keep keyed hashes of identifiers");
+  return hashKey;
+}
+
+/** Where a subject is stored: what an export lists and an erasure changes (and resumes from). */
+export type SubjectScope = {
+  /** Every identifier found: e-mails, customer ids, documents, and the names, phones and addresses their bodies hold. */
+  identifiers: string[];
+  /** The identifiers a later delivery is recognized by (e-mails, customer ids, documents, phones). */
+  keys: string[];
+  paymentIds: number[];
+  /** Events whose body is in the row. */
+  liveEventIds: number[];
+  /** Events whose body is in a retention archive, by archive file. */
+  archived: Record<string, number[]>;
+};
+
+type PaymentHit = { id: number; provider: string; gateway_charge_id: string; customer_id: string | null; customer_email: string | null };
+type EventHit = {
+  id: number;
+  provider: string;
+  resource_id: string | null;
+  customer_id: string | null;
+  customer_email: string | null;
+  archive_file: string | null;
+  payload: unknown;
+};
+
+const EVENT_COLUMNS = "w.id, w.provider, w.resource_id, w.customer_id, w.customer_email, w.archive_file, w.payload";
+const isEmail = (value: string) => value.includes("@");
+const isKey = (value: string) => isEmail(value) || /\d{8,}/.test(value.replace(/\D/g, ""));
+
+async function findRound(db: Queryable, emails: string[], customerIds: string[], documents: string[], provider: string | null) {
+  const payments = new Map<number, PaymentHit>();
+  const events = new Map<number, EventHit>();
+  const addPayments = (rows: PaymentHit[]) => rows.forEach((row) => payments.set(row.id, row));
+  const addEvents = (rows: EventHit[]) => rows.forEach((row) => events.set(row.id, row));
+  const lowered = [...new Set(emails.map((email) => email.toLowerCase()))];
+  const byEmail = [...new Set([...emails, ...lowered])];
+  const PAYMENT_COLUMNS = "p.id, p.provider, p.gateway_charge_id, p.customer_id, p.customer_email";
+  addPayments(
+    (
+      await db.query<PaymentHit>(
+        `SELECT ${PAYMENT_COLUMNS} FROM payments p WHERE p.customer_email = ANY($1::text[])
+         UNION SELECT ${PAYMENT_COLUMNS} FROM payments p WHERE p.customer_id = ANY($2::text[]) AND ($3::text IS NULL OR p.provider = $3)`,
+        [lowered, customerIds, provider],
+      )
+    ).rows,
+  );
+  addEvents(
+    (
+      await db.query<EventHit>(
+        `SELECT ${EVENT_COLUMNS} FROM webhook_inbox w WHERE w.customer_email = ANY($1::text[])
+         UNION ALL SELECT ${EVENT_COLUMNS} FROM webhook_inbox w WHERE w.customer_id = ANY($2::text[]) AND ($3::text IS NULL OR w.provider = $3)`,
+        [byEmail, customerIds, provider],
+      )
+    ).rows,
+  );
+  if (documents.length > 0) {
+    // A document is only in bodies: the one search that reads every stored payload.
+    const patterns = documents.flatMap((document) => [`%${document}%`, `%${normalIdentifier(document)}%`]);
+    addEvents(
+      (
+        await db.query<EventHit>(
+          `SELECT ${EVENT_COLUMNS} FROM webhook_inbox w WHERE w.payload IS NOT NULL AND w.payload::text LIKE ANY($1::text[])`,
+          [patterns],
+        )
+      ).rows,
+    );
+  }
+  // The payments of those events, and every event of those payments.
+  const charges = [...events.values()].filter((event) => event.resource_id !== null);
+  addPayments(
+    (
+      await db.query<PaymentHit>(
+        `SELECT ${PAYMENT_COLUMNS} FROM payments p JOIN unnest($1::text[], $2::text[]) AS c(provider, charge)
+            ON p.provider = c.provider AND p.gateway_charge_id = c.charge`,
+        [charges.map((event) => event.provider), charges.map((event) => event.resource_id)],
+      )
+    ).rows,
+  );
+  const known = [...payments.values()];
+  addEvents(
+    (
+      await db.query<EventHit>(
+        `SELECT ${EVENT_COLUMNS} FROM webhook_inbox w JOIN unnest($1::text[], $2::text[]) AS c(provider, charge)
+            ON w.provider = c.provider AND w.resource_id = c.charge`,
+        [known.map((payment) => payment.provider), known.map((payment) => payment.gateway_charge_id)],
+      )
+    ).rows,
+  );
+  return { payments, events };
+}
+
+/** Finds the subject: two rounds, the second with the identifiers the first one's rows named. */
+export async function findSubject(db: Queryable, subject: Subject): Promise<SubjectScope> {
+  const { kind, value } = subjectIdentifier(subject);
+  const emails = new Set(kind === "email" ? [value] : []);
+  const customerIds = new Set(kind === "customerId" ? [value] : []);
+  const documents = new Set(kind === "document" ? [value] : []);
+  const others = new Set<string>();
+  let found = await findRound(db, [...emails], [...customerIds], [...documents], subject.provider ?? null);
+  for (let round = 0; round < 2; round += 1) {
+    const before = emails.size + customerIds.size;
+    for (const row of [...found.payments.values(), ...found.events.values()]) {
+      if (row.customer_email && row.customer_email !== REDACTED) emails.add(row.customer_email);
+      if (row.customer_id && row.customer_id !== REDACTED) customerIds.add(row.customer_id);
+    }
+    for (const event of found.events.values()) {
+      for (const personal of personalValues(event.payload, findDriver(event.provider)?.personalData ?? [])) {
+        if (personal.trim().length < 5 || personal === REDACTED) continue;
+        if (isEmail(personal)) emails.add(personal);
+        else others.add(personal);
+      }
+    }
+    if (round === 1 || emails.size + customerIds.size === before) break;
+    found = await findRound(db, [...emails], [...customerIds], [...documents], null);
+  }
+  const identifiers = [...new Set([...emails, ...customerIds, ...documents, ...others])];
+  const archived: Record<string, number[]> = {};
+  const liveEventIds: number[] = [];
+  for (const event of found.events.values()) {
+    if (event.archive_file === null) liveEventIds.push(event.id);
+    else (archived[event.archive_file] ??= []).push(event.id);
+  }
+  return {
+    identifiers,
+    keys: [...new Set([...emails, ...customerIds, ...documents, ...[...others].filter(isKey)])],
+    paymentIds: [...found.payments.keys()].sort((a, b) => a - b),
+    liveEventIds: liveEventIds.sort((a, b) => a - b),
+    archived,
+  };
+}
+
+/** Is there anything stored about the subject? */
+export const isEmptyScope = (scope: SubjectScope) =>
+  scope.paymentIds.length === 0 && scope.liveEventIds.length === 0 && Object.keys(scope.archived).length === 0;

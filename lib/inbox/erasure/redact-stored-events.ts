@@ -1,0 +1,239 @@
+import { sha256Hex } from "../../crypto/digest";
+import { withTransaction, type Pool, type Queryable } from "../../db/pool";
+import { REDACTED, normalIdentifier, redactPayload, redactText, type RedactionTarget } from "../../providers/personal-data";
+import { findDriver } from "../../providers/registry";
+import { jsonbText } from "../ingest/normalize-event";
+import { appendArchiveSegment, readArchiveMembers, readManifest, removeArchiveFile, type ArchivedEvent } from "../retention/archive-files";
+import { RETENTION_LOCK_KEY } from "../retention/archive-settled-events";
+
+// A data subject's erasure, as the inbox sees it: each stored body of theirs (in the row or in a
+// retention archive) is replaced by its redaction, by the driver's personal-data paths and the
+// subject's identifiers. What the original bytes proved stays: their SHA-256 (original_sha256) and
+// that their signature was verified when the row was received (signature_verified_at). Every step
+// is idempotent: a redaction of a redacted body changes nothing, so a rerun only finishes the rest.
+
+type Subject = { identifiers: readonly string[] };
+
+const targetFor = (provider: string, subject: Subject): RedactionTarget => ({
+  paths: findDriver(provider)?.personalData ?? [],
+  identifiers: subject.identifiers,
+});
+
+/** Bytes as their redaction: a JSON body re-serialized redacted (its own key order), anything else as text. */
+function redactBytes(raw: Buffer, target: RedactionTarget): Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString("utf8"));
+  } catch {
+    return Buffer.from(redactText(raw.toString("utf8"), target.identifiers).text);
+  }
+  const { value, changed } = redactPayload(parsed, target);
+  return changed === 0 ? raw : Buffer.from(JSON.stringify(value));
+}
+
+function redactHeaders(headers: Record<string, string>, identifiers: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, redactText(value, identifiers).text]));
+}
+
+/** A customer column of the subject's: REDACTED when it names one of their identifiers. */
+function customerColumn(value: string | null, erased: ReadonlySet<string>): string | null {
+  return value !== null && erased.has(normalIdentifier(value)) ? REDACTED : value;
+}
+
+type LiveRow = {
+  id: number;
+  provider: string;
+  payload: unknown;
+  raw_body: Buffer | null;
+  headers: Record<string, string>;
+  query_string: string | null;
+  last_error: string | null;
+  customer_id: string | null;
+  customer_email: string | null;
+};
+
+/**
+ * Redacts the subject's events still in the inbox (not archived), on `db` (the erasure's
+ * transaction, which locks them). Returns how many rows changed.
+ */
+export async function redactInboxEvents(db: Queryable, ids: readonly number[], subject: Subject): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { rows } = await db.query<LiveRow>(
+    `SELECT id, provider, payload, raw_body, headers, query_string, last_error, customer_id, customer_email
+       FROM webhook_inbox WHERE id = ANY($1::bigint[]) AND archived_at IS NULL ORDER BY id FOR UPDATE`,
+    [ids],
+  );
+  const erased = new Set(subject.identifiers.map(normalIdentifier));
+  let changed = 0;
+  for (const row of rows) {
+    const target = targetFor(row.provider, subject);
+    const payload = row.payload === null ? null : redactPayload(row.payload, target).value;
+    const rawBody = row.raw_body === null ? null : redactBytes(row.raw_body, target);
+    const next = {
+      payload: payload === null ? null : jsonbText(payload),
+      headers: JSON.stringify(redactHeaders(row.headers, subject.identifiers)),
+      queryString: row.query_string === null ? null : redactText(row.query_string, subject.identifiers).text,
+      lastError: row.last_error === null ? null : redactText(row.last_error, subject.identifiers).text,
+      customerId: customerColumn(row.customer_id, erased),
+      customerEmail: customerColumn(row.customer_email, erased),
+    };
+    const same =
+      next.payload === (row.payload === null ? null : jsonbText(row.payload)) &&
+      (rawBody === null || rawBody.equals(row.raw_body!)) &&
+      next.headers === JSON.stringify(row.headers) &&
+      next.queryString === row.query_string &&
+      next.lastError === row.last_error &&
+      next.customerId === row.customer_id &&
+      next.customerEmail === row.customer_email;
+    if (same) continue;
+    await db.query(
+      `UPDATE webhook_inbox
+          SET payload = $2::jsonb, raw_body = $3, headers = $4::jsonb, query_string = $5, last_error = $6,
+              customer_id = $7, customer_email = $8,
+              original_sha256 = COALESCE(original_sha256, $9), signature_verified_at = COALESCE(signature_verified_at, received_at),
+              redacted_at = now()
+        WHERE id = $1`,
+      [
+        row.id,
+        next.payload,
+        rawBody,
+        next.headers,
+        next.queryString,
+        next.lastError,
+        next.customerId,
+        next.customerEmail,
+        row.raw_body === null ? null : sha256Hex(row.raw_body),
+      ],
+    );
+    changed += 1;
+  }
+  return changed;
+}
+
+/**
+ * Rejected deliveries (signature failures) that name the subject: their excerpt and headers are
+ * dropped (an unverified body is nobody's record). Returns how many.
+ */
+export async function redactSignatureFailures(db: Queryable, subject: Subject): Promise<number> {
+  const patterns = subject.identifiers
+    .filter((identifier) => identifier.trim().length >= 3)
+    .map((identifier) => `%${likeEscaped(identifier.trim())}%`);
+  if (patterns.length === 0) return 0;
+  const digits = subject.identifiers.map((identifier) => normalIdentifier(identifier)).filter((identifier) => /^\d{11,}$/.test(identifier));
+  const { rowCount } = await db.query(
+    `UPDATE signature_failures SET body_excerpt = '${REDACTED}', headers = '{}'
+      WHERE body_excerpt <> '${REDACTED}'
+        AND (body_excerpt ILIKE ANY($1::text[]) OR headers::text ILIKE ANY($1::text[])
+             OR regexp_replace(body_excerpt, '[\\s./-]', '', 'g') LIKE ANY($2::text[]))`,
+    [patterns, digits.map((document) => `%${document}%`)],
+  );
+  return rowCount ?? 0;
+}
+
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+/** The file an archive becomes once rewritten by an erasure (the old one is removed once no row names it). */
+function rewrittenName(file: string, erasureId: number): string {
+  return file.replace(/(\.e\d+)?\.ndjson\.gz$/, `.e${erasureId}.ndjson.gz`);
+}
+
+export type ArchiveRedaction = { events: number; rewritten: string | null };
+
+/**
+ * Rewrites one retention archive file holding some of the subject's events (`ids`): every member is
+ * read (checksums verified), the subject's events redacted (raw bytes, their checksum, payload,
+ * headers), and the whole file written anew under another name with its manifest; then, in one
+ * transaction, every row archived in it points at the new file and the redacted rows at their new
+ * checksums (so the restore path verifies what it restores), and the old file is removed. Holds
+ * the retention lock, so no retention run appends to the file meanwhile. A crash before the
+ * transaction leaves the old file in use (the new one is written over next time); after it, the
+ * old file is removed by the rerun (removeReplacedArchive).
+ */
+export async function redactArchiveFile(
+  deps: { pool: Pool; archiveDir: string },
+  file: string,
+  ids: ReadonlySet<number>,
+  subject: Subject & { erasureId: number },
+): Promise<ArchiveRedaction> {
+  const lock = await deps.pool.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
+    try {
+      const members: ArchivedEvent[][] = [];
+      const redacted: { id: number; sha256: string; originalSha256: string }[] = [];
+      for await (const events of readArchiveMembers(deps.archiveDir, file)) {
+        members.push(
+          (events as ArchivedEvent[]).map((event) => {
+            if (!ids.has(event.id)) return event;
+            const target = targetFor(event.provider, subject);
+            const raw = Buffer.from(event.rawBodyBase64, "base64");
+            const rawBody = redactBytes(raw, target);
+            const next: ArchivedEvent = {
+              ...event,
+              rawBodySha256: sha256Hex(rawBody),
+              rawBodyBase64: rawBody.toString("base64"),
+              payload: event.payload === null ? null : redactPayload(event.payload, target).value,
+              headers: redactHeaders(event.headers, subject.identifiers),
+            };
+            if (JSON.stringify(next) !== JSON.stringify(event)) {
+              redacted.push({ id: event.id, sha256: next.rawBodySha256, originalSha256: event.rawBodySha256 });
+            }
+            return next;
+          }),
+        );
+      }
+      if (redacted.length === 0) return { events: 0, rewritten: null };
+      const target = rewrittenName(file, subject.erasureId);
+      await removeArchiveFile(deps.archiveDir, target);
+      for (const events of members) if (events.length > 0) await appendArchiveSegment(deps.archiveDir, target, events);
+      const erased = new Set(subject.identifiers.map(normalIdentifier));
+      await withTransaction(deps.pool, async (tx) => {
+        await tx.query(`UPDATE webhook_inbox SET archive_file = $2 WHERE id = ANY($3::bigint[]) AND archive_file = $1`, [
+          file,
+          target,
+          members.flat().map((event) => event.id),
+        ]);
+        const { rows } = await tx.query<{ id: number; customer_id: string | null; customer_email: string | null }>(
+          "SELECT id, customer_id, customer_email FROM webhook_inbox WHERE id = ANY($1::bigint[]) FOR UPDATE",
+          [redacted.map((event) => event.id)],
+        );
+        const columns = new Map(rows.map((row) => [row.id, row]));
+        for (const event of redacted) {
+          const row = columns.get(event.id);
+          await tx.query(
+            `UPDATE webhook_inbox
+                SET archive_sha256 = $2, original_sha256 = COALESCE(original_sha256, $3),
+                    signature_verified_at = COALESCE(signature_verified_at, received_at), redacted_at = now(),
+                    customer_id = $4, customer_email = $5
+              WHERE id = $1`,
+            [
+              event.id,
+              event.sha256,
+              event.originalSha256,
+              customerColumn(row?.customer_id ?? null, erased),
+              customerColumn(row?.customer_email ?? null, erased),
+            ],
+          );
+        }
+      });
+      await removeReplacedArchive(deps, file);
+      return { events: redacted.length, rewritten: target };
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** Removes an archive file an erasure replaced, once no row is archived in it (a rerun after a crash finishes this). */
+export async function removeReplacedArchive(deps: { pool: Pool; archiveDir: string }, file: string): Promise<boolean> {
+  const { rows } = await deps.pool.query("SELECT 1 FROM webhook_inbox WHERE archive_file = $1 LIMIT 1", [file]);
+  if (rows.length > 0) return false;
+  const exists = await readManifest(deps.archiveDir, file).then(
+    () => true,
+    () => false,
+  );
+  if (exists) await removeArchiveFile(deps.archiveDir, file);
+  return exists;
+}
