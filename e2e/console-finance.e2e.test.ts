@@ -364,7 +364,7 @@ describe("console for support and finance", () => {
       const page = await browserAs(ADMIN, width);
       await page.goto(`${server.url}/`);
       expect(await page.getByTestId("no-worker-banner").textContent()).toMatch(/No worker is alive: 12 events wait/);
-      expect(await page.locator("table[aria-label=Workers] tbody tr").first().getAttribute("data-alive")).toBe("false");
+      expect(await page.locator("table[aria-label=Workers] tbody tr").first().getAttribute("data-state")).toBe("lost");
       expect(
         await page
           .locator("table[aria-label='Webhooks received per provider'] tr[data-provider=stripe] td[data-col=rejectedLastHour]")
