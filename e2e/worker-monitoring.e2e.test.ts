@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
-import { signedWebhook } from "@/lib/testing/gateway-events";
+import { randomId, webhookFor } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, stopChild, type AppServer } from "./harness/app-server";
@@ -34,15 +34,16 @@ async function overview(): Promise<string> {
   return (await fetch(`${server.url}/`, { headers: { cookie } })).text();
 }
 
-async function postWebhook(eventId: string): Promise<number> {
-  const body = JSON.stringify({
-    id: eventId,
-    type: "charge.succeeded",
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: `ch_${eventId}` } },
-  });
-  const webhook = signedWebhook("stripe", eventId, body, TEST_SECRETS.stripe);
-  return (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body })).status;
+/** A valid signed Stripe charge event: stored pending, for a worker to process. */
+async function postWebhook(): Promise<number> {
+  const facts = { chargeId: randomId("ch"), amount: 1500, currency: "usd", customerId: "cus_wait", customerEmail: "wait@example.com" };
+  const webhook = webhookFor(
+    "stripe",
+    facts,
+    { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
+    TEST_SECRETS.stripe,
+  );
+  return (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body })).status;
 }
 
 beforeAll(async () => {
@@ -78,7 +79,11 @@ afterAll(async () => {
 
 /** Milliseconds from `since` until `check` holds (polled every 250 ms), failing past 30 s. */
 async function within30s(since: number, what: string, check: () => Promise<boolean>): Promise<number> {
-  await waitFor(check, 30_000, what);
+  try {
+    await waitFor(check, 30_000 - (Date.now() - since), what);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : error}; health then: ${JSON.stringify((await health()).body)}`);
+  }
   return Date.now() - since;
 }
 
@@ -88,7 +93,7 @@ describe("a worker that goes away", () => {
     const stoppedAt = Date.now();
     process.kill(-server.pids.worker, "SIGTERM");
     // Ingest goes on without workers: the event waits.
-    expect(await postWebhook("evt_waits_1")).toBe(200);
+    expect(await postWebhook()).toBe(200);
 
     const healthMs = await within30s(stoppedAt, "health to say no worker is alive", async () => {
       const { status, body } = await health();
@@ -122,7 +127,7 @@ describe("a worker that goes away", () => {
       await waitFor(async () => (await health()).body.healthy, 60_000, "the backlog drained");
       const killedAt = Date.now();
       process.kill(-spare.pid!, "SIGKILL");
-      expect(await postWebhook("evt_waits_2")).toBe(200);
+      expect(await postWebhook()).toBe(200);
       const healthMs = await within30s(killedAt, "health to see the killed worker gone", async () => {
         const { body } = await health();
         return !body.healthy && body.workers?.alive === 0;
