@@ -495,7 +495,8 @@ export async function startFakeGateway(
     if (!history || history.provider !== route.provider) return reply(404, { error: { message: `No such charge: ${id}` } });
     return reply(200, route.resource(history));
   });
-  await new Promise<void>((done) => server.listen(port, "127.0.0.1", done));
+  // A busy port rejects (EADDRINUSE) instead of crashing the process: the caller says which option moves it.
+  await new Promise<void>((ready, fail) => server.once("error", fail).listen(port, "127.0.0.1", ready));
   const address = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${address.port}`,
