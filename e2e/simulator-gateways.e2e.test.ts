@@ -48,7 +48,7 @@ function simulatorBlocks(file: string): Block[] {
 function exportedVariables(exports: string): Record<string, string> {
   const environment = (script: string) =>
     Object.fromEntries(
-      spawnSync("bash", ["-c", `${script}\nenv -0`], { env: { PATH: process.env.PATH! }, encoding: "utf8" })
+      spawnSync("bash", ["-c", `${script}\nenv -0`], { env: { PATH: process.env.PATH!, NODE_ENV: "test" }, encoding: "utf8" })
         .stdout.split("\0")
         .filter((entry) => entry.includes("="))
         .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
