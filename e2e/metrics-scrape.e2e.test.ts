@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +49,23 @@ describe("metrics", () => {
     expect([0, 3], problems.join("\n")).toContain(check.status);
     for (const problem of problems)
       expect(problem).toMatch(/^webhook_inbox_process_nodejs_\w+_total non-counter metrics should not have "_total" suffix$/);
+  });
+
+  it("[OPS][METRICS][RULES]: the shipped alert rules pass promtool's check and their tests, on metrics the web really serves", async () => {
+    for (const args of [
+      ["check", "rules", "alerts.yml"],
+      ["test", "rules", "alerts.test.yml"],
+    ]) {
+      const run = spawnSync("promtool", args, { cwd: "docs/prometheus", encoding: "utf8" });
+      expect(run.error).toBeUndefined();
+      expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
+    }
+    // A rule on a metric nobody serves never fires: every name the rules read is in the scrape.
+    const text = await (await fetch(`${server.url}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const served = new Set(text.split("\n").flatMap((line) => /^# TYPE (\S+)/.exec(line)?.[1] ?? []));
+    const used = new Set(readFileSync("docs/prometheus/alerts.yml", "utf8").match(/webhook_inbox_\w+/g));
+    expect([...used].filter((name) => !served.has(name))).toEqual([]);
+    expect(used.size).toBeGreaterThanOrEqual(4);
   });
 
   it("[OPS][METRICS][PROMETHEUS]: a real Prometheus scraping the running web reports the target up", async () => {

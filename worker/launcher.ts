@@ -9,7 +9,7 @@ import { signalGroup, superviseProcess, waitForExit, type SupervisedProcess } fr
 import { announceUsers, prepareEnvironment, productionWebArgs, type LaunchMode } from "@/lib/runtime/launch-environment";
 
 // `npm run dev` / `npm start`: one command for the whole app. Without DATABASE_URL it starts the
-// embedded PostgreSQL (data under .data/), applies migrations, then runs the web server and the
+// embedded PostgreSQL (data in DATA_DIR, lib/runtime/data-dir.ts), applies migrations, then runs the web server and the
 // worker side by side, each restarted with backoff if it dies (lib/runtime/supervise-process.ts).
 // Ctrl-C (or SIGTERM) stops the children, then the database.
 
@@ -72,7 +72,7 @@ async function main() {
   let config = prepareEnvironment(mode as LaunchMode);
   const embeddedDatabase = !config.databaseUrl;
   if (embeddedDatabase) {
-    const embedded = await startDatabaseProcess(resolve(config.dataDir, "postgres"));
+    const embedded = await startDatabaseProcess(resolve(config.dataDir!, "postgres"));
     setEnv("DATABASE_URL", embedded.url);
     config = appConfig();
     console.log(`[launcher] embedded PostgreSQL on 127.0.0.1:${embedded.port} (data in ${embedded.dataDir})`);

@@ -8,20 +8,30 @@ import type { OverviewView } from "@/lib/console/get-overview-view";
 type Worker = OverviewView["workers"][number];
 type Received = OverviewView["webhooks"][number];
 
+// Lost: it vanished without stopping (killed, host gone); shown an hour, a stopped one ten minutes.
+const STATE_BADGE: Record<Worker["state"], string> = { alive: "processed", stopping: "pending", lost: "failed", stopped: "ignored" };
+
 const worker = dataColumns<Worker>();
 function workerColumns(now: string) {
   return worker.columns([
     worker.accessor("worker", { header: "Worker", meta: { mono: true } }),
-    worker.accessor("alive", {
+    worker.accessor("state", {
       header: "State",
-      cell: (info) => <span className={`badge ${info.getValue() ? "processed" : "failed"}`}>{info.getValue() ? "alive" : "silent"}</span>,
+      cell: (info) => <span className={`badge ${STATE_BADGE[info.getValue()]}`}>{info.getValue()}</span>,
     }),
     worker.accessor("beatAt", { header: "Last heartbeat", cell: (info) => <DisplayTime value={info.getValue()} now={now} /> }),
+    worker.accessor("stoppedAt", {
+      header: "Stopped",
+      cell: (info) => {
+        const value = info.getValue();
+        return value ? <DisplayTime value={value} now={now} /> : null;
+      },
+    }),
     worker.accessor("startedAt", { header: "Started", cell: (info) => <DisplayTime value={info.getValue()} /> }),
   ]);
 }
 
-/** Workers seen in the last day and when each last beat. */
+/** Workers alive or stopping, then those lost in the last hour or stopped in the last ten minutes. */
 export function WorkersTable({ workers, now }: { workers: Worker[]; now: string }) {
   return (
     <DataTable
@@ -29,8 +39,8 @@ export function WorkersTable({ workers, now }: { workers: Worker[]; now: string 
       columns={workerColumns(now)}
       rows={workers}
       rowKey={(row) => row.worker}
-      rowProps={(row) => ({ "data-alive": String(row.alive) })}
-      empty="No worker has run in the last day: start one with npm run worker."
+      rowProps={(row) => ({ "data-state": row.state, className: row.state === "stopped" || row.state === "lost" ? "faded" : undefined })}
+      empty="No worker has run in the last hour: start one with npm run worker."
     />
   );
 }

@@ -12,7 +12,7 @@ import { StatCards } from "./stat-cards";
 export const metadata: Metadata = { title: "Overview" };
 export const dynamic = "force-dynamic";
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+const plural = (count: number, word: string, words = `${word}s`) => `${count} ${count === 1 ? word : words}`;
 
 export default async function OverviewPage() {
   await requirePageAccess("/");
@@ -25,8 +25,8 @@ export default async function OverviewPage() {
       <h1>Overview</h1>
       {view.noWorkerAlive ? (
         <div className="banner bad" role="alert" data-testid="no-worker-banner">
-          <strong>No worker is alive:</strong> {plural(backlog.pending, "event")} wait and no worker has sent a heartbeat in the last
-          minute. Start one with <code>npm run worker</code>.
+          <strong>No worker is alive:</strong> {plural(backlog.pending, "event")} wait and no worker is running (none has sent a heartbeat
+          in the last few seconds). Start one with <code>npm run worker</code>.
         </div>
       ) : view.oldPending ? (
         <div className="banner warn" role="status" data-testid="old-pending-banner">
@@ -40,6 +40,15 @@ export default async function OverviewPage() {
           <Link href="/events?status=failed">Review failed events</Link>
         </div>
       ) : null}
+      {view.deliveries.failing.length > 0 ? (
+        <div className="banner bad" role="alert" data-testid="destination-failing-banner">
+          <strong>Pushes are failing</strong> to{" "}
+          {view.deliveries.failing
+            .map(({ name, reason }) => `${name} (${reason === "gone" ? "switched off after a 410" : "circuit open"})`)
+            .join(", ")}
+          : {plural(view.deliveries.undelivered, "push", "pushes")} wait. <Link href="/destinations">Destinations</Link>
+        </div>
+      ) : null}
       {jumped.length > 0 ? (
         <div className="banner warn" role="status">
           Ignored ratio jumped for <strong>{jumped.join(", ")}</strong> in the last hour, against each provider&apos;s own week: the gateway
@@ -48,8 +57,9 @@ export default async function OverviewPage() {
       ) : null}
       <StatCards
         backlog={backlog}
-        workersAlive={view.workers.filter((worker) => worker.alive).length}
+        workersAlive={view.workers.filter((worker) => worker.state === "alive").length}
         flagged={view.noWorkerAlive || view.oldPending}
+        deliveries={view.deliveries}
       />
       <h2>Webhooks received</h2>
       <WebhooksReceivedTable webhooks={view.webhooks} now={now} />

@@ -1,12 +1,6 @@
 import Link from "next/link";
 import type { OverviewView } from "@/lib/console/get-overview-view";
-
-function age(seconds: number | null): string {
-  if (seconds === null) return "none";
-  if (seconds < 120) return `${seconds}s`;
-  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3600).toFixed(1)} h`;
-}
+import { formatAge } from "@/lib/time/format-time";
 
 function Card({ value, label, href, tone }: { value: string | number; label: string; href: string; tone?: "bad" | "warn" }) {
   return (
@@ -17,21 +11,24 @@ function Card({ value, label, href, tone }: { value: string | number; label: str
   );
 }
 
-/** The backlog and the workers at a glance; each card links to the list it counts. */
+/** The backlog, the workers and the pushes to destinations at a glance; each card links to the list it counts. */
 export function StatCards({
   backlog,
   workersAlive,
   flagged,
+  deliveries,
 }: {
   backlog: OverviewView["backlog"];
   workersAlive: number;
   flagged: boolean;
+  deliveries: OverviewView["deliveries"];
 }) {
+  const pushTone = deliveries.failing.length > 0 ? "bad" : undefined;
   return (
     <div className="stat-grid">
       <Card value={backlog.pending} label="pending events" href="/events?status=pending" tone={flagged ? "warn" : undefined} />
       <Card
-        value={age(backlog.oldestPendingSeconds)}
+        value={formatAge(backlog.oldestPendingSeconds)}
         label="oldest pending"
         href="/events?status=pending&sort=received_asc"
         tone={flagged ? "warn" : undefined}
@@ -43,6 +40,8 @@ export function StatCards({
         tone={workersAlive === 0 && backlog.pending > 0 ? "bad" : undefined}
       />
       <Card value={backlog.failed} label="failed events" href="/events?status=failed" tone={backlog.failed > 0 ? "bad" : undefined} />
+      <Card value={deliveries.undelivered} label="undelivered pushes" href="/destinations" tone={pushTone} />
+      <Card value={formatAge(deliveries.oldestUndeliveredSeconds)} label="oldest undelivered push" href="/destinations" tone={pushTone} />
     </div>
   );
 }

@@ -1,6 +1,8 @@
 import { configuredProviders } from "../config/configured-providers";
+import { formatAge } from "../time/format-time";
 import type { GoneDestination, SentDelivery } from "../destinations/deliver-changes";
-import { listWorkerBeats, WORKER_ALIVE_SECONDS } from "../inbox/process/worker-heartbeats";
+import { destinationHealth, type DestinationHealth } from "../destinations/destination-stats";
+import { workersSummary } from "../inbox/process/worker-heartbeats";
 import { backlogSummary, providerStats } from "../inbox/queries/inbox-stats";
 import { silentForLongerThanUsual, webhooksReceived } from "../inbox/queries/webhooks-received";
 import { countStrayEvents } from "../inbox/partitions/list-inbox-partitions";
@@ -32,28 +34,33 @@ const PREFIX = "[webhook-inbox]";
  * can't say it stopped); the provider field names the whole system.
  */
 export async function findWorkerDownAlert(deps: AlertDeps): Promise<Alert | null> {
-  const [beats, backlog] = await Promise.all([listWorkerBeats(deps.pool), backlogSummary(deps.pool)]);
-  if (backlog.pending === 0 || beats.some((beat) => beat.alive)) return null;
-  const last = beats[0];
+  const [workers, backlog] = await Promise.all([workersSummary(deps.pool), backlogSummary(deps.pool)]);
+  if (backlog.pending === 0 || workers.alive > 0) return null;
+  const last = workers.lastHeartbeatSecondsAgo;
   return {
     kind: "worker_down",
     provider: "all",
     text:
-      `${PREFIX} no worker alive: ${backlog.pending} event(s) pending and no worker heartbeat in the last ${WORKER_ALIVE_SECONDS}s` +
-      `${last ? ` (last from ${last.worker}, ${last.secondsAgo}s ago)` : " (none ever seen)"}: start \`npm run worker\`.`,
+      `${PREFIX} no worker alive: ${backlog.pending} event(s) pending` +
+      `${last === null ? " and no worker ever seen" : `, the last worker heartbeat ${last}s ago`}: start \`npm run worker\`.`,
   };
 }
 
-/** The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog, a silent provider. */
+/**
+ * The alert conditions the database shows now: failed events, ignored-ratio jumps, a stale backlog,
+ * a silent provider, a failing destination (raised within a check of its circuit opening, long
+ * before its deliveries run out of retries).
+ */
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
-  const [failures, stats, stale, received, strays, reconciled] = await Promise.all([
+  const [failures, stats, stale, received, strays, reconciled, destinations] = await Promise.all([
     deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
     webhooksReceived(deps.pool, configuredProviders(deps.config)),
     countStrayEvents(deps.pool),
     runsWithFindings(deps.pool, windowMinutes),
+    destinationHealth(deps.pool),
   ]);
   return [
     ...failures.rows.map((row) => ({
@@ -102,6 +109,7 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
         `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never sent and ${row.repaired} payment(s) ` +
         `in another state than the gateway's in the last ${windowMinutes} min (recovered; console: Reconciliation). Is the webhook endpoint still configured at the gateway?`,
     })),
+    ...destinations.filter((destination) => destination.circuitOpen).map(destinationFailingAlert),
   ];
 }
 
@@ -125,6 +133,17 @@ export function deadDeliveryAlert({ claimed }: SentDelivery): Alert {
     kind: "delivery_dead",
     provider: `destination:${claimed.destinationId}`,
     text: `${PREFIX} destination ${claimed.destinationName}: change ${change.id} (${change.provider} ${change.chargeId} v${change.version}) is dead after ${claimed.attempts} attempts; resend it from the Destinations page.`,
+  };
+}
+
+/** A destination whose circuit is open: pushes to it stopped but for a probe now and then. */
+export function destinationFailingAlert({ id, name, undelivered, oldestUndeliveredSeconds }: DestinationHealth): Alert {
+  return {
+    kind: "destination_failing",
+    provider: `destination:${id}`,
+    text:
+      `${PREFIX} destination ${name} (id ${id}) is failing: its circuit opened after repeated failed pushes; ${undelivered} push(es) wait, ` +
+      `the oldest change for ${formatAge(oldestUndeliveredSeconds)}. Is the receiver up? (console: Destinations)`,
   };
 }
 

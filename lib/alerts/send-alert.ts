@@ -9,6 +9,7 @@ export const ALERT_KINDS = [
   "circuit_open",
   "delivery_dead",
   "destination_gone",
+  "destination_failing",
   "worker_down",
   "provider_silent",
   "partition_strays",

@@ -91,7 +91,10 @@ const baseSchema = z
     DATABASE_POOL_MAX: positiveInt(10),
     DATABASE_CONNECT_TIMEOUT_MS: positiveInt(5_000),
     DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
-    DATA_DIR: z.string().default(".data"),
+    /** Unset: .data (npm start) or a per-checkout directory outside the tree Next watches (npm run dev). */
+    DATA_DIR: z.string().optional(),
+    /** Where `npm run dev` keeps its default data directory (the XDG base directory convention). */
+    XDG_DATA_HOME: z.string().optional(),
     /** The embedded PostgreSQL's port (local trial only); unset: 54329, or any free port if taken. */
     EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
     PORT: positiveInt(3000),
@@ -170,8 +173,9 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       databasePoolMax: b.DATABASE_POOL_MAX,
       /** Bounds on a connection attempt (or a wait for a pooled client) and on one statement. */
       databaseTimeouts: { connectMs: b.DATABASE_CONNECT_TIMEOUT_MS, statementMs: b.DATABASE_STATEMENT_TIMEOUT_MS },
-      /** Where the launcher keeps the embedded database and generated production secrets. */
+      /** Where the launcher keeps the embedded database and generated production secrets; unset: launchDataDir() picks. */
       dataDir: b.DATA_DIR,
+      xdgDataHome: b.XDG_DATA_HOME,
       port: b.PORT,
       /** Port of `npm run ingest`, the dedicated webhook server. */
       ingestPort: b.INGEST_PORT,

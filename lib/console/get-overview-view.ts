@@ -1,6 +1,7 @@
 import type { AppConfig } from "../config/env";
 import { configuredProviders } from "../config/configured-providers";
 import type { Queryable } from "../db/pool";
+import { destinationHealth } from "../destinations/destination-stats";
 import { listWorkerBeats, type WorkerBeat } from "../inbox/process/worker-heartbeats";
 import {
   backlogSummary,
@@ -35,11 +36,17 @@ export type OverviewView = {
   volume: HourlyVolume[];
   backlog: BacklogSummary;
   workers: WorkerBeat[];
-  /** Events wait and no worker has beaten recently. */
+  /** Events wait and no worker is alive (none beat recently; stopping or stopped ones don't count). */
   noWorkerAlive: boolean;
   /** The oldest pending event has waited longer than a worker takes to pick one up. */
   oldPending: boolean;
   webhooks: (WebhooksReceived & { silent: boolean })[];
+  /** Pushes to destinations: how many wait, the oldest one's age, and the destinations failing. */
+  deliveries: {
+    undelivered: number;
+    oldestUndeliveredSeconds: number | null;
+    failing: { id: number; name: string; reason: "circuit_open" | "gone" }[];
+  };
 };
 
 // Longer than a live worker ever leaves an event waiting (retries are scheduled, not pending-due).
@@ -47,13 +54,15 @@ const OLD_PENDING_SECONDS = 120;
 
 /** What the overview shows: per provider and window counts and ratios, the day's volume, the backlog. */
 export async function getOverviewView(db: Queryable, config: AppConfig): Promise<OverviewView> {
-  const [stats, volume, backlog, workers, webhooks] = await Promise.all([
+  const [stats, volume, backlog, workers, webhooks, destinations] = await Promise.all([
     providerStats(db),
     hourlyVolume(db, 24),
     backlogSummary(db),
     listWorkerBeats(db),
     webhooksReceived(db, configuredProviders(config)),
+    destinationHealth(db),
   ]);
+  const oldest = Math.max(0, ...destinations.map((destination) => destination.oldestUndeliveredSeconds));
   const rows = stats.flatMap((row) =>
     (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {
       const { total, processed, ignored, failed, pending, ignoredRatio, failedRatio } = row.windows[window];
@@ -71,8 +80,15 @@ export async function getOverviewView(db: Queryable, config: AppConfig): Promise
     volume,
     backlog,
     workers,
-    noWorkerAlive: backlog.pending > 0 && !workers.some((worker) => worker.alive),
+    noWorkerAlive: backlog.pending > 0 && !workers.some((worker) => worker.state === "alive"),
     oldPending: (backlog.oldestPendingSeconds ?? 0) > OLD_PENDING_SECONDS,
     webhooks: webhooks.map((received) => ({ ...received, silent: silentForLongerThanUsual(received) })),
+    deliveries: {
+      undelivered: destinations.reduce((sum, destination) => sum + destination.undelivered, 0),
+      oldestUndeliveredSeconds: oldest > 0 ? Math.round(oldest) : null,
+      failing: destinations.flatMap(({ id, name, circuitOpen, gone }): OverviewView["deliveries"]["failing"] =>
+        circuitOpen ? [{ id, name, reason: "circuit_open" }] : gone ? [{ id, name, reason: "gone" }] : [],
+      ),
+    },
   };
 }

@@ -16,6 +16,8 @@ import {
   type GoneDestination,
   type SentDelivery,
 } from "./deliver-changes";
+import { findAlerts } from "../alerts/check-alerts";
+import { destinationHealth } from "./destination-stats";
 import { fanOutChanges } from "./fan-out-changes";
 import { postMessage } from "./post-message";
 import { isRefusedAddress, refusingLookup } from "./refuse-address";
@@ -201,6 +203,7 @@ describe("destinations", () => {
     expect(rows).toEqual([{ outcome: "gone", status_code: 410 }]);
     await workers[0]!.stop();
     expect(goneOnes).toEqual([{ id: destination.id, name: "host" }]);
+    expect(await destinationHealth(app.pool)).toEqual([expect.objectContaining({ id: destination.id, gone: true, circuitOpen: false })]);
   });
 
   it("opens the destination's breaker after consecutive failures: nothing is sent until the cooldown ends", async () => {
@@ -220,6 +223,21 @@ describe("destinations", () => {
       },
       30_000,
       "the breaker open",
+    );
+    // Monitoring sees it at once, long before the deliveries run out of retries.
+    expect(await destinationHealth(app.pool)).toEqual([
+      expect.objectContaining({
+        id: destination.id,
+        circuitOpen: true,
+        gone: false,
+        undelivered: 3,
+        oldestUndeliveredSeconds: expect.any(Number),
+      }),
+    ]);
+    const failing = (await findAlerts({ pool: app.pool, config })).filter((alert) => alert.kind === "destination_failing");
+    expect(failing).toEqual([{ kind: "destination_failing", provider: `destination:${destination.id}`, text: expect.any(String) }]);
+    expect(failing[0]!.text).toMatch(
+      /^\[webhook-inbox\] destination \S+ \(id \d+\) is failing: its circuit opened .*; 3 push\(es\) wait, the oldest change for \d+s\./,
     );
     const attempted = (await app.pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n;
     // Another round of claims finds nothing due on an open breaker.

@@ -177,7 +177,7 @@ const UPDATE_BREAKERS = `
 /** A destination switched off because it answered 410 Gone. */
 export type GoneDestination = { id: number; name: string };
 
-const GONE_REASON = "the destination answered 410 Gone";
+export const GONE_REASON = "the destination answered 410 Gone";
 
 /** The destinations still off since they answered 410 Gone (until someone switches them on or off). */
 export async function listGoneDestinations(db: Queryable): Promise<GoneDestination[]> {

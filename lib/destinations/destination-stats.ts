@@ -1,4 +1,5 @@
 import type { Queryable } from "../db/pool";
+import { GONE_REASON } from "./deliver-changes";
 import type { Destination } from "./manage-destinations";
 
 export type DestinationSummary = Destination & {
@@ -63,10 +64,29 @@ export async function listDestinationSummaries(db: Queryable): Promise<Destinati
   return rows;
 }
 
-/** Seconds since the oldest undelivered change of each destination was recorded (0 when none): the lag metric. */
-export async function destinationLag(db: Queryable): Promise<{ destination: string; seconds: number }[]> {
-  const { rows } = await db.query<{ destination: string; seconds: number }>(`
-    SELECT t.name AS destination, COALESCE(extract(epoch FROM now() - ${OLDEST_UNDELIVERED}), 0)::float8 AS seconds
-      FROM destinations t`);
+/** What monitoring needs of one destination: is it failing, and how far behind is it. */
+export type DestinationHealth = {
+  id: number;
+  name: string;
+  /** Its breaker tripped and no push has succeeded since (cooling down or probing). */
+  circuitOpen: boolean;
+  /** Switched off because it answered 410 Gone. */
+  gone: boolean;
+  /** Deliveries waiting (pending) for it. */
+  undelivered: number;
+  /** Seconds since the oldest change it has not got was recorded (0 when none waits): the lag. */
+  oldestUndeliveredSeconds: number;
+};
+
+/** Every destination's failing state and backlog, for alerts, metrics and the overview. */
+export async function destinationHealth(db: Queryable): Promise<DestinationHealth[]> {
+  const { rows } = await db.query<DestinationHealth>(
+    `SELECT t.id, t.name, t.enabled AND t.breaker_open_until IS NOT NULL AS "circuitOpen",
+            NOT t.enabled AND t.disabled_reason = $1 AS gone,
+            (SELECT count(*)::int FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending') AS undelivered,
+            COALESCE(extract(epoch FROM now() - ${OLDEST_UNDELIVERED}), 0)::float8 AS "oldestUndeliveredSeconds"
+       FROM destinations t ORDER BY t.id`,
+    [GONE_REASON],
+  );
   return rows;
 }

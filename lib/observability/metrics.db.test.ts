@@ -7,6 +7,9 @@ import { signStripe } from "@/lib/providers/stripe";
 import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startWebAndWorker, type WebAndWorker } from "@/e2e/harness/web-runtime";
+import { GONE_REASON } from "../destinations/deliver-changes";
+import { recordWorkerStart, recordWorkerStopping } from "../inbox/process/worker-heartbeats";
+import { createDestination } from "../destinations/manage-destinations";
 import { checkMetricsAccess, renderMetrics } from "../ops/render-metrics";
 import { serveMetrics } from "../ops/serve-metrics";
 
@@ -130,6 +133,33 @@ describe("the worker's /metrics", () => {
     } finally {
       server.close();
     }
+  });
+
+  it("counts the workers alive, and each destination's undelivered pushes and failing state", async () => {
+    const read = async () => parsePrometheusTextFormat(await (await scrape(`Bearer ${TOKEN}`)).text());
+    await web.app.pool.query("TRUNCATE worker_heartbeats");
+    expect(sample(await read(), "webhook_inbox_workers_alive")).toBe(0);
+    await recordWorkerStart(web.app.pool, "host:31");
+    expect(sample(await read(), "webhook_inbox_workers_alive")).toBe(1);
+    await recordWorkerStopping(web.app.pool, "host:31");
+    expect(sample(await read(), "webhook_inbox_workers_alive")).toBe(0);
+
+    const { destination } = await createDestination(web.app.pool, { name: "ledger", url: "http://127.0.0.1:9/hooks" }, { actor: "ops" });
+    let families = await read();
+    expect(sample(families, "webhook_inbox_destination_undelivered", { destination: "ledger" })).toBe(0);
+    expect(sample(families, "webhook_inbox_destination_failing", { destination: "ledger", reason: "circuit_open" })).toBe(0);
+    // As the delivery worker leaves a breaker it opened (lib/destinations/deliver-changes.ts).
+    await web.app.pool.query(
+      "UPDATE destinations SET consecutive_failures = 5, breaker_open_until = now() + interval '1 minute' WHERE id = $1",
+      [destination.id],
+    );
+    families = await read();
+    expect(sample(families, "webhook_inbox_destination_failing", { destination: "ledger", reason: "circuit_open" })).toBe(1);
+    expect(sample(families, "webhook_inbox_destination_failing", { destination: "ledger", reason: "gone" })).toBe(0);
+    await web.app.pool.query("UPDATE destinations SET enabled = false, disabled_reason = $2 WHERE id = $1", [destination.id, GONE_REASON]);
+    families = await read();
+    expect(sample(families, "webhook_inbox_destination_failing", { destination: "ledger", reason: "gone" })).toBe(1);
+    expect(sample(families, "webhook_inbox_destination_failing", { destination: "ledger", reason: "circuit_open" })).toBe(0);
   });
 
   it("is off without a token", async () => {

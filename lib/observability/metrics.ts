@@ -105,6 +105,23 @@ function createMetrics() {
       labelNames: ["destination"] as const,
       registers: [registry],
     }),
+    destinationUndelivered: new Gauge({
+      name: "webhook_inbox_destination_undelivered",
+      help: "Deliveries waiting (pending) for each destination, read at scrape time.",
+      labelNames: ["destination"] as const,
+      registers: [registry],
+    }),
+    destinationFailing: new Gauge({
+      name: "webhook_inbox_destination_failing",
+      help: "1 while a destination is failing, by reason: circuit_open (its breaker tripped, no push has succeeded since) or gone (switched off after a 410); read at scrape time.",
+      labelNames: ["destination", "reason"] as const,
+      registers: [registry],
+    }),
+    workersAlive: new Gauge({
+      name: "webhook_inbox_workers_alive",
+      help: "Workers alive (a heartbeat in the last 15 s, not stopping), read at scrape time.",
+      registers: [registry],
+    }),
     oldestPendingSeconds: new Gauge({
       name: "webhook_inbox_oldest_pending_age_seconds",
       help: "Age of the oldest pending event (0 when none), read at scrape time.",

@@ -1,16 +1,23 @@
 import type { PgBoss } from "pg-boss";
 import type { Queryable } from "../db/pool";
 import { backlogSummary } from "../inbox/queries/inbox-stats";
+import { workersSummary, type WorkersSummary } from "../inbox/process/worker-heartbeats";
 import { webhooksQueueDepth } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
 
 export type HealthReport = {
+  /** Everything works: database and queue reachable, and a worker alive whenever events wait. */
   healthy: boolean;
-  /** `degraded` while the database or the queue is unreachable; back to `ok` by itself once they answer. */
+  /** `degraded` while not healthy; back to `ok` by itself once the cause is gone. */
   status: "ok" | "degraded";
+  /** This process can take requests (database and queue reachable): what a load balancer should go by. */
+  serving: boolean;
+  /** What is wrong, one sentence each; empty when healthy. */
+  problems: string[];
   database: { ok: boolean; error?: string };
   queue: { ok: boolean; error?: string; ready?: number; deferred?: number; active?: number };
   inbox: { pending: number; oldestPendingSeconds: number | null; failed: number } | null;
+  workers: WorkersSummary | null;
 };
 
 /** How long each check may take: a database that doesn't answer must not hang the health probe. */
@@ -33,24 +40,28 @@ async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 }
 
 /**
- * Database and queue reachable (healthy = both), plus the pending backlog. A stale backlog is
- * reported, not made unhealthy: ingest still works without workers, and taking the web tier out of
- * a load balancer then would lose webhooks instead of delaying them. Each check is bounded in time
- * and runs on the process's pools, which reconnect on their own: no restart after an outage.
+ * Database and queue reachable (`serving`), the pending backlog and the workers alive. No worker
+ * alive while events wait makes it unhealthy but still serving: ingest works without workers, and
+ * taking the web tier out of a load balancer then would lose webhooks instead of delaying them. A
+ * slow backlog with workers alive is reported, not unhealthy. Each check is bounded in time and runs
+ * on the process's pools, which reconnect on their own: no restart after an outage.
  */
 export async function checkHealth(
   db: Queryable,
   boss: () => Promise<PgBoss>,
   timeoutMs: number = HEALTH_CHECK_TIMEOUT_MS,
 ): Promise<HealthReport> {
-  const report: HealthReport = { healthy: false, status: "degraded", database: { ok: false }, queue: { ok: false }, inbox: null };
-  // Both at once, settled together: a rejection is never left unheard while the other one runs.
+  const report: HealthReport = {
+    ...{ healthy: false, status: "degraded", serving: false, problems: [] },
+    ...{ database: { ok: false }, queue: { ok: false }, inbox: null, workers: null },
+  };
+  // All at once, settled together: a rejection is never left unheard while another one runs.
   const [database, queue] = await Promise.allSettled([
-    within(backlogSummary(db), timeoutMs, "the database"),
+    within(Promise.all([backlogSummary(db), workersSummary(db)]), timeoutMs, "the database"),
     within((async () => webhooksQueueDepth(await boss()))(), timeoutMs, "the queue"),
   ]);
   if (database.status === "fulfilled") {
-    report.inbox = database.value;
+    [report.inbox, report.workers] = database.value;
     report.database = { ok: true };
   } else {
     report.database = { ok: false, error: message(database.reason) };
@@ -58,7 +69,16 @@ export async function checkHealth(
   if (queue.status === "rejected") report.queue = { ok: false, error: message(queue.reason) };
   else if (queue.value) report.queue = { ok: true, ...queue.value };
   else report.queue = { ok: false, error: `queue "${QUEUES.webhooks}" does not exist (run npm run db:migrate)` };
-  report.healthy = report.database.ok && report.queue.ok;
+  report.serving = report.database.ok && report.queue.ok;
+  if (!report.database.ok) report.problems.push(`database: ${report.database.error}`);
+  if (!report.queue.ok) report.problems.push(`queue: ${report.queue.error}`);
+  if (report.inbox && report.workers && report.inbox.pending > 0 && report.workers.alive === 0) {
+    const last = report.workers.lastHeartbeatSecondsAgo;
+    report.problems.push(
+      `no worker alive: ${report.inbox.pending} event(s) wait; ${last === null ? "no worker ever beat" : `last heartbeat ${last}s ago`}`,
+    );
+  }
+  report.healthy = report.problems.length === 0;
   report.status = report.healthy ? "ok" : "degraded";
   return report;
 }

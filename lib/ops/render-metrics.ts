@@ -5,17 +5,20 @@ import { webhooksQueueDepth } from "../queue/boss";
 import { hasValidApiToken } from "../auth/api-token";
 import { metrics } from "../observability/metrics";
 import { recoveredByProvider } from "../reconcile/reconcile-runs";
-import { destinationLag } from "../destinations/destination-stats";
+import { destinationHealth } from "../destinations/destination-stats";
+import { workersSummary } from "../inbox/process/worker-heartbeats";
 
 /** The Prometheus text of this process, backlog gauges refreshed from the database first. */
 export async function renderMetrics(db: Queryable, boss: () => Promise<PgBoss>): Promise<string> {
   const m = metrics();
-  const [backlog, depth, lag, recovered] = await Promise.all([
+  const [backlog, depth, destinations, recovered, workers] = await Promise.all([
     backlogSummary(db),
     boss().then(webhooksQueueDepth),
-    destinationLag(db),
+    destinationHealth(db),
     recoveredByProvider(db),
+    workersSummary(db),
   ]);
+  m.workersAlive.set(workers.alive);
   m.pendingEvents.set(backlog.pending);
   m.failedEvents.set(backlog.failed);
   m.oldestPendingSeconds.set(backlog.oldestPendingSeconds ?? 0);
@@ -24,8 +27,13 @@ export async function renderMetrics(db: Queryable, boss: () => Promise<PgBoss>):
     m.reconcileRecovered.set({ provider: row.provider, kind: "missed" }, row.missingIngested);
     m.reconcileRecovered.set({ provider: row.provider, kind: "repaired" }, row.repaired);
   }
-  m.deliveryLagSeconds.reset();
-  for (const { destination, seconds } of lag) m.deliveryLagSeconds.set({ destination }, seconds);
+  for (const gauge of [m.deliveryLagSeconds, m.destinationUndelivered, m.destinationFailing]) gauge.reset();
+  for (const { name: destination, oldestUndeliveredSeconds, undelivered, circuitOpen, gone } of destinations) {
+    m.deliveryLagSeconds.set({ destination }, oldestUndeliveredSeconds);
+    m.destinationUndelivered.set({ destination }, undelivered);
+    m.destinationFailing.set({ destination, reason: "circuit_open" }, circuitOpen ? 1 : 0);
+    m.destinationFailing.set({ destination, reason: "gone" }, gone ? 1 : 0);
+  }
   return m.registry.metrics();
 }
 

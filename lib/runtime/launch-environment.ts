@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { ensureDemoAdmin } from "@/lib/auth/users";
 import { appConfig, ConfigError, type AppConfig } from "@/lib/config/env";
 import { setEnv } from "@/lib/config/process-env";
@@ -6,6 +5,7 @@ import { loadEnvFiles } from "@/lib/config/env-files";
 import { apiTokenEntry } from "@/lib/config/api-tokens";
 import { ensureProductionSecrets, type GeneratedSecret } from "@/lib/config/production-secrets";
 import type { PrismaClient } from "@/lib/db/prisma";
+import { launchDataDir } from "./data-dir";
 
 // What `npm run dev` and `npm start` differ in, kept out of the launcher's process handling.
 // dev: development values from .env.example, a demo admin. start: production; never a development
@@ -31,6 +31,10 @@ export function prepareEnvironment(mode: LaunchMode): AppConfig {
   if (loaded.includes(".env.example")) {
     console.log("[launcher] no DATABASE_URL: local trial mode, development secrets from .env.example");
   }
+  const data = launchDataDir(mode, appConfig());
+  if (data.note) console.log(`[launcher] ${data.note}`);
+  // Its children (web, worker) see the same directory.
+  setEnv("DATA_DIR", data.dataDir);
   if (mode === "start") {
     const initial = appConfig();
     if (initial.databaseUrl) {
@@ -38,7 +42,7 @@ export function prepareEnvironment(mode: LaunchMode): AppConfig {
         throw new ConfigError("Invalid configuration:\n  AUTH_SECRET: required in production (32+ random characters)");
       }
     } else {
-      const secrets = ensureProductionSecrets(resolve(initial.dataDir), operatorSecrets(initial));
+      const secrets = ensureProductionSecrets(data.dataDir, operatorSecrets(initial));
       for (const [name, value] of Object.entries(secrets.values)) setEnv(name, value);
       const what = [
         secrets.generated.length ? `generated ${secrets.generated.join(", ")}` : "",

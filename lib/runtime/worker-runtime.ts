@@ -9,7 +9,7 @@ import { startDeliveryWorker } from "../destinations/run-delivery-worker";
 import { createGatewayClients } from "../http/gateway-clients";
 import { missingCredentialWarnings } from "../inbox/process/observe-charge";
 import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "../inbox/process/reclaim-dead-worker-jobs";
-import { recordHeartbeat } from "../inbox/process/worker-heartbeats";
+import { recordHeartbeat, recordWorkerStart, recordWorkerStopped, recordWorkerStopping } from "../inbox/process/worker-heartbeats";
 import { reportPartitionsCreated } from "../jobs/definitions/maintenance";
 import { processingConnections } from "../jobs/definitions/webhooks";
 import type { JobDeps } from "../jobs/job-definition";
@@ -88,6 +88,7 @@ export async function startWorkerRuntime(): Promise<WorkerRuntime> {
       );
   };
   const reclaimFailed = (error: unknown) => log.error({ error: message(error) }, "reclaim failed");
+  await recordWorkerStart(pool, workerId);
   await reclaim().catch(reclaimFailed);
   const reclaimTimer = setInterval(() => {
     reclaim().catch(reclaimFailed);
@@ -118,7 +119,11 @@ export async function startWorkerRuntime(): Promise<WorkerRuntime> {
     // job to its heartbeat: another worker retries it; its inbox row is still pending, so nothing is lost.
     clearInterval(reclaimTimer);
     metricsServer?.server.close();
+    // Said first, so health and the console stop counting this worker while it drains.
+    const stateFailed = (error: unknown) => log.warn({ error: message(error) }, "could not record the worker's state");
+    await recordWorkerStopping(pool, workerId).catch(stateFailed);
     await Promise.all([boss.stop({ graceful: true, timeout: 30_000 }), deliveries.stop()]);
+    await recordWorkerStopped(pool, workerId).catch(stateFailed);
     liveness.stop();
     await Promise.all([pool.end(), deliveryPool.end()]);
   };

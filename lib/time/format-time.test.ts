@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatRelative, formatTime, fromZonedInput, isTimeZone, toZonedInput, zoneLabel } from "./format-time";
+import { formatAge, formatRelative, formatTime, fromZonedInput, isTimeZone, toZonedInput, zoneLabel } from "./format-time";
 
 describe("formatTime", () => {
   const instant = new Date("2026-12-01T19:01:09.876Z");
@@ -56,5 +56,17 @@ describe("datetime-local values on a zone's wall clock", () => {
     }
     expect(toZonedInput(new Date("2026-12-01T19:01:00Z"), "America/Sao_Paulo")).toBe("2026-12-01T16:01");
     expect(fromZonedInput("nonsense", "UTC")).toBeNull();
+  });
+});
+
+describe("formatAge", () => {
+  it.each([
+    [null, "none"],
+    [45, "45s"],
+    [119.6, "120s"],
+    [720, "12 min"],
+    [12_600, "3.5 h"],
+  ])("%s s -> %s", (seconds, text) => {
+    expect(formatAge(seconds)).toBe(text);
   });
 });

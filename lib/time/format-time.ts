@@ -60,6 +60,14 @@ export function formatRelative(instant: Date, now: Date): string {
   return seconds > 0 ? `${amount} ago` : `in ${amount}`;
 }
 
+/** A waiting time: "45s", "12 min", "3.5 h"; "none" for null (nothing waits). */
+export function formatAge(seconds: number | null): string {
+  if (seconds === null) return "none";
+  if (seconds < 120) return `${Math.round(seconds)}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
 /** An instant as a `datetime-local` value ("2026-12-01T16:01") on `zone`'s wall clock. */
 export function toZonedInput(instant: Date, zone: string): string {
   const parts = zonedParts(instant, zone);

@@ -7,13 +7,15 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 export const dynamic = "force-dynamic";
 
 /**
- * Public: a bare answer a load balancer can use ({status: "ok"}, 503 when not healthy). With a
- * HEALTH_TOKENS bearer token or a console session: the database, queue and backlog details.
+ * Public: a bare answer ({status: "ok"} or "degraded"). 503 only while this process can't serve
+ * (database or queue away), so a load balancer never drains the web tier because no worker runs;
+ * "degraded" with 200 is for monitors. With a HEALTH_TOKENS bearer token or a console session: the
+ * problems, database, queue, backlog and workers.
  */
 export const GET = withErrors(async (request: NextRequest) => {
   const runtime = webRuntime();
   const report = await checkHealth(runtime.pool, runtime.boss);
-  const status = report.healthy ? 200 : 503;
-  if (!(await mayReadHealthDetails(request))) return NextResponse.json({ status: report.healthy ? "ok" : "degraded" }, { status });
+  const status = report.serving ? 200 : 503;
+  if (!(await mayReadHealthDetails(request))) return NextResponse.json({ status: report.status }, { status });
   return NextResponse.json(report, { status });
 });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../testing/test-app";
-import { listWorkerBeats, recordHeartbeat } from "../process/worker-heartbeats";
 import { silentForLongerThanUsual, webhooksReceived } from "./webhooks-received";
 
 let app: TestApp;
@@ -23,7 +22,7 @@ describe("silentForLongerThanUsual", () => {
   });
 });
 
-describe("webhooksReceived and worker heartbeats", () => {
+describe("webhooksReceived", () => {
   it("reports each provider's last webhook, week and rejected signatures of the last hour", async () => {
     await app.pool.query(
       `INSERT INTO webhook_inbox (provider, event_id, event_type, received_at, raw_body) VALUES
@@ -38,18 +37,5 @@ describe("webhooksReceived and worker heartbeats", () => {
     expect(stripe).toMatchObject({ provider: "stripe", weekTotal: 2, rejectedLastHour: 1 });
     expect(stripe!.secondsSinceLast).toBeGreaterThanOrEqual(299);
     expect(stripe!.secondsSinceLast).toBeLessThan(400);
-  });
-
-  it("lists workers by their last heartbeat, alive while it is recent", async () => {
-    await recordHeartbeat(app.pool, "host:1");
-    await app.pool.query(
-      "INSERT INTO worker_heartbeats (worker, beat_at) VALUES ('host:2', now() - interval '5 minutes'), ('gone:3', now() - interval '2 days')",
-    );
-    await recordHeartbeat(app.pool, "host:1");
-    const beats = await listWorkerBeats(app.pool);
-    expect(beats.map((beat) => [beat.worker, beat.alive])).toEqual([
-      ["host:1", true],
-      ["host:2", false],
-    ]);
   });
 });
