@@ -5,7 +5,7 @@ import { eventFilterSql, type EventFilter } from "../inbox/queries/event-filter"
 import type { EventListRow } from "../inbox/queries/list-events";
 import { paymentColumns, type PaymentRecord } from "../payments/get-payment";
 import { paymentFilterSql, type PaymentFilter } from "../payments/search-payments";
-import { maskEventRow, maskPayment, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "../privacy/mask-for-role";
+import { maskEventRow, maskPayment, searchesIdsOnly, searchRefusal } from "../privacy/mask-for-role";
 
 // Exports of the console's lists as CSV, read in keyset batches (newest id first) and yielded line
 // by line: no row cap, and the web holds one batch at a time however large the export.
@@ -54,13 +54,18 @@ const csvAmount = (amount: number | null, currency: string | null) =>
 
 const time = (date: Date | null) => date?.toISOString() ?? null;
 
+export type CsvExport = { ok: true; lines: AsyncGenerator<string> } | { ok: false; message: string };
+
 /** An events export for `role`: its CSV lines, or why the role may not filter this way (a masked role searching customers). */
-export function eventsExport(
-  db: Queryable,
-  role: Role,
-  filter: EventFilter,
-): { ok: true; lines: AsyncGenerator<string> } | { ok: false; message: string } {
-  return maySearch(role, filter) ? { ok: true, lines: eventsCsv(db, role, filter) } : { ok: false, message: SEARCH_NEEDS_SUPPORT };
+export function eventsExport(db: Queryable, role: Role, filter: EventFilter): CsvExport {
+  const refusal = searchRefusal(role, filter);
+  return refusal ? { ok: false, message: refusal } : { ok: true, lines: eventsCsv(db, role, filter) };
+}
+
+/** A payments export for `role`: its CSV lines, or why the role may not search this way (a masked role searching e-mails). */
+export function paymentsExport(db: Queryable, role: Role, filter: PaymentFilter): CsvExport {
+  const refusal = searchRefusal(role, filter);
+  return refusal ? { ok: false, message: refusal } : { ok: true, lines: paymentsCsv(db, role, filter) };
 }
 
 /** The events a filter matches, as `role` may see them, one CSV line at a time (header first). */

@@ -48,6 +48,26 @@ describe("searchPayments", () => {
     expect(await emailsFound("ch")).toEqual([]);
   });
 
+  it("finds payments by the end or the middle of a charge or customer id, and by an amount exactly", async () => {
+    await addPayment("ch_3PqRsC1jcW9aBc", "a@example.com", "cus_NwA8Kx31");
+    await addPayment("pay_sim_1049", "b@example.com");
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES
+         ('pagarme', 'or_brl', 'paid', 65998, 'brl'), ('stripe', 'ch_yen', 'paid', 65998, 'jpy'), ('stripe', 'ch_kwd', 'paid', 659980, 'kwd')`,
+    );
+    expect(await emailsFound("c1jcw9")).toEqual(["a@example.com"]);
+    expect(await emailsFound("C1JCW9", true)).toEqual(["a@example.com"]);
+    expect(await emailsFound("sim_104")).toEqual(["b@example.com"]);
+    expect(await emailsFound("8Kx31")).toEqual(["a@example.com"]);
+    expect(await emailsFound("8Kx31", true)).toEqual([]);
+    // 659.98 is R$659.98 and KWD 659.980, not ¥65,998; every addPayment is $10.00.
+    expect((await emailsFound("659.98")).sort()).toEqual(["ch_kwd", "or_brl"]);
+    expect((await emailsFound("659,98", true)).sort()).toEqual(["ch_kwd", "or_brl"]);
+    expect(await emailsFound("65998")).toEqual(["ch_yen"]);
+    expect((await emailsFound("10")).sort()).toEqual(["a@example.com", "b@example.com"]);
+    expect(await emailsFound("10.01")).toEqual([]);
+  });
+
   it("keeps the e-mails a part is matched in exactly those the payments name", async () => {
     const emails = async () =>
       (await app.pool.query<{ email: string }>("SELECT email FROM customer_emails ORDER BY email")).rows.map((row) => row.email);

@@ -1,3 +1,4 @@
+import { amountReadings } from "../canonical/money";
 import type { Queryable } from "../db/pool";
 import type { PaymentStatus } from "./state-machine";
 import { paymentColumns, type PaymentRecord } from "./get-payment";
@@ -34,7 +35,7 @@ export type PaymentFilter = {
 /**
  * What support types into the payments search, as a WHERE clause over payments aliased `p`: the
  * payments of the few charge ids, e-mails and customer ids the term resolves to (search-values.ts),
- * each found through its own index.
+ * and of the amount it can be, each found through its own index.
  */
 export function paymentSearchSql(term: string, param: (value: unknown) => string, idsOnly = false): string {
   const sources = paymentValueSources(searchPatterns(term, param, idsOnly));
@@ -47,6 +48,13 @@ export function paymentSearchSql(term: string, param: (value: unknown) => string
   )
     .filter(([, of]) => of)
     .map(([column, of]) => `SELECT id FROM payments WHERE ${column} IN (${anyOfSources(of!)})`);
+  // An amount is matched exactly, in the currencies whose minor unit it can be written in.
+  for (const reading of amountReadings(term) ?? []) {
+    const currency = reading.currencies.length
+      ? `upper(currency) = ANY(${param(reading.currencies)}::text[])`
+      : `NOT upper(currency) = ANY(${param(reading.exceptCurrencies)}::text[])`;
+    lookups.push(`SELECT id FROM payments WHERE amount = ${param(reading.amount)} AND ${currency}`);
+  }
   return `p.id IN (${lookups.join(" UNION ALL ")})`;
 }
 

@@ -8,7 +8,9 @@ export function PaymentFilters({
   filter,
   sort,
   choices,
+  searchLabel,
 }: {
+  searchLabel: string;
   filter: Extract<ParsedPaymentParams, { ok: true }>["filter"];
   sort: string;
   choices: ReturnType<typeof paymentFilterChoices>;
@@ -16,7 +18,7 @@ export function PaymentFilters({
   return (
     <form className="panel filters" role="search" aria-label="Filter payments" action="/payments">
       <label>
-        Customer e-mail (or part of it), customer id or charge id
+        {searchLabel}
         <input
           name="q"
           type="search"
