@@ -1,6 +1,6 @@
 import type { NextRequest } from "next/server";
 import { csvDownload } from "@/app/_server/csv-response";
-import { parsePaymentParams } from "@/lib/console/payment-filter-params";
+import { parsePaymentParams, paymentsFileName } from "@/lib/console/payment-filter-params";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { requireRouteAccess } from "@/app/_server/session";
 import { paymentsExport } from "@/lib/console/export-csv";
@@ -15,5 +15,5 @@ export const GET = withErrors(async (request: NextRequest) => {
   if (!parsed.ok) return errorResponse(400, parsed.message, "BAD_REQUEST");
   const exported = paymentsExport(webRuntime().pool, user.role, parsed.filter);
   if (!exported.ok) return errorResponse(403, exported.message, "FORBIDDEN");
-  return csvDownload(request, user, "payments", parsed.filter, exported.lines);
+  return csvDownload(request, user, "payments", parsed.filter, exported.lines, paymentsFileName(parsed.filter));
 });
