@@ -1,52 +1,41 @@
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@/lib/auth/users";
 import { formatMoney } from "@/lib/canonical/money";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { waitFor } from "@/lib/testing/test-worker";
-import { startAppServer, type AppServer } from "./harness/app-server";
-import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
-import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import { webhookFor, randomId } from "@/lib/testing/gateway-events";
-import { generateHistories, type PaymentHistory } from "./simulator/history";
+import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { waitFor } from "@/lib/testing/test-worker";
+import type { AppServer } from "./harness/app-server";
+import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
+import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
+import { generateHistories } from "./simulator/history";
+import { postWebhook } from "./simulator/send-webhooks";
 
 // Support and finance on the simulator's data (payments of two gateways, resends, a full shuffle, so
 // some events arrive after later ones and are ignored as stale): fragment searches in the events
 // explorer, payments complete with the facts a stale event carried, payments filtered and added up,
 // ids searchable by a viewer, and every page at 1440 and 390 px without sideways scrolling.
 
-const PASSWORD = "correct horse battery staple";
 const SUPPORT = "support@finance.test";
 const FINANCE = "finance@finance.test";
 const VIEWER = "viewer@finance.test";
 const ADMIN = "admin@finance.test";
 const WIDTHS = [1440, 390] as const;
-const secrets = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard };
 
+let world: ConsoleWorld;
 let app: TestApp;
 let server: AppServer;
-let gateway: FakeGateway;
-let histories: PaymentHistory[];
-const contexts: BrowserContext[] = [];
 
-async function browserAs(user: string, width: number): Promise<Page> {
-  const context = await openBrowser({ width, height: 900 });
-  contexts.push(context);
-  return signIn(context, server.url, user, PASSWORD);
+function browserAs(user: string, width: number): Promise<Page> {
+  return world.browserAs(user, { width, height: 900 });
 }
 
 async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   return (await app.pool.query(sql, params)).rows as T[];
 }
 
-/** The page's horizontal overflow in CSS pixels (0 when nothing is cut or scrolls sideways). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
-
-/** A column's cell texts in a table, top to bottom. */
-function column(page: Page, table: string, col: string): Promise<string[]> {
+/** A column's cell texts in a table of the rendered page, top to bottom. */
+async function column(page: Page, table: string, col: string): Promise<string[]> {
+  await rendered(page);
   return page.locator(`table[aria-label="${table}"] tbody td[data-col=${col}]`).allTextContents();
 }
 
@@ -55,42 +44,23 @@ async function searchEvents(page: Page, term: string): Promise<void> {
   await page.locator("input[name=q]").fill(term);
   await page.getByRole("button", { name: "Apply" }).click();
   await page.waitForURL((url) => url.searchParams.get("q") === term);
+  await rendered(page);
 }
 
 beforeAll(async () => {
-  app = await createTestApp("console_finance", {});
-  for (const [user, role] of [
-    [SUPPORT, "support"],
-    [FINANCE, "finance"],
-    [VIEWER, "viewer"],
-    [ADMIN, "admin"],
-  ] as const) {
-    await createUser(app.prisma, { email: user, role, password: PASSWORD }, "e2e");
-  }
-  histories = generateHistories(4242, 120, ["stripe", "standard"], { sameSecondRate: 0.3 });
-  gateway = await startFakeGateway(histories);
-  server = await startAppServer({
-    ...fakeGatewayEnv(gateway.url),
-    DATABASE_URL: app.db.url,
-    WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
-    WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
-    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
-    WORKER_CONCURRENCY: "4",
+  world = await startConsoleWorld({
+    label: "console_finance",
+    users: { [SUPPORT]: "support", [FINANCE]: "finance", [VIEWER]: "viewer", [ADMIN]: "admin" },
+    histories: generateHistories(4242, 120, ["stripe", "standard"], { sameSecondRate: 0.3 }),
+    env: { WORKER_CONCURRENCY: "4" },
   });
-  const plan = planWebhooks(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed: 11 });
-  expect((await sendAll(plan, httpSender(server.url), { concurrency: 6, secrets })).failed).toBe(0);
-  await waitFor(
-    async () => (await rows<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'"))[0]!.n === 0,
-    90_000,
-    "events settled",
-  );
+  ({ app, server } = world);
+  await world.sendHistories({ duplicateRate: 0.2, shuffle: "full", seed: 11 }, 6);
+  await world.settled(90_000);
 }, 240_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await server?.stop();
-  await gateway?.close();
-  await app?.close();
+  await world?.close();
 });
 
 describe("console for support and finance", () => {
@@ -352,11 +322,9 @@ describe("console for support and finance", () => {
         "stripe",
         facts,
         { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
-        secrets.stripe,
+        TEST_SECRETS.stripe,
       );
-      expect(
-        (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body })).status,
-      ).toBe(200);
+      expect((await postWebhook(server.url, webhook)).status).toBe(200);
     }
     expect(
       (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" }))

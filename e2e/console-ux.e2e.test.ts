@@ -1,18 +1,17 @@
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@/lib/auth/users";
 import { loadConfig } from "@/lib/config/env";
 import { runRetention } from "@/lib/inbox/retention/archive-settled-events";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { waitFor } from "@/lib/testing/test-worker";
-import { startAppServer, type AppServer } from "./harness/app-server";
-import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
-import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
+import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import type { AppServer } from "./harness/app-server";
+import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
+import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
+import { postWebhook } from "./simulator/send-webhooks";
+import { fakeGatewayEnv } from "./simulator/fake-gateway";
 import { webhookFor, type HistoryStep, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
 
@@ -21,23 +20,19 @@ import { generateHistories, type PaymentHistory } from "./simulator/history";
 // Stripe payments come from the simulator; `standard` payments are host-registered here, so their
 // events fail (unknown payment, one attempt) until the host registers them and finance replays.
 
-const PASSWORD = "correct horse battery staple";
 const ADMIN = "admin@ux.test";
 const FINANCE = "finance@ux.test";
 
+let world: ConsoleWorld;
 let app: TestApp;
 let server: AppServer;
 let histories: PaymentHistory[];
-let gateway: FakeGateway;
-const contexts: BrowserContext[] = [];
 const hostPayments: { facts: PaymentFacts; steps: HistoryStep["kind"][] }[] = [];
 // The web server restores archived payloads from here; the retention run in a test writes here.
 const archiveDir = mkdtempSync(join(tmpdir(), "console-ux-archive-"));
 
-async function browserAs(user: string, viewport = { width: 1440, height: 900 }): Promise<Page> {
-  const context = await openBrowser(viewport);
-  contexts.push(context);
-  return signIn(context, server.url, user, PASSWORD);
+function browserAs(user: string, viewport = { width: 1440, height: 900 }): Promise<Page> {
+  return world.browserAs(user, viewport);
 }
 
 async function scalar<T>(sql: string, params: unknown[] = []): Promise<T> {
@@ -46,30 +41,27 @@ async function scalar<T>(sql: string, params: unknown[] = []): Promise<T> {
 }
 
 beforeAll(async () => {
-  app = await createTestApp("console_ux", {});
-  await createUser(app.prisma, { email: ADMIN, role: "admin", password: PASSWORD }, "e2e");
-  await createUser(app.prisma, { email: FINANCE, role: "finance", password: PASSWORD }, "e2e");
-  histories = generateHistories(77, 12, ["stripe"], { sameSecondRate: 0.3 });
-  // Stripe disputes are refetched (charge, then its disputes): the fake gateway knows the true state.
-  gateway = await startFakeGateway(histories);
-  const { STRIPE_API_URL, STRIPE_API_KEY } = fakeGatewayEnv(gateway.url);
-  server = await startAppServer({
-    STRIPE_API_URL: STRIPE_API_URL!,
-    STRIPE_API_KEY: STRIPE_API_KEY!,
-    DATABASE_URL: app.db.url,
-    WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
-    WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
-    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
-    WORKER_MAX_ATTEMPTS: "1",
-    WORKER_CONCURRENCY: "4",
-    REPLAY_CONFIRM_THRESHOLD: "100",
-    PAYMENT_SOURCE_STANDARD: "host",
-    REFETCH_STRIPE: "",
-    PAYMENTS_API_TOKENS: "e2e-payments-token-0123456789",
-    ARCHIVE_DIR: archiveDir,
+  world = await startConsoleWorld({
+    label: "console_ux",
+    users: { [ADMIN]: "admin", [FINANCE]: "finance" },
+    histories: generateHistories(77, 12, ["stripe"], { sameSecondRate: 0.3 }),
+    // Stripe disputes are refetched (charge, then its disputes): the fake gateway knows the true state.
+    gatewayEnv: (url) => {
+      const { STRIPE_API_URL, STRIPE_API_KEY } = fakeGatewayEnv(url);
+      return { STRIPE_API_URL: STRIPE_API_URL!, STRIPE_API_KEY: STRIPE_API_KEY! };
+    },
+    env: {
+      WORKER_MAX_ATTEMPTS: "1",
+      WORKER_CONCURRENCY: "4",
+      REPLAY_CONFIRM_THRESHOLD: "100",
+      PAYMENT_SOURCE_STANDARD: "host",
+      REFETCH_STRIPE: "",
+      PAYMENTS_API_TOKENS: "e2e-payments-token-0123456789",
+      ARCHIVE_DIR: archiveDir,
+    },
   });
-  const plan = planWebhooks(histories, { secrets: { stripe: TEST_SECRETS.stripe }, duplicateRate: 0.2, shuffle: "full", seed: 3 });
-  expect((await sendAll(plan, httpSender(server.url), { concurrency: 6, secrets: { stripe: TEST_SECRETS.stripe } })).failed).toBe(0);
+  ({ app, server, histories } = world);
+  await world.sendHistories({ duplicateRate: 0.2, shuffle: "full", seed: 3 }, 6);
 
   // Host-registered payments whose events arrive first: they fail until the host registers them.
   const base = Date.now() - 3_600_000;
@@ -89,33 +81,17 @@ beforeAll(async () => {
         occurredAtMs: base + index * 60_000 + position * 1000,
       };
       const webhook = webhookFor("standard", facts, step, TEST_SECRETS.standard);
-      const response = await fetch(`${server.url}/api/webhooks/standard`, {
-        method: "POST",
-        headers: webhook.headers,
-        body: webhook.body,
-      });
+      const response = await postWebhook(server.url, webhook);
       expect(response.status).toBe(200);
     }
   }
-  await waitFor(
-    async () => (await scalar<number>("SELECT count(*)::int FROM webhook_inbox WHERE status = 'pending'")) === 0,
-    60_000,
-    "events settled",
-  );
+  await world.settled(60_000);
 }, 240_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await server?.stop();
-  await gateway?.close();
-  await app?.close();
+  await world?.close();
   rmSync(archiveDir, { recursive: true, force: true });
 });
-
-/** The page's horizontal overflow in CSS pixels (0 when nothing is cut or scrolls sideways). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
 
 describe("console UX", () => {
   it("[SUPPORT][LAYOUT]: overview, events, event, payment and customer pages fit 1440 and 390 px", async () => {
@@ -142,13 +118,15 @@ describe("console UX", () => {
       if (width === 390) {
         // The sidebar is folded away behind a labelled toggle that opens it.
         const toggle = page.getByRole("button", { name: "Menu" });
+        const navigation = page.getByRole("navigation", { name: "Console" });
         expect(await toggle.getAttribute("aria-expanded")).toBe("false");
-        expect(await page.getByRole("navigation", { name: "Console" }).isVisible()).toBe(false);
+        expect(await navigation.isVisible()).toBe(false);
         await toggle.click();
-        expect(await toggle.getAttribute("aria-expanded")).toBe("true");
-        await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Payments" }).click();
+        // The toggle's state and the menu's visibility are set by React after the click: wait for them.
+        await expect.poll(() => toggle.getAttribute("aria-expanded")).toBe("true");
+        await navigation.getByRole("link", { name: "Payments" }).click();
         await page.waitForURL(/\/payments$/);
-        expect(await page.getByRole("navigation", { name: "Console" }).isVisible()).toBe(false);
+        await expect.poll(() => navigation.isVisible()).toBe(false);
       }
     }
     expect(overflow).toEqual(Object.fromEntries(Object.keys(overflow).map((key) => [key, 0])));
@@ -333,6 +311,7 @@ describe("console UX", () => {
     // The event keeps its history: attempts numbered on from before the replay, and who replayed it in which run.
     const eventId = await scalar<number>("SELECT id FROM webhook_inbox WHERE resource_id = 'ch_host_1'");
     await page.goto(`${server.url}/events/${eventId}`);
+    await rendered(page);
     expect(await page.getByTestId("replay-history").locator("tbody tr").count()).toBe(1);
     expect(await page.getByTestId("replay-history").textContent()).toContain(FINANCE);
     await page

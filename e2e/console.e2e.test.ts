@@ -1,37 +1,32 @@
 import { readFileSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@/lib/auth/users";
 import { eventFilterSql } from "@/lib/inbox/queries/event-filter";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
-import { waitFor } from "@/lib/testing/test-worker";
-import { startAppServer, type AppServer } from "./harness/app-server";
-import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
-import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import { webhookFor, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import type { AppServer } from "./harness/app-server";
+import { screenshot, signIn } from "./harness/browser";
+import { CONSOLE_PASSWORD, startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
+import type { FakeGateway } from "./simulator/fake-gateway";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
+import { postWebhook } from "./simulator/send-webhooks";
 
 // The operations console in a real Chromium against `next start` and a real worker, on seeded data:
 // simulator histories sent over HTTP, plus disputes whose refetch fails (their charges are
 // unknown to the fake gateway) so there are failed events to replay.
 
-const PASSWORD = "correct horse battery staple";
 const ROLES = ["viewer", "support", "finance", "admin"] as const;
 const email = (role: string) => `${role}@console.test`;
-const secrets = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard };
 
+let world: ConsoleWorld;
 let app: TestApp;
 let gateway: FakeGateway;
 let server: AppServer;
 let histories: PaymentHistory[];
 const unknownToGateway: PaymentHistory[] = [];
-const contexts: BrowserContext[] = [];
 
-async function browserFor(role: (typeof ROLES)[number]): Promise<Page> {
-  const context = await openBrowser();
-  contexts.push(context);
-  return signIn(context, server.url, email(role), PASSWORD);
+function browserFor(role: (typeof ROLES)[number]): Promise<Page> {
+  return world.browserAs(email(role));
 }
 
 async function count(sql: string, params: unknown[] = []): Promise<number> {
@@ -40,26 +35,20 @@ async function count(sql: string, params: unknown[] = []): Promise<number> {
 }
 
 beforeAll(async () => {
-  gateway = await startFakeGateway();
-  app = await createTestApp("console", {});
-  for (const role of ROLES) await createUser(app.prisma, { email: email(role), role, password: PASSWORD }, "e2e");
-  server = await startAppServer({
-    DATABASE_URL: app.db.url,
-    WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
-    WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
-    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
-    ...fakeGatewayEnv(gateway.url),
-    WORKER_MAX_ATTEMPTS: "1",
-    WORKER_CONCURRENCY: "4",
-    REPLAY_CONFIRM_THRESHOLD: "2",
-    PAYMENTS_API_TOKENS: "e2e-payments-token-0123456789",
+  world = await startConsoleWorld({
+    label: "console",
+    users: Object.fromEntries(ROLES.map((role) => [email(role), role])),
+    histories: generateHistories(2024, 24, ["stripe", "standard"], { sameSecondRate: 0.3 }),
+    env: {
+      WORKER_MAX_ATTEMPTS: "1",
+      WORKER_CONCURRENCY: "4",
+      REPLAY_CONFIRM_THRESHOLD: "2",
+      PAYMENTS_API_TOKENS: "e2e-payments-token-0123456789",
+    },
   });
-
-  histories = generateHistories(2024, 24, ["stripe", "standard"], { sameSecondRate: 0.3 });
-  gateway.add(histories);
-  const plan = planWebhooks(histories, { secrets, duplicateRate: 0.2, shuffle: "full", seed: 7 });
-  const report = await sendAll(plan, httpSender(server.url), { concurrency: 8, secrets });
-  expect(report.failed).toBe(0);
+  ({ app, server, histories } = world);
+  gateway = world.gateway!;
+  await world.sendHistories({ duplicateRate: 0.2, shuffle: "full", seed: 7 }, 8);
 
   // Disputes on charges the gateway doesn't know yet: their refetch gets 404 and, with one attempt
   // allowed, they fail.
@@ -73,26 +62,21 @@ beforeAll(async () => {
     };
     const step = { kind: "dispute_opened" as const, amountRefunded: 0, occurredAtMs: Date.now() - 60_000 };
     unknownToGateway.push({ provider: "stripe", payment, steps: [step], truth: { status: "disputed", amountRefunded: 0 } });
-    const webhook = webhookFor("stripe", payment, step, secrets.stripe);
-    const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body });
+    const response = await postWebhook(server.url, webhookFor("stripe", payment, step, TEST_SECRETS.stripe));
     expect(response.status).toBe(200);
   }
   await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" });
-  await waitFor(async () => (await count("webhook_inbox WHERE status = 'pending'")) === 0, 60_000, "seeded events to settle");
+  await world.settled(60_000);
   expect(await count("webhook_inbox WHERE status = 'failed'")).toBe(3);
 }, 240_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await server?.stop();
-  await app?.close();
-  await gateway?.close();
+  await world?.close();
 });
 
 describe("operations console", () => {
   it("[ADMIN][AUTH]: signs in, sees the overview, signs out; bad passwords are refused and audited", async () => {
-    const context = await openBrowser();
-    contexts.push(context);
+    const context = await world.openBrowser();
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`${server.url}/events`);
     expect(page.url()).toContain("/login");
@@ -101,7 +85,7 @@ describe("operations console", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.locator("form [role=alert]").textContent()).toContain("Wrong e-mail or password");
 
-    await signIn(context, server.url, email("admin"), PASSWORD);
+    await signIn(context, server.url, email("admin"), CONSOLE_PASSWORD);
     await page.getByRole("heading", { name: "By provider" }).waitFor();
     await screenshot(page, "overview");
     await page.getByRole("button", { name: "Sign out" }).click();

@@ -8,6 +8,7 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { webhookFor, randomId, type HistoryStep } from "@/lib/testing/gateway-events";
 import { startHostReceiver, type HostReceiver } from "./simulator/host-receiver";
+import { postWebhook } from "./simulator/send-webhooks";
 
 // Destinations from the console in a real Chromium: an admin adds one (its secret shown once, the
 // host verifies with it), a delivery the host keeps refusing goes dead after its retries and is
@@ -50,7 +51,7 @@ async function paymentChange(kind: HistoryStep["kind"]): Promise<string> {
     { kind, amountRefunded: 0, occurredAtMs: Date.now() - 5000 },
     TEST_SECRETS.stripe,
   );
-  const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body });
+  const response = await postWebhook(server.url, webhook);
   expect(response.status).toBe(200);
   return chargeId;
 }

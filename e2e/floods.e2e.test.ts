@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
 import { reservedConnections } from "@/lib/request/create-limited-server";
 import { MAX_WAITS_PER_READER } from "@/lib/outbox/read-change-feed";
-import { signStripe } from "@/lib/providers/stripe";
+import { signedWebhook } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { cookieHeader, csrfToken, httpSignIn } from "./harness/http-session";
 import { holdSockets, openSocket, requestFrom } from "./harness/raw-socket";
+import { webhookUrl } from "./simulator/send-webhooks";
 
 // Floods an outside review sent at `npm start`: hundreds of concurrent wrong passwords for one
 // account, one address holding every socket it can (reconnecting as they are closed), and many
@@ -58,14 +59,8 @@ function webhookFrom(from: string) {
     created: Math.floor(Date.now() / 1000),
     data: { object: { id: `ch_flood_${n}`, object: "charge", amount: 100, amount_refunded: 0, currency: "brl", status: "succeeded" } },
   });
-  return requestFrom(from, `${server.url}/api/webhooks/stripe`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body),
-    },
-    body,
-  });
+  const webhook = signedWebhook("stripe", `evt_flood_${n}`, body, TEST_SECRETS.stripe);
+  return requestFrom(from, webhookUrl(server.url, webhook), { method: "POST", headers: webhook.headers, body: webhook.body });
 }
 
 /** Where a sign-in's answer sends the browser: its error code, or null for a session. */

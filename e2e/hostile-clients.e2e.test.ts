@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
-import { signStripe } from "@/lib/providers/stripe";
+import { signedWebhook } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { cookieHeader, httpSignIn } from "./harness/http-session";
 import { dribble, firstDroppedSocket, openSocket } from "./harness/raw-socket";
+import { postWebhook } from "./simulator/send-webhooks";
 
 // What an outside review tried against `npm start` as an attacker: bodies of tens of megabytes to
 // every endpoint that reads one (next-auth's included, unauthenticated), clients that send a byte
@@ -53,14 +54,7 @@ async function ingestAnswers(): Promise<void> {
       object: { id: `ch_alive_${webhooksSent}`, object: "charge", amount: 100, amount_refunded: 0, currency: "brl", status: "succeeded" },
     },
   });
-  const response = await fetch(`${server.url}/api/webhooks/stripe`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body),
-    },
-    body,
-  });
+  const response = await postWebhook(server.url, signedWebhook("stripe", `evt_hostile_alive_${webhooksSent}`, body, TEST_SECRETS.stripe));
   expect(response.status).toBe(200);
 }
 

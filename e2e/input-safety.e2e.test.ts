@@ -1,11 +1,12 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
-import { signStripe } from "@/lib/providers/stripe";
+import { signedWebhook } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser, signIn } from "./harness/browser";
+import { postWebhook } from "./simulator/send-webhooks";
 
 // Input safety against `next start` and a real worker in a real Chromium: no
 // password hash in what the Users page or its actions send, the viewer's masking on a hostile
@@ -37,15 +38,8 @@ async function browserFor(role: (typeof ROLES)[number]): Promise<Page> {
   return signIn(context, server.url, email(role), PASSWORD);
 }
 
-async function sendWebhook(body: string): Promise<void> {
-  const response = await fetch(`${server.url}/api/webhooks/stripe`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body),
-    },
-    body,
-  });
+async function sendWebhook(eventId: string, body: string): Promise<void> {
+  const response = await postWebhook(server.url, signedWebhook("stripe", eventId, body, TEST_SECRETS.stripe));
   expect(response.status).toBe(200);
 }
 
@@ -65,6 +59,7 @@ beforeAll(async () => {
     WORKER_MAX_ATTEMPTS: "1",
   });
   await sendWebhook(
+    "evt_hostile_1",
     JSON.stringify({
       id: "evt_hostile_1",
       object: "event",
@@ -89,7 +84,7 @@ beforeAll(async () => {
     }),
   );
   // A signed body that can't be read: failed, with a reason that support may read and a viewer may not.
-  await sendWebhook(`card ${SECRETS.card}`);
+  await sendWebhook("evt_unreadable", `card ${SECRETS.card}`);
   await waitFor(
     async () => (await app.pool.query("SELECT 1 FROM webhook_inbox WHERE status = 'pending'")).rowCount === 0,
     60_000,

@@ -1,17 +1,15 @@
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "@/lib/auth/users";
 import { generateSecret } from "@/lib/destinations/sign-message";
 import type { PaymentChange } from "@/lib/outbox/payment-change";
 import type { HistoryStep } from "@/lib/testing/gateway-events";
-import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
+import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
-import { startAppServer, type AppServer } from "./harness/app-server";
-import { openBrowser, screenshot, signIn } from "./harness/browser";
-import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
+import type { AppServer } from "./harness/app-server";
+import { horizontalOverflow, screenshot } from "./harness/browser";
+import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 import { stateAfter, type PaymentHistory } from "./simulator/history";
 import { startHostReceiver, type HostReceiver } from "./simulator/host-receiver";
-import { httpSender, planWebhooks, sendAll } from "./simulator/send-webhooks";
 
 // [FINANCE][MONEY]: one customer's payments in four currencies with three exponents (JPY none, USD
 // and BRL two, KWD three) arrive as their gateways send them (Stripe's integer minor units, a
@@ -21,7 +19,6 @@ import { httpSender, planWebhooks, sendAll } from "./simulator/send-webhooks";
 // to the host. The expected texts are written out by hand, as a person reads these amounts; the
 // totals count captured money only (docs/console.md, "Totals").
 
-const PASSWORD = "correct horse battery staple";
 const FINANCE = "finance@money.test";
 const TOKEN = "e2e-money-token-0123456789";
 const CUSTOMER = "ana@money.test";
@@ -178,30 +175,21 @@ const TOTALS: Record<string, [payments: number, captured: string, refunded: stri
 };
 const FIGURES = ["captured", "refunded", "disputed", "chargedBack", "net"] as const;
 
+let world: ConsoleWorld;
 let app: TestApp;
-let gateway: FakeGateway;
 let server: AppServer;
 let receiver: HostReceiver;
 let histories: PaymentHistory[];
-const contexts: BrowserContext[] = [];
 
 const chargeOf = (index: number) => `${PAYMENTS[index]!.provider === "stripe" ? "ch" : "pay"}_money_${index}`;
 /** Text as read, with Intl's no-break spaces as plain ones. */
 const text = async (page: Page, selector: string) => (await page.locator(selector).first().textContent())?.replace(/\s+/g, " ").trim();
 
-async function browserAs(width: number): Promise<Page> {
-  const context = await openBrowser({ width, height: 900 });
-  contexts.push(context);
-  return signIn(context, server.url, FINANCE, PASSWORD);
-}
-
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+function browserAs(width: number): Promise<Page> {
+  return world.browserAs(FINANCE, { width, height: 900 });
 }
 
 beforeAll(async () => {
-  app = await createTestApp("money_currencies", {});
-  await createUser(app.prisma, { email: FINANCE, role: "finance", password: PASSWORD }, "e2e");
   const base = Date.now() - 20 * 60_000;
   histories = PAYMENTS.map((expected, index) => {
     let refunded = 0;
@@ -222,22 +210,17 @@ beforeAll(async () => {
       truth: stateAfter(steps.at(-1)!.kind, expected.amount, refunded),
     };
   });
-  // The gateways' APIs answer refetches (Asaas's every event, Stripe's disputes) with these payments.
-  gateway = await startFakeGateway(histories);
   const secret = generateSecret();
   receiver = await startHostReceiver(secret);
-  server = await startAppServer({
-    ...fakeGatewayEnv(gateway.url),
-    DATABASE_URL: app.db.url,
-    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
-    WEBHOOK_SECRET_STRIPE: TEST_SECRETS.stripe,
-    WEBHOOK_SECRET_STANDARD: TEST_SECRETS.standard,
-    WEBHOOK_SECRET_ASAAS: ASAAS_TOKEN,
-    PAYMENTS_API_TOKENS: TOKEN,
-    DESTINATION_URL: receiver.url,
-    DESTINATION_SECRET: secret,
-    WORKER_CONCURRENCY: "4",
+  // The gateways' APIs answer refetches (Asaas's every event, Stripe's disputes) with these payments.
+  world = await startConsoleWorld({
+    label: "money_currencies",
+    users: { [FINANCE]: "finance" },
+    secrets: { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard, asaas: ASAAS_TOKEN },
+    histories,
+    env: { PAYMENTS_API_TOKENS: TOKEN, DESTINATION_URL: receiver.url, DESTINATION_SECRET: secret, WORKER_CONCURRENCY: "4" },
   });
+  ({ app, server } = world);
   // Asaas payments come from the host application (its default): registered in minor units first.
   for (const history of histories.filter((entry) => entry.provider === "asaas")) {
     const response = await fetch(`${server.url}/api/payments`, {
@@ -254,14 +237,8 @@ beforeAll(async () => {
     });
     expect(response.status).toBe(201);
   }
-  const secrets = { stripe: TEST_SECRETS.stripe, standard: TEST_SECRETS.standard, asaas: ASAAS_TOKEN };
-  const plan = planWebhooks(histories, { secrets, duplicateRate: 0.3, shuffle: "payment", seed: 28 });
-  expect((await sendAll(plan, httpSender(server.url), { concurrency: 4, secrets })).failed).toBe(0);
-  await waitFor(
-    async () => (await app.pool.query("SELECT 1 FROM webhook_inbox WHERE status = 'pending' LIMIT 1")).rowCount === 0,
-    90_000,
-    "events settled",
-  );
+  await world.sendHistories({ duplicateRate: 0.3, shuffle: "payment", seed: 28 }, 4);
+  await world.settled(90_000);
   await waitFor(
     async () =>
       (
@@ -275,11 +252,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await server?.stop();
+  await world?.close();
   await receiver?.close();
-  await gateway?.close();
-  await app?.close();
 });
 
 describe("[FINANCE][MONEY] one amount everywhere, in four currencies", () => {

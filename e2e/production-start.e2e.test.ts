@@ -9,6 +9,7 @@ import { freePort } from "@/lib/db/embedded";
 import { waitFor } from "@/lib/testing/test-worker";
 import { allProcStats } from "./harness/proc-stat";
 import { signedWebhook } from "@/lib/testing/gateway-events";
+import { postWebhook } from "./simulator/send-webhooks";
 
 // `NODE_ENV=production npm start` with no configuration at all, as an operator would run it: the
 // launcher starts the embedded database, generates its secrets into the data directory, creates no
@@ -109,7 +110,7 @@ describe("npm start in production with no configuration", () => {
       data: { object: { id: "ch_dev" } },
     });
     const webhook = signedWebhook("stripe", "evt_dev", body, "whsec_dev_stripe_change_me");
-    const stripe = await fetch(`${base}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body });
+    const stripe = await postWebhook(base, webhook);
     expect(stripe.status).toBe(503);
     // The host API: the example token is refused, the generated one accepted.
     const payments = (token: string) =>

@@ -12,6 +12,7 @@ import {
   historiesAsSent,
   httpSender,
   planWebhooks,
+  postWebhook,
   stripeEventsOf,
   withholdWebhooks,
 } from "./simulator/send-webhooks";
@@ -159,7 +160,7 @@ describe("[OPERATOR][RECONCILE]: a gateway that withheld 10% of its webhooks", (
     if (provider === "stripe") {
       // The gateway's late webhook of an event reconciliation already ingested: 200, a duplicate.
       const late = withheld[0]!;
-      const response = await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: late.headers, body: late.body });
+      const response = await postWebhook(server.url, late);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ received: true, duplicate: true });
     }

@@ -2,12 +2,13 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decode, encode } from "next-auth/jwt";
 import { createUser } from "@/lib/auth/users";
-import { signStripe } from "@/lib/providers/stripe";
+import { signedWebhook } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
 import { openBrowser } from "./harness/browser";
 import { cookieHeader, httpSignIn, httpSignOut } from "./harness/http-session";
+import { postWebhook } from "./simulator/send-webhooks";
 
 // Security defaults against the built app: redirects after sign-in, security headers and CSP in Chromium,
 // sessions that end on sign-out, forwarded addresses, and Secure cookies + HSTS behind https.
@@ -236,14 +237,7 @@ describe("security", () => {
         },
       },
     });
-    const answered = await fetch(`${plain.url}/api/webhooks/stripe`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "stripe-signature": signStripe(TEST_SECRETS.stripe, Math.floor(Date.now() / 1000), body),
-      },
-      body,
-    });
+    const answered = await postWebhook(plain.url, signedWebhook("stripe", "evt_cache_1", body, TEST_SECRETS.stripe));
     expect(answered.status).toBe(200);
     const inboxId = await waitFor(
       async () => {

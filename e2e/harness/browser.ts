@@ -46,3 +46,19 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage, animations: "disabled", caret: "initial" });
 }
+
+/**
+ * Waits until the page shows what its URL asks for: loaded, with no loading skeleton (a streamed
+ * page's or a client navigation's) and no table waiting for its rows. The reads that don't retry
+ * (count, allTextContents, evaluate, layout) take the page as it is, which on a loaded machine can
+ * still be the skeleton after the URL has changed.
+ */
+export async function rendered(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.readyState === "complete" && !document.querySelector("[aria-busy=true]"));
+}
+
+/** The rendered page's horizontal overflow in CSS pixels (0 when nothing is cut or scrolls sideways). */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  await rendered(page);
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}

@@ -10,8 +10,11 @@ import {
   stripeEventsOf,
   withholdWebhooks,
   type PaymentReading,
+  type Refusal,
+  type SendReport,
 } from "./send-webhooks";
-import { PROVIDER_NAMES } from "@/lib/providers/registry";
+import { DEVELOPMENT_SECRET_VALUES } from "@/lib/config/development-values";
+import { enableHint, findDriver, PROVIDER_NAMES } from "@/lib/providers/registry";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import {
   webhookFor,
@@ -35,6 +38,7 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
   serve                     only serve the fake gateway API for the same histories
 
   --url URL                 the app (default http://localhost:3000)
+  --app-wait S              seconds to wait for the app to answer before sending (default 120)
   --payments N              payments to simulate (default 100)
   --provider P              simulate one gateway: ${SIMULATED_PROVIDERS.join("|")}
   --providers LIST          several of them, comma-separated (default stripe,standard)
@@ -54,7 +58,9 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
                               MERCADOPAGO_API_URL=http://127.0.0.1:N  ZOOP_API_URL=http://127.0.0.1:N/v1
                               PAGARME_JWKS_URL=http://127.0.0.1:N/.well-known/jwks.json
                             it accepts the app's own <PROVIDER>_API_KEY / ZOOP_MARKETPLACE_ID
-  --token T                 API token for the final check (default: first of PAYMENTS_API_TOKENS)
+  --token T                 API token for registering payments and the final check (default: first of PAYMENTS_API_TOKENS)
+                            Gateways whose PAYMENT_SOURCE_<PROVIDER> is host (the default but for stripe and standard):
+                            the simulator plays the host application and registers each payment first (POST /api/payments)
   --no-check                skip waiting and checking
   --drain-timeout S         seconds to wait for the app to drain (default 900)
   --unknown N               also send N Stripe disputes on charges the fake gateway learns only after
@@ -79,6 +85,7 @@ function parse(argv: string[]) {
     allowPositionals: true,
     options: {
       url: { type: "string", default: "http://localhost:3000" },
+      "app-wait": { type: "string", default: "120" },
       payments: { type: "string", default: "100" },
       provider: { type: "string" },
       providers: { type: "string", default: "stripe,standard" },
@@ -117,6 +124,7 @@ function parse(argv: string[]) {
   return {
     command: values.help ? undefined : positionals[0],
     url: values.url.replace(/\/+$/, ""),
+    appWaitMs: number("app-wait", 0) * 1000,
     payments: number("payments", 1),
     providers: providers as SimulatedProvider[],
     duplicates: number("duplicates", 0, 0.95),
@@ -251,7 +259,9 @@ async function startHost(options: Options, total: number): Promise<{ host: HostR
   if (!options.host.port) return null;
   const secret = appConfig().destinations.configured?.secret;
   if (!secret) throw new Error("--host-port verifies with DESTINATION_SECRET: set it (and DESTINATION_URL) for the app and the simulator");
-  const host = await startHostReceiver(secret, { failShare: options.host.failShare, hangShare: options.host.hangShare }, options.host.port);
+  const host = await listening(options.host.port, "pick another with --host-port N and set the app's DESTINATION_URL to match", () =>
+    startHostReceiver(secret, { failShare: options.host.failShare, hangShare: options.host.hangShare }, options.host.port),
+  );
   console.log(
     `host receiver on ${host.url} (fail ${options.host.failShare}, hang ${options.host.hangShare}, outage ${options.host.outageMs / 1000}s)`,
   );
@@ -268,10 +278,124 @@ async function startHost(options: Options, total: number): Promise<{ host: HostR
   };
 }
 
+/** Starts a server on `port`, or says in one sentence that the port is busy and how to pick another. */
+async function listening<T>(port: number, pickAnother: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    throw new Error(`port ${port} is busy (another simulator still serving, one run with --hold or serve?): stop it, or ${pickAnother}`);
+  }
+}
+
+const startGateway = (histories: PaymentHistory[], port: number) =>
+  listening(port, "pick another with --gateway-port N and point the app's API URLs and PAGARME_JWKS_URL at it (see --help)", () =>
+    startFakeGateway(histories, port, appCredentials()),
+  );
+
+/** Waits for the app to answer at all (a just started `npm run dev`), at most `timeoutMs`. */
+async function waitForApp(url: string, timeoutMs: number): Promise<void> {
+  const answers = () =>
+    fetch(`${url}/api/health`).then(
+      () => true,
+      () => false,
+    );
+  if (await answers()) return;
+  console.log(`waiting up to ${timeoutMs / 1000}s for the app at ${url} (npm run dev; --url if it is elsewhere)`);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 500));
+    if (await answers()) return;
+  }
+  throw new Error(`nothing answers at ${url}: start the app (npm run dev), or point --url at it`);
+}
+
+/**
+ * Plays the host application for gateways whose payments it registers (PAYMENT_SOURCE_<PROVIDER>=host):
+ * each payment is registered (POST /api/payments) before its gateway's first webhook, as a shop
+ * records the payment it creates. Without it their events would wait for payments nobody registers.
+ */
+async function registerAsHost(url: string, token: string | undefined, histories: PaymentHistory[], concurrency: number): Promise<void> {
+  const { providers } = appConfig();
+  const hosted = histories.filter((history) => providers[history.provider].paymentSource === "host");
+  if (hosted.length === 0) return;
+  const names = [...new Set(hosted.map((history) => history.provider))];
+  const variables = names.map((name) => `PAYMENT_SOURCE_${name.toUpperCase()}=host`).join(", ");
+  if (!token)
+    throw new Error(`${variables}: the simulator registers the payments as the host would, with a PAYMENTS_API_TOKENS token or --token`);
+  const refused = new Map<string, number>();
+  let next = 0;
+  async function registrar() {
+    for (let history = hosted[next++]; history; history = hosted[next++]) {
+      const { payment, provider } = history;
+      const response = await fetch(`${url}/api/payments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          provider,
+          chargeId: payment.chargeId,
+          amount: payment.amount,
+          currency: payment.currency,
+          customerId: payment.customerId,
+          customerEmail: payment.customerEmail,
+        }),
+      });
+      const answer = `${response.status} ${(await response.text()).slice(0, 300)}`;
+      if (!response.ok) refused.set(answer, (refused.get(answer) ?? 0) + 1);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, 16) }, registrar));
+  if (refused.size > 0) {
+    const reasons = [...refused].map(([reason, count]) => `${count} answered ${reason}`).join("; ");
+    throw new Error(
+      `registering payments as the host application (${variables}) failed: ${reasons}. ` +
+        `Is the first of the simulator's PAYMENTS_API_TOKENS (or --token) one of the app's?`,
+    );
+  }
+  console.log(`registered ${hosted.length} payments as the host application would (${variables}): POST /api/payments`);
+}
+
+/** The signing secret as the summary may show it: a public development value whole, any other only by its length. */
+function shownSecret(secret: string): string {
+  return DEVELOPMENT_SECRET_VALUES.has(secret) ? secret : `${secret.length} characters`;
+}
+
+/** What to check for one kind of refusal, in the app's or the simulator's settings; null when the answer says it all. */
+function refusalHint(refusal: Refusal, url: string, gateway: FakeGateway | null): string | null {
+  const driver = findDriver(refusal.provider);
+  if (refusal.status === 0) return `nothing answered at ${url}: is the app running (npm run dev), and is --url right?`;
+  if (!driver || refusal.status === 404) return `is ${url} the Webhook Inbox (--url)?`;
+  if (refusal.code === "NOT_CONFIGURED") return `the app does not accept ${driver.label} webhooks: ${enableHint(driver)}, for the app`;
+  const keysAt = gateway ? `${gateway.url}/.well-known/jwks.json` : "the fake gateway's (keep --gateway-port on)";
+  if (driver.verification?.publishedKeys && (refusal.code === "INVALID_SIGNATURE" || refusal.code === "SIGNATURE_UNVERIFIABLE")) {
+    return `the simulator signs ${driver.label} with the fake gateway's key, published at ${keysAt}: is the app's PAGARME_JWKS_URL that?`;
+  }
+  if (refusal.code === "INVALID_SIGNATURE") {
+    const variable = `WEBHOOK_SECRET_${driver.name.toUpperCase()}`;
+    const secret = appConfig().providers[driver.name].secrets[0];
+    return `is the app's ${variable} set to the simulator's (${secret ? shownSecret(secret) : "none"}; it reads its environment, .env, then .env.example)?`;
+  }
+  return null;
+}
+
+/** One line per kind of refusal: how many, the app's answer and what to check. */
+function refusalLines(report: SendReport, url: string, gateway: FakeGateway | null): string[] {
+  return report.refusals.map((refusal) => {
+    const count =
+      refusal.gaveUp > 0
+        ? `${refusal.gaveUp} refused (given up after every try)`
+        : `${refusal.answers} answer(s) refused, accepted on a later try`;
+    const hint = refusalHint(refusal, url, gateway);
+    return `  ${count}: ${refusal.provider} ${refusal.status} ${refusal.error}${hint ? ` — ${hint}` : ""}`;
+  });
+}
+
 async function run(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
   const unknown = unknownDisputes(options.seed, options.unknown);
-  const gateway = options.gatewayPort ? await startFakeGateway(histories, options.gatewayPort, appCredentials()) : null;
+  await waitForApp(options.url, options.appWaitMs);
+  const token = options.token ?? appConfig().paymentsApiTokens[0]?.token;
+  const gateway = options.gatewayPort ? await startGateway(histories, options.gatewayPort) : null;
   if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate with the app's <PROVIDER>_API_KEY)`);
   let playedHost: Awaited<ReturnType<typeof startHost>> = null;
   try {
@@ -298,6 +422,7 @@ async function run(options: Options): Promise<number> {
       `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} webhooks ` +
         `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
     );
+    await registerAsHost(options.url, token, [...histories, ...unknown], options.concurrency);
     playedHost = await startHost(options, plan.length);
     const started = Date.now();
     const send = httpSender(options.url);
@@ -318,6 +443,7 @@ async function run(options: Options): Promise<number> {
     console.log(
       `sent: ${report.acknowledged} acknowledged, ${report.retries} retried, ${report.failed} gave up, in ${report.ms} ms (${rate} webhooks/s)`,
     );
+    for (const line of refusalLines(report, options.url, gateway)) console.log(line);
     if (!options.check) return report.failed === 0 ? 0 : 1;
 
     const drained = await waitForDrain(options.url, options.drainTimeoutMs);
@@ -329,14 +455,16 @@ async function run(options: Options): Promise<number> {
       console.log(`fake gateway: ${gateway.requests.length} API requests, ${refused} refused for bad credentials`);
     }
     if (!drained) {
-      console.error(`the app did not drain within ${options.drainTimeoutMs / 1000}s`);
+      console.error(
+        `the app did not drain within ${options.drainTimeoutMs / 1000}s (events of payments nobody registered wait: ` +
+          `the simulator registers them when it sees the app's PAYMENT_SOURCE_<PROVIDER>=host)`,
+      );
       return 1;
     }
     console.log(
       `drained: no pending events ${drainMs} ms after the first webhook (${(events / (drainMs / 1000)).toFixed(0)} events/s end to end)`,
     );
     console.log(`failed events in the app (all providers, all runs): ${(await health(options.url))?.failed ?? "unknown"}`);
-    const token = options.token ?? appConfig().paymentsApiTokens[0]?.token;
     if (!token) throw new Error("no API token for the check: pass --token or set PAYMENTS_API_TOKENS");
     const check = await checkFinalStates(histories, reader(options.url, token));
     console.log(`check: ${check.matched}/${check.payments} payments in their true final state`);
@@ -375,7 +503,7 @@ async function run(options: Options): Promise<number> {
 
 async function serve(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
-  const gateway = await startFakeGateway(histories, options.gatewayPort || 4010, appCredentials());
+  const gateway = await startGateway(histories, options.gatewayPort || 4010);
   console.log(`fake gateway API for seed ${options.seed} (${histories.length} payments) on ${gateway.url}; Ctrl-C stops it`);
   await new Promise<void>((done) => process.once("SIGINT", done));
   await gateway.close();

@@ -360,16 +360,20 @@ function pagarmeChargeList({ query, histories }: ListContext) {
   };
 }
 
-/** `GET /v1/marketplaces/{id}/transactions`, by creation time, ascending. */
+/**
+ * `GET /v1/marketplaces/{id}/transactions`, by creation time, ascending; as a recorded answer has it,
+ * at most 100 a page and `total`/`query_count` written as strings.
+ */
 function zoopTransactionList({ query, histories }: ListContext) {
   const offset = int(query.get("offset"), 0);
-  const limit = int(query.get("limit"), 20);
+  const limit = Math.min(int(query.get("limit"), 20), 100);
   const matching = listed(histories, "zoop", firstMs, between(query.get("date_range[gte]"), query.get("date_range[lte]")));
   const items = matching.slice(offset, offset + limit).map((history) => {
     const { created, updated } = times(history);
     return { ...zoopTransactionOf(history), created_at: created, updated_at: updated };
   });
-  return { resource: "list", items, has_more: offset + limit < matching.length, total: matching.length, offset, limit };
+  const total = String(matching.length);
+  return { resource: "list", items, has_more: offset + limit < matching.length, total, query_count: total, offset, limit };
 }
 
 type ListRoute = { provider: ProviderName; path: RegExp; list: (context: ListContext) => unknown };
@@ -495,7 +499,8 @@ export async function startFakeGateway(
     if (!history || history.provider !== route.provider) return reply(404, { error: { message: `No such charge: ${id}` } });
     return reply(200, route.resource(history));
   });
-  await new Promise<void>((done) => server.listen(port, "127.0.0.1", done));
+  // A busy port rejects (EADDRINUSE) instead of crashing the process: the caller says which option moves it.
+  await new Promise<void>((ready, fail) => server.once("error", fail).listen(port, "127.0.0.1", ready));
   const address = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${address.port}`,

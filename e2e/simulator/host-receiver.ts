@@ -102,7 +102,8 @@ export async function startHostReceiver(
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => handle(request, response, Buffer.concat(chunks).toString("utf8")));
   });
-  await new Promise<void>((ready) => server.listen(port, "127.0.0.1", ready));
+  // A busy port rejects (EADDRINUSE) instead of crashing the process: the caller says which option moves it.
+  await new Promise<void>((ready, fail) => server.once("error", fail).listen(port, "127.0.0.1", ready));
   return Object.assign(receiver, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
     close: async () => {

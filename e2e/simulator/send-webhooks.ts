@@ -86,24 +86,61 @@ export function stripeEventsOf(plan: PlannedWebhook[]): ListedStripeEvent[] {
   return [...events.values()];
 }
 
-export type SendResult = { status: number };
+/** The app's answer; `body` (its start) says why when it refused, status 0 when nothing answered. */
+export type SendResult = { status: number; body?: string };
 export type Sender = (webhook: SignedWebhook) => Promise<SendResult>;
 
-/** An HTTP sender to a running app: POST {baseUrl}/api/webhooks/{provider}. */
+/** Where a gateway posts a webhook on a running app: {baseUrl}/api/webhooks/{provider}, with any query it signs. */
+export function webhookUrl(baseUrl: string, webhook: SignedWebhook): string {
+  const query = webhook.query ? `?${webhook.query}` : "";
+  return `${baseUrl.replace(/\/+$/, "")}/api/webhooks/${webhook.provider}${query}`;
+}
+
+/** Delivers a signed webhook to a running app over HTTP, as its gateway would. */
+export function postWebhook(baseUrl: string, webhook: SignedWebhook): Promise<Response> {
+  return fetch(webhookUrl(baseUrl, webhook), { method: "POST", headers: webhook.headers, body: webhook.body });
+}
+
+/** An HTTP sender to a running app (postWebhook), reading each answer to its end. */
 export function httpSender(baseUrl: string): Sender {
   return async (webhook) => {
-    const query = webhook.query ? `?${webhook.query}` : "";
-    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/api/webhooks/${webhook.provider}${query}`, {
-      method: "POST",
-      headers: webhook.headers,
-      body: webhook.body,
-    });
-    await response.arrayBuffer();
-    return { status: response.status };
+    const response = await postWebhook(baseUrl, webhook);
+    const body = await response.text();
+    return response.ok ? { status: response.status } : { status: response.status, body: body.slice(0, 500) };
   };
 }
 
-export type SendReport = { sent: number; acknowledged: number; retries: number; failed: number; ms: number };
+/** Refused answers of one kind (a gateway, a status, the app's error code), with one of them as it came. */
+export type Refusal = {
+  provider: string;
+  status: number;
+  /** The app's `code` (INVALID_SIGNATURE, NOT_CONFIGURED...), or null when the body had none. */
+  code: string | null;
+  /** The app's `error`, the body itself, or why nothing answered. */
+  error: string;
+  /** Answers of this kind, retries included. */
+  answers: number;
+  /** Webhooks whose last try got this answer: given up on. */
+  gaveUp: number;
+};
+
+export type SendReport = { sent: number; acknowledged: number; retries: number; failed: number; ms: number; refusals: Refusal[] };
+
+function refusalOf(provider: string, result: SendResult): Omit<Refusal, "answers" | "gaveUp"> {
+  const body = result.body ?? "";
+  let parsed: { error?: unknown; code?: unknown } | null = null;
+  try {
+    parsed = JSON.parse(body) as { error?: unknown; code?: unknown };
+  } catch {
+    // not JSON: the body is the reason
+  }
+  return {
+    provider,
+    status: result.status,
+    code: typeof parsed?.code === "string" ? parsed.code : null,
+    error: typeof parsed?.error === "string" ? parsed.error : body || (result.status === 0 ? "no answer" : "empty body"),
+  };
+}
 
 /**
  * Sends every planned webhook with `concurrency` senders. Like a gateway, a webhook that is not
@@ -115,7 +152,14 @@ export async function sendAll(
   options: { concurrency: number; maxDelayMs?: number; maxTries?: number; secrets: Partial<Record<string, SigningSecret>> },
 ): Promise<SendReport> {
   const started = Date.now();
-  const report: SendReport = { sent: 0, acknowledged: 0, retries: 0, failed: 0, ms: 0 };
+  const report: SendReport = { sent: 0, acknowledged: 0, retries: 0, failed: 0, ms: 0, refusals: [] };
+  const refusals = new Map<string, Refusal>();
+  const refused = (provider: string, result: SendResult, last: boolean) => {
+    const refusal = refusalOf(provider, result);
+    const key = `${provider} ${refusal.status} ${refusal.code ?? refusal.error}`;
+    const kind = refusals.get(key) ?? { ...refusal, answers: 0, gaveUp: 0 };
+    refusals.set(key, { ...kind, answers: kind.answers + 1, gaveUp: kind.gaveUp + (last ? 1 : 0) });
+  };
   let next = 0;
   const maxTries = options.maxTries ?? 5;
   async function sender() {
@@ -128,11 +172,12 @@ export async function sendAll(
         const webhook =
           attempt === 1 ? planned : signedWebhook(planned.provider, planned.eventId, planned.body, options.secrets[planned.provider]!);
         report.sent++;
-        const result = await send(webhook).catch(() => ({ status: 0 }));
+        const result = await send(webhook).catch((error: unknown) => ({ status: 0, body: unanswered(error) }));
         if (result.status >= 200 && result.status < 300) {
           report.acknowledged++;
           break;
         }
+        refused(planned.provider, result, attempt >= maxTries);
         if (attempt >= maxTries) {
           report.failed++;
           break;
@@ -144,7 +189,14 @@ export async function sendAll(
   }
   await Promise.all(Array.from({ length: options.concurrency }, sender));
   report.ms = Date.now() - started;
+  report.refusals = [...refusals.values()].sort((a, b) => b.answers - a.answers);
   return report;
+}
+
+/** Why a request got no answer at all (fetch's cause: ECONNREFUSED, a reset...). */
+function unanswered(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
 export type PaymentReading = { status: string; amountRefunded: number } | null;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { bearerAuth } from "../providers/api-auth";
-import { DRIVERS, type ProviderName } from "../providers/registry";
+import { DRIVERS, enableHint, type ProviderName } from "../providers/registry";
 import { ParseError, type ProviderDriver } from "../providers/types";
 import { configuredProviders } from "./configured-providers";
 import { ConfigError, configVariables, loadConfig } from "./env";
+import { providerVariables } from "./provider-config";
 
 // A gateway the registry doesn't have: everything below reads it from its driver alone.
 const fakeDriver: ProviderDriver<"fakepay"> = {
@@ -124,6 +125,21 @@ describe("configured", () => {
     expect(configuredProviders(loadConfig({ WEBHOOK_SECRET_STRIPE: "whsec_x", WEBHOOK_SECRET_ZOOP: "z" }))).toEqual(["stripe", "zoop"]);
     expect(configuredProviders(loadConfig({}))).toEqual([]);
   });
+});
+
+describe("a driver's enable hint", () => {
+  it.each(DRIVERS.map((driver) => [driver.name, driver] as const))(
+    "%s: names only variables its configuration reads, and the first it names turns it on",
+    (_name, driver) => {
+      const hint = enableHint(driver);
+      const named = [...hint.matchAll(/\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:=(\S+))?/g)];
+      const reads = providerVariables(driver).map(({ variable }) => variable);
+      expect(named.length, hint).toBeGreaterThan(0);
+      for (const [, variable] of named) expect(reads, hint).toContain(variable);
+      const [, first, value] = named[0]!;
+      expect(loadConfig({ [first!]: value ?? "a-secret-value" }).providers[driver.name].enabled, hint).toBe(true);
+    },
+  );
 });
 
 describe("the drivers' defaults", () => {

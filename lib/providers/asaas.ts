@@ -179,6 +179,8 @@ export const asaasDriver: SyncVerifyingDriver<"asaas"> = {
   label: "Asaas",
   // A fixed token, not a signature: every event's state is fetched. Its times are São Paulo wall clock.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "America/Sao_Paulo", apiUrl: "https://api.asaas.com/v3" },
+  enableWith: "set WEBHOOK_SECRET_ASAAS to the webhook's authentication token (Asaas sends it as asaas-access-token)",
+  exampleSecret: "asaas_dev_webhook_token_change_me",
   keptHeaders: ["content-type", "user-agent"],
   secretHeaders: ["asaas-access-token"],
   // Asaas v3 takes the API key in an `access_token` header, not as a bearer token.

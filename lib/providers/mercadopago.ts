@@ -27,7 +27,7 @@ import { ParseError, type GatewayLister, type SyncVerifyingDriver, type VerifyRe
 
 const MILLISECONDS_ABOVE = 1e12;
 
-// The statuses of GET /v1/payments/{id}.
+// The statuses of GET /v1/payments/{id} ("Get payment status", docs/gateways.md's Mercado Pago table).
 const PAYMENT_STATUS: Record<string, ChargeStatus> = {
   pending: "pending",
   in_process: "pending",
@@ -52,6 +52,7 @@ const notificationSchema = z.object({
 
 const paymentSchema = z.looseObject({
   status: z.string(),
+  status_detail: z.string().nullish(),
   transaction_amount: z.number().nonnegative(),
   transaction_amount_refunded: z.number().nonnegative().optional(),
   currency_id: z.string().length(3).optional(),
@@ -59,9 +60,21 @@ const paymentSchema = z.looseObject({
 });
 type MercadoPagoPayment = z.infer<typeof paymentSchema>;
 
+/**
+ * A chargeback's outcome is in its status_detail: `in_process` while it is decided (disputed),
+ * `settled` when the money was retained (charged back), `reimbursed` when it was decided for the
+ * seller, who keeps the money (paid, as a won dispute).
+ */
+const CHARGEBACK_DETAIL: Record<string, ChargeStatus> = { in_process: "disputed", settled: "charged_back", reimbursed: "paid" };
+
+function statusOf(payment: MercadoPagoPayment): ChargeStatus | undefined {
+  if (payment.status === "charged_back") return CHARGEBACK_DETAIL[payment.status_detail ?? ""] ?? "charged_back";
+  return PAYMENT_STATUS[payment.status];
+}
+
 /** The payment's current state, as GET /v1/payments/{id} shows it. */
 export function paymentToSnapshot(payment: MercadoPagoPayment): ChargeSnapshot {
-  const status = PAYMENT_STATUS[payment.status];
+  const status = statusOf(payment);
   if (!status) throw new ParseError(`unknown Mercado Pago payment status "${payment.status}"`);
   const amount = toMinorUnits(payment.transaction_amount, payment.currency_id);
   const refunded =
@@ -85,10 +98,19 @@ const searchSchema = z.object({
   results: z.array(z.unknown()),
 });
 
+/**
+ * A search date as Mercado Pago documents it, `yyyy-MM-dd'T'HH:mm:ss.SSSZ` with a numeric offset in
+ * every example (2026-12-01T00:00:00.000-03:00): milliseconds and `+00:00`, never `Z`.
+ */
+export function searchDate(date: Date): string {
+  return `${date.toISOString().slice(0, 23)}+00:00`;
+}
+
 // Reconciliation: `GET /v1/payments/search` (mercadopago.com.br/developers, "Search payments"),
-// Bearer access token: `sort=date_last_updated&criteria=asc&range=date_last_updated&begin_date=<ISO>
-// &end_date=<ISO>`, paged by `offset`/`limit` with `paging.total`. A payment whose state changed
-// in the window is listed whatever its creation date. Unconfirmed: the largest offset it serves.
+// Bearer access token: `sort=date_last_updated&criteria=asc&range=date_last_updated&begin_date=<date>
+// &end_date=<date>` (searchDate), paged by `offset`/`limit` with `paging.total`. A payment whose
+// state changed in the window is listed whatever its creation date. Unconfirmed: the largest offset
+// it serves.
 const mercadopagoLister: GatewayLister = {
   kind: "resources",
   async listPage(fetchJson, { since, until, pageToken, pageSize }) {
@@ -97,8 +119,8 @@ const mercadopagoLister: GatewayLister = {
       sort: "date_last_updated",
       criteria: "asc",
       range: "date_last_updated",
-      begin_date: since.toISOString(),
-      end_date: until.toISOString(),
+      begin_date: searchDate(since),
+      end_date: searchDate(until),
       offset: String(offset),
       limit: String(pageSize),
     });
@@ -162,6 +184,8 @@ export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
   label: "Mercado Pago",
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.mercadopago.com" },
   keptHeaders: ["x-signature", "x-request-id", "content-type", "user-agent"],
+  enableWith: "set WEBHOOK_SECRET_MERCADOPAGO to the webhook's secret signature (the key of x-signature)",
+  exampleSecret: "mercadopago_dev_webhook_secret_change_me",
   secretHeaders: [],
   apiAuth: bearerAuth,
   noticeOnly: true,

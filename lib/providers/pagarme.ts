@@ -368,6 +368,9 @@ export const pagarmeDriver: ProviderDriver<"pagarme", PagarmeSettings> = {
   apiAuth: basicKeyAuth(),
   // RS256 needs no shared secret: choosing the schemes is enough to turn Pagar.me on.
   enabledBy: ["PAGARME_SIGNATURES"],
+  enableWith:
+    "set PAGARME_SIGNATURES=rs256 and PAGARME_JWKS_URL to where its signing keys are published (Pagar.me's own by default); " +
+    "WEBHOOK_SECRET_PAGARME is only for the opt-in hub-signature and basic schemes",
   lister: pagarmeLister,
 
   async verify(raw, headers, { secrets, publicKeys, settings = DEFAULT_SETTINGS }) {

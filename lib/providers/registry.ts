@@ -26,3 +26,8 @@ export function isProviderName(value: string): value is ProviderName {
 export function findDriver(provider: string): ProviderDriver<ProviderName> | undefined {
   return byName.get(provider);
 }
+
+/** How to turn a gateway's webhooks on, naming the variables it needs (its driver's own words, else its shared secret). */
+export function enableHint(driver: Pick<ProviderDriver, "name" | "enableWith">): string {
+  return driver.enableWith ?? `set WEBHOOK_SECRET_${driver.name.toUpperCase()}`;
+}

@@ -254,6 +254,7 @@ export const standardDriver: SyncVerifyingDriver<"standard", SenderVocabulary> =
   settings: senderVocabularySchema,
   verification: { secretKey: standardSecretKey },
   exampleSecret: "whsec_k4Oie9tzlfNd9O6ts4gAgEe71UE9WXS1",
+  enableWith: "set WEBHOOK_SECRET_STANDARD to the sender's signing secret (whsec_...)",
   keptHeaders: [
     "webhook-id",
     "webhook-timestamp",

@@ -230,6 +230,7 @@ export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
   // only the high-impact ones (disputes).
   defaults: { refetch: "charge.dispute.*", paymentSource: "gateway", timeZone: "UTC", apiUrl: "https://api.stripe.com" },
   exampleSecret: "whsec_dev_stripe_change_me",
+  enableWith: "set WEBHOOK_SECRET_STRIPE to the endpoint's signing secret (whsec_...)",
   keptHeaders: ["stripe-signature", "content-type", "user-agent"],
   secretHeaders: [],
   apiAuth: bearerAuth,

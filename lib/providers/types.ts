@@ -161,6 +161,11 @@ export interface ProviderDriver<Name extends string = string, Settings = unknown
   readonly verification?: VerificationNeeds<Settings>;
   /** Variables besides WEBHOOK_SECRET_<PROVIDER> that, set, turn the gateway on (a scheme needing no shared secret). */
   readonly enabledBy?: readonly string[];
+  /**
+   * What turns its webhooks on, as an operator reads it in the log ("set ... to ..."), naming the
+   * variables it really needs; absent, enableHint says to set WEBHOOK_SECRET_<PROVIDER>.
+   */
+  readonly enableWith?: string;
   /** The public development secret .env.example ships for it: production refuses to start with it anywhere. */
   readonly exampleSecret?: string;
   /** Headers kept with the event so it can be re-verified and inspected. */

@@ -25,17 +25,28 @@ import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./type
 // response: lib/providers/fixtures/zoop/). That is money given back, a refund for the voided amount,
 // never "canceled" (which cannot follow paid); canceled before capture, no money moved: canceled.
 //
-// Unconfirmed: the event type names beyond transaction.succeeded, the transaction statuses, and
-// whether `id` is stable across resends (no public docs were found); partial voids as `void`
-// operations with a partial amount.
+// Event types: the webhook events Zoop lets a webhook subscribe to (docs.zoop.co/reference#webhook,
+// as zoop-wrapper's Webhook.EVENTS lists them); docs/gateways.md's Zoop table decides each. The
+// `buyer.transaction.*` events are the buyer's copies of the `transaction.*` ones and read the same.
+// Envelopes: the transaction is under `payload.object` (recorded events), directly under `payload`
+// beside an `error` (zoop-wrapper's published transaction.failed) or under a top-level `object`
+// (its published transaction.pre_authorization.succeeded). An empty event `id` (the library's
+// examples blank them) counts as none.
+//
+// Unconfirmed: whether `id` is stable across resends (no public docs were found); partial voids as
+// `void` operations with a partial amount.
 
 const TYPE_STATUS: Record<string, ChargeStatus> = {
   "transaction.created": "pending",
   "transaction.pending": "pending",
   "transaction.pre_authorized": "authorized",
+  "transaction.pre_authorization.succeeded": "authorized",
+  "transaction.pre_authorization.failed": "failed",
   "transaction.succeeded": "paid",
+  "transaction.capture.succeeded": "paid",
   "transaction.failed": "failed",
   "transaction.canceled": "canceled",
+  "transaction.void.succeeded": "canceled",
   "transaction.reversed": "refunded",
   "transaction.refunded": "refunded",
   "transaction.disputed": "disputed",
@@ -44,6 +55,7 @@ const TYPE_STATUS: Record<string, ChargeStatus> = {
 
 // The statuses of GET /transactions/{id}.
 const TRANSACTION_STATUS: Record<string, ChargeStatus> = {
+  new: "pending",
   pending: "pending",
   pre_authorized: "authorized",
   succeeded: "paid",
@@ -51,6 +63,7 @@ const TRANSACTION_STATUS: Record<string, ChargeStatus> = {
   canceled: "canceled",
   reversed: "refunded",
   refunded: "refunded",
+  partial_refunded: "partially_refunded",
   dispute: "disputed",
   charged_back: "charged_back",
 };
@@ -75,12 +88,22 @@ const transactionSchema = z.looseObject({
 });
 type ZoopTransaction = z.infer<typeof transactionSchema>;
 
+const record = z.record(z.string(), z.unknown());
+
 const eventSchema = z.object({
-  id: z.string().min(1).optional(),
+  id: z.string().optional(),
   type: z.string().min(1),
   created_at: z.string().optional(),
-  payload: z.object({ object: z.record(z.string(), z.unknown()) }),
+  payload: record.optional(),
+  object: record.optional(),
 });
+
+/** The object an event is about, in whichever of Zoop's envelopes it came (above). */
+function objectOf(event: z.infer<typeof eventSchema>): unknown {
+  const nested = event.payload?.object;
+  if (nested !== undefined) return nested;
+  return event.payload ?? event.object;
+}
 
 /** The cents given back: the succeeded void operations in its history, else all of it when voided whole. */
 function amountReturned(transaction: ZoopTransaction, amount: number | undefined): number | undefined {
@@ -99,6 +122,11 @@ function byMoney(
   status: ChargeStatus,
   amount: number | undefined,
 ): { status: ChargeStatus; amountRefunded?: number } {
+  if (status === "partially_refunded") {
+    // Partly refunded by Zoop's own word: the voids in its history say how much, when they do.
+    const returned = amountReturned(transaction, amount);
+    return { status, amountRefunded: returned !== undefined && amount !== undefined && returned < amount ? returned : undefined };
+  }
   const returned = transaction.captured ? amountReturned(transaction, amount) : undefined;
   if (!returned || (status !== "canceled" && status !== "paid" && status !== "refunded")) return { status };
   return { status: refundStatus(amount, returned), amountRefunded: returned };
@@ -127,16 +155,25 @@ export function transactionToSnapshot(transaction: ZoopTransaction): ChargeSnaps
   return snapshotOf(transaction, status);
 }
 
+// Zoop's lists write their counts as numbers (`"total": 1` listing webhooks) or as numeric strings
+// (`"total": "2666"`, `"query_count": "2666"` listing transactions), both recorded by zoop-wrapper.
+const count = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/).transform(Number)]);
+
 const transactionListSchema = z.object({
   items: z.array(z.unknown()),
   has_more: z.boolean().optional(),
-  total: z.number().int().optional(),
+  total: count.optional(),
+  query_count: count.optional(),
+  limit: count.optional(),
+  offset: count.optional(),
 });
 
 // Reconciliation: the marketplace's transactions, `GET /marketplaces/{id}/transactions` with
 // `date_range[gte]`/`date_range[lte]`, `offset`/`limit`, `sort=time-ascending`, Basic with the key
-// (the zoop_wrapper client's list_transactions). Unconfirmed (no public reference found): the exact
-// filter names and the list's `has_more`; a page shorter than asked for is taken as the last.
+// (the zoop_wrapper client's list_transactions). A recorded answer (lib/providers/fixtures/zoop/)
+// is page 1 of 27 with `has_more: true` and `limit: 100`: the next page starts after the items
+// received (Zoop may serve fewer than asked for); without `has_more`, the total tells, else a full
+// page. Unconfirmed (no public reference found): the exact filter names.
 const zoopLister: GatewayLister = {
   kind: "resources",
   async listPage(fetchJson, { since, until, pageToken, pageSize }, context) {
@@ -154,7 +191,8 @@ const zoopLister: GatewayLister = {
       await fetchJson(`/marketplaces/${encodeURIComponent(marketplaceId)}/transactions?${query}`),
       "not a Zoop list of transactions",
     );
-    const more = list.has_more ?? list.items.length === pageSize;
+    const next = offset + list.items.length;
+    const more = list.has_more ?? (list.total !== undefined ? next < list.total : list.items.length === pageSize);
     return {
       items: list.items.map((item) =>
         listedResource(transactionSchema, item, (transaction) => ({
@@ -162,7 +200,8 @@ const zoopLister: GatewayLister = {
           updatedAt: transaction.updated_at ?? null,
         })),
       ),
-      nextPageToken: more ? String(offset + pageSize) : null,
+      // An empty page can't move the offset: asking again would loop.
+      nextPageToken: more && list.items.length > 0 ? String(next) : null,
     };
   },
 };
@@ -173,6 +212,8 @@ export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   // Unsigned notices: every event's state is fetched.
   defaults: { refetch: "*", paymentSource: "host", timeZone: "UTC", apiUrl: "https://api.zoop.ws/v1" },
   keptHeaders: ["content-type", "user-agent"],
+  enableWith: 'set WEBHOOK_SECRET_ZOOP to the secret on its webhook URL (Basic Auth "user:pass" or the token query parameter)',
+  exampleSecret: "zoop:dev-webhook-pass-change-me",
   secretHeaders: ["authorization"],
   secretQueryParams: ["token"],
   // HTTP Basic with the key as user name; every path is scoped to the marketplace.
@@ -194,16 +235,19 @@ export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
   parse(raw) {
     const json = parseJson(raw);
     const event = parseWith(eventSchema, json, "not a Zoop event");
-    const transaction = event.type.startsWith("transaction.")
-      ? parseWith(transactionSchema, event.payload.object, `${event.type}: payload.object is not a transaction`)
+    // The buyer's copy of a transaction event reads as the event itself.
+    const type = event.type.replace(/^buyer\./, "");
+    const transaction = type.startsWith("transaction.")
+      ? parseWith(transactionSchema, objectOf(event), `${event.type}: the event's object is not a transaction`)
       : null;
     const timeText = event.created_at ?? transaction?.updated_at;
     const time = timeText === undefined ? null : fromIso(timeText);
     if (timeText !== undefined && !time) throw new ParseError(`"${timeText}" is not ISO-8601 with a zone`);
-    const status = TYPE_STATUS[event.type];
+    const status = TYPE_STATUS[type];
+    const eventId = event.id || undefined;
     return toNormalizedEvent({
-      eventId: event.id ?? derivedKey(event.type, transaction, time),
-      eventIdDerived: event.id === undefined,
+      eventId: eventId ?? derivedKey(event.type, transaction, time),
+      eventIdDerived: eventId === undefined,
       type: event.type,
       resourceId: transaction?.id ?? null,
       occurredAt: time?.occurredAt ?? null,

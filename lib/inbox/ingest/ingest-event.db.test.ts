@@ -179,7 +179,11 @@ describe("POST /api/webhooks/{provider}", () => {
       },
       { provider: "stripe", rawBody: Buffer.from("{}"), headers: {} },
     );
-    expect(unconfigured).toEqual({ kind: "not_configured", provider: "stripe" });
+    expect(unconfigured).toEqual({
+      kind: "not_configured",
+      provider: "stripe",
+      enableWith: "set WEBHOOK_SECRET_STRIPE to the endpoint's signing secret (whsec_...)",
+    });
     expect(await count("webhook_inbox")).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { findDriver } from "../../providers/registry";
+import { enableHint, findDriver } from "../../providers/registry";
 import { KeysUnavailableError } from "../../http/jwks-cache";
 import type { HeaderMap, ProviderDriver } from "../../providers/types";
 import { normalizeEvent } from "./normalize-event";
@@ -15,7 +15,7 @@ export type IngestOutcome =
   | { kind: "stored"; inboxId: number; duplicate: false; status: "pending" | "failed" }
   | { kind: "duplicate"; duplicate: true }
   | { kind: "unknown_provider" }
-  | { kind: "not_configured"; provider: string }
+  | { kind: "not_configured"; provider: string; /** What turns it on, in its driver's words (enableHint). */ enableWith: string }
   | { kind: "rejected"; reason: string }
   /** We could not check the signature (the sender's published keys are unreachable): nothing stored. */
   | { kind: "unverifiable"; reason: string };
@@ -53,7 +53,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   const driver = findDriver(request.provider);
   if (!driver) return { kind: "unknown_provider" };
   const providerConfig = deps.config.providers[driver.name];
-  if (!providerConfig.enabled) return { kind: "not_configured", provider: driver.name };
+  if (!providerConfig.enabled) return { kind: "not_configured", provider: driver.name, enableWith: enableHint(driver) };
 
   const now = deps.now?.() ?? new Date();
   const query = request.query ?? new URLSearchParams();

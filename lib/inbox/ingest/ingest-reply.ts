@@ -48,10 +48,7 @@ export function recordWebhookReceived(log: Logger, provider: string, outcome: In
     "webhook answered",
   );
   if (outcome.kind === "not_configured") {
-    log.error(
-      `refusing ${outcome.provider} webhooks: no secret configured ` +
-        `(set WEBHOOK_SECRET_${outcome.provider.toUpperCase()}); unsigned events are never accepted`,
-    );
+    log.error(`refusing ${outcome.provider} webhooks: it is not enabled (${outcome.enableWith}); unsigned events are never accepted`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../config/env";
+import { configureLogger } from "../../observability/logger";
 import { BodyTooLargeError } from "../../request/read-body";
 import { receiveWebhook, type WebhookRequest } from "./receive-webhook";
 
@@ -61,5 +62,23 @@ describe("receiveWebhook", () => {
   it("leaves any other failure to read to the server's own error answer", async () => {
     const aborted = request({ readBody: () => Promise.reject(new Error("aborted")) });
     await expect(receiveWebhook(deps, aborted.value)).rejects.toThrow("aborted");
+  });
+
+  it("logs, for a gateway that is not enabled, the variables that gateway needs", async () => {
+    const lines: string[] = [];
+    configureLogger({ level: "info", destination: { write: (line: string) => void lines.push(line) } });
+    const notEnabled = loadConfig({});
+    const refused = async (provider: string) => {
+      lines.length = 0;
+      const reply = await receiveWebhook(
+        { config: notEnabled, ingestDeps: () => ({ config: notEnabled, pool: null as never, boss: null as never }) },
+        request({ provider, readBody: async () => Buffer.from("{}") }).value,
+      );
+      expect(reply.status).toBe(503);
+      return lines.map((line) => JSON.parse(line) as { level: string; msg: string }).find((line) => line.level === "error")!.msg;
+    };
+    // Pagar.me's RS256 signatures need no shared secret: its own variables turn it on.
+    expect(await refused("pagarme")).toMatch(/set PAGARME_SIGNATURES=rs256 and PAGARME_JWKS_URL/);
+    expect(await refused("asaas")).toMatch(/set WEBHOOK_SECRET_ASAAS/);
   });
 });

@@ -14,7 +14,8 @@ import { processEvent } from "./process-event";
 // Notices that cross, end to end on the real database: Pagar.me's own payloads and Asaas's, signed
 // as each gateway signs, ingested and processed by the worker's code, refetching through the fake
 // gateway. Whatever order they are processed in, a charge refunded after capture ends refunded and
-// a restored Asaas payment that was paid ends paid, and no payment's status contradicts its amounts.
+// a restored Asaas payment that was paid ends paid, a Zoop transaction.failed in its published
+// envelope fails a pending payment, and no payment's status contradicts its amounts.
 
 type Webhook = { id: string; type: string; created_at: string; data: Record<string, unknown> & { id: string } };
 const refundedWebhook = readFixture<Webhook>("pagarme/charge-refunded-webhook.json");
@@ -23,7 +24,11 @@ const asaasReceived = readFixture<{ id: string; event: string; dateCreated: stri
   "asaas/payment-received-webhook.json",
 );
 
+const zoopFailed = readFixture<{ id: string; type: string; payload: Record<string, unknown> }>("zoop/transaction-failed-event.json");
+
 const ASAAS_TOKEN = "asaas_webhook_token";
+const ZOOP_BASIC = "zoop:webhook-pass";
+const ZOOP = { WEBHOOK_SECRET_ZOOP: ZOOP_BASIC, PAYMENT_SOURCE_ZOOP: "gateway" };
 const PAGARME = { PAGARME_SIGNATURES: "rs256", PAYMENT_SOURCE_PAGARME: "gateway" };
 const ASAAS = { WEBHOOK_SECRET_ASAAS: ASAAS_TOKEN, PAYMENT_SOURCE_ASAAS: "gateway" };
 
@@ -33,7 +38,13 @@ let sequence = 0;
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
-  app = await createTestApp("crossed", { ...fakeGatewayEnv(gateway.url), ...PAGARME, ...ASAAS, WORKER_MAX_ATTEMPTS: "1" });
+  app = await createTestApp("crossed", {
+    ...fakeGatewayEnv(gateway.url),
+    ...PAGARME,
+    ...ASAAS,
+    ...ZOOP,
+    WORKER_MAX_ATTEMPTS: "1",
+  });
 });
 afterAll(async () => {
   await app.close();
@@ -49,8 +60,8 @@ function deps(overrides: Record<string, string> = {}) {
   return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config), workerId: "test" };
 }
 
-async function ingested(provider: "pagarme" | "asaas", eventId: string, body: object): Promise<number> {
-  const secret = provider === "pagarme" ? gateway.pagarmeKey : ASAAS_TOKEN;
+async function ingested(provider: "pagarme" | "asaas" | "zoop", eventId: string, body: object): Promise<number> {
+  const secret = { pagarme: gateway.pagarmeKey, asaas: ASAAS_TOKEN, zoop: ZOOP_BASIC }[provider];
   const webhook = signedWebhook(provider, eventId, JSON.stringify({ ...body, id: eventId }), secret);
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config: app.config },
@@ -201,5 +212,34 @@ describe("Asaas: a deleted payment restored and paid", () => {
     for (const body of [restored(), receivedEvent()])
       expect(await processEvent(deps(), await ingested("asaas", body.id, body))).toMatch(/processed|ignored/);
     expect(await payment(paymentId)).toMatchObject({ status: "paid" });
+  });
+});
+
+describe("Zoop: the published transaction.failed, applied", () => {
+  // zoop-wrapper's published event: the transaction directly under payload beside its error, no
+  // payload.object, its ids blanked by the library (filled in here; the event id stays blank).
+  const transactionId = `zoop_failed_${Date.now()}`;
+  const failedTransaction = variant(zoopFailed.payload, { id: transactionId });
+  const pendingTransaction = variant(failedTransaction, { status: "pending", captured: false });
+  const event = (type: string, transaction: object, createdAt: string) =>
+    variant(zoopFailed, { type, created_at: createdAt, payload: transaction } as never);
+  const serve = (transaction: object) =>
+    gateway.intercept((path) => (path.endsWith(`/transactions/${transactionId}`) ? { status: 200, body: transaction } : undefined));
+
+  it("fails the pending payment it refetches, stored as parsed", async () => {
+    serve(pendingTransaction);
+    const created = await ingested("zoop", "", event("transaction.created", pendingTransaction, "2020-06-25T18:03:26+00:00"));
+    expect(await processEvent(deps(), created)).toBe("processed");
+    expect(await payment(transactionId)).toMatchObject({ status: "pending", amount: 1005 });
+    serve(failedTransaction);
+    const failed = await ingested("zoop", "", event("transaction.failed", failedTransaction, "2020-06-25T18:03:27+00:00"));
+    expect(await processEvent(deps(), failed)).toBe("processed");
+    const { rows } = await app.pool.query<{ event_id: string; resource_id: string; event_type: string }>(
+      "SELECT event_id, resource_id, event_type FROM webhook_inbox WHERE id = $1",
+      [failed],
+    );
+    expect(rows[0]).toMatchObject({ resource_id: transactionId, event_type: "transaction.failed" });
+    expect(await payment(transactionId)).toMatchObject({ status: "failed", amount: 1005, amount_refunded: 0 });
+    expect(await contradictions()).toEqual([]);
   });
 });
