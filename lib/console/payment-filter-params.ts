@@ -69,7 +69,7 @@ export function paymentFilterChoices(config: AppConfig): {
 const fileTime = (date: Date) => date.toISOString().slice(0, 16).replace(":", "");
 
 /**
- * A payments export's file name saying its filter: "payments-refunded-2026-12-02T1100-to-2026-12-03T1100-stripe-refunded.csv".
+ * A payments export's file name saying its filter: "payments-refunded-2026-12-02T1100-to-2026-12-03T1100-{gateway}-refunded.csv".
  * Only characters safe in a file name on every system (the search term is left out).
  */
 export function paymentsFileName(filter: PaymentFilter): string {
