@@ -41,7 +41,7 @@ async function column(page: Page, table: string, col: string): Promise<string[]>
 
 async function searchEvents(page: Page, term: string): Promise<void> {
   await page.goto(`${server.url}/events`);
-  await page.getByLabel("Search (e-mail, event, charge or customer id)").fill(term);
+  await page.locator("input[name=q]").fill(term);
   await page.getByRole("button", { name: "Apply" }).click();
   await page.waitForURL((url) => url.searchParams.get("q") === term);
   await rendered(page);
@@ -92,22 +92,23 @@ describe("console for support and finance", () => {
       await searchEvents(page, event!.resourceId.slice(0, -3));
       const charges = await column(page, "Events", "resourceId");
       expect(charges.length).toBeGreaterThan(0);
-      for (const charge of charges) expect(charge.startsWith(event!.resourceId.slice(0, -3))).toBe(true);
+      for (const charge of charges) expect(charge).toContain(event!.resourceId.slice(0, -3));
       // The charge links to its payment; the whole id is on screen.
       await page.locator("table[aria-label=Events] tbody td[data-col=resourceId] a").first().click();
       await page.waitForURL(/\/payments\/\d+$/);
       await searchEvents(page, "ch_unknown");
-      expect(await page.getByText("No events match these filters.").isVisible()).toBe(true);
+      expect(await page.getByText("No events match. Ids match by any part of 3 characters or more").isVisible()).toBe(true);
     }
   }, 120_000);
 
-  it("[VIEWER][SEARCH]: a viewer finds events by event or charge id, never by a customer", async () => {
+  it("[VIEWER][SEARCH]: a viewer finds events by event or charge id, never by a customer, and is told so", async () => {
     const [event] = await rows<{ eventId: string }>('SELECT event_id AS "eventId" FROM webhook_inbox ORDER BY id DESC LIMIT 1');
     const page = await browserAs(VIEWER, 1440);
     await searchEvents(page, event!.eventId);
     expect(await column(page, "Events", "eventId")).toEqual([`${event!.eventId}Copy`]);
+    expect(await page.locator("label", { has: page.locator("input[name=q]") }).textContent()).toBe("Search (event or charge id)");
     await searchEvents(page, "customer7@example.com");
-    expect(await page.getByText("No events match these filters.").isVisible()).toBe(true);
+    expect(await page.locator(".banner[role=alert]").textContent()).toContain("Viewers may not search by e-mail");
   });
 
   it("[SUPPORT][FACTS]: every payment shows its amount, currency and customer, even when the event that carried them was stale", async () => {
@@ -209,14 +210,15 @@ describe("console for support and finance", () => {
       // The CSV of this filter holds every matching payment, the table's among them, audited.
       const csv = await (await page.request.get(`${server.url}${await page.getByTestId("export-payments").getAttribute("href")}`)).text();
       const lines = csv.trim().split("\r\n");
-      expect(lines[0]).toMatch(/^payment_id,provider,charge_id,status,amount,amount_refunded,currency,customer_email/);
+      // The list's columns first (text() drops the byte order mark: console-support reads the bytes).
+      expect(lines[0]).toMatch(/^provider,charge_id,status,amount,amount_refunded,currency,customer_email/);
       expect(lines).toHaveLength(1 + matching);
-      const exported = new Set(lines.slice(1).map((line) => line.split(",")[2]));
+      const exported = new Set(lines.slice(1).map((line) => line.split(",")[1]));
       const shown = await page
         .locator("table[aria-label=Payments] tbody tr")
         .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-charge")));
       for (const charge of shown) expect(exported.has(charge!)).toBe(true);
-      for (const line of lines.slice(1)) expect(line.split(",")[3]).toBe("refunded");
+      for (const line of lines.slice(1)) expect(line.split(",")[2]).toBe("refunded");
       expect(
         (await rows<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'export' AND actor = $1", [FINANCE]))[0]!.n,
       ).toBeGreaterThan(0);

@@ -162,9 +162,9 @@ describe("input safety", () => {
     expect(failed).toContain("the body could not be read");
     expect(failed).not.toContain(SECRETS.card);
 
-    // A viewer's search matches event and charge ids only: an e-mail finds nothing, so confirms nothing.
+    // A viewer's search matches event and charge ids only: an e-mail is refused, so confirms nothing.
     await page.goto(`${server.url}/events?q=${encodeURIComponent(SECRETS.email)}`);
-    await page.getByText("No events match these filters.").waitFor();
+    await page.getByText("Viewers may not search by e-mail").waitFor();
     await page.goto(`${server.url}/events?q=${CHARGE}`);
     await page.locator(`table[aria-label=Events] tbody tr`).first().waitFor();
     await page.goto(`${server.url}/events?path=data.object.customer&value=${SECRETS.customerId}`);

@@ -5,7 +5,8 @@ import { clientIp } from "./auth";
 
 /**
  * A CSV download streamed from `lines` as the client reads it (the next chunk is read only when the
- * client has taken the last), after an audit row saying who exported what with which filter.
+ * client has taken the last), after an audit row saying who exported what with which filter. UTF-8
+ * behind a byte order mark: without one, Excel reads the file in the system's code page ("joÃ£o").
  */
 export async function csvDownload(
   request: Request,
@@ -13,6 +14,7 @@ export async function csvDownload(
   what: "events" | "payments",
   filter: Record<string, unknown>,
   lines: AsyncGenerator<string>,
+  fileName?: string,
 ): Promise<Response> {
   await recordAudit(webRuntime().pool, {
     actor: user.email,
@@ -21,11 +23,11 @@ export async function csvDownload(
     details: { what, role: user.role, filter },
   });
   const encoder = new TextEncoder();
+  let chunk = "\ufeff";
   const body = new ReadableStream<Uint8Array>({
     // Lines go out in chunks of about 64 KiB: one write per line made a million-row export
     // spend its time in per-chunk overhead.
     async pull(controller) {
-      let chunk = "";
       while (chunk.length < 65_536) {
         const next = await lines.next();
         if (next.done) {
@@ -36,6 +38,7 @@ export async function csvDownload(
         chunk += next.value;
       }
       controller.enqueue(encoder.encode(chunk));
+      chunk = "";
     },
     async cancel() {
       await lines.return(undefined);
@@ -45,7 +48,7 @@ export async function csvDownload(
   return new Response(body, {
     headers: {
       "content-type": "text/csv; charset=utf-8",
-      "content-disposition": `attachment; filename="${what}-${stamp}.csv"`,
+      "content-disposition": `attachment; filename="${fileName ?? `${what}-${stamp}.csv`}"`,
       "cache-control": "no-store",
     },
   });

@@ -116,6 +116,10 @@ async function timeCustomerQueries(pool: Pool) {
   await time("customer search: part of an e-mail (omer4242@)", () => searchPayments(pool, { search: "omer4242@" }));
   await time("customer search: customer id", () => searchPayments(pool, { search: "cus_4242" }));
   await time("customer search: charge id", () => searchPayments(pool, { search: `ch_${Math.floor(total / 6)}` }));
+  await time("payments search: end of a charge id", () => searchPayments(pool, { search: String(Math.floor(total / 6)).slice(1) }));
+  await time("payments search: middle of a customer id (s_424)", () => searchPayments(pool, { search: "s_424" }));
+  await time("payments search: a part in no id (zq9xk)", () => searchPayments(pool, { search: "zq9xk" }));
+  await time("payments search: an amount (12.34)", () => searchPayments(pool, { search: "12.34" }));
   await time("payments list: newest page with total", () => searchPayments(pool, {}));
   const lastDay = { createdFrom: new Date(Date.now() - 86_400_000) };
   await time("payments: status=refunded, stripe, last day, with totals", () =>
@@ -246,6 +250,14 @@ try {
   ]) {
     await time(`explorer: search fragment ${fragment} with count`, () =>
       Promise.all([listEvents(reads, { filter: { search: fragment }, limit: 50 }), countEvents(reads, { search: fragment }, 10_000)]),
+    );
+  }
+  // Any part of an id (trigram indexes, a bounded number of rows read): a suffix, a middle, a part
+  // in millions of ids ("104"), and one in none.
+  const middle = String(Math.floor(total / 2));
+  for (const part of [middle, `t_${middle.slice(0, -1)}`, "_4242", "104", "zq9xk"]) {
+    await time(`explorer: search infix ${part} with count`, () =>
+      Promise.all([listEvents(reads, { filter: { search: part }, limit: 50 }), countEvents(reads, { search: part }, 10_000)]),
     );
   }
   await time("explorer: JSON path data.object.metadata.order_id", () =>

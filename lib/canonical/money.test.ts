@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decimalAmount, formatMoney, minorUnitDigits } from "./money";
+import { amountReadings, decimalAmount, formatMoney, minorUnitDigits } from "./money";
 
 // The exponents come from ISO 4217 (List One), the formats from Intl; a space in Intl's output is a
 // no-break space, written \u00a0 here.
@@ -36,5 +36,18 @@ describe("money", () => {
   it("shows an amount without a currency as stored, and an unreadable code beside the decimal", () => {
     expect(formatMoney(1234, null)).toBe("1234");
     expect(formatMoney(1234, "u$d")).toBe("12.34 U$D");
+  });
+
+  it("reads a typed amount in each exponent it can be written in, and nothing else as an amount", () => {
+    const amounts = (term: string) => amountReadings(term)?.map((reading) => reading.amount) ?? null;
+    expect(amounts("1500")).toEqual([1500, 150000, 1500000, 15000000]);
+    expect(amounts("659.98")).toEqual([65998, 659980, 6599800]);
+    expect(amounts("659,98")).toEqual([65998, 659980, 6599800]);
+    expect(amounts("12.345")).toEqual([12345, 123450]);
+    const cents = amountReadings("659.98")![0]!;
+    expect(cents.exceptCurrencies).toContain("JPY");
+    expect(cents.currencies).toEqual([]);
+    expect(amountReadings("12.345")![0]!.currencies).toContain("KWD");
+    for (const term of ["ch_1500", "1,234.50", "12.34567", "", "1e5", "-5"]) expect(amountReadings(term)).toBeNull();
   });
 });

@@ -79,3 +79,25 @@ export function formatMoney(amount: number, currency: string | null): string {
   // Intl reads a numeric string exactly (no binary fractions); an unreadable code is shown as given.
   return formatFor(currency)?.format(decimal as Intl.StringNumericLiteral) ?? `${decimal} ${currency.toUpperCase()}`;
 }
+
+/**
+ * What an amount typed into a search ("659.98", "659,98", "1500") is in minor units, for each
+ * currency exponent it can be written in: "12.5" is 1250 cents, 12500 fils, 125000 of a 4-digit
+ * unit, and no yen amount. Thousands separators are not read ("1,234" is 1.234). Null when the term
+ * is not an amount.
+ */
+export function amountReadings(term: string): { amount: number; currencies: string[]; exceptCurrencies: string[] }[] | null {
+  const match = /^(\d{1,15})(?:[.,](\d{1,4}))?$/.exec(term.trim());
+  if (!match) return null;
+  const [, units, decimals = ""] = match;
+  const exceptional = Object.keys(EXPONENTS);
+  return [0, 2, 3, 4]
+    .filter((digits) => decimals.length <= digits)
+    .map((digits) => ({
+      amount: Number(`${units}${decimals.padEnd(digits, "0")}`),
+      // Every code ISO gives this exponent; for cents, every code but the exceptions.
+      currencies: digits === 2 ? [] : exceptional.filter((code) => EXPONENTS[code] === digits),
+      exceptCurrencies: digits === 2 ? exceptional : [],
+    }))
+    .filter((reading) => Number.isSafeInteger(reading.amount));
+}

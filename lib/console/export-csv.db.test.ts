@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
-import { csvLine, eventsCsv, paymentsCsv } from "./export-csv";
+import { csvLine, eventsCsv, eventsExport, paymentsCsv, paymentsExport } from "./export-csv";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -40,15 +40,17 @@ describe("CSV exports", () => {
               ('standard', 'fx_brl', 'paid', 65998, 0, 'brl'), ('standard', 'fx_none', 'pending', 700, 0, NULL)`,
     );
     const lines = await collect(paymentsCsv(app.pool, "support", { provider: "standard" }));
-    const cells = Object.fromEntries(lines.slice(1).map((line) => [line.split(",")[2], line.split(",").slice(4, 7).join(",")]));
+    const cells = Object.fromEntries(lines.slice(1).map((line) => [line.split(",")[1], line.split(",").slice(3, 6).join(",")]));
     expect(cells).toEqual({ fx_jpy: "1234,0,JPY", fx_kwd: "12.345,0.005,KWD", fx_brl: "659.98,0.00,BRL", fx_none: "700,0," });
   });
 
   it("exports every matching payment, past one batch, masked for a viewer and whole for support", async () => {
     const support = await collect(paymentsCsv(app.pool, "support", { statuses: ["paid"], provider: "stripe" }));
     expect(support).toHaveLength(1 + 1250);
-    expect(support[0]).toMatch(/^payment_id,provider,charge_id,status,amount/);
-    expect(support[1]).toMatch(/^\d+,stripe,ch_2500,paid,35\.00,0\.00,USD,buyer2500@example\.com,cus_2500,/);
+    expect(support[0]).toMatch(
+      /^provider,charge_id,status,amount,amount_refunded,currency,customer_email,customer_id,updated_at,created_at,paid_at,refunded_at,disputed_at,/,
+    );
+    expect(support[1]).toMatch(/^stripe,ch_2500,paid,35\.00,0\.00,USD,buyer2500@example\.com,cus_2500,/);
     const viewer = await collect(paymentsCsv(app.pool, "viewer", { statuses: ["paid"], provider: "stripe" }));
     expect(viewer).toHaveLength(1 + 1250);
     expect(viewer.join("")).not.toMatch(/buyer\d+@example\.com|cus_\d+/);
@@ -59,5 +61,16 @@ describe("CSV exports", () => {
     expect(events).toHaveLength(1 + 1500);
     expect(events.join("")).not.toMatch(/buyer\d+@example\.com/);
     expect(await collect(eventsCsv(app.pool, "support", { search: "buyer7@" }))).toHaveLength(2);
+  });
+
+  it("refuses a viewer's e-mail search in words instead of exporting nothing", async () => {
+    for (const exported of [
+      eventsExport(app.pool, "viewer", { search: "buyer7@" }),
+      paymentsExport(app.pool, "viewer", { search: "buyer7@" }),
+    ]) {
+      expect(exported).toEqual({ ok: false, message: expect.stringContaining("Viewers may not search by e-mail") });
+    }
+    const support = paymentsExport(app.pool, "support", { search: "buyer7@" });
+    expect(support.ok && (await collect(support.lines))).toHaveLength(2);
   });
 });

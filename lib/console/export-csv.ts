@@ -4,8 +4,8 @@ import type { Queryable } from "../db/pool";
 import { eventFilterSql, type EventFilter } from "../inbox/queries/event-filter";
 import type { EventListRow } from "../inbox/queries/list-events";
 import { paymentColumns, type PaymentRecord } from "../payments/get-payment";
-import { paymentFilterSql, type PaymentFilter } from "../payments/search-payments";
-import { maskEventRow, maskPayment, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "../privacy/mask-for-role";
+import { paymentEventDatesSql, paymentFilterSql, type PaymentEventDates, type PaymentFilter } from "../payments/search-payments";
+import { maskEventRow, maskPayment, searchesIdsOnly, searchRefusal } from "../privacy/mask-for-role";
 
 // Exports of the console's lists as CSV, read in keyset batches (newest id first) and yielded line
 // by line: no row cap, and the web holds one batch at a time however large the export.
@@ -54,13 +54,18 @@ const csvAmount = (amount: number | null, currency: string | null) =>
 
 const time = (date: Date | null) => date?.toISOString() ?? null;
 
+export type CsvExport = { ok: true; lines: AsyncGenerator<string> } | { ok: false; message: string };
+
 /** An events export for `role`: its CSV lines, or why the role may not filter this way (a masked role searching customers). */
-export function eventsExport(
-  db: Queryable,
-  role: Role,
-  filter: EventFilter,
-): { ok: true; lines: AsyncGenerator<string> } | { ok: false; message: string } {
-  return maySearch(role, filter) ? { ok: true, lines: eventsCsv(db, role, filter) } : { ok: false, message: SEARCH_NEEDS_SUPPORT };
+export function eventsExport(db: Queryable, role: Role, filter: EventFilter): CsvExport {
+  const refusal = searchRefusal(role, filter);
+  return refusal ? { ok: false, message: refusal } : { ok: true, lines: eventsCsv(db, role, filter) };
+}
+
+/** A payments export for `role`: its CSV lines, or why the role may not search this way (a masked role searching e-mails). */
+export function paymentsExport(db: Queryable, role: Role, filter: PaymentFilter): CsvExport {
+  const refusal = searchRefusal(role, filter);
+  return refusal ? { ok: false, message: refusal } : { ok: true, lines: paymentsCsv(db, role, filter) };
 }
 
 /** The events a filter matches, as `role` may see them, one CSV line at a time (header first). */
@@ -111,10 +116,12 @@ export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter)
   }
 }
 
-/** The payments a filter matches, as `role` may see them, one CSV line at a time (header first). */
+/**
+ * The payments a filter matches, as `role` may see them, one CSV line at a time (header first): the
+ * list's columns in its order (charge, status, amounts, customer, updated), then the payment's dates.
+ */
 export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFilter): AsyncGenerator<string> {
   yield csvLine([
-    "payment_id",
     "provider",
     "charge_id",
     "status",
@@ -123,14 +130,19 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
     "currency",
     "customer_email",
     "customer_id",
-    "last_gateway_event_at",
     "updated_at",
+    "created_at",
+    "paid_at",
+    "refunded_at",
+    "disputed_at",
+    "last_gateway_event_at",
+    "payment_id",
   ]);
   const { where, params } = paymentFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
   const rows = batches((afterId) =>
     db
-      .query<PaymentRecord>(
-        `SELECT ${paymentColumns("p")} FROM payments p
+      .query<PaymentRecord & PaymentEventDates>(
+        `SELECT ${paymentColumns("p")}, ${paymentEventDatesSql()} FROM payments p
           WHERE ${where} AND ($${params.length + 1}::bigint IS NULL OR p.id < $${params.length + 1})
           ORDER BY p.id DESC LIMIT ${BATCH}`,
         [...params, afterId],
@@ -140,7 +152,6 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
   for await (const stored of rows) {
     const row = maskPayment(role, stored);
     yield csvLine([
-      row.id,
       row.provider,
       row.chargeId,
       row.status,
@@ -149,8 +160,13 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
       row.currency?.toUpperCase(),
       row.customerEmail,
       row.customerId,
-      time(row.lastGatewayEventAt),
       time(row.updatedAt),
+      time(row.createdAt),
+      time(row.paidAt),
+      time(row.refundedAt),
+      time(row.disputedAt),
+      time(row.lastGatewayEventAt),
+      row.id,
     ]);
   }
 }

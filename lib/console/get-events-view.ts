@@ -6,7 +6,8 @@ import { explainOutcomes } from "../inbox/queries/explain-outcome";
 import { listEvents, type EventListRow, type EventSort } from "../inbox/queries/list-events";
 import { paymentsOfCharges } from "../payments/customer-summary";
 import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
-import { maskEventRow, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "../privacy/mask-for-role";
+import { maskEventRow, searchesIdsOnly, searchRefusal } from "../privacy/mask-for-role";
+import { describeSearch, type SearchDescription } from "./search-description";
 
 /**
  * An explorer row as a role may see it: the customer masked or not (and the reference to link to,
@@ -15,7 +16,7 @@ import { maskEventRow, maySearch, SEARCH_NEEDS_SUPPORT, searchesIdsOnly } from "
 export type EventTableRow = Omit<EventListRow, "customerEmail"> & ShownCustomer & { explanation: string | null; paymentId: number | null };
 
 export type EventsView =
-  | { ok: false; message: string }
+  | { ok: false; message: string; search: SearchDescription }
   | {
       ok: true;
       rows: EventTableRow[];
@@ -26,6 +27,8 @@ export type EventsView =
       serverMs: number;
       /** The role may replay what it sees (the page offers a bulk replay of the filter). */
       mayReplay: boolean;
+      /** What the search box offers, what a search looked through, and the empty list's hint. */
+      search: SearchDescription;
     };
 
 // Counting stops here (unless the rollup answers exactly): the page never scans the whole inbox.
@@ -65,7 +68,9 @@ export async function getEventsView(
   role: Role,
   input: { filter: EventFilter; sort: EventSort; cursor?: string; before?: string; pageSize: number; zone: string },
 ): Promise<EventsView> {
-  if (!maySearch(role, input.filter)) return { ok: false, message: SEARCH_NEEDS_SUPPORT };
+  const search = describeSearch("events", input.filter.search, searchesIdsOnly(role));
+  const refusal = searchRefusal(role, input.filter);
+  if (refusal) return { ok: false, message: refusal, search };
   const filter = { ...input.filter, searchIdsOnly: searchesIdsOnly(role) };
   const started = performance.now();
   const [page, matching] = await Promise.all([
@@ -83,5 +88,6 @@ export async function getEventsView(
     prevCursor: page.prevCursor,
     serverMs,
     mayReplay: can(role, "events.replay"),
+    search,
   };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PROVIDER_NAMES } from "../providers/registry";
 import { dateParamSchema, storableTextSchema } from "../request/input-schemas";
-import type { PaymentFilter } from "../payments/search-payments";
+import { PAYMENT_EVENT_DATES, type PaymentFilter } from "../payments/search-payments";
 import { PAYMENT_STATUSES } from "../payments/state-machine";
 
 export const PAYMENT_SORTS = ["updated_desc", "updated_asc", "created_desc", "created_asc", "amount_desc", "amount_asc"] as const;
@@ -13,4 +13,5 @@ export const paymentFilterSchema = z.object({
   provider: z.enum(PROVIDER_NAMES).optional(),
   createdFrom: dateParamSchema.optional(),
   createdTo: dateParamSchema.optional(),
+  dated: z.object({ on: z.enum(PAYMENT_EVENT_DATES), from: dateParamSchema.optional(), to: dateParamSchema.optional() }).optional(),
 }) satisfies z.ZodType<PaymentFilter>;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { searchPayments, type PaymentSort } from "@/lib/payments/search-payments";
+import { paymentsCsv } from "@/lib/console/export-csv";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
 // The payments list against a real database: what a search resolves to, the e-mails it may match
@@ -46,6 +47,63 @@ describe("searchPayments", () => {
     expect(await emailsFound("customer7", true)).toEqual([]);
     // Two characters are matched whole: "ch" is no charge's id.
     expect(await emailsFound("ch")).toEqual([]);
+  });
+
+  it("finds payments by the end or the middle of a charge or customer id, and by an amount exactly", async () => {
+    await addPayment("ch_3PqRsC1jcW9aBc", "a@example.com", "cus_NwA8Kx31");
+    await addPayment("pay_sim_1049", "b@example.com");
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES
+         ('pagarme', 'or_brl', 'paid', 65998, 'brl'), ('stripe', 'ch_yen', 'paid', 65998, 'jpy'), ('stripe', 'ch_kwd', 'paid', 659980, 'kwd')`,
+    );
+    expect(await emailsFound("c1jcw9")).toEqual(["a@example.com"]);
+    expect(await emailsFound("C1JCW9", true)).toEqual(["a@example.com"]);
+    expect(await emailsFound("sim_104")).toEqual(["b@example.com"]);
+    expect(await emailsFound("8Kx31")).toEqual(["a@example.com"]);
+    expect(await emailsFound("8Kx31", true)).toEqual([]);
+    // 659.98 is R$659.98 and KWD 659.980, not ¥65,998; every addPayment is $10.00.
+    expect((await emailsFound("659.98")).sort()).toEqual(["ch_kwd", "or_brl"]);
+    expect((await emailsFound("659,98", true)).sort()).toEqual(["ch_kwd", "or_brl"]);
+    expect(await emailsFound("65998")).toEqual(["ch_yen"]);
+    expect((await emailsFound("10")).sort()).toEqual(["a@example.com", "b@example.com"]);
+    expect(await emailsFound("10.01")).toEqual([]);
+  });
+
+  it("filters by when a payment was paid, refunded, disputed or last changed, and exports those dates", async () => {
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    const paidAt = hoursAgo(100);
+    await addPayment("ch_old_refund", "a@example.com");
+    await addPayment("ch_new_refund", "b@example.com");
+    await addPayment("ch_disputed", "c@example.com");
+    await app.pool.query(
+      `INSERT INTO payment_transitions (payment_id, from_status, to_status, to_amount_refunded, source, applied_at)
+       SELECT id, 'pending', 'paid', 0, 'event', $1::timestamptz FROM payments
+       UNION ALL SELECT id, 'paid', 'refunded', 1000, 'event', $2::timestamptz FROM payments WHERE gateway_charge_id = 'ch_old_refund'
+       UNION ALL SELECT id, 'paid', 'partially_refunded', 500, 'event', $3::timestamptz FROM payments WHERE gateway_charge_id = 'ch_new_refund'
+       UNION ALL SELECT id, 'paid', 'disputed', 0, 'event', $3::timestamptz FROM payments WHERE gateway_charge_id = 'ch_disputed'`,
+      [paidAt, hoursAgo(50), hoursAgo(2)],
+    );
+    await app.pool.query("UPDATE payments SET updated_at = $1 WHERE gateway_charge_id = 'ch_old_refund'", [hoursAgo(50)]);
+    const charges = async (dated: NonNullable<Parameters<typeof searchPayments>[1]["dated"]>) =>
+      (await searchPayments(app.pool, { dated })).rows.map((row) => row.chargeId).sort();
+    const lastDay = { from: hoursAgo(24) };
+    expect(await charges({ on: "refunded", ...lastDay })).toEqual(["ch_new_refund"]);
+    expect(await charges({ on: "refunded", from: hoursAgo(60), to: hoursAgo(40) })).toEqual(["ch_old_refund"]);
+    expect(await charges({ on: "disputed", ...lastDay })).toEqual(["ch_disputed"]);
+    expect(await charges({ on: "paid", ...lastDay })).toEqual([]);
+    expect(await charges({ on: "paid", to: hoursAgo(99) })).toEqual(["ch_disputed", "ch_new_refund", "ch_old_refund"]);
+    expect(await charges({ on: "updated", to: hoursAgo(24) })).toEqual(["ch_old_refund"]);
+    const totals = await searchPayments(app.pool, { dated: { on: "refunded", ...lastDay } });
+    expect(totals.totals.map((total) => total.payments)).toEqual([1]);
+    const lines: string[] = [];
+    for await (const line of paymentsCsv(app.pool, "support", { dated: { on: "refunded", ...lastDay } })) lines.push(line);
+    const [header, row] = lines.map((line) => line.trim().split(","));
+    const cell = (name: string) => row![header!.indexOf(name)];
+    expect(cell("charge_id")).toBe("ch_new_refund");
+    expect(cell("paid_at")).toBe(paidAt.toISOString());
+    expect(cell("refunded_at")).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(cell("disputed_at")).toBe("");
+    expect(cell("created_at")).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
   it("keeps the e-mails a part is matched in exactly those the payments name", async () => {

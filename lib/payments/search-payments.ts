@@ -1,3 +1,4 @@
+import { amountReadings } from "../canonical/money";
 import type { Queryable } from "../db/pool";
 import type { PaymentStatus } from "./state-machine";
 import { paymentColumns, type PaymentRecord } from "./get-payment";
@@ -19,6 +20,29 @@ export type PaymentPage = {
 
 export type PaymentSort = `${"updated" | "created" | "amount"}_${"asc" | "desc"}`;
 
+/** When in its life a payment can be filtered and exported by (besides when it was first seen). */
+export const PAYMENT_EVENT_DATES = ["paid", "refunded", "disputed", "updated"] as const;
+export type PaymentEventDate = (typeof PAYMENT_EVENT_DATES)[number];
+
+// The transitions that date a payment's being paid, refunded (in part or whole) and disputed.
+const DATED_BY: Record<Exclude<PaymentEventDate, "updated">, PaymentStatus[]> = {
+  paid: ["paid"],
+  refunded: ["partially_refunded", "refunded"],
+  disputed: ["disputed", "charged_back"],
+};
+
+export type PaymentEventDates = { createdAt: Date; paidAt: Date | null; refundedAt: Date | null; disputedAt: Date | null };
+
+/**
+ * A payment's dates as the CSV lists them (SQL over payments aliased `p`): when it was paid (first),
+ * last refunded and last disputed, as the inbox applied those changes (the transitions' time).
+ */
+export function paymentEventDatesSql(): string {
+  const at = (statuses: PaymentStatus[], pick: "min" | "max") =>
+    `(SELECT ${pick}(t.applied_at) FROM payment_transitions t WHERE t.payment_id = p.id AND t.to_status IN (${statuses.map((status) => `'${status}'`).join(", ")}))`;
+  return `${at(DATED_BY.paid, "min")} AS "paidAt", ${at(DATED_BY.refunded, "max")} AS "refundedAt", ${at(DATED_BY.disputed, "max")} AS "disputedAt", p.created_at AS "createdAt"`;
+}
+
 /** Which payments a list, its totals and its export are about (parsed at the edge, lib/console). */
 export type PaymentFilter = {
   search?: string;
@@ -29,12 +53,14 @@ export type PaymentFilter = {
   /** Created (first seen) from, inclusive, and to, exclusive. */
   createdFrom?: Date;
   createdTo?: Date;
+  /** Paid, refunded or disputed (any such change) or last changed from, inclusive, and to, exclusive. */
+  dated?: { on: PaymentEventDate; from?: Date; to?: Date };
 };
 
 /**
  * What support types into the payments search, as a WHERE clause over payments aliased `p`: the
  * payments of the few charge ids, e-mails and customer ids the term resolves to (search-values.ts),
- * each found through its own index.
+ * and of the amount it can be, each found through its own index.
  */
 export function paymentSearchSql(term: string, param: (value: unknown) => string, idsOnly = false): string {
   const sources = paymentValueSources(searchPatterns(term, param, idsOnly));
@@ -47,6 +73,13 @@ export function paymentSearchSql(term: string, param: (value: unknown) => string
   )
     .filter(([, of]) => of)
     .map(([column, of]) => `SELECT id FROM payments WHERE ${column} IN (${anyOfSources(of!)})`);
+  // An amount is matched exactly, in the currencies whose minor unit it can be written in.
+  for (const reading of amountReadings(term) ?? []) {
+    const currency = reading.currencies.length
+      ? `upper(currency) = ANY(${param(reading.currencies)}::text[])`
+      : `NOT upper(currency) = ANY(${param(reading.exceptCurrencies)}::text[])`;
+    lookups.push(`SELECT id FROM payments WHERE amount = ${param(reading.amount)} AND ${currency}`);
+  }
   return `p.id IN (${lookups.join(" UNION ALL ")})`;
 }
 
@@ -59,6 +92,18 @@ export function paymentFilterSql(filter: PaymentFilter, params: unknown[] = []):
   if (filter.provider) conditions.push(`p.provider = ${param(filter.provider)}`);
   if (filter.createdFrom) conditions.push(`p.created_at >= ${param(filter.createdFrom)}`);
   if (filter.createdTo) conditions.push(`p.created_at < ${param(filter.createdTo)}`);
+  const dated = filter.dated;
+  if (dated && (dated.from || dated.to)) {
+    const window = (column: string) =>
+      [dated.from ? `${column} >= ${param(dated.from)}` : null, dated.to ? `${column} < ${param(dated.to)}` : null]
+        .filter(Boolean)
+        .join(" AND ");
+    conditions.push(
+      dated.on === "updated"
+        ? window("p.updated_at")
+        : `p.id IN (SELECT t.payment_id FROM payment_transitions t WHERE t.to_status = ANY(${param(DATED_BY[dated.on])}::text[]) AND ${window("t.applied_at")})`,
+    );
+  }
   return { where: conditions.length ? conditions.join(" AND ") : "true", params };
 }
 
@@ -126,7 +171,7 @@ export async function searchPayments(
     );
   };
   const { where, params } = paymentFilterSql(filter);
-  if (!filter.search) {
+  if (!filter.search && !filter.dated) {
     const sums = await paymentTotals(db, filter);
     const n = sums.totals.reduce((sum, total) => sum + total.payments, 0);
     const list = await listPage(where, params, orderBy(sort, n <= FEW_PAYMENTS));
@@ -135,7 +180,8 @@ export async function searchPayments(
   const countParams = [...params, countCap + 1];
   const rank = exactFirst(filter, (value) => `$${params.push(value)}`);
   const [list, count, sums] = await Promise.all([
-    listPage(where, params, `${rank}${orderBy(sort, false)}`),
+    // A date other than creation is read through the transitions' index, then sorted.
+    listPage(where, params, `${rank}${orderBy(sort, Boolean(filter.dated))}`),
     db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM payments p WHERE ${where} LIMIT $${countParams.length}) matched`,
       countParams,
@@ -203,7 +249,7 @@ const MATCHED_TOTALS = (where: string) =>
 /**
  * Totals for a filter, per currency (amounts in minor units can't be added across currencies).
  * Without a search they come from the hourly rollup plus the filter's partial edge hours, exact at
- * any size. A search is summed over its matches, at most `cap` of them; beyond that `capped` says the
+ * any size. A search (or a filter by another date) is summed over its matches, at most `cap` of them; beyond that `capped` says the
  * sums cover only part.
  */
 export async function paymentTotals(
@@ -211,8 +257,10 @@ export async function paymentTotals(
   filter: PaymentFilter,
   cap = 250_000,
 ): Promise<{ totals: PaymentTotal[]; capped: boolean }> {
-  const { start, end } = filter.search ? { start: null, end: null } : hourSpans(filter);
-  if (filter.search || (start === null && end === null && (filter.createdFrom || filter.createdTo))) {
+  // The rollup counts by creation hour: a search or another date is summed over its matches.
+  const matched = Boolean(filter.search || filter.dated);
+  const { start, end } = matched ? { start: null, end: null } : hourSpans(filter);
+  if (matched || (start === null && end === null && (filter.createdFrom || filter.createdTo))) {
     const { where, params } = paymentFilterSql(filter);
     params.push(cap + 1);
     const { rows } = await db.query<TotalsRow>(

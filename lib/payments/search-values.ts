@@ -1,17 +1,22 @@
 // What support types into a search box: a whole or partial e-mail, customer id, charge id (or, for
 // events, event id). A fragment is first resolved to the few values it could mean, each kind read
-// in index order from a text_pattern_ops b-tree or, for a part of an e-mail, the trigram index of
-// the distinct e-mails (customer_emails), and capped; then rows are found by those exact values. So
-// a short fragment that would match hundreds of thousands of rows costs a few index probes, not a
-// scan. The exact value sorts first among values it is a prefix of, so the cap never drops it.
+// in index order from a text_pattern_ops b-tree (its start) or, for any other part, a trigram index:
+// of the distinct e-mails (customer_emails), or of the id column itself, read a bounded number of
+// rows deep. Each source is capped; then rows are found by those exact values. So a short fragment
+// that would match hundreds of thousands of rows costs a few index probes, not a scan. The exact
+// value sorts first among values it is a prefix of, so the cap never drops it.
 
 export type SearchKind = "event" | "charge" | "email" | "customer";
 
 /** How many values a fragment may stand for, per source. */
 export const SEARCH_VALUES_CAP = 25;
 
-// Below this length a term is matched whole only: a prefix of one or two characters means nothing.
-const FRAGMENT_MIN_LENGTH = 3;
+// How many rows a trigram source reads for its values: a customer id recurs in dozens of payments,
+// and a part of an id common to millions of rows must not read them all.
+const INSIDE_ROWS_CAP = SEARCH_VALUES_CAP * 20;
+
+/** Below this length a term is matched whole only: a part of one or two characters means nothing. */
+export const FRAGMENT_MIN_LENGTH = 3;
 
 type Param = (value: unknown) => string;
 
@@ -19,19 +24,26 @@ type Param = (value: unknown) => string;
 export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 /**
- * The bound LIKE patterns of a term: ids as typed; e-mails lowered and, when the term can be a part
- * of one, anywhere in one. `customers` is null for a role that may search ids only (its patterns are
- * never bound).
+ * The bound LIKE patterns of a term: ids as typed (their start) and, for a fragment, anywhere in
+ * them whatever the case (read over the phone, an id's case is often lost); e-mails lowered and,
+ * when the term can be a part of one, anywhere in one. `customers` is null for a role that may
+ * search ids only (its patterns are never bound).
  */
-export type SearchPatterns = { asIs: string; customers: { lowered: string; inside: string | null } | null };
+export type SearchPatterns = {
+  asIs: string;
+  inside: string | null;
+  customers: { lowered: string; inside: string | null } | null;
+};
 
 export function searchPatterns(term: string, param: Param, idsOnly: boolean): SearchPatterns {
   const fragment = term.length >= FRAGMENT_MIN_LENGTH;
   const lower = term.toLowerCase();
   const asIs = param(fragment ? `${escapeLike(term)}%` : escapeLike(term));
-  if (idsOnly) return { asIs, customers: null };
+  const inside = fragment ? param(`%${escapeLike(term)}%`) : null;
+  if (idsOnly) return { asIs, inside, customers: null };
   return {
     asIs,
+    inside,
     customers: {
       lowered: param(fragment ? `${escapeLike(lower)}%` : escapeLike(lower)),
       inside: fragment && !term.includes("@") ? param(`%${escapeLike(lower)}%`) : null,
@@ -47,18 +59,33 @@ export function candidates(table: string, column: string, pattern: string, order
 }
 
 /**
+ * One value source read through a column's trigram index (ILIKE '%part%'): the distinct values of
+ * at most INSIDE_ROWS_CAP matching rows, in no order (the index has none).
+ */
+export function insideCandidates(table: string, column: string, pattern: string): string {
+  return `(SELECT DISTINCT v FROM (SELECT ${column} AS v FROM ${table} WHERE ${column} ILIKE ${pattern} LIMIT ${INSIDE_ROWS_CAP}) rows LIMIT ${SEARCH_VALUES_CAP})`;
+}
+
+/** A column's sources: its values starting with the term, and those containing it (a fragment). */
+export function idCandidates(table: string, column: string, patterns: SearchPatterns, inside = true): string[] {
+  const sources = [candidates(table, column, patterns.asIs, true)];
+  if (inside && patterns.inside) sources.push(insideCandidates(table, column, patterns.inside));
+  return sources;
+}
+
+/**
  * The payments' sources of values for each kind (subqueries yielding `v`). Ids only: charge ids (a
  * masked role may search ids, which are not personal data, but not customers).
  */
 export function paymentValueSources(patterns: SearchPatterns): Partial<Record<Exclude<SearchKind, "event">, string[]>> {
   const sources: Partial<Record<Exclude<SearchKind, "event">, string[]>> = {
-    charge: [candidates("payments", "gateway_charge_id", patterns.asIs, true)],
+    charge: idCandidates("payments", "gateway_charge_id", patterns),
   };
   const { customers } = patterns;
   if (!customers) return sources;
   sources.email = [candidates("payments", "customer_email", customers.lowered, true)];
   if (customers.inside) sources.email.push(candidates("customer_emails", "email", customers.inside, false));
-  sources.customer = [candidates("payments", "customer_id", patterns.asIs, true)];
+  sources.customer = idCandidates("payments", "customer_id", patterns);
   return sources;
 }
 

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { EventDetail } from "../inbox/queries/get-event";
 import { MASKED } from "./mask-pii";
-import { maskAttempts, errorCategory, maskEventRow, maskEvent, maySearch, maskPayment } from "./mask-for-role";
+import {
+  maskAttempts,
+  errorCategory,
+  maskEventRow,
+  maskEvent,
+  searchRefusal,
+  maskPayment,
+  SEARCH_NEEDS_SUPPORT,
+  EMAIL_SEARCH_NEEDS_SUPPORT,
+} from "./mask-for-role";
 
 // The one place rows become what a role may see.
 
@@ -94,11 +103,13 @@ describe("errorCategory", () => {
   });
 });
 
-describe("maySearch", () => {
-  it("keeps full-value and payload searches for support and up", () => {
-    expect(maySearch("viewer", {})).toBe(true);
-    expect(maySearch("viewer", { customer: "cus_123" })).toBe(false);
-    expect(maySearch("viewer", { jsonPath: "data.object.customer", jsonValue: "cus_1" })).toBe(false);
-    expect(maySearch("support", { customer: "ana@example.com", jsonPath: "a", jsonValue: "b" })).toBe(true);
+describe("searchRefusal", () => {
+  it("keeps full-value, e-mail and payload searches for support and up, and says which", () => {
+    expect(searchRefusal("viewer", {})).toBeNull();
+    expect(searchRefusal("viewer", { search: "c1jcw9" })).toBeNull();
+    expect(searchRefusal("viewer", { customer: "cus_123" })).toBe(SEARCH_NEEDS_SUPPORT);
+    expect(searchRefusal("viewer", { jsonPath: "data.object.customer", jsonValue: "cus_1" })).toBe(SEARCH_NEEDS_SUPPORT);
+    expect(searchRefusal("viewer", { search: "customer7@" })).toBe(EMAIL_SEARCH_NEEDS_SUPPORT);
+    expect(searchRefusal("support", { customer: "ana@example.com", jsonPath: "a", jsonValue: "b", search: "ana@" })).toBeNull();
   });
 });

@@ -68,13 +68,21 @@ export function maskPayment<Payment extends Pick<PaymentRecord, "customerEmail" 
 export const SEARCH_NEEDS_SUPPORT =
   "Searching by a customer or by a payload value needs the support role (a search that finds something would confirm a masked value); event and charge ids can be searched.";
 
+export const EMAIL_SEARCH_NEEDS_SUPPORT =
+  "Viewers may not search by e-mail: a search that found one would confirm an address the page masks. Search by an event or charge id (any part of it) or an amount, or ask support.";
+
 /**
- * May `role` run this search? Customer and payload path searches would let a viewer confirm a value
- * the page masks. The free search is allowed: for such a role it matches ids only (see idsOnly).
+ * Why `role` may not run this search, or null when it may. Customer, e-mail and payload path
+ * searches would let a viewer confirm a value the page masks; for such a role the free search
+ * matches ids only, so a term with an "@" could only ever find nothing, and is refused in words.
  */
-export function maySearch(role: Role, search: { jsonPath?: string; jsonValue?: string; customer?: string }): boolean {
-  if (can(role, "payload.unmasked")) return true;
-  return !search.jsonPath && search.jsonValue === undefined && !search.customer;
+export function searchRefusal(
+  role: Role,
+  search: { jsonPath?: string; jsonValue?: string; customer?: string; search?: string },
+): string | null {
+  if (can(role, "payload.unmasked")) return null;
+  if (search.jsonPath || search.jsonValue !== undefined || search.customer) return SEARCH_NEEDS_SUPPORT;
+  return search.search?.includes("@") ? EMAIL_SEARCH_NEEDS_SUPPORT : null;
 }
 
 /** Does `role`'s free search match ids only (event and charge ids are not personal data)? */

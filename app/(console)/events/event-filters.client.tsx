@@ -14,7 +14,15 @@ const RECEIVED_PRESETS: Record<string, number> = { "1h": 3_600_000, "24h": 86_40
  * usual ones (search, provider, status, received window) come first; the rest fold under "More
  * filters" so the keyboard reaches the results in a few tabs. Times are read in the display zone.
  */
-export function EventFilters({ providers, initial }: { providers: string[]; initial: Record<string, string> }) {
+export function EventFilters({
+  providers,
+  initial,
+  searchLabel,
+}: {
+  providers: string[];
+  initial: Record<string, string>;
+  searchLabel: string;
+}) {
   const router = useRouter();
   const zone = useDisplayZone();
   const statusChoices = initial.status && !STATUS_CHOICES.includes(initial.status) ? [...STATUS_CHOICES, initial.status] : STATUS_CHOICES;
@@ -52,7 +60,7 @@ export function EventFilters({ providers, initial }: { providers: string[]; init
       }}
     >
       <label>
-        Search (e-mail, event, charge or customer id)
+        {searchLabel}
         <input
           name="q"
           type="search"

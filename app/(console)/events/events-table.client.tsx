@@ -63,9 +63,11 @@ export function EventsTable({
   now,
   sort,
   paging,
+  empty = "No events match these filters.",
 }: {
   rows: EventTableRow[];
   now: string;
+  empty?: string;
   sort?: DataTableSort;
   paging?: DataTablePaging;
 }) {
@@ -75,7 +77,7 @@ export function EventsTable({
       columns={columnsFor(now)}
       rows={rows}
       rowKey={(row) => String(row.id)}
-      empty="No events match these filters."
+      empty={empty}
       sort={sort}
       paging={paging}
       rowHref={(row) => `/events/${row.id}`}

@@ -3,20 +3,32 @@ import { ProviderSelect } from "@/app/_components/provider-select";
 
 const day = (date: Date | undefined) => (date ? date.toISOString().slice(0, 10) : "");
 
+const DATE_WORDS: Record<string, string> = {
+  created: "created",
+  paid: "paid",
+  refunded: "refunded",
+  disputed: "disputed",
+  updated: "last changed",
+};
+
 /** The payments filters as a plain GET form: the URL is the list's state, and it works without script. */
 export function PaymentFilters({
   filter,
   sort,
   choices,
+  searchLabel,
 }: {
+  searchLabel: string;
   filter: Extract<ParsedPaymentParams, { ok: true }>["filter"];
   sort: string;
   choices: ReturnType<typeof paymentFilterChoices>;
 }) {
+  const on = filter.dated?.on ?? "created";
+  const [from, to] = filter.dated ? [filter.dated.from, filter.dated.to] : [filter.createdFrom, filter.createdTo];
   return (
     <form className="panel filters" role="search" aria-label="Filter payments" action="/payments">
       <label>
-        Customer e-mail (or part of it), customer id or charge id
+        {searchLabel}
         <input
           name="q"
           type="search"
@@ -43,12 +55,33 @@ export function PaymentFilters({
       </label>
       <ProviderSelect providers={choices.providers} value={filter.provider} />
       <label>
-        Created from (UTC)
-        <input name="from" type="date" defaultValue={day(filter.createdFrom)} />
+        Date
+        <select name="on" defaultValue={on}>
+          {choices.dates.map((date) => (
+            <option key={date} value={date}>
+              {DATE_WORDS[date]}
+            </option>
+          ))}
+        </select>
       </label>
       <label>
-        Created before (UTC)
-        <input name="to" type="date" defaultValue={day(filter.createdTo)} />
+        Within
+        <select name="range" defaultValue="">
+          <option value="">{from || to ? "the dates set" : "any time, or the dates set"}</option>
+          {Object.entries(choices.ranges).map(([range, words]) => (
+            <option key={range} value={range}>
+              {words}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        From (UTC)
+        <input name="from" type="date" defaultValue={day(from)} />
+      </label>
+      <label>
+        Before (UTC)
+        <input name="to" type="date" defaultValue={day(to)} />
       </label>
       {sort !== "updated_desc" ? <input type="hidden" name="sort" value={sort} /> : null}
       <button className="primary" type="submit">

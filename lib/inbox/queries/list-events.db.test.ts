@@ -180,6 +180,33 @@ describe("listEvents", () => {
     expect(await ids({ search: "100%_" })).toEqual([]);
   });
 
+  it("finds events by the end or the middle of an event, charge or customer id, whatever its case", async () => {
+    await seed([
+      { eventId: "evt_1PqRsC1jcW9aBc", resource: "ch_3Zz9YyC1JCW9", receivedAt: "2026-01-03T00:00:00Z" },
+      { eventId: "evt_other_sim_104_x", resource: "pay_sim_1049", receivedAt: "2026-01-03T00:00:01Z" },
+      { eventId: "evt_pagarme_no_customer", resource: "or_k7Hq2", receivedAt: "2026-01-03T00:00:02Z" },
+    ]);
+    await app.pool.query(
+      "INSERT INTO payments (provider, gateway_charge_id, status, customer_id) VALUES ('stripe', 'or_k7Hq2', 'failed', 'cus_NwA8Kx31')",
+    );
+    const found = async (search: string, searchIdsOnly = false) =>
+      (await listEvents(app.pool, { filter: { search, searchIdsOnly }, limit: 50 })).rows.map((row) => row.eventId).sort();
+    // In an event id and a charge id, any case; a masked role searches ids the same way.
+    expect(await found("c1jcw9")).toEqual(["evt_1PqRsC1jcW9aBc"]);
+    expect(await found("C1JCW9", true)).toEqual(["evt_1PqRsC1jcW9aBc"]);
+    // An event id without its "evt_", a charge id's end.
+    expect(await found("PqRsC1")).toEqual(["evt_1PqRsC1jcW9aBc"]);
+    expect(await found("sim_104")).toEqual(["evt_other_sim_104_x"]);
+    expect(await found("im_1049")).toEqual(["evt_other_sim_104_x"]);
+    // A customer id's end, through the payment (the event names no customer).
+    expect(await found("8Kx31")).toEqual(["evt_pagarme_no_customer"]);
+    expect(await found("8Kx31", true)).toEqual([]);
+    // Still no part of fewer than three characters.
+    expect(await found("W9")).toEqual([]);
+    await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'or_k7Hq2'");
+    await app.pool.query("DELETE FROM webhook_inbox WHERE received_at >= '2026-01-03'");
+  });
+
   it("finds events by a JSON path and value, string or number", async () => {
     const count = async (filter: EventFilter) => (await allPages(filter, "received_desc", 200)).length;
     expect(await count({ jsonPath: "data.object.metadata.order", jsonValue: "A-1" })).toBe(10);

@@ -1,4 +1,4 @@
-import { anyOfSources, candidates, paymentValueSources, searchPatterns, type SearchKind } from "../../payments/search-values";
+import { anyOfSources, candidates, idCandidates, paymentValueSources, searchPatterns, type SearchKind } from "../../payments/search-values";
 
 // The events search resolves a term as the payments search does (payments/search-values.ts), from
 // the inbox's own columns as well as the payments'.
@@ -13,12 +13,13 @@ export function searchValuesSql(term: string, param: Param, idsOnly: boolean): P
   const patterns = searchPatterns(term, param, idsOnly);
   const payments = paymentValueSources(patterns);
   const sql: Partial<Record<SearchKind, string>> = {
-    event: candidates("webhook_inbox", "event_id", patterns.asIs, true),
-    charge: anyOfSources([candidates("webhook_inbox", "resource_id", patterns.asIs, true), ...payments.charge!]),
+    event: anyOfSources(idCandidates("webhook_inbox", "event_id", patterns)),
+    charge: anyOfSources([...idCandidates("webhook_inbox", "resource_id", patterns), ...payments.charge!]),
   };
   if (!patterns.customers) return sql;
   sql.email = anyOfSources([candidates("webhook_inbox", "customer_email", patterns.customers.lowered, true), ...payments.email!]);
-  sql.customer = anyOfSources([candidates("webhook_inbox", "customer_id", patterns.asIs, true), ...payments.customer!]);
+  // The inbox's customer ids by their start only (no trigram index there): the payments' by any part.
+  sql.customer = anyOfSources([...idCandidates("webhook_inbox", "customer_id", patterns, false), ...payments.customer!]);
   return sql;
 }
 

@@ -50,11 +50,21 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         ) : null}
       </ListHeader>
       <div className="panel">
-        <EventFilters providers={eventFilterProviders(config, parsed.filter)} initial={Object.fromEntries(query)} />
+        <EventFilters
+          providers={eventFilterProviders(config, parsed.filter)}
+          initial={Object.fromEntries(query)}
+          searchLabel={view.search.label}
+        />
+        {view.search.searched ? (
+          <p className="muted sentence" data-testid="searched">
+            {view.search.searched}
+          </p>
+        ) : null}
       </div>
       <EventsTable
         rows={view.rows}
         now={new Date().toISOString()}
+        empty={view.search.empty}
         sort={{ key: sortKey!, desc: direction === "desc" }}
         paging={{
           testId: "events-total",

@@ -28,6 +28,17 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
   }
   const { reads, config } = webRuntime();
   const view = await reads.read((pool) => getPaymentsView(pool, user.role, parsed.filter, parsed));
+  if (!view.ok) {
+    return (
+      <>
+        <h1>Payments</h1>
+        <PaymentFilters filter={parsed.filter} sort={parsed.sort} choices={paymentFilterChoices(config)} searchLabel={view.search.label} />
+        <p className="banner bad" role="alert">
+          {view.message}
+        </p>
+      </>
+    );
+  }
   const query = paramsFromPaymentFilter(parsed.filter, parsed.sort);
   const pageLink = (page: number) => `/payments?${new URLSearchParams([...query, ["page", String(page)]]).toString()}`;
   const pages = Math.max(1, Math.ceil(view.total / view.pageSize));
@@ -35,13 +46,18 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
   return (
     <>
       <ListHeader title="Payments" exportHref={`/api/exports/payments?${query.toString()}`} exportTestId="export-payments" />
-      <PaymentFilters filter={parsed.filter} sort={parsed.sort} choices={paymentFilterChoices(config)} />
+      <PaymentFilters filter={parsed.filter} sort={parsed.sort} choices={paymentFilterChoices(config)} searchLabel={view.search.label} />
+      {view.search.searched ? (
+        <p className="muted sentence" data-testid="searched">
+          {view.search.searched}
+        </p>
+      ) : null}
       <PaymentTotals totals={view.totals} capped={view.totalsCapped} label="Totals for this filter" testId="payment-total" />
       <PaymentsTable
         rows={view.rows}
         now={new Date().toISOString()}
         label="Payments"
-        empty={query.size ? "No payment matches this filter." : "No payments yet."}
+        empty={view.search.searched ? view.search.empty : query.size ? "No payment matches this filter." : "No payments yet."}
         sort={{ key: sortKey!, desc: direction === "desc" }}
         paging={{
           testId: "payments-total",

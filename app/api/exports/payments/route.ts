@@ -1,9 +1,9 @@
 import type { NextRequest } from "next/server";
 import { csvDownload } from "@/app/_server/csv-response";
-import { parsePaymentParams } from "@/lib/console/payment-filter-params";
+import { parsePaymentParams, paymentsFileName } from "@/lib/console/payment-filter-params";
 import { errorResponse, withErrors } from "@/app/_server/route-handler";
 import { requireRouteAccess } from "@/app/_server/session";
-import { paymentsCsv } from "@/lib/console/export-csv";
+import { paymentsExport } from "@/lib/console/export-csv";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
@@ -13,5 +13,7 @@ export const GET = withErrors(async (request: NextRequest) => {
   const user = await requireRouteAccess("GET /api/exports/payments");
   const parsed = parsePaymentParams(Object.fromEntries(request.nextUrl.searchParams));
   if (!parsed.ok) return errorResponse(400, parsed.message, "BAD_REQUEST");
-  return csvDownload(request, user, "payments", parsed.filter, paymentsCsv(webRuntime().pool, user.role, parsed.filter));
+  const exported = paymentsExport(webRuntime().pool, user.role, parsed.filter);
+  if (!exported.ok) return errorResponse(403, exported.message, "FORBIDDEN");
+  return csvDownload(request, user, "payments", parsed.filter, exported.lines, paymentsFileName(parsed.filter));
 });
