@@ -165,22 +165,23 @@ describe("[HOST][DOCS] the documented receiver, pasted as written", () => {
   });
 
   it("acknowledges Send test, refuses a forged message (400), answers 500 to one that makes it throw, and keeps running", async () => {
+    // The receiver prints after it answers, and its output reaches us later still: poll for each line.
     const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM destinations");
     const test = await sendTestMessage(app.pool, app.config.destinations, rows[0]!.id, { actor: "e2e" });
     expect(test?.statusCode).toBe(204);
-    expect(output).toMatch(/^handled test_[\w-]+ destination\.test$/m);
+    await expect.poll(() => output).toMatch(/^handled test_[\w-]+ destination\.test$/m);
 
     const post = (body: string, headers: Record<string, string>) => fetch(url, { method: "POST", headers, body });
     const broken = JSON.stringify({ type: "payment.updated", timestamp: new Date().toISOString(), data: null });
     const forged = signedHeaders("chg_forged", broken, [generateSecret()]);
     expect((await post(broken, forged)).status).toBe(400);
-    expect(output).toContain("rejected chg_forged: the signature did not verify");
+    await expect.poll(() => output).toContain("rejected chg_forged: the signature did not verify");
     // Signed with the right secret, but the handler throws on it (no data): 500, the process lives on.
     expect((await post(broken, signedHeaders("chg_broken", broken, [secret]))).status).toBe(500);
-    expect(output).toMatch(/^failed chg_broken: /m);
+    await expect.poll(() => output).toMatch(/^failed chg_broken: /m);
     const later = JSON.stringify({ type: "destination.test", timestamp: new Date().toISOString(), data: { id: "test_after" } });
     expect((await post(later, signedHeaders("test_after", later, [secret]))).status).toBe(204);
-    expect(output).toMatch(/^handled test_after destination\.test$/m);
+    await expect.poll(() => output).toMatch(/^handled test_after destination\.test$/m);
     expect(receiver.exitCode).toBeNull();
   });
 });
