@@ -27,7 +27,8 @@ export type GatewayClientOptions = {
 };
 
 export type GatewayClient = {
-  fetchJson: (path: string) => Promise<unknown>;
+  /** `headers`: the request's own (a driver's, e.g. which account it reads), beside options.headers. */
+  fetchJson: (path: string, headers?: Record<string, string>) => Promise<unknown>;
   breaker: CircuitBreaker;
 };
 
@@ -44,9 +45,9 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
   const base = options.baseUrl.replace(/\/+$/, "");
   trackBreaker(name, breaker);
 
-  async function fetchJson(path: string): Promise<unknown> {
+  async function fetchJson(path: string, headers: Record<string, string> = {}): Promise<unknown> {
     try {
-      const json = await fetchOnce(path);
+      const json = await fetchOnce(path, headers);
       recordRefetch(name, true);
       return json;
     } catch (error) {
@@ -55,11 +56,12 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
     }
   }
 
-  async function fetchOnce(path: string): Promise<unknown> {
+  async function fetchOnce(path: string, headers: Record<string, string>): Promise<unknown> {
     const answer = await breaker.run(async () => {
       await limiter.acquire();
       const response = await fetch(`${base}${path}`, {
-        headers: { accept: "application/json", ...options.headers },
+        // The authentication last: a request's own headers never replace it.
+        headers: { accept: "application/json", ...headers, ...options.headers },
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       if (response.status >= 500 || response.status === 429) {

@@ -7,7 +7,7 @@ import { missingCredentials, notSet, type GatewayClients } from "../http/gateway
 import { storeEvent } from "../inbox/ingest/store-event";
 import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
-import type { GatewayLister, ListedItem, ProviderDriver } from "../providers/types";
+import type { GatewayFetch, GatewayLister, ListedItem, ProviderDriver } from "../providers/types";
 import { nextWindow, saveCursor, type ReconcileWindow } from "./reconcile-cursor";
 import { emptyCounts, recordProgress, startRun, type RunCounts, type RunTrigger } from "./reconcile-runs";
 import { drifted, driftKey, localPayments, recordDriftEvent, type LocalPayment } from "./record-drift-event";
@@ -100,7 +100,7 @@ export async function runReconciliation(deps: ReconcileDeps, request: ReconcileR
 type Run = {
   deps: ReconcileDeps;
   driver: ProviderDriver<ProviderName>;
-  fetchJson: (path: string) => Promise<unknown>;
+  fetchJson: GatewayFetch;
   request: ReconcileRequest;
   runId: number | null;
   counts: RunCounts;
