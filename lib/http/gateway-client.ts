@@ -45,6 +45,14 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
   const base = options.baseUrl.replace(/\/+$/, "");
   trackBreaker(name, breaker);
 
+  // The authentication set last (names compared as HTTP does, case-insensitively): a request's own
+  // headers never replace it, nor add a second value to it.
+  function requestHeaders(own: Record<string, string>): Headers {
+    const sent = new Headers({ accept: "application/json" });
+    for (const [name, value] of [...Object.entries(own), ...Object.entries(options.headers)]) sent.set(name, value);
+    return sent;
+  }
+
   async function fetchJson(path: string, headers: Record<string, string> = {}): Promise<unknown> {
     try {
       const json = await fetchOnce(path, headers);
@@ -60,8 +68,7 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
     const answer = await breaker.run(async () => {
       await limiter.acquire();
       const response = await fetch(`${base}${path}`, {
-        // The authentication last: a request's own headers never replace it.
-        headers: { accept: "application/json", ...headers, ...options.headers },
+        headers: requestHeaders(headers),
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       if (response.status >= 500 || response.status === 429) {
