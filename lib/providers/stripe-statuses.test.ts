@@ -199,10 +199,12 @@ describe("Stripe Connect", () => {
   const body = (envelope: object) =>
     Buffer.from(JSON.stringify(variant(envelope, { type: "charge.dispute.created", data: { object: dispute } })));
 
+  const payloadOf = (raw: Buffer) => stripeDriver.parse(raw, context).payload;
+
   it("takes a connected account's event's account from its top-level field; the platform's own events have none", () => {
-    expect(stripeDriver.accountOf!(stripeDriver.parse(body(connectEvent), context))).toBe(connectEvent.account);
-    expect(stripeDriver.accountOf!(stripeDriver.parse(body(event), context))).toBeNull();
-    expect(stripeDriver.accountOf!(stripeDriver.parse(body(variant(connectEvent, { account: null as never })), context))).toBeNull();
+    expect(stripeDriver.accountOf!(payloadOf(body(connectEvent)))).toBe(connectEvent.account);
+    expect(stripeDriver.accountOf!(payloadOf(body(event)))).toBeNull();
+    expect(stripeDriver.accountOf!(payloadOf(body(variant(connectEvent, { account: null as never }))))).toBeNull();
   });
 
   it("reads every object of a connected account's charge with Stripe-Account, and a platform charge without it", async () => {

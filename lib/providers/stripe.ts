@@ -303,8 +303,8 @@ export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
     });
   },
 
-  accountOf(event) {
-    const account = eventSchema.shape.account.safeParse((event.payload as { account?: unknown } | null)?.account);
+  accountOf(payload) {
+    const account = eventSchema.shape.account.safeParse((payload as { account?: unknown } | null)?.account);
     return account.success ? (account.data ?? null) : null;
   },
 

@@ -194,11 +194,12 @@ export interface ProviderDriver<Name extends string = string, Settings = unknown
   /** Its bodies are notices only: every charge event needs a refetch, whatever REFETCH_<PROVIDER> says. */
   readonly noticeOnly?: boolean;
   /**
-   * The account an event comes from when the gateway delivers other accounts' events to this one's
-   * endpoint (a Stripe Connect platform's); null for the credentials' own. Derived from the stored
-   * body, so every processing attempt and replay sees it again; the refetch is handed it.
+   * The account an event comes from, read from its parsed body (NormalizedEvent.payload, the stored
+   * `payload`), when the gateway delivers other accounts' events to this one's endpoint (a Stripe
+   * Connect platform's); null for the credentials' own. Read again from the stored event by every
+   * processing attempt, replay and stuck-payment refetch; the refetch is handed it.
    */
-  accountOf?(event: NormalizedEvent): string | null;
+  accountOf?(payload: unknown): string | null;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
   refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext<Settings>): Promise<ChargeSnapshot>;
   /** Its list API, for reconciliation; absent when the gateway documents none we can use. */

@@ -321,14 +321,16 @@ async function refetchStuck(run: Run): Promise<void> {
   const { deps, driver } = run;
   const providerConfig = deps.config.providers[driver.name];
   const stuck = await findStuckPayments(deps.pool, driver.name, deps.config.reconcile.stuckMinutes, deps.config.reconcile.stuckLimit);
-  for (const payment of stuck) {
+  for (const { lastPayload, ...payment } of stuck) {
     const observedAt = new Date().toISOString();
+    const account = driver.accountOf?.(lastPayload) ?? undefined;
     let snapshot;
     try {
       snapshot = await driver.refetch!(payment.chargeId, run.fetchJson, {
         credentials: providerConfig.credentials,
         settings: providerConfig.settings,
         timeZone: providerConfig.timeZone,
+        ...(account ? { account } : {}),
       });
     } catch (error) {
       recordError(run, error);
