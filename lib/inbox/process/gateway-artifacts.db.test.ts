@@ -147,6 +147,19 @@ describe("Stripe Connect: a connected account's dispute", () => {
     expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/404/) });
   });
 
+  it("is refetched from that account again on replay (the account is read from the stored body)", async () => {
+    const chargeId = `ch_connect_replay_${Date.now()}`;
+    const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: chargeId }), seconds(), "acct_1Connected");
+    // Not at the gateway yet: its refetch fails with Stripe's 404.
+    expect(await processEvent(deps(), id)).toBe("failed");
+    gateway.addConnected("acct_1Connected", [lost(chargeId)]);
+    expect((await replayEvents(deps(), { statuses: ["failed"] }, { actor: "ops" })).total).toBe(1);
+    const before = gateway.requests.length;
+    expect(await processEvent(deps(), id)).toBe("processed");
+    expect(await payment(chargeId)).toMatchObject({ status: "charged_back" });
+    expect(reads(before).map((read) => read.stripeAccount)).toEqual(["acct_1Connected", "acct_1Connected"]);
+  });
+
   it("leaves a platform event's refetch without the header", async () => {
     const chargeId = `ch_platform_${Date.now()}`;
     gateway.add([lost(chargeId)]);
