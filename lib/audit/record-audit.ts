@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   "reconcile",
   "privacy_export",
   "privacy_erasure",
+  "financial_retention",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

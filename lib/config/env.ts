@@ -24,6 +24,8 @@ const operationsSchema = {
   RETENTION_CRON: z.string().default("30 3 * * *"),
   RETENTION_BATCH_SIZE: positiveInt(500),
   RETENTION_PARTITION_MONTHS: z.coerce.number().int().min(0).default(0),
+  // Unset: payments are never purged. Under 5 years would cut into Brazil's tax prescription period.
+  FINANCIAL_RETENTION_YEARS: z.coerce.number().int().min(5).optional(),
   ARCHIVE_DIR: z.string().default(".data/archive"),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -249,6 +251,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         batchSize: b.RETENTION_BATCH_SIZE,
         archiveDir: b.ARCHIVE_DIR,
         partitionMonths: b.RETENTION_PARTITION_MONTHS,
+        /** Payments untouched for this many years are purged with their history; null: never. */
+        financialYears: b.FINANCIAL_RETENTION_YEARS ?? null,
       },
       /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
       metricsToken: b.METRICS_TOKEN,

@@ -5,14 +5,19 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import type { Job } from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
 import { createDestination } from "../destinations/manage-destinations";
 import { startDeliveryWorker, type DeliveryWorker } from "../destinations/run-delivery-worker";
-import { ingestEvent } from "../inbox/ingest/ingest-event";
+import { receiveWebhook } from "../inbox/ingest/receive-webhook";
 import { processEvents } from "../inbox/process/process-event";
+import { erasuresJob } from "../jobs/definitions/erasures";
+import { retentionJob } from "../jobs/definitions/retention";
+import { processWebhookJobs } from "../jobs/definitions/webhooks";
+import { runJob } from "../jobs/work-jobs";
+import { configureLogger } from "../observability/logger";
 import { replayEvents } from "../inbox/replay/replay-events";
-import { runRetention } from "../inbox/retention/archive-settled-events";
 import { restoreArchivedEvents } from "../inbox/retention/restore-archived-events";
 import { REDACTED } from "../providers/personal-data";
 import { readFixture } from "../testing/gateway-fixtures";
@@ -28,7 +33,9 @@ import { exportSubject } from "./export-subject";
 // A data subject's erasure end to end: one person paying through Stripe, Pagar.me and Mercado Pago
 // (name, e-mail, CPF, phone and address in the bodies, the gateways' own shapes), some of it
 // archived by retention, their changes pushed to a host; erased, none of it is left anywhere in
-// the database (a full pg_dump) or the archive directory, and the money and history are intact.
+// the database (a full pg_dump), the archive directory or the app's log lines (captured from the
+// reception, processing, retention and erasure jobs as the worker runs them), and the money and
+// history are intact.
 
 const ANA = {
   name: "Ana Beatriz Quintela",
@@ -64,7 +71,11 @@ async function startMercadoPagoApi(): Promise<Server> {
   return server;
 }
 
+/** Every line the app logs while this file runs, at the most detailed level. */
+const logLines: string[] = [];
+
 beforeAll(async () => {
+  configureLogger({ level: "debug", destination: { write: (line: string) => void logLines.push(line) } });
   jwks = await startJwksServer([pagarmeKey]);
   mpApi = await startMercadoPagoApi();
   archiveDir = mkdtempSync(join(tmpdir(), "privacy-archive-"));
@@ -100,19 +111,22 @@ afterAll(async () => {
   mpApi?.close();
 });
 
-async function ingest(webhook: SignedWebhook, receivedAt?: Date): Promise<number> {
-  const outcome = await ingestEvent(
-    { pool: app.pool, boss: app.boss, config, ...(receivedAt ? { now: () => receivedAt } : {}) },
+/** Received as the webhook route receives it, then processed as the worker's webhooks job does. */
+async function ingest(webhook: SignedWebhook, receivedAt?: Date): Promise<void> {
+  const reply = await receiveWebhook(
+    { config, ingestDeps: () => ({ pool: app.pool, boss: app.boss, config, ...(receivedAt ? { now: () => receivedAt } : {}) }) },
     {
+      method: "POST",
       provider: webhook.provider,
-      rawBody: Buffer.from(webhook.body),
       headers: webhook.headers,
       query: new URLSearchParams(webhook.query ?? ""),
+      readBody: async () => Buffer.from(webhook.body),
     },
   );
-  if (outcome.kind !== "stored") throw new Error(`not stored: ${JSON.stringify(outcome)}`);
-  await processEvents(processDeps(app, config), [outcome.inboxId]);
-  return outcome.inboxId;
+  if (reply.status !== 200) throw new Error(`not stored: ${JSON.stringify(reply)}`);
+  const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE status = 'pending' ORDER BY id");
+  const jobs = rows.map((row) => ({ id: `job-${row.id}`, name: "webhooks", data: { inboxId: row.id } }) as Job<unknown>);
+  await processWebhookJobs(processDeps(app, config), jobs);
 }
 
 /** A Stripe charge event with the customer's billing details (Stripe's own charge fixture, ours filled in). */
@@ -260,7 +274,9 @@ describe("erasing a data subject", () => {
     await ingest(pagarmeWebhook(pagarmeCharge, "charge.paid"), old);
     await ingest(stripeWebhook(bobCharge, BOB, "succeeded", Date.now() - 5000));
     // Retention archives what is older than a day: Ana's first two events go to the archive files.
-    expect((await runRetention({ pool: app.pool, config })).events).toBe(2);
+    const retention = await runJob(retentionJob, processDeps(app, config), {});
+    retentionJob.report!(retention);
+    expect(retention.events).toBe(2);
     await ingest(stripeWebhook(stripeCharge, { ...ANA, customer: ANA.stripeCustomer }, "refund", Date.now() - 2000));
     await ingest(pagarmeWebhook(pagarmeCharge, "charge.refunded"));
     await ingest(mercadopagoWebhook(mpPaymentId));
@@ -296,7 +312,8 @@ describe("erasing a data subject", () => {
     expect((await getErasure(app.pool, erasureId))!.status).toBe("running");
     // Asked again for the same person, the unfinished erasure is the answer, and it finishes.
     expect(await startErasure(deps, { email: ANA.email }, { name: "test" })).toBe(erasureId);
-    const erasure = (await executeErasure(deps, erasureId))!;
+    await runJob(erasuresJob, processDeps(app, config), { erasureId });
+    const erasure = (await getErasure(app.pool, erasureId))!;
     expect(erasure.status).toBe("done");
     // The Mercado Pago notice names nobody: two of the three bodies in the rows change.
     expect(erasure.counts).toMatchObject({ inbox_events: 2, archived_events: 2, payments: 3, signature_failures: 1, customer_emails: 1 });
@@ -377,5 +394,15 @@ describe("erasing a data subject", () => {
       "SELECT count(*)::int AS n FROM webhook_inbox WHERE redacted_at IS NOT NULL AND received_at > now() - interval '1 minute'",
     );
     expect(rows[0].n).toBeGreaterThanOrEqual(2);
+  });
+
+  it("never wrote any of their identifiers to the logs", () => {
+    const entries = logLines.map((line) => JSON.parse(line) as { component?: string; msg?: string });
+    // The lines are there to be read: each path this file drove logged its own.
+    expect([...new Set(entries.map((entry) => entry.component))]).toEqual(expect.arrayContaining(["ingest", "worker", "retention"]));
+    expect(entries.filter((entry) => entry.msg === "webhook answered").length).toBeGreaterThanOrEqual(8);
+    const text = logLines.join("");
+    expect(leaks(text)).toEqual([]);
+    expect(text).not.toContain(ANA.mpPayer);
   });
 });

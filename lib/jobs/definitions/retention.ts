@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { runRetention, type RetentionResult } from "../../inbox/retention/archive-settled-events";
 import { logger } from "../../observability/logger";
+import { purgeFinancialRecords, type FinancialPurge } from "../../inbox/retention/purge-financial-records";
 import { archiveOldPartitions, type PartitionArchiveOutcome } from "../../inbox/partitions/archive-inbox-partition";
 import type { JobDefinition } from "../job-definition";
 
@@ -9,11 +10,13 @@ const retentionData = z.object({
   dryRun: z.boolean().default(false),
 });
 
-export type RetentionRun = RetentionResult & { partitions: PartitionArchiveOutcome[] };
+/** `financial`: what FINANCIAL_RETENTION_YEARS purged; null when it is unset or on a dry run. */
+export type RetentionRun = RetentionResult & { partitions: PartitionArchiveOutcome[]; financial: FinancialPurge | null };
 
 /**
  * Archives and purges the payloads of old settled events (one run at a time: its lock), then, with
- * RETENTION_PARTITION_MONTHS set, archives and drops whole monthly partitions that old. Scheduled on
+ * RETENTION_PARTITION_MONTHS set, archives and drops whole monthly partitions that old, and with
+ * FINANCIAL_RETENTION_YEARS set, purges payments untouched that long with their trail. Scheduled on
  * RETENTION_CRON, or `cli retention`. A first run over a large backlog takes a while; the next
  * scheduled run resumes where it stopped.
  */
@@ -25,14 +28,17 @@ export const retentionJob: JobDefinition<z.infer<typeof retentionData>, Retentio
   work: () => ({ localConcurrency: 1, pollingIntervalSeconds: 30 }),
   run: async (deps, { dryRun }) => {
     const result = await runRetention(deps, { dryRun });
+    if (dryRun) return { ...result, partitions: [], financial: null };
     const { partitionMonths, archiveDir } = deps.config.retention;
-    if (dryRun || partitionMonths === 0) return { ...result, partitions: [] };
     const before = new Date();
     before.setUTCMonth(before.getUTCMonth() - partitionMonths);
-    return { ...result, partitions: await archiveOldPartitions({ pool: deps.pool, archiveDir }, before, { name: "retention" }) };
+    const partitions =
+      partitionMonths === 0 ? [] : await archiveOldPartitions({ pool: deps.pool, archiveDir }, before, { name: "retention" });
+    return { ...result, partitions, financial: await purgeFinancialRecords(deps) };
   },
-  report: ({ events, bytes, batches, skipped, partitions }) => {
+  report: ({ events, bytes, batches, skipped, partitions, financial }) => {
     logger("retention").info({ events, bytes, batches, skipped }, "retention run finished");
     for (const outcome of partitions) logger("retention").info(outcome, "inbox partition archive");
+    if (financial) logger("retention").info(financial, "financial retention purge");
   },
 };

@@ -92,6 +92,12 @@ export const retentionCommand = command({
       );
     }
     for (const outcome of result.partitions) console.log(describePartitionArchive(outcome, archiveDir));
+    if (result.financial) {
+      const { payments, transitions, changes, events, cutoff } = result.financial;
+      console.log(
+        `purged ${payments} payment(s) unchanged since ${cutoff.toISOString()}, with ${transitions} transition(s), ${changes} change(s) and ${events} event(s)`,
+      );
+    }
     return 0;
   },
 });
