@@ -26,7 +26,9 @@ import type { PaymentHistory } from "./history";
 //   Pagar.me      GET /core/v5/charges?created_since&created_until&page&size             paging.next
 //   Zoop          GET /v1/marketplaces/{marketplace}/transactions?date_range[gte]&date_range[lte]&offset&limit   has_more
 // Stripe lists the events it was given (addEvents: the simulator's, sent or withheld); the
-// others list the payments they know, in their true current state.
+// others list the payments they know, in their true current state. A Stripe payment added for a
+// connected account (addConnected) is read only with `Stripe-Account: <its acct_>`, any other read
+// (none: the platform's own account) answering 404 as Stripe does (docs.stripe.com/connect/authentication).
 
 /** The API credentials the fake gateway accepts by default (tests point the app's keys at them). */
 export const FAKE_GATEWAY_KEYS = {
@@ -432,7 +434,7 @@ export function testGatewayCredentials(): GatewayCredentials {
 export type FakeGateway = {
   url: string;
   /** When each request arrived (ms), for rate-limit checks, and whether its authentication was right. */
-  requests: { path: string; at: number; authorized: boolean }[];
+  requests: { path: string; at: number; authorized: boolean; stripeAccount: string | null }[];
   /** Pagar.me's webhook signing key, published at `${url}/.well-known/jwks.json`. */
   pagarmeKey: SigningKey;
   /** The Stripe events GET /v1/events lists (sent or not). */
@@ -449,6 +451,8 @@ export type FakeGateway = {
   /** Answers only after this many milliseconds (a slow gateway, for timeouts). */
   setDelay: (ms: number) => void;
   add: (histories: PaymentHistory[]) => void;
+  /** Stripe payments that live in the connected account `account` (acct_...), not the platform's. */
+  addConnected: (account: string, histories: PaymentHistory[]) => void;
   close: () => Promise<void>;
 };
 
@@ -460,6 +464,7 @@ export async function startFakeGateway(
   const byCharge = new Map<string, PaymentHistory>();
   const add = (more: PaymentHistory[]) => more.forEach((history) => byCharge.set(history.payment.chargeId, history));
   add(histories);
+  const connectedAccount = new Map<string, string>();
   // A new kid per start: an app that cached an earlier run's key must fetch this one.
   const pagarmeKey = generateSigningKey(`fake-gateway-${randomBytes(6).toString("hex")}`);
   const requests: FakeGateway["requests"] = [];
@@ -473,7 +478,8 @@ export async function startFakeGateway(
     const route = listRoute ? undefined : ROUTES.find((candidate) => candidate.path.test(path));
     const provider = listRoute?.provider ?? route?.provider;
     const authorized = provider !== undefined && authenticated(provider, request, path, credentials[provider]);
-    requests.push({ path, at: Date.now(), authorized });
+    const stripeAccount = [request.headers["stripe-account"]].flat()[0] ?? null;
+    requests.push({ path, at: Date.now(), authorized, stripeAccount });
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify(body));
@@ -496,7 +502,10 @@ export async function startFakeGateway(
     if (!route) return reply(404, { error: `no such API: ${path}` });
     const id = decodeURIComponent(route.path.exec(path)![1]!);
     const history = byCharge.get(id);
-    if (!history || history.provider !== route.provider) return reply(404, { error: { message: `No such charge: ${id}` } });
+    const elsewhere = route.provider === "stripe" && (connectedAccount.get(id) ?? null) !== stripeAccount;
+    if (!history || history.provider !== route.provider || elsewhere) {
+      return reply(404, { error: { code: "resource_missing", message: `No such charge: '${id}'` } });
+    }
     return reply(200, route.resource(history));
   });
   // A busy port rejects (EADDRINUSE) instead of crashing the process: the caller says which option moves it.
@@ -513,12 +522,17 @@ export async function startFakeGateway(
       delayMs = ms;
     },
     add,
+    addConnected: (account, more) => {
+      add(more);
+      for (const history of more) connectedAccount.set(history.payment.chargeId, account);
+    },
     addEvents: (more) => {
       for (const event of more) events.push(event);
       events.sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
     },
     reset: () => {
       byCharge.clear();
+      connectedAccount.clear();
       events.length = 0;
     },
     intercept: (handler) => {

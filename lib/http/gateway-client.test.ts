@@ -14,6 +14,7 @@ const server = createServer((request, response) => {
     return void response.end();
   }
   if (request.url === "/small") return void response.writeHead(200, { "content-type": "application/json" }).end('{"data":[1,2]}');
+  if (request.url === "/headers") return void response.writeHead(200).end(JSON.stringify(request.headers));
   if (request.url === "/not-json") return void response.writeHead(200).end("<html>");
   // Chunked, without end: 1 MB pieces for as long as the client reads.
   response.writeHead(200, { "content-type": "application/json" });
@@ -38,10 +39,10 @@ afterAll(() => {
   return new Promise<void>((done) => server.close(() => done()));
 });
 
-const client = (breakerFailures = 10) =>
+const client = (breakerFailures = 10, headers: Record<string, string> = {}) =>
   createGatewayClient("bounded", {
     baseUrl: base,
-    headers: {},
+    headers,
     timeoutMs: 10_000,
     maxResponseBytes: 2 * MB,
     ratePerSecond: 100,
@@ -66,5 +67,14 @@ describe("a gateway answer past the bound", () => {
     await expect(gateway.fetchJson("/not-json")).rejects.toThrow("not JSON");
     await expect(gateway.fetchJson("/declared")).rejects.toThrow("more than");
     await expect(gateway.fetchJson("/small")).rejects.toThrow(/circuit/i);
+  });
+});
+
+describe("a request's own headers", () => {
+  it("go out beside the gateway's authentication, which they cannot replace", async () => {
+    const gateway = client(10, { authorization: "Bearer sk_platform" });
+    const sent = await gateway.fetchJson("/headers", { "Stripe-Account": "acct_1", Authorization: "Bearer other" });
+    expect(sent).toMatchObject({ "stripe-account": "acct_1", authorization: "Bearer sk_platform" });
+    expect(await gateway.fetchJson("/headers")).not.toHaveProperty("stripe-account");
   });
 });

@@ -27,7 +27,8 @@ export type GatewayClientOptions = {
 };
 
 export type GatewayClient = {
-  fetchJson: (path: string) => Promise<unknown>;
+  /** `headers`: the request's own (a driver's, e.g. which account it reads), beside options.headers. */
+  fetchJson: (path: string, headers?: Record<string, string>) => Promise<unknown>;
   breaker: CircuitBreaker;
 };
 
@@ -44,9 +45,17 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
   const base = options.baseUrl.replace(/\/+$/, "");
   trackBreaker(name, breaker);
 
-  async function fetchJson(path: string): Promise<unknown> {
+  // The authentication set last (names compared as HTTP does, case-insensitively): a request's own
+  // headers never replace it, nor add a second value to it.
+  function requestHeaders(own: Record<string, string>): Headers {
+    const sent = new Headers({ accept: "application/json" });
+    for (const [name, value] of [...Object.entries(own), ...Object.entries(options.headers)]) sent.set(name, value);
+    return sent;
+  }
+
+  async function fetchJson(path: string, headers: Record<string, string> = {}): Promise<unknown> {
     try {
-      const json = await fetchOnce(path);
+      const json = await fetchOnce(path, headers);
       recordRefetch(name, true);
       return json;
     } catch (error) {
@@ -55,11 +64,11 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
     }
   }
 
-  async function fetchOnce(path: string): Promise<unknown> {
+  async function fetchOnce(path: string, headers: Record<string, string>): Promise<unknown> {
     const answer = await breaker.run(async () => {
       await limiter.acquire();
       const response = await fetch(`${base}${path}`, {
-        headers: { accept: "application/json", ...options.headers },
+        headers: requestHeaders(headers),
         signal: AbortSignal.timeout(options.timeoutMs),
       });
       if (response.status >= 500 || response.status === 429) {

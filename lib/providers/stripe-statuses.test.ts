@@ -14,6 +14,7 @@ const dispute = readFixture<Stripe.Dispute>("stripe/dispute.json");
 const intent = readFixture<Stripe.PaymentIntent>("stripe/payment-intent.json");
 const refund = readFixture<Stripe.Refund>("stripe/refund.json");
 const event = readFixture<{ id: string; type: string; created: number; data: { object: object } }>("stripe/event.json");
+const connectEvent = readFixture<typeof event & { account: string }>("stripe/connect-event.json");
 const context = { headers: {}, query: new URLSearchParams(), timeZone: "UTC" };
 
 /** The fixture charge captured (the fixture is an uncaptured authorization of 100). */
@@ -191,5 +192,31 @@ describe("Stripe's documented statuses and event types", () => {
 
   it.each(Object.entries(cases))("%s", async (_row, check) => {
     await check();
+  });
+});
+
+describe("Stripe Connect", () => {
+  const body = (envelope: object) =>
+    Buffer.from(JSON.stringify(variant(envelope, { type: "charge.dispute.created", data: { object: dispute } })));
+
+  const payloadOf = (raw: Buffer) => stripeDriver.parse(raw, context).payload;
+
+  it("takes a connected account's event's account from its top-level field; the platform's own events have none", () => {
+    expect(stripeDriver.accountOf!(payloadOf(body(connectEvent)))).toBe(connectEvent.account);
+    expect(stripeDriver.accountOf!(payloadOf(body(event)))).toBeNull();
+    expect(stripeDriver.accountOf!(payloadOf(body(variant(connectEvent, { account: null as never }))))).toBeNull();
+  });
+
+  it("reads every object of a connected account's charge with Stripe-Account, and a platform charge without it", async () => {
+    const sent: (Record<string, string> | undefined)[] = [];
+    const fetchJson: GatewayFetch = async (path, headers) => {
+      sent.push(headers);
+      return path.startsWith("/v1/disputes") ? { object: "list", data: [dispute], has_more: false } : variant(captured, { disputed: true });
+    };
+    await stripeDriver.refetch!(captured.id, fetchJson, { account: "acct_1Connected" });
+    expect(sent).toEqual([{ "Stripe-Account": "acct_1Connected" }, { "Stripe-Account": "acct_1Connected" }]);
+    sent.length = 0;
+    await stripeDriver.refetch!(captured.id, fetchJson, {});
+    expect(sent).toEqual([undefined, undefined]);
   });
 });

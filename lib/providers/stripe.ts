@@ -15,10 +15,16 @@ import { stripeLister } from "./stripe-list";
 // seconds (precision "second"). Signature: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=...]`,
 // HMAC-SHA256 over "{t}.{raw body}" keyed by the whsec_ string as is. Resource: the charge (a
 // PaymentIntent's `latest_charge`). Refetch: `GET /v1/charges/{id}`, then, for a disputed charge,
-// `GET /v1/disputes?charge={id}`: the charge's state counts every dispute it ever had.
+// `GET /v1/disputes?charge={id}`: the charge's state counts every dispute it ever had. Connect: an
+// event from a connected account carries its `account` (acct_...) at the top level
+// (docs.stripe.com/connect/webhooks), and the platform reads that account's objects with its own
+// key plus `Stripe-Account: acct_...` (docs.stripe.com/connect/authentication); without the header
+// Stripe looks in the platform's account and answers 404.
 
 const eventSchema = z.object({
   id: z.string().min(1),
+  // Absent or null on the platform's own events (the stripe SDK types it `account?: string`).
+  account: z.string().min(1).nullish(),
   type: z.string().min(1),
   created: z.number().int().positive(),
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
@@ -297,7 +303,14 @@ export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
     });
   },
 
-  async refetch(chargeId, fetchJson) {
+  accountOf(payload) {
+    const account = eventSchema.shape.account.safeParse((payload as { account?: unknown } | null)?.account);
+    return account.success ? (account.data ?? null) : null;
+  },
+
+  async refetch(chargeId, platformFetch, context) {
+    const account = context?.account;
+    const fetchJson: GatewayFetch = account ? (path) => platformFetch(path, { "Stripe-Account": account }) : platformFetch;
     const charge = parseCharge(await fetchJson(`/v1/charges/${encodeURIComponent(chargeId)}`), "refetch");
     // `disputed` stays true once any dispute was opened; absent (an old API version), look anyway.
     const disputes = charge.disputed === false ? [] : await disputeOutcomes(chargeId, fetchJson);

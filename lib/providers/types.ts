@@ -58,8 +58,12 @@ export class ParseError extends Error {
   override name = "ParseError";
 }
 
-/** The refetch client's view of a gateway API; lib/http supplies it (timeouts, limits, breaker). */
-export type GatewayFetch = (path: string) => Promise<unknown>;
+/**
+ * The refetch client's view of a gateway API; lib/http supplies it (timeouts, limits, breaker).
+ * `headers` are the driver's own for this one request (which account it reads), sent beside the
+ * gateway's authentication.
+ */
+export type GatewayFetch = (path: string, headers?: Record<string, string>) => Promise<unknown>;
 
 /** What an operator configures for a gateway's API (`<PROVIDER>_API_KEY`, `<PROVIDER>_MARKETPLACE_ID`). */
 export type ApiCredentials = { apiKey?: string; marketplaceId?: string };
@@ -75,6 +79,8 @@ export type RefetchContext<Settings = unknown> = {
   settings?: Settings;
   timeZone?: string;
   eventType?: string;
+  /** The gateway account the resource lives in, when not the one the credentials own (accountOf). */
+  account?: string;
 };
 
 /**
@@ -187,6 +193,13 @@ export interface ProviderDriver<Name extends string = string, Settings = unknown
   readonly apiAuth?: ApiAuth;
   /** Its bodies are notices only: every charge event needs a refetch, whatever REFETCH_<PROVIDER> says. */
   readonly noticeOnly?: boolean;
+  /**
+   * The account an event comes from, read from its parsed body (NormalizedEvent.payload, the stored
+   * `payload`), when the gateway delivers other accounts' events to this one's endpoint (a Stripe
+   * Connect platform's); null for the credentials' own. Read again from the stored event by every
+   * processing attempt, replay and stuck-payment refetch; the refetch is handed it.
+   */
+  accountOf?(payload: unknown): string | null;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
   refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext<Settings>): Promise<ChargeSnapshot>;
   /** Its list API, for reconciliation; absent when the gateway documents none we can use. */

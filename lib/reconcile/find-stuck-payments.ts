@@ -5,13 +5,22 @@ import type { LocalPayment } from "./record-drift-event";
 export const NON_FINAL_STATUSES = ["pending", "authorized", "disputed"] as const;
 
 /**
+ * A stuck payment, with the parsed body of its latest event still holding one (null: none, or all
+ * archived): the driver reads from it which gateway account the payment lives in (accountOf).
+ */
+export type StuckPayment = LocalPayment & { lastPayload: unknown };
+
+/**
  * Payments of a gateway in a non-final state that nothing touched for `minutes` and that have no
  * event waiting: the oldest first, at most `limit`.
  */
-export async function findStuckPayments(db: Queryable, provider: string, minutes: number, limit: number): Promise<LocalPayment[]> {
+export async function findStuckPayments(db: Queryable, provider: string, minutes: number, limit: number): Promise<StuckPayment[]> {
   if (limit === 0) return [];
-  const { rows } = await db.query<LocalPayment>(
-    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount::float8 AS amount, p.amount_refunded::float8 AS "amountRefunded", false AS "pendingEvents"
+  const { rows } = await db.query<StuckPayment>(
+    `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount::float8 AS amount, p.amount_refunded::float8 AS "amountRefunded", false AS "pendingEvents",
+            (SELECT w.payload FROM webhook_inbox w
+              WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.payload IS NOT NULL
+              ORDER BY w.id DESC LIMIT 1) AS "lastPayload"
        FROM payments p
       WHERE p.provider = $1 AND p.status = ANY($2::text[])
         AND GREATEST(p.updated_at, COALESCE(p.last_gateway_event_at, p.updated_at)) < now() - make_interval(mins => $3)

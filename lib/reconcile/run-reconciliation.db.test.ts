@@ -71,7 +71,7 @@ function stripeHistories(count: number): { histories: PaymentHistory[]; events: 
   return { histories, events };
 }
 
-async function sendWebhook(event: StripeEvent) {
+async function sendWebhook(event: StripeEvent & { account?: string }) {
   const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
   return ingestEvent(
     { pool: app.pool, boss: app.boss, config: app.config },
@@ -311,6 +311,25 @@ describe("Stripe: the events list", () => {
       stuckRefetched: 0,
       repaired: 0,
     });
+  });
+
+  it("refetches a connected account's stuck payment from that account (Stripe-Account, from its event's account)", async () => {
+    const histories = generateHistories(seed++, 40, ["stripe"], { startMs: Date.now() - 3 * 3_600_000, spreadMs: 600_000 });
+    const history = histories.find(
+      (candidate) => !candidate.payment.integration && candidate.steps.map((step) => step.kind).join() === "pending,succeeded",
+    )!;
+    gateway.addConnected("acct_1Stuck", [history]);
+    const [pending] = stripeEvents(history.payment, history.steps[0]!);
+    await sendWebhook({ ...pending!, account: "acct_1Stuck" });
+    await settled();
+    await app.pool.query("UPDATE payments SET updated_at = now() - interval '2 hours' WHERE gateway_charge_id = $1", [
+      history.payment.chargeId,
+    ]);
+    const before = gateway.requests.length;
+    const result = counted(await reconcile({ since: new Date(Date.now() - 60_000), until: new Date() }));
+    expect(result).toMatchObject({ stuckRefetched: 1, repaired: 1, errors: 0 });
+    const reads = gateway.requests.slice(before).filter((request) => request.path.startsWith(`/v1/charges/${history.payment.chargeId}`));
+    expect(reads.map((read) => read.stripeAccount)).toEqual(["acct_1Stuck"]);
   });
 });
 

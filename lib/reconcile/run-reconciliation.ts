@@ -7,7 +7,7 @@ import { missingCredentials, notSet, type GatewayClients } from "../http/gateway
 import { storeEvent } from "../inbox/ingest/store-event";
 import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
-import type { GatewayLister, ListedItem, ProviderDriver } from "../providers/types";
+import type { GatewayFetch, GatewayLister, ListedItem, ProviderDriver } from "../providers/types";
 import { nextWindow, saveCursor, type ReconcileWindow } from "./reconcile-cursor";
 import { emptyCounts, recordProgress, startRun, type RunCounts, type RunTrigger } from "./reconcile-runs";
 import { drifted, driftKey, localPayments, recordDriftEvent, type LocalPayment } from "./record-drift-event";
@@ -100,7 +100,7 @@ export async function runReconciliation(deps: ReconcileDeps, request: ReconcileR
 type Run = {
   deps: ReconcileDeps;
   driver: ProviderDriver<ProviderName>;
-  fetchJson: (path: string) => Promise<unknown>;
+  fetchJson: GatewayFetch;
   request: ReconcileRequest;
   runId: number | null;
   counts: RunCounts;
@@ -321,14 +321,16 @@ async function refetchStuck(run: Run): Promise<void> {
   const { deps, driver } = run;
   const providerConfig = deps.config.providers[driver.name];
   const stuck = await findStuckPayments(deps.pool, driver.name, deps.config.reconcile.stuckMinutes, deps.config.reconcile.stuckLimit);
-  for (const payment of stuck) {
+  for (const { lastPayload, ...payment } of stuck) {
     const observedAt = new Date().toISOString();
+    const account = driver.accountOf?.(lastPayload) ?? undefined;
     let snapshot;
     try {
       snapshot = await driver.refetch!(payment.chargeId, run.fetchJson, {
         credentials: providerConfig.credentials,
         settings: providerConfig.settings,
         timeZone: providerConfig.timeZone,
+        ...(account ? { account } : {}),
       });
     } catch (error) {
       recordError(run, error);

@@ -19,6 +19,7 @@ const charge = readFixture<Stripe.Charge>("stripe/charge.json");
 const dispute = readFixture<Stripe.Dispute>("stripe/dispute.json");
 const intent = readFixture<Stripe.PaymentIntent>("stripe/payment-intent.json");
 const event = readFixture<{ id: string; type: string; created: number; data: { object: object } }>("stripe/event.json");
+const connectEvent = readFixture<typeof event & { account: string }>("stripe/connect-event.json");
 const dodo = readFixture<{ type: string; data: Record<string, unknown> }>("standard/dodo-payment-succeeded.json");
 
 let app: TestApp;
@@ -51,9 +52,10 @@ async function sendWebhook(provider: "stripe" | "standard", body: string, header
   return outcome.inboxId;
 }
 
-/** A Stripe event around `object`, signed by the stripe SDK. */
-function stripeWebhook(type: string, object: object, created: number) {
-  const body = JSON.stringify(variant(event, { id: `evt_artifact_${++sequence}`, type, created, data: { object } }));
+/** A Stripe event around `object` (a connected account's: `account`), signed by the stripe SDK. */
+function stripeWebhook(type: string, object: object, created: number, account?: Stripe.Event["account"]) {
+  const fields = { id: `evt_artifact_${++sequence}`, type, created, data: { object } };
+  const body = JSON.stringify(account ? variant(connectEvent, { ...fields, account }) : variant(event, fields));
   const header = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_SECRETS.stripe });
   return sendWebhook("stripe", body, { "stripe-signature": header });
 }
@@ -111,6 +113,61 @@ describe("a charge's disputes, read the documented way", () => {
     const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: "ch_no_key" }), seconds());
     expect(await processEvent(deps({ STRIPE_API_KEY: "sk_test_wrong" }), id)).toBe("failed");
     expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/401/) });
+  });
+});
+
+describe("Stripe Connect: a connected account's dispute", () => {
+  const facts = (chargeId: string) => ({ chargeId, amount: 7000, currency: "usd", customerId: "cus_c", customerEmail: "bia@example.com" });
+  const lost = (chargeId: string) => ({
+    provider: "stripe" as const,
+    payment: facts(chargeId),
+    steps: (["succeeded", "dispute_opened", "dispute_lost"] as const).map((kind) => ({ kind, amountRefunded: 0, occurredAtMs: 0 })),
+    truth: { status: "charged_back" as const, amountRefunded: 0 },
+  });
+  const reads = (before: number) => gateway.requests.slice(before).map(({ path, stripeAccount }) => ({ path, stripeAccount }));
+
+  it("is refetched from that account, with Stripe-Account", async () => {
+    const chargeId = `ch_connect_${Date.now()}`;
+    gateway.addConnected("acct_1Connected", [lost(chargeId)]);
+    const before = gateway.requests.length;
+    const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: chargeId }), seconds(), "acct_1Connected");
+    expect(await processEvent(deps(), id)).toBe("processed");
+    expect(await payment(chargeId)).toMatchObject({ status: "charged_back", amount: 7000 });
+    expect(reads(before)).toEqual([
+      { path: `/v1/charges/${chargeId}`, stripeAccount: "acct_1Connected" },
+      { path: `/v1/disputes?charge=${chargeId}&limit=100`, stripeAccount: "acct_1Connected" },
+    ]);
+  });
+
+  it("is not found in the platform's own account (the fake answers 404 without the header, as Stripe does)", async () => {
+    const chargeId = `ch_connect_missing_${Date.now()}`;
+    gateway.addConnected("acct_1Connected", [lost(chargeId)]);
+    const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: chargeId }), seconds());
+    expect(await processEvent(deps(), id)).toBe("failed");
+    expect(await inbox(id)).toMatchObject({ status: "failed", last_error: expect.stringMatching(/404/) });
+  });
+
+  it("is refetched from that account again on replay (the account is read from the stored body)", async () => {
+    const chargeId = `ch_connect_replay_${Date.now()}`;
+    const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: chargeId }), seconds(), "acct_1Connected");
+    // Not at the gateway yet: its refetch fails with Stripe's 404.
+    expect(await processEvent(deps(), id)).toBe("failed");
+    gateway.addConnected("acct_1Connected", [lost(chargeId)]);
+    expect((await replayEvents(deps(), { statuses: ["failed"] }, { actor: "ops" })).total).toBe(1);
+    const before = gateway.requests.length;
+    expect(await processEvent(deps(), id)).toBe("processed");
+    expect(await payment(chargeId)).toMatchObject({ status: "charged_back" });
+    expect(reads(before).map((read) => read.stripeAccount)).toEqual(["acct_1Connected", "acct_1Connected"]);
+  });
+
+  it("leaves a platform event's refetch without the header", async () => {
+    const chargeId = `ch_platform_${Date.now()}`;
+    gateway.add([lost(chargeId)]);
+    const before = gateway.requests.length;
+    const id = await stripeWebhook("charge.dispute.created", variant(dispute, { charge: chargeId }), seconds());
+    expect(await processEvent(deps(), id)).toBe("processed");
+    expect(await payment(chargeId)).toMatchObject({ status: "charged_back" });
+    expect(reads(before).map((read) => read.stripeAccount)).toEqual([null, null]);
   });
 });
 

@@ -96,10 +96,12 @@ export async function observeCharge(
   }
   // The fetch starts before any lock is taken; its start time is when the state was true.
   const fetchedAt = BigInt(Date.now()) * 1000n;
+  const account = driver.accountOf?.(event.payload) ?? undefined;
   const snapshot = await driver.refetch(event.resourceId, client.fetchJson, {
     credentials: providerConfig.credentials,
     settings: providerConfig.settings,
     eventType: event.type,
+    ...(account ? { account } : {}),
   });
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }
