@@ -23,7 +23,7 @@ try {
 }
 // Started by the launcher (the local trial's database): leave the URL for `npm run cli`.
 const launched = process.send !== undefined;
-if (launched) writeEmbeddedUrl(database.url);
+if (launched) writeEmbeddedUrl(database.url, process.cwd(), process.env.NODE_ENV === "development");
 
 stopOnSignals(
   async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -32,6 +32,24 @@ describe("the running embedded database's URL", () => {
     delete process.env.DATABASE_URL;
     removeEmbeddedUrl(cwd);
     expect(useRunningEmbeddedDatabase(cwd)).toBeNull();
+  });
+
+  it("brings npm run dev's development values with its database, and no others", () => {
+    writeFileSync(join(cwd, ".env.example"), "PRIVACY_HASH_KEY=from-env-example\n");
+    const before = process.env.PRIVACY_HASH_KEY;
+    try {
+      delete process.env.PRIVACY_HASH_KEY;
+      writeEmbeddedUrl(URL, cwd);
+      expect(useRunningEmbeddedDatabase(cwd)).toBe(URL);
+      expect(process.env.PRIVACY_HASH_KEY).toBeUndefined();
+      delete process.env.DATABASE_URL;
+      writeEmbeddedUrl(URL, cwd, true);
+      expect(useRunningEmbeddedDatabase(cwd)).toBe(URL);
+      expect(process.env.PRIVACY_HASH_KEY).toBe("from-env-example");
+    } finally {
+      if (before === undefined) delete process.env.PRIVACY_HASH_KEY;
+      else process.env.PRIVACY_HASH_KEY = before;
+    }
   });
 
   it("never replaces a DATABASE_URL that is set", () => {

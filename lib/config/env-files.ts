@@ -27,9 +27,10 @@ export function loadEnvFiles(options: { developmentDefaults?: boolean } = {}, cw
 /** Where the running embedded database leaves its URL, so `npm run cli` finds it while `npm run dev` runs. */
 export const EMBEDDED_URL_FILE = ".data/embedded-database-url";
 
-export function writeEmbeddedUrl(url: string, cwd: string = process.cwd()): void {
+export function writeEmbeddedUrl(url: string, cwd: string = process.cwd(), development = false): void {
   mkdirSync(`${cwd}/.data`, { recursive: true });
-  writeFileSync(`${cwd}/${EMBEDDED_URL_FILE}`, `${url}\n`, { mode: 0o600 });
+  // The second line says the database is `npm run dev`'s, whose processes run on .env.example's values.
+  writeFileSync(`${cwd}/${EMBEDDED_URL_FILE}`, `${url}\n${development ? "development\n" : ""}`, { mode: 0o600 });
 }
 
 export function removeEmbeddedUrl(cwd: string = process.cwd()): void {
@@ -37,16 +38,18 @@ export function removeEmbeddedUrl(cwd: string = process.cwd()): void {
 }
 
 /**
- * For the CLI: without DATABASE_URL, use the embedded database a running `npm run dev` started.
- * Returns the URL it picked up, if any.
+ * For the CLI: without DATABASE_URL, use the embedded database a running `npm run dev` started, and
+ * the development values its web and worker run on (so a keyed hash the CLI writes is the one the
+ * app computes). Returns the URL it picked up, if any.
  */
 export function useRunningEmbeddedDatabase(cwd: string = process.cwd()): string | null {
   if (process.env.DATABASE_URL) return null;
   const path = `${cwd}/${EMBEDDED_URL_FILE}`;
   if (!existsSync(path)) return null;
-  const url = readFileSync(path, "utf8").trim();
+  const [url = "", mode] = readFileSync(path, "utf8").trim().split("\n");
   if (!/^postgres(ql)?:\/\//.test(url)) return null;
   process.env.DATABASE_URL = url;
+  if (mode === "development" && existsSync(`${cwd}/.env.example`)) process.loadEnvFile(`${cwd}/.env.example`);
   resetConfig();
   return url;
 }
