@@ -7,6 +7,7 @@ import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { processEvent, type ProcessDeps } from "../inbox/process/process-event";
 import { getReplayPreviewView } from "./get-replay-preview-view";
 import { getReplayRunView } from "./get-replay-run-view";
+import { getReplaysView } from "./get-replays-view";
 
 // The console's view functions against a real database, fed by gateway-shaped webhooks the worker's
 // own code ingests and processes.
@@ -75,6 +76,7 @@ describe("bulk replay views", () => {
     );
     await app.pool.query("UPDATE webhook_inbox SET status = 'pending' WHERE id = ANY($1)", [events.map((event) => event.id)]);
     expect((await getReplayRunView(app.pool, runId))!.state).toEqual({ status: "running", label: "running: 3 of 3 pending" });
+    expect((await getReplaysView(app.pool, {})).runs.map((run) => run.state.status)).toEqual(["running"]);
 
     // The worker processes them; the dispute waits for the Stripe API it must fetch from.
     for (const event of events) await processEvent(deps, event.id);

@@ -10,7 +10,7 @@ export type ReplayRunState = { status: ReplayRun["status"]; label: string };
 
 export type ReplayRunView = { run: ReplayRun; outcomes: RunOutcomes; state: ReplayRunState };
 
-function runState(run: ReplayRun, outcomes: RunOutcomes): ReplayRunState {
+export function runState(run: Pick<ReplayRun, "status" | "replayed" | "expected">, outcomes: RunOutcomes): ReplayRunState {
   const events = outcomes.processed + outcomes.ignored + outcomes.failed + outcomes.pending;
   if (run.status === "failed") return { status: "failed", label: `failed: ${outcomes.pending} of ${events} pending` };
   if (run.status === "queued") return { status: "queued", label: "queued: waiting for a worker" };
