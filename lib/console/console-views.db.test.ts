@@ -5,6 +5,7 @@ import { testConfig } from "@/lib/testing/test-worker";
 import { createGatewayClients } from "../http/gateway-clients";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { processEvent, type ProcessDeps } from "../inbox/process/process-event";
+import { getEventView } from "./get-event-view";
 import { getReplayPreviewView } from "./get-replay-preview-view";
 import { getReplayRunView } from "./get-replay-run-view";
 import { getReplaysView } from "./get-replays-view";
@@ -86,5 +87,18 @@ describe("bulk replay views", () => {
     ]);
     expect((await getReplayRunView(app.pool, runId))!.state).toEqual({ status: "done", label: "done: 0 of 3 pending" });
     expect(await getReplayRunView(app.pool, runId + 1000)).toBeNull();
+  });
+});
+
+describe("event view", () => {
+  it("tells a role without Replay who can replay a failed event, and says nothing of it to those who can", async () => {
+    const id = await stripeEvent("ch_support", "succeeded", Date.now() - 60_000, "failed");
+    const words = "Your role can't replay events; finance or an admin can: send them this page's address.";
+    expect((await getEventView(app.pool, "support", id, "UTC"))!.replayBy).toBe(words);
+    expect((await getEventView(app.pool, "viewer", id, "UTC"))!.replayBy).toBe(words);
+    expect((await getEventView(app.pool, "finance", id, "UTC"))!.replayBy).toBeNull();
+    await app.pool.query("UPDATE webhook_inbox SET status = 'pending' WHERE id = $1", [id]);
+    await processEvent(deps, id);
+    expect((await getEventView(app.pool, "support", id, "UTC"))!.replayBy).toBeNull(); // processed: nothing to replay
   });
 });
