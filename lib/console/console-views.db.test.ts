@@ -5,7 +5,10 @@ import { testConfig } from "@/lib/testing/test-worker";
 import { createGatewayClients } from "../http/gateway-clients";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { processEvent, type ProcessDeps } from "../inbox/process/process-event";
+import { parseFilterParams } from "./event-filter-params";
+import { getCustomerView } from "./get-customer-view";
 import { getEventView } from "./get-event-view";
+import { getEventsView } from "./get-events-view";
 import { getReplayPreviewView } from "./get-replay-preview-view";
 import { getReplayRunView } from "./get-replay-run-view";
 import { getReplaysView } from "./get-replays-view";
@@ -32,8 +35,19 @@ const facts = (chargeId: string): PaymentFacts => ({
 });
 
 /** Stores a Stripe webhook; processes it, or leaves it with `status` as if its processing had ended so. */
-async function stripeEvent(chargeId: string, kind: HistoryStep["kind"], occurredAtMs: number, status?: "failed" | "ignored") {
-  const webhook = webhookFor("stripe", facts(chargeId), { kind, amountRefunded: 0, occurredAtMs }, TEST_SECRETS.stripe);
+async function stripeEvent(
+  chargeId: string,
+  kind: HistoryStep["kind"],
+  occurredAtMs: number,
+  status?: "failed" | "ignored",
+  customerEmail = `${chargeId}@example.com`,
+) {
+  const webhook = webhookFor(
+    "stripe",
+    { ...facts(chargeId), customerEmail },
+    { kind, amountRefunded: 0, occurredAtMs },
+    TEST_SECRETS.stripe,
+  );
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config: deps.config },
     { provider: "stripe", rawBody: Buffer.from(webhook.body), headers: webhook.headers },
@@ -100,5 +114,36 @@ describe("event view", () => {
     await app.pool.query("UPDATE webhook_inbox SET status = 'pending' WHERE id = $1", [id]);
     await processEvent(deps, id);
     expect((await getEventView(app.pool, "support", id, "UTC"))!.replayBy).toBeNull(); // processed: nothing to replay
+  });
+});
+
+describe("customer view", () => {
+  it("says how many of the customer's events have no payment yet, and links to exactly those", async () => {
+    const at = Date.now() - 60_000;
+    await stripeEvent("ch_c1", "succeeded", at, undefined, "cust@example.com");
+    for (const chargeId of ["ch_c2", "ch_c3", "ch_c4"]) await stripeEvent(chargeId, "succeeded", at, "failed", "cust@example.com");
+
+    const view = (await getCustomerView(app.pool, "support", "cust@example.com", "UTC"))!;
+    expect(view.payments.map((payment) => payment.chargeId)).toEqual(["ch_c1"]);
+    expect(view.withoutPayment).toEqual({
+      sentence: "3 events for this customer have no payment yet",
+      href: "/events?customer=cust%40example.com&payment=none",
+    });
+    const parsed = parseFilterParams(Object.fromEntries(new URL(view.withoutPayment!.href, "http://console").searchParams));
+    if (!parsed.ok) throw new Error(parsed.message);
+    const list = await getEventsView(app.pool, "support", { filter: parsed.filter, sort: parsed.sort, pageSize: 50, zone: "UTC" });
+    if (!list.ok) throw new Error(list.message);
+    expect(list.rows.map((row) => row.resourceId).sort()).toEqual(["ch_c2", "ch_c3", "ch_c4"]);
+    // A viewer may not filter by customer: refused in words, not an empty list.
+    expect((await getEventsView(app.pool, "viewer", { filter: parsed.filter, sort: parsed.sort, pageSize: 50, zone: "UTC" })).ok).toBe(
+      false,
+    );
+
+    // A customer whose only events have no payment still has a page.
+    await stripeEvent("ch_lonely", "succeeded", at, "failed", "lonely@example.com");
+    const lonely = (await getCustomerView(app.pool, "support", "lonely@example.com", "UTC"))!;
+    expect(lonely.payments).toEqual([]);
+    expect(lonely.withoutPayment?.sentence).toBe("1 event for this customer has no payment yet");
+    expect(await getCustomerView(app.pool, "support", "nobody@example.com", "UTC")).toBeNull();
   });
 });
