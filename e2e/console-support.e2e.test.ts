@@ -12,7 +12,9 @@ import { generateHistories } from "./simulator/history";
 // What support and finance quote and ask, on the simulator's data, in Chromium at 1440 and 390 px:
 // the end or the middle of an id finds its events and the page says what it searched; a viewer's
 // e-mail search is refused in words (page and CSV); payments refunded in the last 24 hours, and
-// their CSV with the refund dates, UTF-8 behind a BOM, named after the filter.
+// their CSV with the refund dates, UTF-8 behind a BOM, named after the filter; a bulk replay's
+// dry-run counts before its confirmation and rows, and its run running until its events settle;
+// support told who replays a failed event.
 
 const PASSWORD = "correct horse battery staple";
 const SUPPORT = "support@support.test";
@@ -182,4 +184,61 @@ describe("console for support: any part of an id, in words", () => {
       }
     }
   }, 300_000);
+
+  it("[FINANCE][BULK]: the dry run's counts and the confirmation come before the rows, and the run is running until its events settle", async () => {
+    // The events the simulator's run left ignored (late or repeated news), by payment.
+    const [ignored] = await rows<{ events: number; payments: number }>(
+      "SELECT count(*)::int AS events, count(DISTINCT (provider, resource_id))::int AS payments FROM webhook_inbox WHERE status = 'ignored'",
+    );
+    const { events, payments } = ignored!;
+    expect(events).toBeGreaterThan(1);
+    for (const width of WIDTHS) {
+      const page = await browserAs(FINANCE, width);
+      await page.goto(`${server.url}/replays/new?status=ignored`);
+      const summary = page.getByTestId("replay-summary");
+      await summary.waitFor();
+      const counts: Record<string, number> = Object.fromEntries(
+        await summary
+          .locator(".stat")
+          .evaluateAll((stats) =>
+            stats.map((stat) => [stat.getAttribute("data-outcome"), Number(stat.querySelector(".value")?.textContent)]),
+          ),
+      );
+      expect(Object.keys(counts)).toEqual(["changes", "no_change", "at_replay"]);
+      expect(Object.values(counts).reduce((sum, n) => sum + n, 0)).toBe(Math.min(payments, 50));
+      // The counts are the rows' own outcomes.
+      const outcomes = await page
+        .getByTestId("replay-effects")
+        .locator("tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-outcome")));
+      for (const [outcome, count] of Object.entries(counts)) expect(outcomes.filter((o) => o === outcome)).toHaveLength(count);
+      // Summary, then the button, then the rows.
+      const top = async (locator: ReturnType<Page["locator"]>) => (await locator.boundingBox())!.y;
+      const button = page.getByRole("button", { name: `Replay ${events} events` });
+      expect(await top(summary)).toBeLessThan(await top(button));
+      expect(await top(button)).toBeLessThan(await top(page.getByTestId("replay-effects")));
+      expect(await horizontalOverflow(page)).toBe(0);
+      await screenshot(page, `finance-replay-summary-${width}`, width > 390);
+      if (width !== WIDTHS[0]) continue;
+      await button.click();
+      await page.waitForURL(/\/replays\/\d+/);
+      await expect.poll(() => page.getByTestId("replay-state").textContent(), { timeout: 60_000 }).toBe(`done: 0 of ${events} pending`);
+    }
+  }, 300_000);
+
+  it("[SUPPORT][REPLAY]: a failed event tells support that finance or an admin replays it", async () => {
+    const [event] = await rows<{ id: number }>(
+      "SELECT id FROM webhook_inbox WHERE provider = 'standard' AND status = 'processed' ORDER BY id LIMIT 1",
+    );
+    await app.pool.query("UPDATE webhook_inbox SET status = 'failed', last_error = 'Error: simulated' WHERE id = $1", [event!.id]);
+    for (const width of WIDTHS) {
+      const page = await browserAs(SUPPORT, width);
+      await page.goto(`${server.url}/events/${event!.id}`);
+      expect(await page.getByTestId("replay-by").textContent()).toBe(
+        "Your role can't replay events; finance or an admin can: send them this page's address.",
+      );
+      expect(await page.getByRole("button", { name: "Replay" }).count()).toBe(0);
+      expect(await horizontalOverflow(page)).toBe(0);
+    }
+  }, 120_000);
 });

@@ -39,6 +39,11 @@ export function can(role: Role, permission: Permission): boolean {
   return GRANTS[role].includes(permission);
 }
 
+/** The roles granted `permission`, in ROLES order. */
+export function rolesWith(permission: Permission): Role[] {
+  return ROLES.filter((role) => can(role, permission));
+}
+
 export function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);
 }

@@ -36,6 +36,8 @@ function filterFromParams(params: SearchParams): {
     search: one(params.q),
     jsonPath: one(params.path),
     jsonValue: one(params.value),
+    customer: one(params.customer),
+    withoutPayment: z.object({ payment: z.literal("none").optional() }).parse({ payment: one(params.payment) }).payment ? true : undefined,
     replayRun: one(params.run),
   });
   const sort = z.enum(EVENT_SORTS).catch("received_desc").parse(one(params.sort));
@@ -82,6 +84,8 @@ export function paramsFromFilter(filter: EventFilter, sort?: EventSort): URLSear
   set("q", filter.search);
   set("path", filter.jsonPath);
   set("value", filter.jsonValue);
+  set("customer", filter.customer);
+  if (filter.withoutPayment) params.set("payment", "none");
   if (filter.replayRun) params.set("run", String(filter.replayRun));
   if (sort && sort !== "received_desc") params.set("sort", sort);
   return params;

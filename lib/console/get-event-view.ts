@@ -1,4 +1,4 @@
-import { can, type Role } from "../auth/permissions";
+import { can, rolesWith, type Role } from "../auth/permissions";
 import type { Queryable } from "../db/pool";
 import { explainOutcome, loadOutcomeFacts } from "../inbox/queries/explain-outcome";
 import { getEvent, listAttempts, resourceTimeline, type AttemptRow, type TimelineEntry } from "../inbox/queries/get-event";
@@ -20,7 +20,18 @@ export type EventPageView = {
   replays: ReplayHistoryEntry[];
   timeline: TimelineEntry[];
   may: { replay: boolean; restore: boolean };
+  /** For a role without Replay, on an event that a replay would take: who can replay it. */
+  replayBy: string | null;
 };
+
+const ROLE_WORDS: Record<Role, string> = { viewer: "a viewer", support: "support", finance: "finance", admin: "an admin" };
+
+/** "Your role can't replay events; finance or an admin can: send them this page's address." */
+function whoReplays(): string {
+  const roles = rolesWith("events.replay").map((role) => ROLE_WORDS[role]);
+  const who = roles.length > 1 ? `${roles.slice(0, -1).join(", ")} or ${roles.at(-1)}` : (roles[0] ?? "nobody");
+  return `Your role can't replay events; ${who} can: send them this page's address.`;
+}
 
 /** The raw body as text when it is UTF-8 (as webhooks are), else base64, said so. */
 function rawText(raw: Buffer): { text: string; encoding: "utf-8" | "base64"; bytes: number } {
@@ -57,5 +68,6 @@ export async function getEventView(db: Queryable, role: Role, id: number, zone: 
     replays,
     timeline,
     may: { replay: can(role, "events.replay"), restore: can(role, "payload.restore") },
+    replayBy: !can(role, "events.replay") && (stored.status === "failed" || stored.status === "ignored") ? whoReplays() : null,
   };
 }

@@ -1,7 +1,7 @@
 import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
 import type { EventFilter } from "../inbox/queries/event-filter";
-import { previewReplayEffects, type ReplayEffects } from "../inbox/replay/preview-replay-effects";
+import { previewReplayEffects, type EffectOutcome, type ReplayEffects } from "../inbox/replay/preview-replay-effects";
 import { previewReplay, replayable } from "../inbox/replay/replay-events";
 import { confirmationRequired } from "../inbox/replay/replay-runs";
 
@@ -15,7 +15,15 @@ export type ReplayPreviewView = ReplayEffects & {
   /** Events per gateway ("<provider>: 3, <provider>: 1"), or "none". */
   providers: string;
   needsConfirmation: boolean;
+  /** The dry-run payments by what the replay does to them, the page's summary above the rows. */
+  outcomes: Record<EffectOutcome, number>;
 };
+
+function countOutcomes(dryRun: ReplayEffects): Record<EffectOutcome, number> {
+  const outcomes: Record<EffectOutcome, number> = { changes: 0, no_change: 0, at_replay: 0, blocked: 0 };
+  for (const effect of dryRun.effects) outcomes[effect.outcome] += 1;
+  return outcomes;
+}
 
 /** The preview of replaying the events `filter` matches (restricted to replayable statuses). */
 export async function getReplayPreviewView(pool: Pool, config: AppConfig, filter: EventFilter): Promise<ReplayPreviewView> {
@@ -31,5 +39,6 @@ export async function getReplayPreviewView(pool: Pool, config: AppConfig, filter
         .map(([provider, count]) => `${provider}: ${count}`)
         .join(", ") || "none",
     needsConfirmation: confirmationRequired(preview.total, config.replayConfirmThreshold),
+    outcomes: countOutcomes(dryRun),
   };
 }

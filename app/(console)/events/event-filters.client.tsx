@@ -55,6 +55,8 @@ export function EventFilters({
         set("path", text("path"));
         set("value", String(form.get("value") ?? ""));
         set("run", text("run"));
+        set("customer", text("customer"));
+        if (form.get("payment") === "none") params.set("payment", "none");
         if (initial.sort) params.set("sort", initial.sort);
         router.push(`/events?${params.toString()}`);
       }}
@@ -104,6 +106,18 @@ export function EventFilters({
         <label>
           Replay run
           <input name="run" defaultValue={initial.run} size={6} inputMode="numeric" />
+        </label>
+      ) : null}
+      {initial.customer ? (
+        <label>
+          Customer
+          <input name="customer" defaultValue={initial.customer} size={24} />
+        </label>
+      ) : null}
+      {initial.payment ? (
+        <label>
+          <input name="payment" type="checkbox" value="none" defaultChecked />
+          No payment yet
         </label>
       ) : null}
       <button className="primary" type="submit">

@@ -29,7 +29,10 @@ function columnsFor(now: string) {
       meta: { numeric: true },
       cell: (info) => `${info.getValue()} of ${info.row.original.expected}`,
     }),
-    column.accessor("status", { header: "Run", cell: (info) => <StatusBadge status={info.getValue()} reason={info.row.original.error} /> }),
+    column.accessor("state", {
+      header: "Run",
+      cell: (info) => <StatusBadge status={info.getValue().status} explanation={info.getValue().label} reason={info.row.original.error} />,
+    }),
     column.accessor("outcomes", {
       header: "Outcome now",
       cell: (info) => (

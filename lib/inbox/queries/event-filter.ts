@@ -36,6 +36,8 @@ export const eventFilterSchema = z.object({
     .optional(),
   jsonValue: storableTextSchema.max(500).optional(),
   ids: z.array(z.number().int().positive()).max(10_000).optional(),
+  /** Events about a charge that has no payment (yet): it never came to exist, or isn't registered. */
+  withoutPayment: z.boolean().optional(),
   /** The events a bulk replay run put back to pending. */
   replayRun: z.coerce.number().int().positive().optional(),
 });
@@ -111,6 +113,13 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
     conditions.push(`(${alternatives.join(" OR ")})`);
   }
   if (filter.ids?.length) conditions.push(`id = ANY(${param(filter.ids)}::bigint[])`);
+  // Qualified by the table's name: every caller reads webhook_inbox unaliased. The payments key is
+  // unique, so this is one index probe per candidate event.
+  if (filter.withoutPayment) {
+    conditions.push(
+      `resource_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.provider = webhook_inbox.provider AND p.gateway_charge_id = webhook_inbox.resource_id)`,
+    );
+  }
   if (filter.replayRun) conditions.push(`id IN (SELECT inbox_id FROM event_replays WHERE run_id = ${param(filter.replayRun)})`);
   return { where: conditions.length ? conditions.join(" AND ") : "true", params, rank };
 }

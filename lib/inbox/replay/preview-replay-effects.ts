@@ -13,7 +13,15 @@ import { ownObservation } from "../process/observe-charge";
 
 export type Breakdown = { provider: string; eventType: string; status: string; events: number };
 
+/**
+ * What the replay does to a payment: changes its status or refunds, leaves it as it is, can't be
+ * known before the worker fetches the charge from the gateway (refetch-first types), or doesn't
+ * apply (no driver, archived or unreadable body, host payment not registered).
+ */
+export type EffectOutcome = "changes" | "no_change" | "at_replay" | "blocked";
+
 export type PaymentEffect = {
+  outcome: EffectOutcome;
   provider: string;
   chargeId: string;
   paymentId: number | null;
@@ -80,6 +88,7 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
       }
     : null;
   const effect: PaymentEffect = {
+    outcome: "blocked",
     provider,
     chargeId,
     paymentId: payment?.id ?? null,
@@ -108,7 +117,7 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
     }
     if (!event.charge && !event.refetchRequired) continue; // ignored: a type that changes no payment
     const observation = ownObservation(config, driver.name, event);
-    if (!observation) return { ...effect, note: "decided at replay time by fetching the charge from the gateway" };
+    if (!observation) return { ...effect, outcome: "at_replay", note: "decided at replay time by fetching the charge from the gateway" };
     if (!current && config.providers[driver.name].paymentSource === "host") {
       return { ...effect, note: "waits, then fails, until your application registers the payment" };
     }
@@ -124,7 +133,10 @@ function dryRun(config: AppConfig, payment: PaymentRow | undefined, provider: st
       lastEventAt: later(current?.lastEventAt ?? null, observation.at),
     };
   }
-  return { ...effect, to: current?.status ?? null, toRefunded: current?.amountRefunded ?? null };
+  const to = current?.status ?? null;
+  const toRefunded = current?.amountRefunded ?? null;
+  const changes = effect.from !== to || (effect.fromRefunded !== null && effect.fromRefunded !== toRefunded);
+  return { ...effect, outcome: changes ? "changes" : "no_change", to, toRefunded };
 }
 
 // How many of the newest matching events are read to find the payments to dry-run, per payment.

@@ -43,6 +43,11 @@ export default async function CustomerPage({ params }: { params: Promise<{ refer
       </section>
       <PaymentTotals totals={view.totals} label="Totals" testId="customer-total" />
       <h2>Payments ({view.payments.length})</h2>
+      {view.withoutPayment ? (
+        <p className="banner warn" data-testid="events-without-payment">
+          <Link href={view.withoutPayment.href}>{view.withoutPayment.sentence}</Link>: their charge is not among the payments below.
+        </p>
+      ) : null}
       <PaymentsTable rows={view.payments} now={now} label="Customer payments" empty="No payments." />
       <h2>
         Events ({view.eventCount.total}

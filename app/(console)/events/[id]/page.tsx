@@ -33,9 +33,16 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         <span className="spacer" />
         {view.may.replay ? <ReplayButton id={event.id} status={event.status} settledAt={event.processedAt?.toISOString() ?? null} /> : null}
       </div>
-      {explanation || event.lastError ? (
+      {explanation || event.lastError || view.replayBy ? (
         <div className={`banner ${tone}`} role="status" data-testid={explanation ? "outcome-sentence" : undefined}>
-          <p className="sentence">{explanation ?? (event.status === "failed" ? "Last error:" : "Last error (retrying):")}</p>
+          {explanation || event.lastError ? (
+            <p className="sentence">{explanation ?? (event.status === "failed" ? "Last error:" : "Last error (retrying):")}</p>
+          ) : null}
+          {view.replayBy ? (
+            <p className="sentence" data-testid="replay-by">
+              {view.replayBy}
+            </p>
+          ) : null}
           {decidedBy ? (
             <p className="sentence">
               <span className="muted">Decided by:</span>{" "}

@@ -5,7 +5,7 @@ import { requirePageAccess } from "@/app/_server/session";
 import { getReplayPreviewView } from "@/lib/console/get-replay-preview-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { BulkReplayForm } from "./bulk-replay-form.client";
-import { ReplayDryRun, ReplayScope } from "./replay-preview";
+import { ReplayDryRun, ReplayScope, ReplaySummary } from "./replay-preview";
 
 export const metadata: Metadata = { title: "Bulk replay" };
 export const dynamic = "force-dynamic";
@@ -34,12 +34,13 @@ export default async function BulkReplayPage({ searchParams }: { searchParams: P
       <ReplayScope view={view} filter={conditions.join(" · ") || "all events"} />
       {view.total > 0 ? (
         <>
-          <ReplayDryRun view={view} />
+          <ReplaySummary view={view} />
           <BulkReplayForm
             filter={JSON.parse(JSON.stringify(parsed.filter))}
             expected={view.total}
             needsConfirmation={view.needsConfirmation}
           />
+          <ReplayDryRun view={view} />
         </>
       ) : (
         <p className="panel muted">Nothing to replay with this filter.</p>

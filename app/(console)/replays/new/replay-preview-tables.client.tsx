@@ -13,9 +13,9 @@ type PaymentEffect = ReplayPreviewView["effects"][number];
 type SampleEvent = ReplayPreviewView["samples"][number];
 
 function EffectText({ effect }: { effect: PaymentEffect }) {
-  if (effect.to === null) return <span className="muted">{effect.note}</span>;
+  if (effect.outcome === "at_replay" || effect.outcome === "blocked") return <span className="muted">{effect.note}</span>;
+  if (effect.outcome === "no_change") return <span className="muted">no change</span>;
   const refundChanged = effect.fromRefunded !== effect.toRefunded && effect.fromRefunded !== null;
-  if (effect.from === effect.to && !refundChanged) return <span className="muted">no change</span>;
   return (
     <span>
       {effect.from ?? "new"} → <strong>{effect.to}</strong>
@@ -82,7 +82,7 @@ export function EffectsTable({ rows }: { rows: PaymentEffect[] }) {
       columns={effectColumns}
       rows={rows}
       rowKey={(row) => `${row.provider}/${row.chargeId}`}
-      rowProps={(row) => ({ "data-charge": row.chargeId, "data-to": row.to ?? "" })}
+      rowProps={(row) => ({ "data-charge": row.chargeId, "data-to": row.to ?? "", "data-outcome": row.outcome })}
       empty="No payment is touched."
     />
   );

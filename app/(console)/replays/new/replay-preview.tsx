@@ -27,6 +27,38 @@ export function ReplayScope({ view, filter }: { view: ReplayPreviewView; filter:
   );
 }
 
+const OUTCOME_LABELS = [
+  ["changes", "would change"],
+  ["no_change", "no change"],
+  ["at_replay", "decided at replay time"],
+  ["blocked", "won't apply yet"],
+] as const;
+
+/** The dry run in counts of payments, read before the confirmation and the rows. */
+export function ReplaySummary({ view }: { view: ReplayPreviewView }) {
+  return (
+    <section className="panel" aria-labelledby="summary">
+      <h2 id="summary">Dry run</h2>
+      <div className="stat-grid" data-testid="replay-summary">
+        {OUTCOME_LABELS.filter(([outcome]) => outcome !== "blocked" || view.outcomes.blocked > 0).map(([outcome, label]) => (
+          <div key={outcome} className="stat" data-outcome={outcome}>
+            <div className="value">{view.outcomes[outcome]}</div>
+            <div className="label">{label}</div>
+          </div>
+        ))}
+      </div>
+      <p className="muted">
+        {view.paymentsSampled < view.total
+          ? `Of the ${plural(view.paymentsSampled, "payment")} with the newest matching events. `
+          : `Of the ${plural(view.paymentsSampled, "payment")} these events touch. `}
+        {view.outcomes.at_replay > 0
+          ? "Decided at replay time: the worker fetches the charge from the gateway then, so its effect can't be known now."
+          : ""}
+      </p>
+    </section>
+  );
+}
+
 /** The dry run: the matching events by kind, the effect on each payment, and a few of the events. */
 export function ReplayDryRun({ view }: { view: ReplayPreviewView }) {
   return (
