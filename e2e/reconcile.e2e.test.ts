@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
@@ -19,6 +18,7 @@ import {
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import type { SigningSecret, SimulatedProvider } from "@/lib/testing/gateway-events";
 import { generateHistories } from "./simulator/history";
+import { runScript } from "@/lib/testing/cli-process";
 
 // A gateway that stopped sending, seen from outside: the simulator withholds 10% of each
 // gateway's events (every copy) and sends the rest in any order to `next start` and a real worker;
@@ -74,16 +74,7 @@ afterAll(async () => {
 
 /** `npm run cli -- reconcile ...` as an operator runs it, against the app's database and gateways. */
 function cli(args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "worker/cli.ts", ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += String(chunk)));
-    child.stderr.on("data", (chunk) => (output += String(chunk)));
-    child.on("exit", (code) => done({ code: code ?? 1, output }));
-  });
+  return runScript("worker/cli.ts", args, env);
 }
 
 async function drained(provider: string) {

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
@@ -11,6 +11,7 @@ import { statusContradiction } from "@/lib/payments/payment-consistency";
 import type { PaymentStatus } from "@/lib/payments/state-machine";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { startAppServer, type AppServer } from "./harness/app-server";
+import { runScript } from "@/lib/testing/cli-process";
 
 // docs/simulator.md's block for each gateway, run as a reader runs it: the app started as
 // `npm run dev` starts it, with .env.example's values and the variables the block exports over
@@ -83,16 +84,7 @@ function asRun(variables: Record<string, string>, gatewayUrl: string): Record<st
 }
 
 function simulate(args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "e2e/simulator/cli.ts", ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += String(chunk)));
-    child.stderr.on("data", (chunk) => (output += String(chunk)));
-    child.on("exit", (code) => done({ code: code ?? 1, output }));
-  });
+  return runScript("e2e/simulator/cli.ts", args, env);
 }
 
 const blocks = simulatorBlocks("docs/simulator.md");
