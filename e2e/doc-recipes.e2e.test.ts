@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +28,10 @@ function readerEnvironment(): NodeJS.ProcessEnv {
   }
   return Object.assign(env, { DATA_DIR: dataDir, PORT: String(port) });
 }
+
+/** Files in the checkout that git doesn't track and doesn't ignore. */
+const untracked = () =>
+  execFileSync("git", ["ls-files", "--others", "--exclude-standard"], { encoding: "utf8" }).split("\n").filter(Boolean);
 
 const pointed = (text: string) => text.replaceAll(`localhost:${DEFAULT_PORT}`, `localhost:${port}`);
 
@@ -106,6 +110,7 @@ describe("[DOCS] every recipe runs as written", () => {
         // As root the embedded PostgreSQL runs as "postgres", which must reach its data directory.
         chmodSync(dataDir, 0o755);
         port = await freePort();
+        const untrackedBefore = untracked();
         try {
           for (const block of runHere) {
             if (block.how.kind === "keeps running") await keepRunning({ ...block, how: block.how });
@@ -118,6 +123,8 @@ describe("[DOCS] every recipe runs as written", () => {
         } finally {
           await stopRunning();
         }
+        // A recipe that leaves a file in the checkout would land in the reader's next commit.
+        expect(untracked().filter((file) => !untrackedBefore.includes(file))).toEqual([]);
       },
       1_800_000,
     );
