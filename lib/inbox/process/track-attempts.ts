@@ -19,6 +19,8 @@ export type StartedAttempt = DispatchableEvent & {
   queryString: string | null;
   attempts: number;
   attemptId: number;
+  /** Its gateway account (webhook_inbox.gateway_account). */
+  account: string;
 };
 
 // One statement for the whole batch, so it commits before any processing: the attempt is counted
@@ -30,7 +32,8 @@ const START_ATTEMPTS = plannedPerCall(`
     UPDATE webhook_inbox SET attempts = attempts + 1
      WHERE id = ANY($1::bigint[]) AND status = 'pending'
        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
-    RETURNING id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source
+    RETURNING id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source,
+              gateway_account
   ), abandoned AS (
     UPDATE processing_attempts
        SET outcome = 'abandoned', finished_at = clock_timestamp(),
@@ -46,7 +49,7 @@ const START_ATTEMPTS = plannedPerCall(`
   SELECT bumped.id, bumped.provider, bumped.event_id AS "eventId", bumped.event_type AS "eventType",
          bumped.event_id_derived AS "eventIdDerived", bumped.source,
          bumped.resource_id AS "resourceId", bumped.raw_body AS "rawBody", bumped.headers,
-         bumped.query_string AS "queryString", bumped.attempts, attempt.id AS "attemptId"
+         bumped.query_string AS "queryString", bumped.attempts, attempt.id AS "attemptId", bumped.gateway_account AS account
     FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
 
 const FINISH_ATTEMPT = preparedStatement(
