@@ -15,6 +15,8 @@ export function EventFacts({ view }: { view: EventPageView }) {
         <dl className="kv">
           <dt>Inbox id</dt>
           <dd>{event.id}</dd>
+          <dt>Account</dt>
+          <dd className="mono">{event.account}</dd>
           <dt>Event id</dt>
           <dd className="mono">
             {event.eventId} <CopyButton text={event.eventId} ariaLabel="Copy event id" />{" "}

@@ -38,6 +38,8 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
         <dl className="kv">
           <dt>Provider</dt>
           <dd>{payment.provider}</dd>
+          <dt>Account</dt>
+          <dd className="mono">{payment.account}</dd>
           <dt>Amount</dt>
           <dd data-testid="payment-amount">
             <Money amount={payment.amount} currency={payment.currency} />
