@@ -1,4 +1,5 @@
 import { plannedPerCall, preparedStatement, type Pool, type Queryable } from "../../db/pool";
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
 import type { IgnoredReason } from "../../payments/state-machine";
 import type { DispatchableEvent } from "../../queue/boss";
 import { recordSettled } from "../../observability/metrics";
@@ -136,7 +137,8 @@ export async function reviveColumns(pool: Pool, started: StartedAttempt, columns
   await pool.query(
     `UPDATE webhook_inbox
         SET event_type = $3, resource_id = $4, customer_id = $5, customer_email = $6, payload = $7::jsonb,
-            occurred_at = $8::timestamptz, occurred_at_precision = $9
+            occurred_at = $8::timestamptz, occurred_at_precision = $9,
+            gateway_account = CASE WHEN gateway_account = '${DEFAULT_ACCOUNT}' THEN COALESCE($10, gateway_account) ELSE gateway_account END
       WHERE id = $1 AND status = 'pending' AND attempts = $2`,
     [
       started.id,
@@ -148,10 +150,13 @@ export async function reviveColumns(pool: Pool, started: StartedAttempt, columns
       columns.payload,
       columns.occurredAt,
       columns.precision,
+      columns.account,
     ],
   );
-  // Its retries then queue behind the other events of its payment, not on a key of their own.
-  return { ...started, eventType: columns.type, resourceId: columns.resourceId };
+  // Its retries then queue behind the other events of its payment, not on a key of their own. The
+  // account its body names counts only where its URL named none (stored as the default account).
+  const account = started.account === DEFAULT_ACCOUNT ? (columns.account ?? started.account) : started.account;
+  return { ...started, eventType: columns.type, resourceId: columns.resourceId, account };
 }
 
 /** Closes an attempt without settling its event (superseded, deferred, or rescheduled). */
