@@ -94,7 +94,7 @@ export type StoredEvent = {
   /**
    * The gateway account it came for, when its URL named one (`/api/webhooks/{provider}/{account}`) or
    * a reconciliation read it with that account's credentials. Absent: the account the body names
-   * (columns.account, Stripe Connect's `account`, Mercado Pago's `user_id`), else DEFAULT_ACCOUNT.
+   * (columns.account: its driver's accountOf), else DEFAULT_ACCOUNT.
    */
   account?: string;
 };
