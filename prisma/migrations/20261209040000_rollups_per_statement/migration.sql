@@ -26,36 +26,27 @@ CREATE TRIGGER inbox_hourly_counts_update AFTER UPDATE ON webhook_inbox
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION inbox_hourly_counts_track_updated();
 
-CREATE FUNCTION payment_hourly_totals_track_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+-- One function for the payments' inserts and updates: an insert's rows count +1, an update's old
+-- rows -1 and its new ones +1. The transition tables a trigger names depend on its operation, so the
+-- source is chosen by TG_OP and the upsert runs as dynamic SQL (which sees them too).
+CREATE FUNCTION payment_hourly_totals_track_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    counted constant text := 'date_trunc(''hour'', created_at, ''UTC'') AS hour, provider, status, COALESCE(currency, '''') AS currency, amount, amount_refunded';
 BEGIN
-    INSERT INTO payment_hourly_totals AS t (hour, provider, status, currency, slot, payments, amount, refunded)
-    SELECT date_trunc('hour', created_at, 'UTC'), provider, status, COALESCE(currency, ''), pg_backend_pid() % 16,
-           count(*), COALESCE(sum(amount), 0), sum(amount_refunded)
-      FROM new_rows
-     GROUP BY 1, 2, 3, 4
-     ORDER BY 1, 2, 3, 4
-    ON CONFLICT (hour, provider, status, currency, slot) DO UPDATE
-       SET payments = t.payments + EXCLUDED.payments, amount = t.amount + EXCLUDED.amount, refunded = t.refunded + EXCLUDED.refunded;
-    RETURN NULL;
-END
-$$;
-
-CREATE FUNCTION payment_hourly_totals_track_updated() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO payment_hourly_totals AS t (hour, provider, status, currency, slot, payments, amount, refunded)
-    SELECT hour, provider, status, currency, pg_backend_pid() % 16, sum(payments), sum(amount), sum(refunded)
-      FROM (SELECT date_trunc('hour', created_at, 'UTC') AS hour, provider, status, COALESCE(currency, '') AS currency,
-                   -1 AS payments, -COALESCE(amount, 0) AS amount, -amount_refunded AS refunded
-              FROM old_rows
-            UNION ALL
-            SELECT date_trunc('hour', created_at, 'UTC'), provider, status, COALESCE(currency, ''),
-                   1, COALESCE(amount, 0), amount_refunded
-              FROM new_rows) AS moved
-     GROUP BY 1, 2, 3, 4
-    HAVING sum(payments) <> 0 OR sum(amount) <> 0 OR sum(refunded) <> 0
-     ORDER BY 1, 2, 3, 4
-    ON CONFLICT (hour, provider, status, currency, slot) DO UPDATE
-       SET payments = t.payments + EXCLUDED.payments, amount = t.amount + EXCLUDED.amount, refunded = t.refunded + EXCLUDED.refunded;
+    EXECUTE format(
+        'INSERT INTO payment_hourly_totals AS t (hour, provider, status, currency, slot, payments, amount, refunded)
+         SELECT hour, provider, status, currency, pg_backend_pid() %% 16,
+                sum(sign), sum(sign * COALESCE(amount, 0)), sum(sign * amount_refunded)
+           FROM (%s) AS moved
+          GROUP BY 1, 2, 3, 4
+         HAVING sum(sign) <> 0 OR sum(sign * COALESCE(amount, 0)) <> 0 OR sum(sign * amount_refunded) <> 0
+          ORDER BY 1, 2, 3, 4
+         ON CONFLICT (hour, provider, status, currency, slot) DO UPDATE
+            SET payments = t.payments + EXCLUDED.payments, amount = t.amount + EXCLUDED.amount, refunded = t.refunded + EXCLUDED.refunded',
+        CASE TG_OP
+            WHEN 'INSERT' THEN format('SELECT %s, 1 AS sign FROM new_rows', counted)
+            ELSE format('SELECT %1$s, -1 AS sign FROM old_rows UNION ALL SELECT %1$s, 1 FROM new_rows', counted)
+        END);
     RETURN NULL;
 END
 $$;
@@ -63,8 +54,8 @@ $$;
 DROP TRIGGER payment_hourly_totals_insert ON payments;
 CREATE TRIGGER payment_hourly_totals_insert AFTER INSERT ON payments
     REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION payment_hourly_totals_track_inserted();
+    FOR EACH STATEMENT EXECUTE FUNCTION payment_hourly_totals_track_statement();
 DROP TRIGGER payment_hourly_totals_update ON payments;
 CREATE TRIGGER payment_hourly_totals_update AFTER UPDATE ON payments
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION payment_hourly_totals_track_updated();
+    FOR EACH STATEMENT EXECUTE FUNCTION payment_hourly_totals_track_statement();
