@@ -8,7 +8,7 @@ import { sendAll, planWebhooks } from "../simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
 import { inProcessSender } from "./ingest-sender";
-import { copyBenchDatabase, flattenInbox, freshBenchDatabase } from "./bench-database";
+import { copyBenchDatabase, flattenInbox, freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
 import { processRssMb } from "./group-rss";
@@ -17,7 +17,7 @@ import { printStatementProfile, resetStatementProfile } from "./statement-profil
 import { startOwnPostgres } from "../harness/own-postgres";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]
-// [--ceiling-batches 1,8]`: how fast worker processes drain a backlog. For each worker count: a
+// [--ceiling-batches 1,8] [--seed-events N]`: how fast worker processes drain a backlog. For each worker count: a
 // fresh database (on TEST_DATABASE_URL's server), N events ingested with no worker running, then
 // that many `npm run worker` processes started and timed until nothing is pending. Prints events/s,
 // the attempts' p50/p95 duration, each event's CPU and the workers' resident memory at the end.
@@ -31,6 +31,8 @@ import { startOwnPostgres } from "../harness/own-postgres";
 // the ingest and drain rates print as ratios: partitioned / unpartitioned.
 // Everything runs on a PostgreSQL cluster of the bench's own (embedded binaries, pg_stat_statements
 // preloaded): after each drain, its statements with calls, time, rows and WAL bytes per event.
+// --seed-events N runs each worker count again on an inbox already holding N settled events (and
+// their ledger keys), written in SQL, and prints the ingest and drain rates as ratios: seeded / empty.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -41,9 +43,11 @@ const { values } = parseArgs({
     "rollup-cost": { type: "boolean", default: false },
     "ceiling-batches": { type: "string", default: "1,8" },
     "no-baseline": { type: "boolean", default: false },
+    "seed-events": { type: "string", default: "0" },
   },
 });
 const targetEvents = Number(values.events);
+const seedEvents = Number(values["seed-events"]);
 const ceilingBatches = values["ceiling-batches"].split(",").filter(Boolean).map(Number);
 // pgbench's clients for the ceiling: fixed, so ceilings compare across runs and worker settings.
 const CEILING_CLIENTS = 8;
@@ -54,13 +58,52 @@ const secrets = { stripe: "whsec_bench_stripe", standard: "whsec_YmVuY2gtc3RhbmR
 type Schema = "partitioned" | "unpartitioned";
 type Figures = { ingestPerSecond: number; drainPerSecond: number };
 
-async function benchmark(workers: number, rollup = true, schema: Schema = "partitioned"): Promise<Figures> {
-  const name = `webhook_inbox_bench_${process.pid}_${workers}_${schema}`;
+const SEED_BATCH = 100_000;
+
+/**
+ * `count` settled Stripe events over the last ~23 days (this month's partition and the default
+ * one), with their ledger keys, through every index: what the inbox holds before the backlog comes.
+ */
+async function seedInbox(url: string, count: number): Promise<void> {
+  const started = Date.now();
+  const pool = createPool(url, 1, "bench");
+  try {
+    await loadWithoutRollupTrigger(pool, async () => {
+      for (let from = 1; from <= count; from += SEED_BATCH) {
+        await pool.query(
+          `WITH seeded AS (
+             INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_id, customer_email, payload, raw_body,
+                                        occurred_at, occurred_at_precision, received_at, status, attempts, processed_at)
+             SELECT 'stripe', 'evt_seed_' || g, 'charge.succeeded', 'ch_seed_' || (g / 2), 'cus_seed_' || (g % 50000),
+                    'seed' || (g % 50000) || '@example.com',
+                    jsonb_build_object('id', 'evt_seed_' || g, 'type', 'charge.succeeded',
+                      'data', jsonb_build_object('object', jsonb_build_object('id', 'ch_seed_' || (g / 2), 'amount', 1000 + g % 9000))),
+                    convert_to('{"id":"evt_seed_' || g || '"}', 'UTF8'),
+                    now() - make_interval(secs => g % 2000000) - interval '1 second', 'second', now() - make_interval(secs => g % 2000000),
+                    'processed', 1, now()
+               FROM generate_series($1::int, $2::int) AS g
+             RETURNING provider, event_id, id, received_at
+           )
+           INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at) SELECT * FROM seeded`,
+          [from, Math.min(count, from + SEED_BATCH - 1)],
+        );
+      }
+    });
+    await pool.query("VACUUM ANALYZE webhook_inbox");
+  } finally {
+    await pool.end();
+  }
+  console.log(`[seeded] ${count} settled events written first in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+}
+
+async function benchmark(workers: number, rollup = true, schema: Schema = "partitioned", seed = 0): Promise<Figures> {
+  const name = `webhook_inbox_bench_${process.pid}_${workers}_${schema}${seed > 0 ? "_seeded" : ""}`;
   const { url, drop } = await freshBenchDatabase(name);
   if (schema === "unpartitioned") {
     const flat = createPool(url, 1, "bench");
     await flattenInbox(flat).finally(() => flat.end());
   }
+  if (seed > 0) await seedInbox(url, seed);
   // At least two events per payment on average; the plan is cut at exactly N.
   const histories = generateHistories(workers, Math.ceil(targetEvents / 2), ["stripe", "standard"]);
   const gateway = await startFakeGateway(histories);
@@ -87,14 +130,15 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
     const plan = planWebhooks(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
     const ingest = await sendAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
     const backlog = await pendingCount(pool);
+    const label = seed > 0 ? "seeded" : schema;
     const ingestPerSecond = backlog / (ingest.ms / 1000);
     console.log(
-      `[${schema}] backlog: ${backlog} events ingested in ${(ingest.ms / 1000).toFixed(1)}s (${ingestPerSecond.toFixed(0)}/s, in-process, no HTTP)`,
+      `[${label}] backlog: ${backlog} events ingested in ${(ingest.ms / 1000).toFixed(1)}s (${ingestPerSecond.toFixed(0)}/s, in-process, no HTTP)`,
     );
 
     // The statistics a database with autovacuum would have by now (the job fetch plans on them).
     await pool.query("ANALYZE");
-    if (pgbench && rollup && schema === "partitioned" && ceilingBatches.length > 0) {
+    if (pgbench && rollup && schema === "partitioned" && seed === 0 && ceilingBatches.length > 0) {
       // The same backlog for the database's own ceilings, measured once the worker is done.
       await boss.stop({ graceful: false });
       producing = false;
@@ -121,7 +165,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
          FROM processing_attempts`,
     );
     console.log(
-      `[${schema}] drain with ${workers} worker(s) x concurrency ${config.worker.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
+      `[${label}] drain with ${workers} worker(s) x concurrency ${config.worker.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
         `${seconds.toFixed(1)}s = ${(backlog / seconds).toFixed(0)} events/s (start-up included) · attempt p50 ${durations[0]!.p50} ms, ` +
         `p95 ${durations[0]!.p95} ms · ${gateway.requests.length} refetch requests · worker RSS ${rss.join(", ")} MB · ` +
         rows.map((row) => `${row.status} ${row.n}`).join(", "),
@@ -150,7 +194,8 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
           `${(backlog / seconds / ceiling.perSecond).toFixed(2)}x of it`,
       );
     }
-    if (!pgbench && schema === "partitioned") console.log("database ceiling: skipped, pgbench not found (set PGBENCH to its path)");
+    if (!pgbench && schema === "partitioned" && seed === 0)
+      console.log("database ceiling: skipped, pgbench not found (set PGBENCH to its path)");
     return { ingestPerSecond, drainPerSecond: backlog / seconds };
   } finally {
     await stopWorkers(children);
@@ -173,6 +218,15 @@ try {
       console.log(
         `rollup cost on drain: ${withRollup.drainPerSecond.toFixed(0)} vs ${without.drainPerSecond.toFixed(0)} events/s without it = ` +
           `${(withRollup.drainPerSecond / without.drainPerSecond).toFixed(2)}x`,
+      );
+    }
+    if (seedEvents > 0) {
+      const seeded = await benchmark(workers, true, "partitioned", seedEvents);
+      console.log(
+        `${seedEvents} events in the inbox vs empty, ${workers} worker(s): ingest ${seeded.ingestPerSecond.toFixed(0)} vs ` +
+          `${withRollup.ingestPerSecond.toFixed(0)} events/s = ${(seeded.ingestPerSecond / withRollup.ingestPerSecond).toFixed(2)}x · drain ` +
+          `${seeded.drainPerSecond.toFixed(0)} vs ${withRollup.drainPerSecond.toFixed(0)} events/s = ` +
+          `${(seeded.drainPerSecond / withRollup.drainPerSecond).toFixed(2)}x (goal >= 0.8)`,
       );
     }
     if (!values["no-baseline"]) {

@@ -25,7 +25,16 @@ export async function pendingCount(pool: Pool): Promise<number> {
   return rows[0]!.n;
 }
 
+// Whether any event is pending: the first one found ends the scan. A count of the backlog, twice a
+// second, cost the drained database a tenth of its time (it showed in the statement profile).
+async function anyPending(pool: Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ pending: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM webhook_inbox WHERE status = 'pending') AS pending",
+  );
+  return rows[0]!.pending;
+}
+
 /** Waits (polling twice a second) until no event is pending. */
 export async function waitDrained(pool: Pool): Promise<void> {
-  while ((await pendingCount(pool)) > 0) await new Promise((done) => setTimeout(done, 500));
+  while (await anyPending(pool)) await new Promise((done) => setTimeout(done, 500));
 }

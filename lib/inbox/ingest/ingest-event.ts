@@ -100,6 +100,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
     headers: keptHeaders(driver, request.headers),
     queryString: keptQuery(driver, query),
     source: "delivery",
+    payload: normalized.ok ? normalized.event.payload : undefined,
   });
   if (inboxId === null) return { kind: "duplicate", duplicate: true };
   return { kind: "stored", inboxId, duplicate: false, status: normalized.ok ? "pending" : "failed" };

@@ -1,5 +1,4 @@
 import { sha256Hex } from "../../crypto/digest";
-import type { Queryable } from "../../db/pool";
 import { REDACTED, identifierHash, personalValues, redactPayload, subjectCandidates } from "../../providers/personal-data";
 import type { ProviderDriver } from "../../providers/types";
 import { jsonbText, type NormalizedColumns } from "./normalize-event";
@@ -8,32 +7,53 @@ import { jsonbText, type NormalizedColumns } from "./normalize-event";
 // customer was erased (a later refund of an erased subject): then, and always with
 // PII_AT_REST=redact, the body is stored with the driver's personal-data paths redacted, the raw
 // bytes are that redacted JSON, and the row keeps the original's SHA-256 and when it was verified.
+// Whether an identifier was erased is asked by the statement that stores the event (its keyed
+// hashes against erased_identifiers, store-event.ts), so an erasure committed before that statement
+// always counts, and a batch of deliveries asks once.
 
 export type RedactedAtRest = { originalSha256: string; verifiedAt: Date };
 
 export type KeptBody = { columns: NormalizedColumns; rawBody: Buffer; redaction: RedactedAtRest | null };
 
-/** Which of `candidates` an erasure removed (their keyed hashes are in erased_identifiers). */
-export async function erasedAmong(db: Queryable, hashKey: string | undefined, candidates: readonly string[]): Promise<string[]> {
-  if (!hashKey || candidates.length === 0) return [];
-  const hashes = candidates.map((candidate) => identifierHash(hashKey, candidate));
-  const { rows } = await db.query<{ hash: string }>("SELECT hash FROM erased_identifiers WHERE hash = ANY($1::text[])", [hashes]);
-  const erased = new Set(rows.map((row) => row.hash));
-  return candidates.filter((_, index) => erased.has(hashes[index]!));
-}
+export type PersonalDataOptions = { driver: ProviderDriver; piiAtRest: "keep" | "redact"; hashKey: string | undefined; now: Date };
 
-export async function keepPersonalData(
-  db: Queryable,
-  options: { driver: ProviderDriver; piiAtRest: "keep" | "redact"; hashKey: string | undefined; now: Date },
+/** A delivery's body as it came, and what in it may name its person. */
+export type DeliverySubject = {
+  options: PersonalDataOptions;
+  columns: NormalizedColumns;
+  rawBody: Buffer;
+  payload: unknown;
+  /** The values that may name the subject, each with its keyed hash (none without a hash key). */
+  candidates: { value: string; hash: string }[];
+};
+
+/**
+ * What of the body may name its person. `payload` is the body as the driver parsed it (parsed
+ * again from the columns when not given); null when there is no readable body to keep or redact.
+ */
+export function deliverySubject(
+  options: PersonalDataOptions,
   columns: NormalizedColumns,
   rawBody: Buffer,
-): Promise<KeptBody> {
-  if (columns.payload === null) return { columns, rawBody, redaction: null };
-  const payload: unknown = JSON.parse(columns.payload);
-  const { driver } = options;
-  const erased = await erasedAmong(db, options.hashKey, subjectCandidates(columns, personalValues(payload, driver.personalData)));
+  payload?: unknown,
+): DeliverySubject | null {
+  if (columns.payload === null) return null;
+  const body: unknown = payload === undefined ? JSON.parse(columns.payload) : payload;
+  const { hashKey } = options;
+  const candidates = hashKey
+    ? subjectCandidates(columns, personalValues(body, options.driver.personalData)).map((value) => ({
+        value,
+        hash: identifierHash(hashKey, value),
+      }))
+    : [];
+  return { options, columns, rawBody, payload: body, candidates };
+}
+
+/** The body to store, given which of the subject's candidates an erasure removed. */
+export function keptBody(subject: DeliverySubject, erased: readonly string[]): KeptBody {
+  const { options, columns, rawBody } = subject;
   if (erased.length === 0 && options.piiAtRest === "keep") return { columns, rawBody, redaction: null };
-  const redacted = jsonbText(redactPayload(payload, { paths: driver.personalData, identifiers: erased }).value)!;
+  const redacted = jsonbText(redactPayload(subject.payload, { paths: options.driver.personalData, identifiers: erased }).value)!;
   const erasedCustomer = (value: string | null) => (value !== null && erased.includes(value) ? REDACTED : value);
   return {
     columns: {

@@ -8,6 +8,7 @@ import { TEST_SECRETS } from "@/lib/testing/test-app";
 import { mercadopagoDriver } from "@/lib/providers/mercadopago";
 import { ingestEvent } from "./ingest-event";
 import { normalizeEvent } from "./normalize-event";
+import { identifierHash, REDACTED } from "@/lib/providers/personal-data";
 import { storeEvent, type StoreDeps, type StoredEvent } from "./store-event";
 
 // Group commit against PostgreSQL: events stored at the same moment share one statement and one
@@ -24,7 +25,9 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 beforeEach(() => clearInbox(app));
 
-function event(eventId: string, overrides: { precision?: string } = {}): StoredEvent {
+function event(eventId: string, overrides: { precision?: string; customerEmail?: string } = {}): StoredEvent {
+  const customerEmail = overrides.customerEmail ?? "batch@example.com";
+  const body = JSON.stringify({ id: eventId, note: `for ${customerEmail}` });
   return {
     provider: "stripe",
     columns: {
@@ -33,14 +36,14 @@ function event(eventId: string, overrides: { precision?: string } = {}): StoredE
       type: "charge.succeeded",
       resourceId: `ch_${eventId}`,
       customerId: null,
-      customerEmail: "batch@example.com",
-      payload: JSON.stringify({ id: eventId }),
+      customerEmail,
+      payload: body,
       occurredAt: "2026-12-01T10:00:00.000Z",
       precision: (overrides.precision ?? "millisecond") as Precision,
       account: null,
     },
     error: null,
-    rawBody: Buffer.from(JSON.stringify({ id: eventId })),
+    rawBody: Buffer.from(body),
     headers: { "stripe-signature": "[redacted]" },
     queryString: null,
     source: "delivery",
@@ -157,6 +160,40 @@ describe("group commit at ingest", () => {
     const rows = await stored();
     expect(rows).toHaveLength(3);
     expect(new Set(rows.map((row) => row.tx)).size).toBe(3);
+  });
+
+  it("stores a delivery naming an erased identifier redacted, even in a batch whose statement found the erasure", async () => {
+    const erased = "erased.subject@example.com";
+    const PRIVACY_HASH_KEY = "store-event-test-hash-key-0123456789";
+    await app.pool.query("INSERT INTO erased_identifiers (hash, erasure_id) VALUES ($1, 0)", [identifierHash(PRIVACY_HASH_KEY, erased)]);
+    try {
+      for (const config of [
+        testConfig(app.env, { PRIVACY_HASH_KEY }),
+        testConfig(app.env, { PRIVACY_HASH_KEY, INGEST_GROUP_COMMIT: "off" }),
+      ]) {
+        await clearInbox(app);
+        const ids = ["evt_kept_1", "evt_erased", "evt_kept_2", "evt_kept_3"];
+        await Promise.all(
+          ids.map((id) => storeEvent({ ...deps, config }, event(id, id === "evt_erased" ? { customerEmail: erased } : {}))),
+        );
+        const { rows } = await app.pool.query<{ eventId: string; email: string; body: string; redacted: boolean }>(
+          `SELECT event_id AS "eventId", customer_email AS email, convert_from(raw_body, 'UTF8') AS body, redacted_at IS NOT NULL AS redacted
+             FROM webhook_inbox ORDER BY event_id`,
+        );
+        expect(rows.map(({ eventId, email, redacted }) => ({ eventId, email, redacted }))).toEqual([
+          { eventId: "evt_erased", email: REDACTED, redacted: true },
+          { eventId: "evt_kept_1", email: "batch@example.com", redacted: false },
+          { eventId: "evt_kept_2", email: "batch@example.com", redacted: false },
+          { eventId: "evt_kept_3", email: "batch@example.com", redacted: false },
+        ]);
+        // The identifier is gone wherever the body named it, not only from the column.
+        expect(rows[0]!.body).not.toContain(erased);
+        expect(rows[1]!.body).toContain("batch@example.com");
+        await jobsFor((await stored()).map((row) => row.id));
+      }
+    } finally {
+      await app.pool.query("DELETE FROM erased_identifiers");
+    }
   });
 });
 

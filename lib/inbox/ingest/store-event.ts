@@ -8,7 +8,7 @@ import { createGroupCommitter, type GroupCommitter } from "./group-commit";
 import type { NormalizedColumns } from "./normalize-event";
 import { findDriver } from "../../providers/registry";
 import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
-import { keepPersonalData, type RedactedAtRest } from "./personal-data-at-rest";
+import { deliverySubject, keptBody, type DeliverySubject, type KeptBody } from "./personal-data-at-rest";
 
 // The one door into the inbox: deliveries (ingest-event.ts) and reconciliation store through here.
 // It knows nothing of signatures: what reaches it was verified, or came from the gateway's own API.
@@ -23,6 +23,10 @@ export type StoreDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () 
 // (pg-boss's own job insert as the last CTE): atomic without BEGIN/COMMIT, one round trip, one
 // commit. The id is taken in the ledger insert so the key points at its row; a duplicate only burns
 // a sequence number. Each returned row names the input element (`n`, 1-based) it stored.
+// The same statement asks which of the events' subject hashes ($23 names each one's element, $24
+// the hash) an erasure removed: if any, it stores nothing and returns those (`erased`), so the
+// caller redacts the events that name them and writes the batch again. Asked in the storing
+// statement, an erasure that committed before it always counts.
 const INPUT = `
   SELECT * FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                        $10::bytea[], $11::text[], $12::text[], $13::timestamptz[], $14::text[], $15::text[], $16::text[],
@@ -31,7 +35,11 @@ const INPUT = `
                          raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error,
                          received_at, source, singleton_key, original_sha256, signature_verified_at, gateway_account, n)`;
 
-const FIRST_OF_EACH_KEY = `SELECT DISTINCT ON (provider, event_id) * FROM input ORDER BY provider, event_id, n`;
+const ERASED = `
+  SELECT DISTINCT c.n, c.hash FROM unnest($23::int[], $24::char(64)[]) AS c(n, hash) JOIN erased_identifiers e ON e.hash = c.hash`;
+
+const FIRST_OF_EACH_KEY = `
+  SELECT DISTINCT ON (provider, event_id) * FROM input WHERE NOT EXISTS (SELECT 1 FROM erased) ORDER BY provider, event_id, n`;
 
 const INSERT_KEYS = `
   INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at)
@@ -56,12 +64,18 @@ const INSERT_EVENTS = `
 const QUEUED = `
   SELECT inserted.id, f.singleton_key FROM inserted JOIN firsts f USING (provider, event_id) WHERE inserted.status = 'pending'`;
 
-const STORED = `SELECT f.n, key.inbox_id AS id FROM key JOIN firsts f USING (provider, event_id)`;
+const STORED = `
+  SELECT f.n, key.inbox_id AS id, NULL AS erased FROM key JOIN firsts f USING (provider, event_id)
+  UNION ALL SELECT n, NULL, hash FROM erased`;
 
+// Our parts with their spaces collapsed: the statement's start, up to the ledger insert, fits in
+// what pg_stat_activity shows of a query (1 kB). pg-boss's part is left as it wrote it.
 function storeStatement(job: JobInsertCte): string {
+  const ours = (sql: string) => sql.replace(/\s+/g, " ");
   return (
-    `WITH input AS (${INPUT}), firsts AS (${FIRST_OF_EACH_KEY}), key AS (${INSERT_KEYS}), inserted AS (${INSERT_EVENTS}), ` +
-    `queued AS (${QUEUED}), job AS (${job.sql}) ${STORED}`
+    ours(`WITH input AS (${INPUT}), erased AS (${ERASED}), firsts AS (${FIRST_OF_EACH_KEY}), key AS (${INSERT_KEYS}), `) +
+    ours(`inserted AS (${INSERT_EVENTS}), queued AS (${QUEUED}), `) +
+    `job AS (${job.sql}) ${ours(STORED)}`
   );
 }
 
@@ -97,48 +111,106 @@ export type StoredEvent = {
    * (columns.account: its driver's accountOf), else DEFAULT_ACCOUNT.
    */
   account?: string;
+  /** The body as the driver parsed it (columns.payload's value); absent, it is parsed again. */
+  payload?: unknown;
 };
 
-type Pending = { stored: StoredEvent; receivedAt: Date | null; redaction: RedactedAtRest | null };
+type Pending = {
+  stored: StoredEvent;
+  receivedAt: Date | null;
+  /** What of the body may name its person; null when nothing of it is kept or redacted. */
+  subject: DeliverySubject | null;
+  /** Its candidates an erasure removed, as far as a store statement has told. */
+  erased: string[];
+  /** What is written: the body as it came, or redacted. */
+  kept: KeptBody;
+};
 
-/** Writes the events in one statement: each one's inbox id, or null for a duplicate. */
+/** The subject hashes a statement should still ask about, as (element, hash) pairs. */
+function uncheckedHashes(events: readonly Pending[]): { n: number[]; hash: string[] } {
+  const n: number[] = [];
+  const hash: string[] = [];
+  events.forEach(({ subject, erased }, index) => {
+    for (const candidate of subject?.candidates ?? []) {
+      if (erased.includes(candidate.value)) continue;
+      n.push(index + 1);
+      hash.push(candidate.hash);
+    }
+  });
+  return { n, hash };
+}
+
+/** The event with more of its candidates erased: its body redacted for all of them. */
+function withErased(event: Pending, hashes: ReadonlySet<string>): Pending {
+  const subject = event.subject!;
+  const erased = [...event.erased, ...subject.candidates.filter(({ hash }) => hashes.has(hash)).map(({ value }) => value)];
+  return { ...event, erased, kept: keptBody(subject, erased) };
+}
+
+/**
+ * Writes the events in one statement: each one's inbox id, or null for a duplicate. When some name
+ * an identifier an erasure removed, nothing was written: those are redacted and the batch written
+ * again (until a statement finds no new erased identifier).
+ */
 async function storeTogether(deps: StoreDeps, events: Pending[]): Promise<(number | null)[]> {
+  let batch = events;
+  for (;;) {
+    const written = await writeOnce(deps, batch);
+    if (written.kind === "stored") return written.ids;
+    batch = batch.map((event, index) => {
+      const hashes = written.erased.get(index);
+      return hashes ? withErased(event, hashes) : event;
+    });
+  }
+}
+
+type Written = { kind: "stored"; ids: (number | null)[] } | { kind: "erased"; erased: Map<number, Set<string>> };
+
+async function writeOnce(deps: StoreDeps, events: Pending[]): Promise<Written> {
   const job = await webhookJobInsertCte(deps.boss, { expireInSeconds: deps.config.worker.jobExpireSeconds }, "queued");
   const text = storeStatement(job);
   const column = <T>(pick: (event: Pending) => T): T[] => events.map(pick);
-  const { rows } = await deps.pool.query<{ n: number; id: number }>({
+  const unchecked = uncheckedHashes(events);
+  const { rows } = await deps.pool.query<{ n: number; id: number | null; erased: string | null }>({
     // Prepared once per connection: the planner's work is not redone for every batch.
     name: statementName(text),
     text,
     values: [
       job.template,
       column(({ stored }) => stored.provider),
-      column(({ stored }) => stored.columns.eventId),
-      column(({ stored }) => stored.columns.eventIdDerived),
-      column(({ stored }) => stored.columns.type),
-      column(({ stored }) => stored.columns.resourceId),
-      column(({ stored }) => stored.columns.customerId),
-      column(({ stored }) => stored.columns.customerEmail),
-      column(({ stored }) => stored.columns.payload),
-      column(({ stored }) => stored.rawBody),
+      column(({ kept }) => kept.columns.eventId),
+      column(({ kept }) => kept.columns.eventIdDerived),
+      column(({ kept }) => kept.columns.type),
+      column(({ kept }) => kept.columns.resourceId),
+      column(({ kept }) => kept.columns.customerId),
+      column(({ kept }) => kept.columns.customerEmail),
+      column(({ kept }) => kept.columns.payload),
+      column(({ kept }) => kept.rawBody),
       column(({ stored }) => JSON.stringify(stored.headers)),
       column(({ stored }) => stored.queryString),
-      column(({ stored }) => stored.columns.occurredAt),
-      column(({ stored }) => stored.columns.precision),
+      column(({ kept }) => kept.columns.occurredAt),
+      column(({ kept }) => kept.columns.precision),
       column(({ stored }) => (stored.error === null ? "pending" : "failed")),
       column(({ stored }) => stored.error),
       // A clock given to ingest (tests) also dates the row; otherwise the database's transaction time.
       column(({ receivedAt }) => receivedAt),
       column(({ stored }) => stored.source),
-      column(({ stored }) => serializationKey(stored.provider, stored.columns.resourceId, stored.columns.eventId)),
-      column(({ redaction }) => redaction?.originalSha256 ?? null),
-      column(({ redaction }) => redaction?.verifiedAt ?? null),
+      column(({ stored, kept }) => serializationKey(stored.provider, kept.columns.resourceId, kept.columns.eventId)),
+      column(({ kept }) => kept.redaction?.originalSha256 ?? null),
+      column(({ kept }) => kept.redaction?.verifiedAt ?? null),
       column(({ stored }) => stored.account ?? stored.columns.account ?? DEFAULT_ACCOUNT),
+      unchecked.n,
+      unchecked.hash,
     ],
   });
+  const erased = new Map<number, Set<string>>();
+  for (const row of rows) {
+    if (row.erased !== null) erased.set(row.n - 1, (erased.get(row.n - 1) ?? new Set()).add(row.erased));
+  }
+  if (erased.size > 0) return { kind: "erased", erased };
   const ids: (number | null)[] = events.map(() => null);
   for (const row of rows) ids[row.n - 1] = row.id;
-  return ids;
+  return { kind: "stored", ids };
 }
 
 // A statement's bodies are sent hex-encoded in one message: a batch of large bodies stops early.
@@ -158,7 +230,7 @@ function committerFor(deps: StoreDeps, options: { windowMs: number; maxBatch: nu
     committer = createGroupCommitter<Pending, number | null>(
       {
         write: (events) => storeTogether(deps, events),
-        weight: ({ stored }) => stored.rawBody.length,
+        weight: ({ kept }) => kept.rawBody.length,
         failsEveryone: isDatabaseUnavailable,
       },
       { ...options, maxWeight: MAX_BATCH_BODY_BYTES, maxInFlight: MAX_BATCHES_IN_FLIGHT },
@@ -178,9 +250,8 @@ function committerFor(deps: StoreDeps, options: { windowMs: number; maxBatch: nu
 export async function storeEvent(deps: StoreDeps, received: StoredEvent): Promise<number | null> {
   const driver = findDriver(received.provider);
   // Verified (or fetched) as the bytes came; from here on, only what may be kept of the person.
-  const kept = driver
-    ? await keepPersonalData(
-        deps.pool,
+  const subject = driver
+    ? deliverySubject(
         {
           driver,
           piiAtRest: deps.config.providers[driver.name].piiAtRest,
@@ -189,10 +260,11 @@ export async function storeEvent(deps: StoreDeps, received: StoredEvent): Promis
         },
         received.columns,
         received.rawBody,
+        received.payload,
       )
-    : { columns: received.columns, rawBody: received.rawBody, redaction: null };
-  const stored = { ...received, columns: kept.columns, rawBody: kept.rawBody };
-  const pending: Pending = { stored, receivedAt: deps.now?.() ?? null, redaction: kept.redaction };
+    : null;
+  const kept = subject ? keptBody(subject, []) : { columns: received.columns, rawBody: received.rawBody, redaction: null };
+  const pending: Pending = { stored: received, receivedAt: deps.now?.() ?? null, subject, erased: [], kept };
   const groupCommit = deps.config.groupCommit;
   if (!groupCommit) return (await storeTogether(deps, [pending]))[0]!;
   return committerFor(deps, groupCommit).submit(pending);
