@@ -7,11 +7,14 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Job } from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiChecker } from "@/e2e/harness/openapi";
 import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
+import { fanOutChanges } from "../destinations/fan-out-changes";
 import { createDestination } from "../destinations/manage-destinations";
 import { startDeliveryWorker, type DeliveryWorker } from "../destinations/run-delivery-worker";
 import { receiveWebhook } from "../inbox/ingest/receive-webhook";
 import { processEvents } from "../inbox/process/process-event";
+import { changeFeedQuerySchema, createChangeFeed, readChangeFeed } from "../outbox/read-change-feed";
 import { erasuresJob } from "../jobs/definitions/erasures";
 import { retentionJob } from "../jobs/definitions/retention";
 import { processWebhookJobs } from "../jobs/definitions/webhooks";
@@ -319,14 +322,33 @@ describe("erasing a data subject", () => {
     expect(erasure.counts).toMatchObject({ inbox_events: 2, archived_events: 2, payments: 3, signature_failures: 1, customer_emails: 1 });
     expect(erasure.payments).toHaveLength(3);
 
+    // One customer.erased message for the erasure, listing its three payments; the feed's entry is the same change.
     await waitFor(
-      async () => receiver.received.filter((message) => message.type === "customer.erased").length >= 3 || null,
+      async () => receiver.received.some((message) => message.type === "customer.erased") || null,
       30_000,
       "customer.erased pushed",
     );
-    const erased = receiver.received.filter((message) => message.type === "customer.erased").map((message) => message.change);
-    expect(erased.map((change) => change.chargeId).sort()).toEqual([mpPaymentId, pagarmeCharge, stripeCharge].sort());
-    expect(erased.every((change) => change.customer.email === REDACTED)).toBe(true);
+    await fanOutChanges(app.pool);
+    const erased = receiver.received.filter((message) => message.type === "customer.erased");
+    expect(erased).toHaveLength(1);
+    const notice = erased[0]!.change;
+    expect(notice.erasure).toEqual({ id: String(erasureId), payments: expect.any(Array) });
+    expect(notice.erasure!.payments.map((payment) => payment.chargeId).sort()).toEqual([mpPaymentId, pagarmeCharge, stripeCharge].sort());
+    expect(notice.customer.email).toBe(REDACTED);
+    // As docs/openapi.json describes the message (its timestamp is the change's commit, as pushed).
+    expect(openApiChecker().message("customer.erased", { type: "customer.erased", timestamp: notice.committedAt, data: notice })).toEqual(
+      [],
+    );
+    const feed = createChangeFeed(app.pool);
+    // A reader filtered to one gateway and a status none of its payments has still gets it.
+    const filtered = await readChangeFeed(
+      feed,
+      changeFeedQuerySchema.parse({ provider: "mercadopago", status: "charged_back", limit: "1000" }),
+    );
+    expect(filtered.data).toEqual([{ ...notice, committedAt: expect.any(String) }]);
+    expect((await readChangeFeed(feed, changeFeedQuerySchema.parse({ limit: "1000" }))).data.filter((change) => change.erasure)).toEqual(
+      filtered.data,
+    );
 
     expect(leaks(dump())).toEqual([]);
     expect(leaks(archiveText())).toEqual([]);

@@ -232,7 +232,7 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
     const { rows: emails } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [
       found.identifiers.map((identifier) => identifier.toLowerCase()),
     ]);
-    const payments = await eraseCustomerFromPayments(tx, found.paymentIds, `erasure_${id}`);
+    const payments = await eraseCustomerFromPayments(tx, found.paymentIds, id);
     const changes = await redactChangeCustomers(tx, found.paymentIds);
     const attempts = await redactDeliveryAttempts(tx, found.paymentIds, found.identifiers);
     const { rows: left } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [
