@@ -58,7 +58,16 @@ describe("the console's subject requests", () => {
   it("dry-runs the erasure: counts per table, the payments affected, nothing changed", async () => {
     const preview = await run(previewErasure, { subject });
     expect(preview).toEqual({
-      counts: { payments: 1, payment_changes: 2, customer_emails: 1, inbox_events: 2, archived_events: 0, archive_files: 0 },
+      counts: {
+        payments: 1,
+        payment_changes: 2,
+        customer_emails: 1,
+        inbox_events: 2,
+        archived_events: 0,
+        archive_files: 0,
+        partition_events: 0,
+        partition_archives: 0,
+      },
       archives: [],
       payments: [
         {

@@ -48,8 +48,8 @@ export const exportSubject = consoleAction(z.object({ subject: consoleSubjectSch
 });
 
 /** The erasure's dry run: what it would change now, changing nothing. */
-export const previewErasure = consoleAction(z.object({ subject: consoleSubjectSchema }), async ({ pool }, { subject }) =>
-  preview(pool, subject),
+export const previewErasure = consoleAction(z.object({ subject: consoleSubjectSchema }), async (runtime, { subject }) =>
+  preview(erasureDeps(runtime), subject),
 );
 
 /**

@@ -2,7 +2,10 @@ import type { PgBoss } from "pg-boss";
 import { recordAudit, type Actor } from "../audit/record-audit";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { redactDeliveryAttempts } from "../destinations/redact-attempts";
+import { listArchivedPartitions } from "../inbox/partitions/archived-partition-rows";
 import {
+  redactArchivedPartition,
+  removeReplacedPartitionArchives,
   redactArchiveFile,
   redactInboxEvents,
   redactSignatureFailures,
@@ -13,7 +16,16 @@ import { eraseCustomerFromPayments } from "../payments/erase-customer";
 import { REDACTED, identifierHash } from "../providers/personal-data";
 import { onClient } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
-import { findSubject, isEmptyScope, requireHashKey, subjectHash, subjectIdentifier, type Subject, type SubjectScope } from "./find-subject";
+import {
+  findSubject,
+  isEmptyScope,
+  type SubjectStore,
+  requireHashKey,
+  subjectHash,
+  subjectIdentifier,
+  type Subject,
+  type SubjectScope,
+} from "./find-subject";
 
 // A data subject's erasure (LGPD art. 18 VI, GDPR art. 17): one job, recorded in privacy_erasures.
 // The subject is found once, when the job starts, and what was found (the scope) is kept on the row
@@ -53,8 +65,9 @@ export type ErasurePreview = {
 const unredacted = (column: string) => `${column} IS NOT NULL AND ${column} <> '${REDACTED}'`;
 
 /** What an erasure of the subject would change now, changing nothing (the dry run). */
-export async function previewErasure(db: Queryable, subject: Subject): Promise<ErasurePreview> {
-  const scope = await findSubject(db, subject);
+export async function previewErasure(store: SubjectStore, subject: Subject): Promise<ErasurePreview> {
+  const db = store.pool;
+  const scope = await findSubject(store, subject);
   const { rows: payments } = await db.query<ErasedPayment>(
     `SELECT provider, gateway_charge_id AS "chargeId", status, amount, currency
        FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id`,
@@ -71,6 +84,11 @@ export async function previewErasure(db: Queryable, subject: Subject): Promise<E
   const archives = Object.entries(scope.archived)
     .map(([file, ids]) => ({ file, events: ids.length }))
     .sort((a, b) => a.file.localeCompare(b.file));
+  const partitionFiles = new Map((await listArchivedPartitions(db)).map((partition) => [partition.name, partition.file]));
+  const partitions = Object.entries(scope.partitions).map(([name, ids]) => ({
+    file: partitionFiles.get(name) ?? name,
+    events: ids.length,
+  }));
   return {
     counts: {
       payments: rows[0]!.payments,
@@ -79,8 +97,10 @@ export async function previewErasure(db: Queryable, subject: Subject): Promise<E
       inbox_events: scope.liveEventIds.length,
       archived_events: archives.reduce((sum, archive) => sum + archive.events, 0),
       archive_files: archives.length,
+      partition_events: partitions.reduce((sum, archive) => sum + archive.events, 0),
+      partition_archives: partitions.length,
     },
-    archives,
+    archives: [...archives, ...partitions],
     payments,
   };
 }
@@ -198,7 +218,7 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
   if (!row?.scope) return;
   let found = row.scope.found;
   if (!found) {
-    found = await findSubject(deps.pool, row.scope.subject);
+    found = await findSubject(deps, row.scope.subject);
     await deps.pool.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
       id,
       JSON.stringify({ ...row.scope, found }),
@@ -227,6 +247,13 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
   }
   // What an earlier run rewrote but crashed before removing.
   for (const file of Object.keys(found.archived)) await removeReplacedArchive(deps, file);
+  // Archived months: each partition's file rewritten, its record pointing at the new one.
+  for (const [partition, ids] of Object.entries(found.partitions ?? {})) {
+    const { events, rewritten } = await redactArchivedPartition(deps, partition, new Set(ids), subject);
+    await addCounts(deps.pool, id, { partition_events: events, partition_archives: rewritten ? 1 : 0 });
+    await removeReplacedPartitionArchives(deps, partition);
+    await onStep("partition_archives");
+  }
 
   await withTransaction(deps.pool, async (tx) => {
     const { rows: emails } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [

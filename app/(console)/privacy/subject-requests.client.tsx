@@ -90,8 +90,15 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
           Nothing stored names this subject now; erasing still records their identifiers, so a later delivery is stored redacted.
         </p>
       ) : null}
+      <h3>What would change, per table and archive</h3>
       <CountsTable label="What the erasure would change" counts={preview.counts} empty="Nothing to change." />
-      {preview.archives.length > 0 ? <ArchivesTable archives={preview.archives} /> : null}
+      {preview.archives.length > 0 ? (
+        <>
+          <h3>Archive files to rewrite</h3>
+          <ArchivesTable archives={preview.archives} />
+        </>
+      ) : null}
+      <h3>Payments affected ({preview.payments.length})</h3>
       <ErasedPaymentsTable label="Payments affected" payments={preview.payments} />
       <form
         onSubmit={(event) => {

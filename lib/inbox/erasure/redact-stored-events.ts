@@ -1,8 +1,12 @@
+import { readdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { sha256Hex } from "../../crypto/digest";
 import { withTransaction, type Pool, type Queryable } from "../../db/pool";
 import { REDACTED, normalIdentifier, redactPayload, redactText, type RedactionTarget } from "../../providers/personal-data";
 import { findDriver } from "../../providers/registry";
 import { jsonbText } from "../ingest/normalize-event";
+import { markPartitionArchive, type ArchivedInboxRow } from "../partitions/archived-partition-rows";
+import { partitionArchiveFile, sha256OfFile } from "../partitions/partition-names";
 import { appendArchiveSegment, readArchiveMembers, readManifest, removeArchiveFile, type ArchivedEvent } from "../retention/archive-files";
 import { RETENTION_LOCK_KEY } from "../retention/archive-settled-events";
 
@@ -236,4 +240,97 @@ export async function removeReplacedArchive(deps: { pool: Pool; archiveDir: stri
   );
   if (exists) await removeArchiveFile(deps.archiveDir, file);
   return exists;
+}
+
+const hexBytes = (value: string) => Buffer.from(value.replace(/^\\x/, ""), "hex");
+
+/** A whole inbox row of an archived partition, redacted as redactInboxEvents redacts a live one. */
+function redactPartitionRow(row: ArchivedInboxRow, subject: Subject, erased: ReadonlySet<string>): ArchivedInboxRow {
+  const target = targetFor(row.provider, subject);
+  const raw = row.raw_body === null ? null : hexBytes(row.raw_body);
+  const rawBody = raw === null ? null : redactBytes(raw, target);
+  const next: ArchivedInboxRow = {
+    ...row,
+    payload: row.payload === null ? null : redactPayload(row.payload, target).value,
+    raw_body: rawBody === null ? null : `\\x${rawBody.toString("hex")}`,
+    headers: redactHeaders(row.headers, subject.identifiers),
+    query_string: row.query_string === null ? null : redactText(row.query_string, subject.identifiers).text,
+    last_error: row.last_error === null ? null : redactText(row.last_error, subject.identifiers).text,
+    customer_id: customerColumn(row.customer_id, erased),
+    customer_email: customerColumn(row.customer_email, erased),
+  };
+  if (JSON.stringify(next) === JSON.stringify(row)) return row;
+  return {
+    ...next,
+    original_sha256: row.original_sha256 ?? (raw === null ? null : sha256Hex(raw)),
+    signature_verified_at: row.signature_verified_at ?? row.received_at,
+    redacted_at: new Date().toISOString(),
+  };
+}
+
+/**
+ * Rewrites an archived partition's file holding some of the subject's events (`ids`), as
+ * redactArchiveFile does a retention archive: every segment read (checksums verified), the
+ * subject's rows redacted, the file written anew under another name, then the partition's record
+ * pointed at it with its new checksum (what a restore verifies), then the old file removed.
+ */
+export async function redactArchivedPartition(
+  deps: { pool: Pool; archiveDir: string },
+  partition: string,
+  ids: ReadonlySet<number>,
+  subject: Subject & { erasureId: number },
+): Promise<ArchiveRedaction> {
+  const lock = await deps.pool.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
+    try {
+      const { rows } = await deps.pool.query<{ file: string }>(
+        "SELECT archive_file AS file FROM inbox_partitions WHERE name = $1 AND state = 'archived' AND archive_file IS NOT NULL",
+        [partition],
+      );
+      const file = rows[0]?.file;
+      // Restored meanwhile: its rows are live again, and a rerun of the erasure finds them there.
+      if (!file) return { events: 0, rewritten: null };
+      const erased = new Set(subject.identifiers.map(normalIdentifier));
+      const members: ArchivedInboxRow[][] = [];
+      let events = 0;
+      for await (const segment of readArchiveMembers(deps.archiveDir, file)) {
+        members.push(
+          (segment as ArchivedInboxRow[]).map((row) => {
+            if (!ids.has(Number(row.id))) return row;
+            const next = redactPartitionRow(row, subject, erased);
+            if (next !== row) events += 1;
+            return next;
+          }),
+        );
+      }
+      if (events === 0) return { events: 0, rewritten: null };
+      const target = rewrittenName(file, subject.erasureId);
+      await removeArchiveFile(deps.archiveDir, target);
+      for (const segment of members) if (segment.length > 0) await appendArchiveSegment(deps.archiveDir, target, segment);
+      await markPartitionArchive(deps.pool, partition, file, target, await sha256OfFile(deps.archiveDir, target));
+      await removeArchiveFile(deps.archiveDir, file);
+      return { events, rewritten: target };
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** Removes a partition's archive files an erasure replaced (a rerun after a crash finishes this). */
+export async function removeReplacedPartitionArchives(deps: { pool: Pool; archiveDir: string }, partition: string): Promise<void> {
+  const { rows } = await deps.pool.query<{ file: string | null }>("SELECT archive_file AS file FROM inbox_partitions WHERE name = $1", [
+    partition,
+  ]);
+  const current = rows[0]?.file;
+  if (!current) return;
+  const original = partitionArchiveFile(partition);
+  const names = await readdir(join(deps.archiveDir, dirname(original))).catch(() => [] as string[]);
+  for (const name of names) {
+    const file = `${dirname(original)}/${name}`;
+    if (file !== current && new RegExp(`^${partition}(\\.e\\d+)?\\.ndjson\\.gz$`).test(name))
+      await removeArchiveFile(deps.archiveDir, file);
+  }
 }

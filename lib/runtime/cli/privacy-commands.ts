@@ -35,7 +35,7 @@ export const privacyEraseCommand = command({
     const subject = toSubject(values);
     const pool = runtime.pool();
     if (values["dry-run"]) {
-      const preview = await previewErasure(pool, subject);
+      const preview = await previewErasure({ pool, archiveDir: runtime.config.retention.archiveDir }, subject);
       console.log(
         JSON.stringify({ dryRun: true, wouldChange: preview.counts, archives: preview.archives, payments: preview.payments }, null, 2),
       );
