@@ -1,7 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppConfig } from "../config/env";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
@@ -11,6 +10,7 @@ import { restoreInboxPartition } from "../inbox/partitions/restore-inbox-partiti
 import { runRetention } from "../inbox/retention/archive-settled-events";
 import { restoreArchivedEvents } from "../inbox/retention/restore-archived-events";
 import { randomId, signedWebhook, stripeEvent } from "../testing/gateway-events";
+import { archiveText as archiveTextOf } from "../testing/archive-text";
 import { createTestApp, TEST_SECRETS, type TestApp } from "../testing/test-app";
 import { testConfig } from "../testing/test-worker";
 import { executeErasure, previewErasure, startErasure } from "./erasures";
@@ -54,18 +54,7 @@ async function store(who: { email: string; customer: string; name: string }, at:
   return outcome.inboxId;
 }
 
-function archiveText(): string {
-  const texts: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else texts.push(name.endsWith(".gz") ? gunzipSync(readFileSync(path)).toString("utf8") : readFileSync(path, "utf8"));
-    }
-  };
-  walk(archiveDir);
-  return texts.join("\n");
-}
+const archiveText = () => archiveTextOf(archiveDir);
 
 describe("erasing what only the archives hold", () => {
   const deps = () => ({ pool: app.pool, archiveDir, hashKey: HASH_KEY });

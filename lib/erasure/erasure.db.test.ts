@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import type { Job } from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiChecker } from "@/e2e/harness/openapi";
@@ -27,6 +26,7 @@ import { readFixture } from "../testing/gateway-fixtures";
 import { randomId, signedWebhook, stripeEvent, type SignedWebhook } from "../testing/gateway-events";
 import { generateSigningKey, startJwksServer, type JwksServer } from "../testing/jwks-server";
 import { processDeps } from "../testing/payment-events";
+import { archiveText as archiveTextOf } from "../testing/archive-text";
 import { createTestApp, TEST_SECRETS, type TestApp } from "../testing/test-app";
 import { testConfig, waitFor } from "../testing/test-worker";
 import type { AppConfig } from "../config/env";
@@ -204,19 +204,7 @@ function mercadopagoWebhook(paymentId: string) {
   return signedWebhook("mercadopago", String(notification.id), JSON.stringify(notification), MP_SECRET);
 }
 
-/** Every file under the archive directory, decompressed. */
-function archiveText(): string {
-  const texts: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else texts.push(name.endsWith(".gz") ? gunzipSync(readFileSync(path)).toString("utf8") : readFileSync(path, "utf8"));
-    }
-  };
-  walk(archiveDir);
-  return texts.join("\n");
-}
+const archiveText = () => archiveTextOf(archiveDir);
 
 const dump = (...tables: string[]) =>
   execFileSync("pg_dump", ["--data-only", ...tables.flatMap((table) => ["-t", table]), app.db.url], {

@@ -117,16 +117,16 @@ async function findRound(store: SubjectStore, emails: string[], customerIds: str
     );
   }
   // The payments of those events, and every event of those payments.
-  const charges = [...events.values()].filter((event) => event.resource_id !== null);
-  addPayments(
-    (
-      await db.query<PaymentHit>(
-        `SELECT ${PAYMENT_COLUMNS} FROM payments p JOIN unnest($1::text[], $2::text[]) AS c(provider, charge)
-            ON p.provider = c.provider AND p.gateway_charge_id = c.charge`,
-        [charges.map((event) => event.provider), charges.map((event) => event.resource_id)],
-      )
-    ).rows,
-  );
+  const addPaymentsOf = async (of: { provider: string; resource_id: string | null }[]) => {
+    const charges = of.filter((event) => event.resource_id !== null);
+    const { rows } = await db.query<PaymentHit>(
+      `SELECT ${PAYMENT_COLUMNS} FROM payments p JOIN unnest($1::text[], $2::text[]) AS c(provider, charge)
+          ON p.provider = c.provider AND p.gateway_charge_id = c.charge`,
+      [charges.map((event) => event.provider), charges.map((event) => event.resource_id)],
+    );
+    addPayments(rows);
+  };
+  await addPaymentsOf([...events.values()]);
   // What only the archive files hold: archived months, and documents inside retention archives' bodies.
   const archived = await findArchivedEvents(store, {
     emails,
@@ -136,16 +136,7 @@ async function findRound(store: SubjectStore, emails: string[], customerIds: str
     charges: [...payments.values()].map((payment) => ({ provider: payment.provider, chargeId: payment.gateway_charge_id })),
   });
   addEvents(archived);
-  const archivedCharges = archived.filter((event) => event.resource_id !== null);
-  addPayments(
-    (
-      await db.query<PaymentHit>(
-        `SELECT ${PAYMENT_COLUMNS} FROM payments p JOIN unnest($1::text[], $2::text[]) AS c(provider, charge)
-            ON p.provider = c.provider AND p.gateway_charge_id = c.charge`,
-        [archivedCharges.map((event) => event.provider), archivedCharges.map((event) => event.resource_id)],
-      )
-    ).rows,
-  );
+  await addPaymentsOf(archived);
   const known = [...payments.values()];
   addEvents(
     (

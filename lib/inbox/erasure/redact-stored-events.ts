@@ -141,6 +141,21 @@ function rewrittenName(file: string, erasureId: number): string {
   return file.replace(/(\.e\d+)?\.ndjson\.gz$/, `.e${erasureId}.ndjson.gz`);
 }
 
+/** Runs `work` holding the retention lock, so no retention run appends to or archives a file meanwhile. */
+async function withRetentionLock<T>(pool: Pool, work: () => Promise<T>): Promise<T> {
+  const lock = await pool.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
+    try {
+      return await work();
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
 export type ArchiveRedaction = { events: number; rewritten: string | null };
 
 /**
@@ -159,75 +174,67 @@ export async function redactArchiveFile(
   ids: ReadonlySet<number>,
   subject: Subject & { erasureId: number },
 ): Promise<ArchiveRedaction> {
-  const lock = await deps.pool.connect();
-  try {
-    await lock.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
-    try {
-      const members: ArchivedEvent[][] = [];
-      const redacted: { id: number; sha256: string; originalSha256: string }[] = [];
-      for await (const events of readArchiveMembers(deps.archiveDir, file)) {
-        members.push(
-          (events as ArchivedEvent[]).map((event) => {
-            if (!ids.has(event.id)) return event;
-            const target = targetFor(event.provider, subject);
-            const raw = Buffer.from(event.rawBodyBase64, "base64");
-            const rawBody = redactBytes(raw, target);
-            const next: ArchivedEvent = {
-              ...event,
-              rawBodySha256: sha256Hex(rawBody),
-              rawBodyBase64: rawBody.toString("base64"),
-              payload: event.payload === null ? null : redactPayload(event.payload, target).value,
-              headers: redactHeaders(event.headers, subject.identifiers),
-            };
-            if (JSON.stringify(next) !== JSON.stringify(event)) {
-              redacted.push({ id: event.id, sha256: next.rawBodySha256, originalSha256: event.rawBodySha256 });
-            }
-            return next;
-          }),
-        );
-      }
-      if (redacted.length === 0) return { events: 0, rewritten: null };
-      const target = rewrittenName(file, subject.erasureId);
-      await removeArchiveFile(deps.archiveDir, target);
-      for (const events of members) if (events.length > 0) await appendArchiveSegment(deps.archiveDir, target, events);
-      const erased = new Set(subject.identifiers.map(normalIdentifier));
-      await withTransaction(deps.pool, async (tx) => {
-        await tx.query(`UPDATE webhook_inbox SET archive_file = $2 WHERE id = ANY($3::bigint[]) AND archive_file = $1`, [
-          file,
-          target,
-          members.flat().map((event) => event.id),
-        ]);
-        const { rows } = await tx.query<{ id: number; customer_id: string | null; customer_email: string | null }>(
-          "SELECT id, customer_id, customer_email FROM webhook_inbox WHERE id = ANY($1::bigint[]) FOR UPDATE",
-          [redacted.map((event) => event.id)],
-        );
-        const columns = new Map(rows.map((row) => [row.id, row]));
-        for (const event of redacted) {
-          const row = columns.get(event.id);
-          await tx.query(
-            `UPDATE webhook_inbox
+  return withRetentionLock(deps.pool, async () => {
+    const members: ArchivedEvent[][] = [];
+    const redacted: { id: number; sha256: string; originalSha256: string }[] = [];
+    for await (const events of readArchiveMembers(deps.archiveDir, file)) {
+      members.push(
+        (events as ArchivedEvent[]).map((event) => {
+          if (!ids.has(event.id)) return event;
+          const target = targetFor(event.provider, subject);
+          const raw = Buffer.from(event.rawBodyBase64, "base64");
+          const rawBody = redactBytes(raw, target);
+          const next: ArchivedEvent = {
+            ...event,
+            rawBodySha256: sha256Hex(rawBody),
+            rawBodyBase64: rawBody.toString("base64"),
+            payload: event.payload === null ? null : redactPayload(event.payload, target).value,
+            headers: redactHeaders(event.headers, subject.identifiers),
+          };
+          if (JSON.stringify(next) !== JSON.stringify(event)) {
+            redacted.push({ id: event.id, sha256: next.rawBodySha256, originalSha256: event.rawBodySha256 });
+          }
+          return next;
+        }),
+      );
+    }
+    if (redacted.length === 0) return { events: 0, rewritten: null };
+    const target = rewrittenName(file, subject.erasureId);
+    await removeArchiveFile(deps.archiveDir, target);
+    for (const events of members) if (events.length > 0) await appendArchiveSegment(deps.archiveDir, target, events);
+    const erased = new Set(subject.identifiers.map(normalIdentifier));
+    await withTransaction(deps.pool, async (tx) => {
+      await tx.query(`UPDATE webhook_inbox SET archive_file = $2 WHERE id = ANY($3::bigint[]) AND archive_file = $1`, [
+        file,
+        target,
+        members.flat().map((event) => event.id),
+      ]);
+      const { rows } = await tx.query<{ id: number; customer_id: string | null; customer_email: string | null }>(
+        "SELECT id, customer_id, customer_email FROM webhook_inbox WHERE id = ANY($1::bigint[]) FOR UPDATE",
+        [redacted.map((event) => event.id)],
+      );
+      const columns = new Map(rows.map((row) => [row.id, row]));
+      for (const event of redacted) {
+        const row = columns.get(event.id);
+        await tx.query(
+          `UPDATE webhook_inbox
                 SET archive_sha256 = $2, original_sha256 = COALESCE(original_sha256, $3),
                     signature_verified_at = COALESCE(signature_verified_at, received_at), redacted_at = now(),
                     customer_id = $4, customer_email = $5
               WHERE id = $1`,
-            [
-              event.id,
-              event.sha256,
-              event.originalSha256,
-              customerColumn(row?.customer_id ?? null, erased),
-              customerColumn(row?.customer_email ?? null, erased),
-            ],
-          );
-        }
-      });
-      await removeReplacedArchive(deps, file);
-      return { events: redacted.length, rewritten: target };
-    } finally {
-      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
-    }
-  } finally {
-    lock.release();
-  }
+          [
+            event.id,
+            event.sha256,
+            event.originalSha256,
+            customerColumn(row?.customer_id ?? null, erased),
+            customerColumn(row?.customer_email ?? null, erased),
+          ],
+        );
+      }
+    });
+    await removeReplacedArchive(deps, file);
+    return { events: redacted.length, rewritten: target };
+  });
 }
 
 /** Removes an archive file an erasure replaced, once no row is archived in it (a rerun after a crash finishes this). */
@@ -280,43 +287,35 @@ export async function redactArchivedPartition(
   ids: ReadonlySet<number>,
   subject: Subject & { erasureId: number },
 ): Promise<ArchiveRedaction> {
-  const lock = await deps.pool.connect();
-  try {
-    await lock.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
-    try {
-      const { rows } = await deps.pool.query<{ file: string }>(
-        "SELECT archive_file AS file FROM inbox_partitions WHERE name = $1 AND state = 'archived' AND archive_file IS NOT NULL",
-        [partition],
+  return withRetentionLock(deps.pool, async () => {
+    const { rows } = await deps.pool.query<{ file: string }>(
+      "SELECT archive_file AS file FROM inbox_partitions WHERE name = $1 AND state = 'archived' AND archive_file IS NOT NULL",
+      [partition],
+    );
+    const file = rows[0]?.file;
+    // Restored meanwhile: its rows are live again, and a rerun of the erasure finds them there.
+    if (!file) return { events: 0, rewritten: null };
+    const erased = new Set(subject.identifiers.map(normalIdentifier));
+    const members: ArchivedInboxRow[][] = [];
+    let events = 0;
+    for await (const segment of readArchiveMembers(deps.archiveDir, file)) {
+      members.push(
+        (segment as ArchivedInboxRow[]).map((row) => {
+          if (!ids.has(Number(row.id))) return row;
+          const next = redactPartitionRow(row, subject, erased);
+          if (next !== row) events += 1;
+          return next;
+        }),
       );
-      const file = rows[0]?.file;
-      // Restored meanwhile: its rows are live again, and a rerun of the erasure finds them there.
-      if (!file) return { events: 0, rewritten: null };
-      const erased = new Set(subject.identifiers.map(normalIdentifier));
-      const members: ArchivedInboxRow[][] = [];
-      let events = 0;
-      for await (const segment of readArchiveMembers(deps.archiveDir, file)) {
-        members.push(
-          (segment as ArchivedInboxRow[]).map((row) => {
-            if (!ids.has(Number(row.id))) return row;
-            const next = redactPartitionRow(row, subject, erased);
-            if (next !== row) events += 1;
-            return next;
-          }),
-        );
-      }
-      if (events === 0) return { events: 0, rewritten: null };
-      const target = rewrittenName(file, subject.erasureId);
-      await removeArchiveFile(deps.archiveDir, target);
-      for (const segment of members) if (segment.length > 0) await appendArchiveSegment(deps.archiveDir, target, segment);
-      await markPartitionArchive(deps.pool, partition, file, target, await sha256OfFile(deps.archiveDir, target));
-      await removeArchiveFile(deps.archiveDir, file);
-      return { events, rewritten: target };
-    } finally {
-      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
     }
-  } finally {
-    lock.release();
-  }
+    if (events === 0) return { events: 0, rewritten: null };
+    const target = rewrittenName(file, subject.erasureId);
+    await removeArchiveFile(deps.archiveDir, target);
+    for (const segment of members) if (segment.length > 0) await appendArchiveSegment(deps.archiveDir, target, segment);
+    await markPartitionArchive(deps.pool, partition, file, target, await sha256OfFile(deps.archiveDir, target));
+    await removeArchiveFile(deps.archiveDir, file);
+    return { events, rewritten: target };
+  });
 }
 
 /** Removes a partition's archive files an erasure replaced (a rerun after a crash finishes this). */
