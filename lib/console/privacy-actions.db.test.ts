@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { fanOutChanges } from "../destinations/fan-out-changes";
+import { createDestination } from "../destinations/manage-destinations";
 import { createGatewayClients } from "../http/gateway-clients";
 import { erasuresJob } from "../jobs/definitions/erasures";
 import { runJob } from "../jobs/work-jobs";
@@ -89,12 +91,36 @@ describe("the console's subject requests", () => {
     await expect(run(startErasure, { subject, confirmation: "someone@else.com" })).rejects.toThrow(/type the identifier or ERASE/);
     expect((await app.pool.query("SELECT count(*)::int AS n FROM privacy_erasures")).rows[0].n).toBe(0);
 
+    // Destinations filtered away from the payment's status, and to another gateway.
+    const wantsStripe = await createDestination(
+      app.pool,
+      { name: "stripe-chargebacks", url: "https://host.example/a", providers: ["stripe"], statuses: ["charged_back"] },
+      { actor: "test" },
+    );
+    const wantsPagarme = await createDestination(
+      app.pool,
+      { name: "pagarme", url: "https://host.example/b", providers: ["pagarme"] },
+      { actor: "test" },
+    );
     const { id } = await run(startErasure, { subject, confirmation: ` ${subject.value} ` });
     expect(await getErasureView(app.pool, id)).toMatchObject({ status: "queued", finished: false });
     await runJob(erasuresJob, processDeps(app, testConfig(app.env, { PRIVACY_HASH_KEY: HASH_KEY })), { erasureId: id });
     const done = (await getErasureView(app.pool, id))!;
     expect(done).toMatchObject({ status: "done", finished: true, counts: { payments: 1, inbox_events: 2 } });
     expect(done.payments).toEqual([expect.objectContaining({ chargeId: payment.chargeId, amount: payment.amount })]);
+    // The erasure's one change goes to the destination of its payment's gateway whatever its status filter, not to the other.
+    await fanOutChanges(app.pool);
+    const { rows: queued } = await app.pool.query(
+      `SELECT d.destination_id, c.event_type, c.erasure FROM deliveries d JOIN payment_changes c ON c.id = d.change_id ORDER BY d.id`,
+    );
+    expect(queued).toEqual([
+      {
+        destination_id: wantsStripe.destination.id,
+        event_type: "customer.erased",
+        erasure: { id: String(id), payments: [{ provider: "stripe", chargeId: payment.chargeId }] },
+      },
+    ]);
+    expect(queued.some((row) => row.destination_id === wantsPagarme.destination.id)).toBe(false);
     const { rows: audit } = await app.pool.query("SELECT actor FROM audit_log WHERE action = 'privacy_erasure'");
     expect(audit).toEqual([{ actor: actor.user.email }]);
 
