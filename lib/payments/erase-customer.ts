@@ -41,6 +41,7 @@ const RECORD_ERASURE = `
       eventId: "$2::text",
       eventType: `'${CUSTOMER_ERASED}'`,
       occurredAt: "now()",
+      account: "p.gateway_account",
       erasure: "$3::jsonb",
     },
     "erased p",
