@@ -117,7 +117,7 @@ describe("the console's subject requests", () => {
       {
         destination_id: wantsStripe.destination.id,
         event_type: "customer.erased",
-        erasure: { id: String(id), payments: [{ provider: "stripe", chargeId: payment.chargeId }] },
+        erasure: { id: String(id), payments: [{ provider: "stripe", account: "default", chargeId: payment.chargeId }] },
       },
     ]);
     expect(queued.some((row) => row.destination_id === wantsPagarme.destination.id)).toBe(false);

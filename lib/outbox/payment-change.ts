@@ -24,7 +24,7 @@ export type PaymentChange = {
 };
 
 /** What an erasure's one change tells the host: which erasure, and every payment whose customer it erased. */
-export type ChangeErasure = { id: string; payments: { provider: string; chargeId: string }[] };
+export type ChangeErasure = { id: string; payments: { provider: string; account: string; chargeId: string }[] };
 
 /** What a change records, field by field, and the payment_changes column each is kept in. */
 const RECORDED = {

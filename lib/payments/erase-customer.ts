@@ -18,7 +18,7 @@ const ERASE = `
    WHERE p.id = ANY($1::bigint[])
      AND (p.customer_id IS DISTINCT FROM '${REDACTED}' AND p.customer_id IS NOT NULL
           OR p.customer_email IS DISTINCT FROM '${REDACTED}' AND p.customer_email IS NOT NULL)
-  RETURNING p.id, p.provider, p.gateway_charge_id AS "chargeId"`;
+  RETURNING p.id, p.provider, p.gateway_account AS account, p.gateway_charge_id AS "chargeId"`;
 
 const RECORD_ERASURE = `
   WITH erased AS (
@@ -55,10 +55,10 @@ const RECORD_ERASURE = `
  */
 export async function eraseCustomerFromPayments(db: Queryable, paymentIds: readonly number[], erasureId: number): Promise<number> {
   if (paymentIds.length === 0) return 0;
-  const { rows } = await db.query<{ id: number; provider: string; chargeId: string }>(ERASE, [paymentIds]);
+  const { rows } = await db.query<{ id: number; provider: string; account: string; chargeId: string }>(ERASE, [paymentIds]);
   if (rows.length === 0) return 0;
   rows.sort((a, b) => a.id - b.id);
-  const erasure = { id: String(erasureId), payments: rows.map(({ provider, chargeId }) => ({ provider, chargeId })) };
+  const erasure = { id: String(erasureId), payments: rows.map(({ provider, account, chargeId }) => ({ provider, account, chargeId })) };
   await db.query(RECORD_ERASURE, [rows[0]!.id, `erasure_${erasureId}`, JSON.stringify(erasure)]);
   return rows.length;
 }
