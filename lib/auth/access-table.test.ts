@@ -16,6 +16,7 @@ const EXPECTED: Record<Permission, readonly Role[]> = {
   "alerts.read": ["support", "admin"],
   "payments.reconcile": ["finance", "admin"],
   "destinations.manage": ["admin"],
+  "privacy.manage": ["admin"],
 };
 
 const entries = [

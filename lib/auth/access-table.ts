@@ -21,6 +21,8 @@ export const PAGE_ACCESS = {
   "/reconciliation": "payments.reconcile",
   "/destinations": "destinations.manage",
   "/destinations/[id]": "destinations.manage",
+  "/privacy": "privacy.manage",
+  "/privacy/erasures/[id]": "privacy.manage",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {
@@ -37,6 +39,9 @@ export const ACTION_ACCESS = {
   rotateDestinationSecret: "destinations.manage",
   resendDeliveries: "destinations.manage",
   sendTestMessage: "destinations.manage",
+  exportSubject: "privacy.manage",
+  previewErasure: "privacy.manage",
+  startErasure: "privacy.manage",
 } as const satisfies Record<string, Permission>;
 
 export const ROUTE_ACCESS = {

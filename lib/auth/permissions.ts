@@ -13,6 +13,7 @@ export const PERMISSIONS = [
   "alerts.read",
   "payments.reconcile",
   "destinations.manage",
+  "privacy.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -32,6 +33,8 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "alerts.read",
     "payments.reconcile",
     "destinations.manage",
+    // A data subject's export and erasure: the whole person unmasked, and an irreversible change.
+    "privacy.manage",
   ],
 };
 

@@ -13,6 +13,7 @@ const NAV: { href: PageRoute; label: string }[] = [
   { href: "/alerts", label: "Alerts" },
   { href: "/reconciliation", label: "Reconciliation" },
   { href: "/destinations", label: "Destinations" },
+  { href: "/privacy", label: "Personal data" },
 ];
 
 export type LayoutView = {

@@ -98,7 +98,8 @@ export async function claimDeliveries(db: Queryable, config: DestinationsConfig,
 
 /**
  * The body of a pushed change (Standard Webhooks: a type and its data). An erasure's change is a
- * `customer.erased`: the host erases its copy of the payment's customer.
+ * `customer.erased` (one per erasure, its `data.erasure.payments` every payment it changed): the host
+ * erases its copy of those payments' customer.
  */
 export const messageBody = (change: PaymentChange) =>
   JSON.stringify({

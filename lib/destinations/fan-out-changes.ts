@@ -4,7 +4,8 @@ import { sequenceChanges } from "../outbox/sequence-changes";
 
 // A destination's next stretch of the feed becomes its deliveries, in one statement: the destination
 // row is locked (a worker finding it locked leaves it to the other), the outbox's changes after its
-// cursor that pass its filters become pending deliveries, and the cursor moves past the stretch.
+// cursor that pass its filters become pending deliveries, and the cursor moves past the stretch. An
+// erasure's change passes when it lists a payment of the destination's gateways, whatever its statuses.
 const FAN_OUT = `
   WITH destination AS (
     SELECT id, feed_position, providers, statuses FROM destinations WHERE id = $1 AND enabled FOR UPDATE SKIP LOCKED
@@ -13,8 +14,8 @@ const FAN_OUT = `
     INSERT INTO deliveries (destination_id, change_id, payment_id, version)
     SELECT d.id, s.id, s.payment_id, s.version
       FROM stretch s, destination d
-     WHERE (cardinality(d.providers) = 0 OR s.provider = ANY(d.providers))
-       AND (cardinality(d.statuses) = 0 OR s.status = ANY(d.statuses))
+     WHERE (cardinality(d.providers) = 0 OR s.provider = ANY(d.providers) OR s.erased_providers && d.providers)
+       AND (cardinality(d.statuses) = 0 OR s.status = ANY(d.statuses) OR s.erased_providers IS NOT NULL)
      ORDER BY s.feed_position
     ON CONFLICT (destination_id, change_id) DO NOTHING
     RETURNING 1

@@ -1,17 +1,19 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import type { Job } from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiChecker } from "@/e2e/harness/openapi";
 import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
+import { fanOutChanges } from "../destinations/fan-out-changes";
 import { createDestination } from "../destinations/manage-destinations";
 import { startDeliveryWorker, type DeliveryWorker } from "../destinations/run-delivery-worker";
 import { receiveWebhook } from "../inbox/ingest/receive-webhook";
 import { processEvents } from "../inbox/process/process-event";
+import { changeFeedQuerySchema, createChangeFeed, readChangeFeed } from "../outbox/read-change-feed";
 import { erasuresJob } from "../jobs/definitions/erasures";
 import { retentionJob } from "../jobs/definitions/retention";
 import { processWebhookJobs } from "../jobs/definitions/webhooks";
@@ -24,6 +26,7 @@ import { readFixture } from "../testing/gateway-fixtures";
 import { randomId, signedWebhook, stripeEvent, type SignedWebhook } from "../testing/gateway-events";
 import { generateSigningKey, startJwksServer, type JwksServer } from "../testing/jwks-server";
 import { processDeps } from "../testing/payment-events";
+import { archiveText as archiveTextOf } from "../testing/archive-text";
 import { createTestApp, TEST_SECRETS, type TestApp } from "../testing/test-app";
 import { testConfig, waitFor } from "../testing/test-worker";
 import type { AppConfig } from "../config/env";
@@ -201,19 +204,7 @@ function mercadopagoWebhook(paymentId: string) {
   return signedWebhook("mercadopago", String(notification.id), JSON.stringify(notification), MP_SECRET);
 }
 
-/** Every file under the archive directory, decompressed. */
-function archiveText(): string {
-  const texts: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else texts.push(name.endsWith(".gz") ? gunzipSync(readFileSync(path)).toString("utf8") : readFileSync(path, "utf8"));
-    }
-  };
-  walk(archiveDir);
-  return texts.join("\n");
-}
+const archiveText = () => archiveTextOf(archiveDir);
 
 const dump = (...tables: string[]) =>
   execFileSync("pg_dump", ["--data-only", ...tables.flatMap((table) => ["-t", table]), app.db.url], {
@@ -319,14 +310,33 @@ describe("erasing a data subject", () => {
     expect(erasure.counts).toMatchObject({ inbox_events: 2, archived_events: 2, payments: 3, signature_failures: 1, customer_emails: 1 });
     expect(erasure.payments).toHaveLength(3);
 
+    // One customer.erased message for the erasure, listing its three payments; the feed's entry is the same change.
     await waitFor(
-      async () => receiver.received.filter((message) => message.type === "customer.erased").length >= 3 || null,
+      async () => receiver.received.some((message) => message.type === "customer.erased") || null,
       30_000,
       "customer.erased pushed",
     );
-    const erased = receiver.received.filter((message) => message.type === "customer.erased").map((message) => message.change);
-    expect(erased.map((change) => change.chargeId).sort()).toEqual([mpPaymentId, pagarmeCharge, stripeCharge].sort());
-    expect(erased.every((change) => change.customer.email === REDACTED)).toBe(true);
+    await fanOutChanges(app.pool);
+    const erased = receiver.received.filter((message) => message.type === "customer.erased");
+    expect(erased).toHaveLength(1);
+    const notice = erased[0]!.change;
+    expect(notice.erasure).toEqual({ id: String(erasureId), payments: expect.any(Array) });
+    expect(notice.erasure!.payments.map((payment) => payment.chargeId).sort()).toEqual([mpPaymentId, pagarmeCharge, stripeCharge].sort());
+    expect(notice.customer.email).toBe(REDACTED);
+    // As docs/openapi.json describes the message (its timestamp is the change's commit, as pushed).
+    expect(openApiChecker().message("customer.erased", { type: "customer.erased", timestamp: notice.committedAt, data: notice })).toEqual(
+      [],
+    );
+    const feed = createChangeFeed(app.pool);
+    // A reader filtered to one gateway and a status none of its payments has still gets it.
+    const filtered = await readChangeFeed(
+      feed,
+      changeFeedQuerySchema.parse({ provider: "mercadopago", status: "charged_back", limit: "1000" }),
+    );
+    expect(filtered.data).toEqual([{ ...notice, committedAt: expect.any(String) }]);
+    expect((await readChangeFeed(feed, changeFeedQuerySchema.parse({ limit: "1000" }))).data.filter((change) => change.erasure)).toEqual(
+      filtered.data,
+    );
 
     expect(leaks(dump())).toEqual([]);
     expect(leaks(archiveText())).toEqual([]);

@@ -2,7 +2,10 @@ import type { PgBoss } from "pg-boss";
 import { recordAudit, type Actor } from "../audit/record-audit";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { redactDeliveryAttempts } from "../destinations/redact-attempts";
+import { listArchivedPartitions } from "../inbox/partitions/archived-partition-rows";
 import {
+  redactArchivedPartition,
+  removeReplacedPartitionArchives,
   redactArchiveFile,
   redactInboxEvents,
   redactSignatureFailures,
@@ -10,10 +13,19 @@ import {
 } from "../inbox/erasure/redact-stored-events";
 import { redactChangeCustomers } from "../outbox/redact-changes";
 import { eraseCustomerFromPayments } from "../payments/erase-customer";
-import { identifierHash } from "../providers/personal-data";
+import { REDACTED, identifierHash } from "../providers/personal-data";
 import { onClient } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
-import { findSubject, isEmptyScope, requireHashKey, subjectHash, subjectIdentifier, type Subject, type SubjectScope } from "./find-subject";
+import {
+  findSubject,
+  isEmptyScope,
+  type SubjectStore,
+  requireHashKey,
+  subjectHash,
+  subjectIdentifier,
+  type Subject,
+  type SubjectScope,
+} from "./find-subject";
 
 // A data subject's erasure (LGPD art. 18 VI, GDPR art. 17): one job, recorded in privacy_erasures.
 // The subject is found once, when the job starts, and what was found (the scope) is kept on the row
@@ -23,13 +35,16 @@ import { findSubject, isEmptyScope, requireHashKey, subjectHash, subjectIdentifi
 
 export type ErasureCounts = Record<string, number>;
 
+/** A payment an erasure changes: its financial facts, which stay (only its customer goes). */
+export type ErasedPayment = { provider: string; chargeId: string; status: string; amount: number | null; currency: string | null };
+
 export type Erasure = {
   id: number;
   status: "queued" | "running" | "done" | "failed";
   subjectKind: string;
   subjectHash: string;
   counts: ErasureCounts;
-  payments: { provider: string; chargeId: string }[];
+  payments: ErasedPayment[];
   error: string | null;
   createdAt: Date;
   finishedAt: Date | null;
@@ -39,14 +54,54 @@ export type ErasureDeps = { pool: Pool; archiveDir: string; hashKey: string | un
 
 const BATCH = 200;
 
-/** What an erasure of the subject would change now, changing nothing. */
-export async function previewErasure(db: Queryable, subject: Subject): Promise<ErasureCounts> {
-  const scope = await findSubject(db, subject);
+export type ErasurePreview = {
+  /** How many rows, archived events and archive files the erasure would change now. */
+  counts: ErasureCounts;
+  /** The archive files it would rewrite, with how many of their events are the subject's. */
+  archives: { file: string; events: number }[];
+  payments: ErasedPayment[];
+};
+
+const unredacted = (column: string) => `${column} IS NOT NULL AND ${column} <> '${REDACTED}'`;
+
+/** What an erasure of the subject would change now, changing nothing (the dry run). */
+export async function previewErasure(store: SubjectStore, subject: Subject): Promise<ErasurePreview> {
+  const db = store.pool;
+  const scope = await findSubject(store, subject);
+  const { rows: payments } = await db.query<ErasedPayment>(
+    `SELECT provider, gateway_charge_id AS "chargeId", status, amount, currency
+       FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id`,
+    [scope.paymentIds],
+  );
+  const { rows } = await db.query<{ payments: number; changes: number; emails: number }>(
+    `SELECT (SELECT count(*)::int FROM payments WHERE id = ANY($1::bigint[])
+                AND (${unredacted("customer_id")} OR ${unredacted("customer_email")})) AS payments,
+            (SELECT count(*)::int FROM payment_changes WHERE payment_id = ANY($1::bigint[])
+                AND (${unredacted("customer_id")} OR ${unredacted("customer_email")})) AS changes,
+            (SELECT count(*)::int FROM customer_emails WHERE email = ANY($2::text[])) AS emails`,
+    [scope.paymentIds, scope.identifiers.map((identifier) => identifier.toLowerCase())],
+  );
+  const archives = Object.entries(scope.archived)
+    .map(([file, ids]) => ({ file, events: ids.length }))
+    .sort((a, b) => a.file.localeCompare(b.file));
+  const partitionFiles = new Map((await listArchivedPartitions(db)).map((partition) => [partition.name, partition.file]));
+  const partitions = Object.entries(scope.partitions).map(([name, ids]) => ({
+    file: partitionFiles.get(name) ?? name,
+    events: ids.length,
+  }));
   return {
-    payments: scope.paymentIds.length,
-    inbox_events: scope.liveEventIds.length,
-    archived_events: Object.values(scope.archived).flat().length,
-    archive_files: Object.keys(scope.archived).length,
+    counts: {
+      payments: rows[0]!.payments,
+      payment_changes: rows[0]!.changes,
+      customer_emails: rows[0]!.emails,
+      inbox_events: scope.liveEventIds.length,
+      archived_events: archives.reduce((sum, archive) => sum + archive.events, 0),
+      archive_files: archives.length,
+      partition_events: partitions.reduce((sum, archive) => sum + archive.events, 0),
+      partition_archives: partitions.length,
+    },
+    archives: [...archives, ...partitions],
+    payments,
   };
 }
 
@@ -78,12 +133,31 @@ export async function getErasure(db: Queryable, id: number): Promise<Erasure | n
   const { rows } = await db.query<Erasure>(
     `SELECT e.id, e.status, e.subject_kind AS "subjectKind", e.subject_hash AS "subjectHash", e.counts, e.error,
             e.created_at AS "createdAt", e.finished_at AS "finishedAt",
-            COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'chargeId', p.gateway_charge_id) ORDER BY p.id)
+            COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'chargeId', p.gateway_charge_id, 'status', p.status,
+                                          'amount', p.amount, 'currency', p.currency) ORDER BY p.id)
                         FROM payments p WHERE p.id = ANY(e.payments)), '[]') AS payments
        FROM privacy_erasures e WHERE e.id = $1`,
     [id],
   );
   return rows[0] ?? null;
+}
+
+/** A past or running erasure, as the console lists it: never the identifier, its kind and keyed hash. */
+export type ErasureListRow = Omit<Erasure, "payments" | "subjectHash"> & { actor: string; provider: string | null; payments: number };
+
+/** Erasures, newest first, a page of them and how many there are in all. */
+export async function listErasures(
+  db: Queryable,
+  page: { offset: number; limit: number },
+): Promise<{ rows: ErasureListRow[]; total: number }> {
+  const { rows } = await db.query<ErasureListRow>(
+    `SELECT id, status, actor, subject_kind AS "subjectKind", provider, counts, error, cardinality(payments) AS payments,
+            created_at AS "createdAt", finished_at AS "finishedAt"
+       FROM privacy_erasures ORDER BY id DESC OFFSET $1 LIMIT $2`,
+    [page.offset, page.limit],
+  );
+  const { rows: total } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM privacy_erasures");
+  return { rows, total: total[0]!.n };
 }
 
 type StoredScope = { subject: Subject; found?: SubjectScope };
@@ -144,7 +218,7 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
   if (!row?.scope) return;
   let found = row.scope.found;
   if (!found) {
-    found = await findSubject(deps.pool, row.scope.subject);
+    found = await findSubject(deps, row.scope.subject);
     await deps.pool.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
       id,
       JSON.stringify({ ...row.scope, found }),
@@ -173,12 +247,19 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
   }
   // What an earlier run rewrote but crashed before removing.
   for (const file of Object.keys(found.archived)) await removeReplacedArchive(deps, file);
+  // Archived months: each partition's file rewritten, its record pointing at the new one.
+  for (const [partition, ids] of Object.entries(found.partitions ?? {})) {
+    const { events, rewritten } = await redactArchivedPartition(deps, partition, new Set(ids), subject);
+    await addCounts(deps.pool, id, { partition_events: events, partition_archives: rewritten ? 1 : 0 });
+    await removeReplacedPartitionArchives(deps, partition);
+    await onStep("partition_archives");
+  }
 
   await withTransaction(deps.pool, async (tx) => {
     const { rows: emails } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [
       found.identifiers.map((identifier) => identifier.toLowerCase()),
     ]);
-    const payments = await eraseCustomerFromPayments(tx, found.paymentIds, `erasure_${id}`);
+    const payments = await eraseCustomerFromPayments(tx, found.paymentIds, id);
     const changes = await redactChangeCustomers(tx, found.paymentIds);
     const attempts = await redactDeliveryAttempts(tx, found.paymentIds, found.identifiers);
     const { rows: left } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [

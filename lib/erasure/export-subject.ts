@@ -1,5 +1,6 @@
 import { recordAudit, type Actor } from "../audit/record-audit";
 import type { Pool } from "../db/pool";
+import { listArchivedPartitions, scanArchivedPartition } from "../inbox/partitions/archived-partition-rows";
 import { readArchivedEvents } from "../inbox/retention/archive-files";
 import { personalEntries, redactText } from "../providers/personal-data";
 import { findDriver } from "../providers/registry";
@@ -53,7 +54,7 @@ export async function exportSubject(
   actor: Actor,
 ): Promise<SubjectExport> {
   const hashKey = requireHashKey(deps.hashKey);
-  const scope = await findSubject(deps.pool, subject);
+  const scope = await findSubject(deps, subject);
   const { pool } = deps;
   const ids = { payments: scope.paymentIds, events: scope.liveEventIds };
   const { rows: payments } = await pool.query(
@@ -100,6 +101,23 @@ export async function exportSubject(
         eventId: event.eventId,
         receivedAt: event.receivedAt,
         personal: personalFields(event.provider, event.payload, scope.identifiers),
+      });
+    }
+  }
+  const partitionFiles = new Map((await listArchivedPartitions(pool)).map((partition) => [partition.name, partition.file]));
+  for (const [partition, partitionIds] of Object.entries(scope.partitions)) {
+    const file = partitionFiles.get(partition);
+    if (!file) continue;
+    const wanted = new Set(partitionIds);
+    for (const row of await scanArchivedPartition(deps.archiveDir, file, (candidate) => wanted.has(Number(candidate.id)))) {
+      archiveEntries.push({
+        file,
+        partition,
+        id: row.id,
+        provider: row.provider,
+        eventId: row.event_id,
+        receivedAt: row.received_at,
+        personal: personalFields(row.provider, row.payload, scope.identifiers),
       });
     }
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import type { Queryable } from "../db/pool";
+import type { Pool } from "../db/pool";
 import { AppError } from "../errors/app-error";
+import { findArchivedEvents } from "../inbox/erasure/find-archived-events";
 import { REDACTED, identifierHash, normalIdentifier, personalValues } from "../providers/personal-data";
 import { PROVIDER_NAMES, findDriver } from "../providers/registry";
 
@@ -51,7 +52,12 @@ export type SubjectScope = {
   liveEventIds: number[];
   /** Events whose body is in a retention archive, by archive file. */
   archived: Record<string, number[]>;
+  /** Events of archived partitions (only their archive file holds them), by partition. */
+  partitions: Record<string, number[]>;
 };
+
+/** Where the subject is looked for: the database and the archive files. */
+export type SubjectStore = { pool: Pool; archiveDir: string };
 
 type PaymentHit = { id: number; provider: string; gateway_charge_id: string; customer_id: string | null; customer_email: string | null };
 type EventHit = {
@@ -62,17 +68,21 @@ type EventHit = {
   customer_email: string | null;
   archive_file: string | null;
   payload: unknown;
+  partition?: string | null;
 };
 
 const EVENT_COLUMNS = "w.id, w.provider, w.resource_id, w.customer_id, w.customer_email, w.archive_file, w.payload";
 const isEmail = (value: string) => value.includes("@");
 const isKey = (value: string) => isEmail(value) || /\d{8,}/.test(value.replace(/\D/g, ""));
 
-async function findRound(db: Queryable, emails: string[], customerIds: string[], documents: string[], provider: string | null) {
+async function findRound(store: SubjectStore, emails: string[], customerIds: string[], documents: string[], provider: string | null) {
+  const db = store.pool;
   const payments = new Map<number, PaymentHit>();
   const events = new Map<number, EventHit>();
   const addPayments = (rows: PaymentHit[]) => rows.forEach((row) => payments.set(row.id, row));
-  const addEvents = (rows: EventHit[]) => rows.forEach((row) => events.set(row.id, row));
+  // A row found again keeps the body an archive file gave it (the row's own payload is gone).
+  const addEvents = (rows: EventHit[]) =>
+    rows.forEach((row) => events.set(row.id, events.get(row.id)?.payload != null && row.payload == null ? events.get(row.id)! : row));
   const lowered = [...new Set(emails.map((email) => email.toLowerCase()))];
   const byEmail = [...new Set([...emails, ...lowered])];
   const PAYMENT_COLUMNS = "p.id, p.provider, p.gateway_charge_id, p.customer_id, p.customer_email";
@@ -107,16 +117,26 @@ async function findRound(db: Queryable, emails: string[], customerIds: string[],
     );
   }
   // The payments of those events, and every event of those payments.
-  const charges = [...events.values()].filter((event) => event.resource_id !== null);
-  addPayments(
-    (
-      await db.query<PaymentHit>(
-        `SELECT ${PAYMENT_COLUMNS} FROM payments p JOIN unnest($1::text[], $2::text[]) AS c(provider, charge)
-            ON p.provider = c.provider AND p.gateway_charge_id = c.charge`,
-        [charges.map((event) => event.provider), charges.map((event) => event.resource_id)],
-      )
-    ).rows,
-  );
+  const addPaymentsOf = async (of: { provider: string; resource_id: string | null }[]) => {
+    const charges = of.filter((event) => event.resource_id !== null);
+    const { rows } = await db.query<PaymentHit>(
+      `SELECT ${PAYMENT_COLUMNS} FROM payments p JOIN unnest($1::text[], $2::text[]) AS c(provider, charge)
+          ON p.provider = c.provider AND p.gateway_charge_id = c.charge`,
+      [charges.map((event) => event.provider), charges.map((event) => event.resource_id)],
+    );
+    addPayments(rows);
+  };
+  await addPaymentsOf([...events.values()]);
+  // What only the archive files hold: archived months, and documents inside retention archives' bodies.
+  const archived = await findArchivedEvents(store, {
+    emails,
+    customerIds,
+    provider,
+    documents,
+    charges: [...payments.values()].map((payment) => ({ provider: payment.provider, chargeId: payment.gateway_charge_id })),
+  });
+  addEvents(archived);
+  await addPaymentsOf(archived);
   const known = [...payments.values()];
   addEvents(
     (
@@ -131,13 +151,13 @@ async function findRound(db: Queryable, emails: string[], customerIds: string[],
 }
 
 /** Finds the subject: two rounds, the second with the identifiers the first one's rows named. */
-export async function findSubject(db: Queryable, subject: Subject): Promise<SubjectScope> {
+export async function findSubject(store: SubjectStore, subject: Subject): Promise<SubjectScope> {
   const { kind, value } = subjectIdentifier(subject);
   const emails = new Set(kind === "email" ? [value] : []);
   const customerIds = new Set(kind === "customerId" ? [value] : []);
   const documents = new Set(kind === "document" ? [value] : []);
   const others = new Set<string>();
-  let found = await findRound(db, [...emails], [...customerIds], [...documents], subject.provider ?? null);
+  let found = await findRound(store, [...emails], [...customerIds], [...documents], subject.provider ?? null);
   for (let round = 0; round < 2; round += 1) {
     const before = emails.size + customerIds.size;
     for (const row of [...found.payments.values(), ...found.events.values()]) {
@@ -152,13 +172,15 @@ export async function findSubject(db: Queryable, subject: Subject): Promise<Subj
       }
     }
     if (round === 1 || emails.size + customerIds.size === before) break;
-    found = await findRound(db, [...emails], [...customerIds], [...documents], null);
+    found = await findRound(store, [...emails], [...customerIds], [...documents], null);
   }
   const identifiers = [...new Set([...emails, ...customerIds, ...documents, ...others])];
   const archived: Record<string, number[]> = {};
+  const partitions: Record<string, number[]> = {};
   const liveEventIds: number[] = [];
   for (const event of found.events.values()) {
-    if (event.archive_file === null) liveEventIds.push(event.id);
+    if (event.partition) (partitions[event.partition] ??= []).push(Number(event.id));
+    else if (event.archive_file === null) liveEventIds.push(event.id);
     else (archived[event.archive_file] ??= []).push(event.id);
   }
   return {
@@ -167,9 +189,13 @@ export async function findSubject(db: Queryable, subject: Subject): Promise<Subj
     paymentIds: [...found.payments.keys()].sort((a, b) => a - b),
     liveEventIds: liveEventIds.sort((a, b) => a - b),
     archived,
+    partitions,
   };
 }
 
 /** Is there anything stored about the subject? */
 export const isEmptyScope = (scope: SubjectScope) =>
-  scope.paymentIds.length === 0 && scope.liveEventIds.length === 0 && Object.keys(scope.archived).length === 0;
+  scope.paymentIds.length === 0 &&
+  scope.liveEventIds.length === 0 &&
+  Object.keys(scope.archived).length === 0 &&
+  Object.keys(scope.partitions ?? {}).length === 0;

@@ -11,12 +11,15 @@ import { sequenceChanges } from "./sequence-changes";
 // by a sequencer, which a notification could not run for us.
 const TICK_MS = 250;
 
-// Past this many new positions in one tick, the watcher doesn't look at what they are: it wakes everyone.
+// Past this many new positions in one tick, the watcher doesn't look at what they are: it wakes
+// everyone; so does an erasure's change (it lists payments of several gateways and statuses).
 const MAX_KINDS_RANGE = 10_000;
 
 const READ_HEAD = `
   SELECT h.last_position AS head,
-         CASE WHEN $1::bigint IS NOT NULL AND h.last_position - $1 <= $2 THEN
+         CASE WHEN $1::bigint IS NOT NULL AND h.last_position - $1 <= $2
+                   AND NOT EXISTS (SELECT 1 FROM payment_changes e
+                                    WHERE e.feed_position > $1 AND e.feed_position <= h.last_position AND e.erasure IS NOT NULL) THEN
            (SELECT COALESCE(json_agg(DISTINCT jsonb_build_array(c.provider, c.status)), '[]')
               FROM payment_changes c WHERE c.feed_position > $1 AND c.feed_position <= h.last_position)
          END AS kinds

@@ -19,7 +19,12 @@ export type PaymentChange = {
   customer: { id: string | null; email: string | null };
   cause: { eventId: string | null; type: string | null; occurredAt: string | null };
   committedAt: string;
+  /** Only on an erasure's `customer.erased` change: the erasure and every payment it changed. */
+  erasure?: ChangeErasure;
 };
+
+/** What an erasure's one change tells the host: which erasure, and every payment whose customer it erased. */
+export type ChangeErasure = { id: string; payments: { provider: string; account: string; chargeId: string }[] };
 
 /** What a change records, field by field, and the payment_changes column each is kept in. */
 const RECORDED = {
@@ -41,7 +46,10 @@ const RECORDED = {
   account: "gateway_account",
 } as const;
 
-export type RecordedChange = { [Field in keyof typeof RECORDED]: string };
+export type RecordedChange = { [Field in keyof typeof RECORDED]: string } & {
+  /** The ChangeErasure (jsonb) of an erasure's change; left out, null. */
+  erasure?: string;
+};
 
 /**
  * The statement piece (a CTE body) that records one change per row of `from`: each field of
@@ -50,8 +58,9 @@ export type RecordedChange = { [Field in keyof typeof RECORDED]: string };
  */
 export function recordChangesSql(values: RecordedChange, from: string, orderBy: string): string {
   const fields = Object.keys(RECORDED) as (keyof typeof RECORDED)[];
-  return `INSERT INTO payment_changes (${fields.map((field) => RECORDED[field]).join(", ")})
-    SELECT ${fields.map((field) => values[field]).join(", ")}
+  const erasure = values.erasure === undefined ? { column: "", value: "" } : { column: ", erasure", value: `, ${values.erasure}` };
+  return `INSERT INTO payment_changes (${fields.map((field) => RECORDED[field]).join(", ")}${erasure.column})
+    SELECT ${fields.map((field) => values[field]).join(", ")}${erasure.value}
       FROM ${from}
      ORDER BY ${orderBy}`;
 }
@@ -62,7 +71,7 @@ export function recordChangesSql(values: RecordedChange, from: string, orderBy: 
  * numbered changes have a position, so a reader never steps over a change committed late.
  */
 export const feedAfterSql = (after: string, limit: string) => `
-  SELECT c.id, c.payment_id, c.version, c.provider, c.status, c.feed_position
+  SELECT c.id, c.payment_id, c.version, c.provider, c.status, c.feed_position, ${erasedProvidersSql("c")} AS erased_providers
     FROM payment_changes c
    WHERE c.feed_position > ${after}
    ORDER BY c.feed_position
@@ -74,10 +83,21 @@ export const changeIdSql = (alias: string) => `'chg_' || ${alias}.id`;
 /** A timestamptz column as the host's APIs write times: UTC, microseconds, `Z`. */
 export const utcTimeSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** The payment_changes columns of alias `c` as a PaymentChange, built by the database. */
-export const CHANGE_JSON = `json_build_object(
+/**
+ * The gateways of the payments an erasure's change (alias `alias`) lists, null on any other change:
+ * a reader filtered by provider or status gets the erasure when it lists a payment of its gateways,
+ * whatever the statuses (the host erases its copy of each), as the feed and the pushes both do.
+ */
+export const erasedProvidersSql = (alias: string) =>
+  `CASE WHEN ${alias}.erasure IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements(${alias}.erasure -> 'payments') ->> 'provider') END`;
+
+const CHANGE_FIELDS = `
   'id', ${changeIdSql("c")}, 'provider', c.provider, 'account', c.gateway_account, 'chargeId', c.gateway_charge_id, 'version', c.version,
   'status', c.status, 'previousStatus', c.previous_status, 'amount', c.amount, 'amountRefunded', c.amount_refunded,
   'currency', c.currency, 'customer', json_build_object('id', c.customer_id, 'email', c.customer_email),
   'cause', json_build_object('eventId', c.event_id, 'type', c.event_type, 'occurredAt', ${utcTimeSql("c.occurred_at")}),
-  'committedAt', ${utcTimeSql("c.committed_at")})`;
+  'committedAt', ${utcTimeSql("c.committed_at")}`;
+
+/** The payment_changes columns of alias `c` as a PaymentChange, built by the database (`erasure` only when there is one). */
+export const CHANGE_JSON = `CASE WHEN c.erasure IS NULL THEN json_build_object(${CHANGE_FIELDS})
+  ELSE json_build_object(${CHANGE_FIELDS}, 'erasure', c.erasure) END`;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CHARGE_STATUSES } from "../canonical/charge-event";
 import { PROVIDER_NAMES } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
-import { CHANGE_JSON, type PaymentChange } from "./payment-change";
+import { CHANGE_JSON, erasedProvidersSql, type PaymentChange } from "./payment-change";
 import { AppError } from "../errors/app-error";
 import { InFlight } from "../request/in-flight";
 import { FeedWaiter, type WantedChanges } from "./feed-waiter";
@@ -54,8 +54,8 @@ const READ_PAGE = `
     SELECT c.feed_position, ${CHANGE_JSON} AS change
       FROM payment_changes c
      WHERE c.feed_position > $1
-       AND ($2::text[] IS NULL OR c.provider = ANY($2))
-       AND ($3::text[] IS NULL OR c.status = ANY($3))
+       AND ($2::text[] IS NULL OR c.provider = ANY($2) OR ${erasedProvidersSql("c")} && $2)
+       AND ($3::text[] IS NULL OR c.status = ANY($3) OR c.erasure IS NOT NULL)
      ORDER BY c.feed_position
      LIMIT $4
   )

@@ -5,52 +5,60 @@ import { REDACTED } from "../canonical/redacted";
 
 // A data subject's erasure, as the payments see it: the customer becomes REDACTED (not null: a
 // later event or refetch fills a null customer back in, never a redacted one), every financial
-// fact and the status history stay, and each payment records a `customer.erased` change so the
-// feed and the destinations tell the host to erase its copy. customer_emails follows by trigger.
+// fact and the status history stay. The host is told once: the first payment changed records one
+// `customer.erased` change listing every payment changed (the others change in place, no new
+// version: their recorded versions are redacted by the outbox, so the feed says nothing new of
+// them). customer_emails follows by trigger.
 
 const ERASE = `
+  UPDATE payments p
+     SET customer_id = CASE WHEN p.customer_id IS NULL THEN NULL ELSE '${REDACTED}' END,
+         customer_email = CASE WHEN p.customer_email IS NULL THEN NULL ELSE '${REDACTED}' END,
+         updated_at = now()
+   WHERE p.id = ANY($1::bigint[])
+     AND (p.customer_id IS DISTINCT FROM '${REDACTED}' AND p.customer_id IS NOT NULL
+          OR p.customer_email IS DISTINCT FROM '${REDACTED}' AND p.customer_email IS NOT NULL)
+  RETURNING p.id, p.provider, p.gateway_account AS account, p.gateway_charge_id AS "chargeId"`;
+
+const RECORD_ERASURE = `
   WITH erased AS (
-    UPDATE payments p
-       SET customer_id = CASE WHEN p.customer_id IS NULL THEN NULL ELSE '${REDACTED}' END,
-           customer_email = CASE WHEN p.customer_email IS NULL THEN NULL ELSE '${REDACTED}' END,
-           version = p.version + 1, updated_at = now()
-     WHERE p.id = ANY($1::bigint[])
-       AND (p.customer_id IS DISTINCT FROM '${REDACTED}' AND p.customer_id IS NOT NULL
-            OR p.customer_email IS DISTINCT FROM '${REDACTED}' AND p.customer_email IS NOT NULL)
-    RETURNING p.*
-  ), recorded AS (
-    ${recordChangesSql(
-      {
-        paymentId: "p.id",
-        version: "p.version",
-        provider: "p.provider",
-        chargeId: "p.gateway_charge_id",
-        previousStatus: "p.status",
-        status: "p.status",
-        amount: "p.amount",
-        amountRefunded: "p.amount_refunded",
-        currency: "p.currency",
-        customerId: "p.customer_id",
-        customerEmail: "p.customer_email",
-        inboxId: "NULL::bigint",
-        eventId: "$2::text",
-        eventType: `'${CUSTOMER_ERASED}'`,
-        occurredAt: "now()",
-        account: "p.gateway_account",
-      },
-      "erased p",
-      "p.id",
-    )}
-    RETURNING payment_id
+    UPDATE payments p SET version = p.version + 1 WHERE p.id = $1 RETURNING p.*
   )
-  SELECT count(*)::int AS n FROM recorded`;
+  ${recordChangesSql(
+    {
+      paymentId: "p.id",
+      version: "p.version",
+      provider: "p.provider",
+      chargeId: "p.gateway_charge_id",
+      previousStatus: "p.status",
+      status: "p.status",
+      amount: "p.amount",
+      amountRefunded: "p.amount_refunded",
+      currency: "p.currency",
+      customerId: "p.customer_id",
+      customerEmail: "p.customer_email",
+      inboxId: "NULL::bigint",
+      eventId: "$2::text",
+      eventType: `'${CUSTOMER_ERASED}'`,
+      occurredAt: "now()",
+      account: "p.gateway_account",
+      erasure: "$3::jsonb",
+    },
+    "erased p",
+    "p.id",
+  )}`;
 
 /**
- * Erases the customer of these payments, on `db` (the erasure's transaction); `erasureRef` is the
- * change's cause id. Payments already erased are left alone: the count is of those changed now.
+ * Erases the customer of these payments, on `db` (the erasure's transaction), and records the one
+ * change that tells the host (cause id `erasure_<id>`). Payments already erased are left alone: the
+ * count is of those changed now, and none changed records no change.
  */
-export async function eraseCustomerFromPayments(db: Queryable, paymentIds: readonly number[], erasureRef: string): Promise<number> {
+export async function eraseCustomerFromPayments(db: Queryable, paymentIds: readonly number[], erasureId: number): Promise<number> {
   if (paymentIds.length === 0) return 0;
-  const { rows } = await db.query<{ n: number }>(ERASE, [paymentIds, erasureRef]);
-  return rows[0]!.n;
+  const { rows } = await db.query<{ id: number; provider: string; account: string; chargeId: string }>(ERASE, [paymentIds]);
+  if (rows.length === 0) return 0;
+  rows.sort((a, b) => a.id - b.id);
+  const erasure = { id: String(erasureId), payments: rows.map(({ provider, account, chargeId }) => ({ provider, account, chargeId })) };
+  await db.query(RECORD_ERASURE, [rows[0]!.id, `erasure_${erasureId}`, JSON.stringify(erasure)]);
+  return rows.length;
 }

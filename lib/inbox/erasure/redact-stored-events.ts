@@ -1,8 +1,12 @@
+import { readdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { sha256Hex } from "../../crypto/digest";
 import { withTransaction, type Pool, type Queryable } from "../../db/pool";
 import { REDACTED, normalIdentifier, redactPayload, redactText, type RedactionTarget } from "../../providers/personal-data";
 import { findDriver } from "../../providers/registry";
 import { jsonbText } from "../ingest/normalize-event";
+import { markPartitionArchive, type ArchivedInboxRow } from "../partitions/archived-partition-rows";
+import { partitionArchiveFile, sha256OfFile } from "../partitions/partition-names";
 import { appendArchiveSegment, readArchiveMembers, readManifest, removeArchiveFile, type ArchivedEvent } from "../retention/archive-files";
 import { RETENTION_LOCK_KEY } from "../retention/archive-settled-events";
 
@@ -137,6 +141,21 @@ function rewrittenName(file: string, erasureId: number): string {
   return file.replace(/(\.e\d+)?\.ndjson\.gz$/, `.e${erasureId}.ndjson.gz`);
 }
 
+/** Runs `work` holding the retention lock, so no retention run appends to or archives a file meanwhile. */
+async function withRetentionLock<T>(pool: Pool, work: () => Promise<T>): Promise<T> {
+  const lock = await pool.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
+    try {
+      return await work();
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
 export type ArchiveRedaction = { events: number; rewritten: string | null };
 
 /**
@@ -155,75 +174,67 @@ export async function redactArchiveFile(
   ids: ReadonlySet<number>,
   subject: Subject & { erasureId: number },
 ): Promise<ArchiveRedaction> {
-  const lock = await deps.pool.connect();
-  try {
-    await lock.query("SELECT pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
-    try {
-      const members: ArchivedEvent[][] = [];
-      const redacted: { id: number; sha256: string; originalSha256: string }[] = [];
-      for await (const events of readArchiveMembers(deps.archiveDir, file)) {
-        members.push(
-          (events as ArchivedEvent[]).map((event) => {
-            if (!ids.has(event.id)) return event;
-            const target = targetFor(event.provider, subject);
-            const raw = Buffer.from(event.rawBodyBase64, "base64");
-            const rawBody = redactBytes(raw, target);
-            const next: ArchivedEvent = {
-              ...event,
-              rawBodySha256: sha256Hex(rawBody),
-              rawBodyBase64: rawBody.toString("base64"),
-              payload: event.payload === null ? null : redactPayload(event.payload, target).value,
-              headers: redactHeaders(event.headers, subject.identifiers),
-            };
-            if (JSON.stringify(next) !== JSON.stringify(event)) {
-              redacted.push({ id: event.id, sha256: next.rawBodySha256, originalSha256: event.rawBodySha256 });
-            }
-            return next;
-          }),
-        );
-      }
-      if (redacted.length === 0) return { events: 0, rewritten: null };
-      const target = rewrittenName(file, subject.erasureId);
-      await removeArchiveFile(deps.archiveDir, target);
-      for (const events of members) if (events.length > 0) await appendArchiveSegment(deps.archiveDir, target, events);
-      const erased = new Set(subject.identifiers.map(normalIdentifier));
-      await withTransaction(deps.pool, async (tx) => {
-        await tx.query(`UPDATE webhook_inbox SET archive_file = $2 WHERE id = ANY($3::bigint[]) AND archive_file = $1`, [
-          file,
-          target,
-          members.flat().map((event) => event.id),
-        ]);
-        const { rows } = await tx.query<{ id: number; customer_id: string | null; customer_email: string | null }>(
-          "SELECT id, customer_id, customer_email FROM webhook_inbox WHERE id = ANY($1::bigint[]) FOR UPDATE",
-          [redacted.map((event) => event.id)],
-        );
-        const columns = new Map(rows.map((row) => [row.id, row]));
-        for (const event of redacted) {
-          const row = columns.get(event.id);
-          await tx.query(
-            `UPDATE webhook_inbox
+  return withRetentionLock(deps.pool, async () => {
+    const members: ArchivedEvent[][] = [];
+    const redacted: { id: number; sha256: string; originalSha256: string }[] = [];
+    for await (const events of readArchiveMembers(deps.archiveDir, file)) {
+      members.push(
+        (events as ArchivedEvent[]).map((event) => {
+          if (!ids.has(event.id)) return event;
+          const target = targetFor(event.provider, subject);
+          const raw = Buffer.from(event.rawBodyBase64, "base64");
+          const rawBody = redactBytes(raw, target);
+          const next: ArchivedEvent = {
+            ...event,
+            rawBodySha256: sha256Hex(rawBody),
+            rawBodyBase64: rawBody.toString("base64"),
+            payload: event.payload === null ? null : redactPayload(event.payload, target).value,
+            headers: redactHeaders(event.headers, subject.identifiers),
+          };
+          if (JSON.stringify(next) !== JSON.stringify(event)) {
+            redacted.push({ id: event.id, sha256: next.rawBodySha256, originalSha256: event.rawBodySha256 });
+          }
+          return next;
+        }),
+      );
+    }
+    if (redacted.length === 0) return { events: 0, rewritten: null };
+    const target = rewrittenName(file, subject.erasureId);
+    await removeArchiveFile(deps.archiveDir, target);
+    for (const events of members) if (events.length > 0) await appendArchiveSegment(deps.archiveDir, target, events);
+    const erased = new Set(subject.identifiers.map(normalIdentifier));
+    await withTransaction(deps.pool, async (tx) => {
+      await tx.query(`UPDATE webhook_inbox SET archive_file = $2 WHERE id = ANY($3::bigint[]) AND archive_file = $1`, [
+        file,
+        target,
+        members.flat().map((event) => event.id),
+      ]);
+      const { rows } = await tx.query<{ id: number; customer_id: string | null; customer_email: string | null }>(
+        "SELECT id, customer_id, customer_email FROM webhook_inbox WHERE id = ANY($1::bigint[]) FOR UPDATE",
+        [redacted.map((event) => event.id)],
+      );
+      const columns = new Map(rows.map((row) => [row.id, row]));
+      for (const event of redacted) {
+        const row = columns.get(event.id);
+        await tx.query(
+          `UPDATE webhook_inbox
                 SET archive_sha256 = $2, original_sha256 = COALESCE(original_sha256, $3),
                     signature_verified_at = COALESCE(signature_verified_at, received_at), redacted_at = now(),
                     customer_id = $4, customer_email = $5
               WHERE id = $1`,
-            [
-              event.id,
-              event.sha256,
-              event.originalSha256,
-              customerColumn(row?.customer_id ?? null, erased),
-              customerColumn(row?.customer_email ?? null, erased),
-            ],
-          );
-        }
-      });
-      await removeReplacedArchive(deps, file);
-      return { events: redacted.length, rewritten: target };
-    } finally {
-      await lock.query("SELECT pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
-    }
-  } finally {
-    lock.release();
-  }
+          [
+            event.id,
+            event.sha256,
+            event.originalSha256,
+            customerColumn(row?.customer_id ?? null, erased),
+            customerColumn(row?.customer_email ?? null, erased),
+          ],
+        );
+      }
+    });
+    await removeReplacedArchive(deps, file);
+    return { events: redacted.length, rewritten: target };
+  });
 }
 
 /** Removes an archive file an erasure replaced, once no row is archived in it (a rerun after a crash finishes this). */
@@ -236,4 +247,89 @@ export async function removeReplacedArchive(deps: { pool: Pool; archiveDir: stri
   );
   if (exists) await removeArchiveFile(deps.archiveDir, file);
   return exists;
+}
+
+const hexBytes = (value: string) => Buffer.from(value.replace(/^\\x/, ""), "hex");
+
+/** A whole inbox row of an archived partition, redacted as redactInboxEvents redacts a live one. */
+function redactPartitionRow(row: ArchivedInboxRow, subject: Subject, erased: ReadonlySet<string>): ArchivedInboxRow {
+  const target = targetFor(row.provider, subject);
+  const raw = row.raw_body === null ? null : hexBytes(row.raw_body);
+  const rawBody = raw === null ? null : redactBytes(raw, target);
+  const next: ArchivedInboxRow = {
+    ...row,
+    payload: row.payload === null ? null : redactPayload(row.payload, target).value,
+    raw_body: rawBody === null ? null : `\\x${rawBody.toString("hex")}`,
+    headers: redactHeaders(row.headers, subject.identifiers),
+    query_string: row.query_string === null ? null : redactText(row.query_string, subject.identifiers).text,
+    last_error: row.last_error === null ? null : redactText(row.last_error, subject.identifiers).text,
+    customer_id: customerColumn(row.customer_id, erased),
+    customer_email: customerColumn(row.customer_email, erased),
+  };
+  if (JSON.stringify(next) === JSON.stringify(row)) return row;
+  return {
+    ...next,
+    original_sha256: row.original_sha256 ?? (raw === null ? null : sha256Hex(raw)),
+    signature_verified_at: row.signature_verified_at ?? row.received_at,
+    redacted_at: new Date().toISOString(),
+  };
+}
+
+/**
+ * Rewrites an archived partition's file holding some of the subject's events (`ids`), as
+ * redactArchiveFile does a retention archive: every segment read (checksums verified), the
+ * subject's rows redacted, the file written anew under another name, then the partition's record
+ * pointed at it with its new checksum (what a restore verifies), then the old file removed.
+ */
+export async function redactArchivedPartition(
+  deps: { pool: Pool; archiveDir: string },
+  partition: string,
+  ids: ReadonlySet<number>,
+  subject: Subject & { erasureId: number },
+): Promise<ArchiveRedaction> {
+  return withRetentionLock(deps.pool, async () => {
+    const { rows } = await deps.pool.query<{ file: string }>(
+      "SELECT archive_file AS file FROM inbox_partitions WHERE name = $1 AND state = 'archived' AND archive_file IS NOT NULL",
+      [partition],
+    );
+    const file = rows[0]?.file;
+    // Restored meanwhile: its rows are live again, and a rerun of the erasure finds them there.
+    if (!file) return { events: 0, rewritten: null };
+    const erased = new Set(subject.identifiers.map(normalIdentifier));
+    const members: ArchivedInboxRow[][] = [];
+    let events = 0;
+    for await (const segment of readArchiveMembers(deps.archiveDir, file)) {
+      members.push(
+        (segment as ArchivedInboxRow[]).map((row) => {
+          if (!ids.has(Number(row.id))) return row;
+          const next = redactPartitionRow(row, subject, erased);
+          if (next !== row) events += 1;
+          return next;
+        }),
+      );
+    }
+    if (events === 0) return { events: 0, rewritten: null };
+    const target = rewrittenName(file, subject.erasureId);
+    await removeArchiveFile(deps.archiveDir, target);
+    for (const segment of members) if (segment.length > 0) await appendArchiveSegment(deps.archiveDir, target, segment);
+    await markPartitionArchive(deps.pool, partition, file, target, await sha256OfFile(deps.archiveDir, target));
+    await removeArchiveFile(deps.archiveDir, file);
+    return { events, rewritten: target };
+  });
+}
+
+/** Removes a partition's archive files an erasure replaced (a rerun after a crash finishes this). */
+export async function removeReplacedPartitionArchives(deps: { pool: Pool; archiveDir: string }, partition: string): Promise<void> {
+  const { rows } = await deps.pool.query<{ file: string | null }>("SELECT archive_file AS file FROM inbox_partitions WHERE name = $1", [
+    partition,
+  ]);
+  const current = rows[0]?.file;
+  if (!current) return;
+  const original = partitionArchiveFile(partition);
+  const names = await readdir(join(deps.archiveDir, dirname(original))).catch(() => [] as string[]);
+  for (const name of names) {
+    const file = `${dirname(original)}/${name}`;
+    if (file !== current && new RegExp(`^${partition}(\\.e\\d+)?\\.ndjson\\.gz$`).test(name))
+      await removeArchiveFile(deps.archiveDir, file);
+  }
 }

@@ -91,17 +91,19 @@ describe("financial retention", () => {
     expect(await stored(old)).toEqual({ payments: 0, transitions: 0, changes: 0, events: 0, keys: 0, attempts: 0 });
     // A recent payment stays whole, its seven-year-old first event too: its trail goes with it, later.
     expect(await stored([recent])).toEqual(whole);
-    const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'financial_retention'");
-    expect(audit).toEqual([
-      {
+    // One audit row per batch (RETENTION_BATCH_SIZE=1 here: one payment each), with its counts.
+    const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'financial_retention' ORDER BY id");
+    const cutoff = on.financial!.cutoff.toISOString();
+    expect(audit).toEqual(
+      [1, 2].map((batch) => ({
         actor: "retention",
-        details: { years: 6, cutoff: on.financial!.cutoff.toISOString(), payments: 2, transitions: 4, changes: 4, events: 4 },
-      },
-    ]);
+        details: { years: 6, cutoff, batch, payments: 1, transitions: 2, changes: 2, events: 2 },
+      })),
+    );
 
-    // Nothing left to purge: nothing changes, no second audit row.
+    // Nothing left to purge: nothing changes, no further audit row.
     expect((await runJob(retentionJob, processDeps(app, config), {})).financial).toMatchObject({ payments: 0 });
-    expect((await app.pool.query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'financial_retention'")).rows[0].n).toBe(1);
+    expect((await app.pool.query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'financial_retention'")).rows[0].n).toBe(2);
   });
 
   it("refuses a period shorter than Brazil's five-year tax prescription", () => {

@@ -50,7 +50,8 @@ export function financialCutoff(years: number, now = new Date()): Date {
 
 /**
  * Purges the payments untouched for FINANCIAL_RETENTION_YEARS and their trail, in batches of
- * RETENTION_BATCH_SIZE, and writes one audit row with the counts when anything went. Null when the
+ * RETENTION_BATCH_SIZE, each batch audited with its counts in its own transaction (a run stopped
+ * halfway leaves an audit row for every batch it purged, none for one it did not). Null when the
  * setting is unset (the default): then nothing is ever purged.
  */
 export async function purgeFinancialRecords(deps: RetentionDeps, now = new Date()): Promise<FinancialPurge | null> {
@@ -59,20 +60,20 @@ export async function purgeFinancialRecords(deps: RetentionDeps, now = new Date(
   const cutoff = financialCutoff(years, now);
   const totals: FinancialPurge = { cutoff, payments: 0, transitions: 0, changes: 0, events: 0 };
   let afterId = 0;
-  for (;;) {
+  for (let batchNo = 1; ; batchNo += 1) {
     const batch = await withTransaction(deps.pool, async (tx) => {
       const ids = await lockPaymentsUpdatedBefore(tx, cutoff, afterId, deps.config.retention.batchSize);
       if (ids.length === 0) return null;
       const changes = await purgeChangesOf(tx, ids);
       const payments = await purgePayments(tx, ids);
       const events = await purgeEvents(tx, cutoff, [...payments.inboxIds, ...changes.inboxIds], payments.payments);
-      return {
-        lastId: ids.at(-1)!,
-        payments: payments.payments.length,
-        transitions: payments.transitions,
-        changes: changes.changes,
-        events,
-      };
+      const counts = { payments: payments.payments.length, transitions: payments.transitions, changes: changes.changes, events };
+      await recordAudit(tx, {
+        actor: "retention",
+        action: "financial_retention",
+        details: { years, cutoff: cutoff.toISOString(), batch: batchNo, ...counts },
+      });
+      return { lastId: ids.at(-1)!, ...counts };
     });
     if (!batch) break;
     afterId = batch.lastId;
@@ -80,14 +81,6 @@ export async function purgeFinancialRecords(deps: RetentionDeps, now = new Date(
     totals.transitions += batch.transitions;
     totals.changes += batch.changes;
     totals.events += batch.events;
-  }
-  if (totals.payments > 0) {
-    const { cutoff: before, ...counts } = totals;
-    await recordAudit(deps.pool, {
-      actor: "retention",
-      action: "financial_retention",
-      details: { years, cutoff: before.toISOString(), ...counts },
-    });
   }
   return totals;
 }

@@ -35,7 +35,10 @@ export const privacyEraseCommand = command({
     const subject = toSubject(values);
     const pool = runtime.pool();
     if (values["dry-run"]) {
-      console.log(JSON.stringify({ dryRun: true, wouldChange: await previewErasure(pool, subject) }, null, 2));
+      const preview = await previewErasure({ pool, archiveDir: runtime.config.retention.archiveDir }, subject);
+      console.log(
+        JSON.stringify({ dryRun: true, wouldChange: preview.counts, archives: preview.archives, payments: preview.payments }, null, 2),
+      );
       return 0;
     }
     const deps = { pool, archiveDir: runtime.config.retention.archiveDir, hashKey: runtime.config.privacyHashKey };

@@ -1,0 +1,31 @@
+import type { Queryable } from "../db/pool";
+import { PROVIDER_NAMES } from "../providers/registry";
+import { getErasure, listErasures, type Erasure, type ErasureListRow } from "../erasure/erasures";
+
+export type { ErasedPayment, ErasurePreview, ErasureListRow } from "../erasure/erasures";
+
+const PAGE_SIZE = 50;
+
+export type PrivacyView = {
+  /** The gateways a customer id may be of. */
+  providers: string[];
+  erasures: ErasureListRow[];
+  total: number;
+  page: number;
+  pageSize: number;
+};
+
+/** The subject form's choices and the erasures, newest first, paged (`page`, from 1) with their total. */
+export async function getPrivacyView(db: Queryable, params: { page?: string }): Promise<PrivacyView> {
+  const page = Math.max(1, Math.trunc(Number(params.page)) || 1);
+  const { rows, total } = await listErasures(db, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+  return { providers: [...PROVIDER_NAMES], erasures: rows, total, page, pageSize: PAGE_SIZE };
+}
+
+export type ErasureView = Erasure & { finished: boolean };
+
+/** One erasure's state and counts, and the payments it changed; null when there is no such erasure. */
+export async function getErasureView(db: Queryable, id: number): Promise<ErasureView | null> {
+  const erasure = await getErasure(db, id);
+  return erasure && { ...erasure, finished: erasure.status === "done" || erasure.status === "failed" };
+}
