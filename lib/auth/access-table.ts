@@ -36,6 +36,11 @@ export const ACTION_ACCESS = {
   setDestinationEnabled: "destinations.manage",
   rotateDestinationSecret: "destinations.manage",
   resendDeliveries: "destinations.manage",
+  countResendable: "destinations.manage",
+  retryDeliveries: "destinations.manage",
+  setDestinationPaused: "destinations.manage",
+  previewRecovery: "destinations.manage",
+  recoverChanges: "destinations.manage",
   sendTestMessage: "destinations.manage",
 } as const satisfies Record<string, Permission>;
 
