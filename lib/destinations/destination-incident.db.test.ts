@@ -82,6 +82,7 @@ describe("a destination during an incident", () => {
       undelivered: 3,
     });
     expect(state.circuit!.openedAt!.getTime()).toBeLessThanOrEqual(state.now.getTime());
+    expect(state.circuit!.probing).toBe(false);
     expect(state.circuit!.probesAt!.getTime() - state.now.getTime()).toBeGreaterThan(290_000);
     expect(state.oldestUndeliveredAt).not.toBeNull();
 
@@ -148,6 +149,7 @@ describe("a destination during an incident", () => {
     expect(await retryNow(app.pool, { destinationId: id, deliveryId: last }, admin)).toEqual({ retried: 1, probed: true });
     const claimed = await claimDeliveries(app.pool, config.destinations, 50);
     expect(claimed.map((delivery) => delivery.id)).toEqual([last]);
+    expect((await getDestinationState(app.pool, id))!.circuit).toMatchObject({ probing: true, probesAt: null });
     await settleDeliveries(app.pool, config.destinations, [await sendDelivery(claimed[0]!, config.destinations)]);
     expect((await getDestinationState(app.pool, id))!.condition).toBe("healthy");
     // The rest still wait out their backoff; retrying the queue sends them now.

@@ -61,7 +61,10 @@ export async function getDestinationState(db: Queryable, id: number): Promise<De
   }>(
     `SELECT t.id, t.name, t.url, t.from_config, t.enabled, t.disabled_reason, t.paused_at, t.paused_by, t.consecutive_failures,
             t.breaker_open_until, t.breaker_opened_at,
-            EXISTS (SELECT 1 FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending' AND d.leased_until >= now()) AS probing,
+            -- The probe's claim leases it until the breaker's new time, in one statement: a delivery
+            -- still in flight when the breaker tripped is leased for less than the cooldown.
+            EXISTS (SELECT 1 FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending' AND d.leased_until >= now()
+                       AND d.leased_until >= t.breaker_open_until) AS probing,
             failed.attempted_at AS error_at, failed.status_code AS error_status, failed.error AS error_text,
             (SELECT count(*)::int FROM deliveries d WHERE d.destination_id = t.id AND d.status = 'pending') AS undelivered,
             ${OLDEST_UNDELIVERED} AS oldest, now() AS now
