@@ -6,6 +6,7 @@ import { useDisplayZone } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
 import type { DestinationView } from "@/lib/console/get-destination-view";
 import { fromZonedInput } from "@/lib/time/format-time";
+import { QueuedWindow } from "./queued-window";
 import { countResendable, previewRecovery, recoverChanges, resendDeliveries, retryDeliveries, setDestinationPaused } from "../actions";
 
 type Message = { kind: "ok" | "bad"; text: string };
@@ -192,14 +193,7 @@ export function BulkResend({
           ))}
         </select>
       </label>
-      <label>
-        Queued from
-        <input type="datetime-local" name="from" defaultValue={inputs.from} />
-      </label>
-      <label>
-        Queued before
-        <input type="datetime-local" name="to" defaultValue={inputs.to} />
-      </label>
+      <QueuedWindow from={inputs.from} to={inputs.to} />
     </CountedAction>
   );
 }

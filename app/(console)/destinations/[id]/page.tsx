@@ -10,6 +10,7 @@ import { AttemptInspector } from "./attempt-inspector";
 import { AttemptsTable } from "./attempts-table.client";
 import { DeliveriesTable } from "./deliveries-table.client";
 import { BulkResend, DestinationActions, RecoverSince } from "./incident-actions.client";
+import { QueuedWindow } from "./queued-window";
 import { StateHeader } from "./state-header";
 
 export const metadata: Metadata = { title: "Deliveries" };
@@ -69,14 +70,7 @@ export default async function DestinationPage({
           Charge id
           <input name="chargeId" defaultValue={inputs.chargeId} />
         </label>
-        <label>
-          Queued from
-          <input name="from" type="datetime-local" defaultValue={inputs.from} />
-        </label>
-        <label>
-          Queued before
-          <input name="to" type="datetime-local" defaultValue={inputs.to} />
-        </label>
+        <QueuedWindow from={inputs.from} to={inputs.to} />
         <button type="submit">Filter</button>
       </form>
       <DeliveriesTable deliveries={view.deliveries.rows} paging={paging(query, "page", view.deliveries, ["delivery", "deliveries"], "")} />
