@@ -216,6 +216,9 @@ describe("[ADMIN][DESTINATIONS] a destination during an incident", () => {
     await open(page, `?attempt=${rows[0]!.id}`);
     await page.getByTestId("destination-state").waitFor();
     await page.getByRole("region", { name: "Attempt inspector" }).waitFor();
+    expect(await condition(page)).toContain("Healthy");
+    expect(await page.getByRole("button", { name: "Pause" }).isVisible()).toBe(true);
+    expect(await page.getByTestId("delivery-total").textContent()).toBe("Page 1 of 2 · 36 deliveries");
     expect(await horizontalOverflow(page)).toBe(0);
     await screenshot(page, "destination-incident-390");
   });
