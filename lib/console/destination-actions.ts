@@ -4,9 +4,12 @@ import {
   destinationInputSchema,
   rotateDestinationSecret as rotateSecret,
   setDestinationEnabled as setEnabled,
+  setDestinationPaused as setPaused,
   updateDestination as updateDestinationRecord,
 } from "../destinations/manage-destinations";
-import { resendDeliveries as resend, resendSchema } from "../destinations/resend-deliveries";
+import { previewRecovery as preview, recoverSchema, recoverSince } from "../destinations/recover-changes";
+import { countResendable as countResend, resendDeliveries as resend, resendSchema } from "../destinations/resend-deliveries";
+import { retryNow, retryNowSchema } from "../destinations/retry-deliveries";
 import { sendTestMessage as sendTest } from "../destinations/send-test-message";
 import { consoleAction } from "./console-action";
 
@@ -43,6 +46,30 @@ export const rotateDestinationSecret = consoleAction(idSchema, async ({ pool, co
 export const resendDeliveries = consoleAction(resendSchema, async ({ pool }, input, { user, ip }) => ({
   resent: await resend(pool, input, { actor: user.email, ip }),
 }));
+
+/** How many deliveries a bulk resend would send again, shown before it is confirmed. */
+export const countResendable = consoleAction(resendSchema, async ({ pool }, input) => ({ count: await countResend(pool, input) }));
+
+/** Retry now: one pending delivery, or the destination's queue, without waiting (an open circuit probes now). */
+export const retryDeliveries = consoleAction(retryNowSchema, async ({ pool }, input, { user, ip }) =>
+  retryNow(pool, input, { actor: user.email, ip }),
+);
+
+export const setDestinationPaused = consoleAction(
+  idSchema.extend({ paused: z.boolean() }),
+  async ({ pool }, { id, paused }, { user, ip }) => {
+    await setPaused(pool, id, paused, { actor: user.email, ip });
+    return { paused };
+  },
+);
+
+/** What recovering since T would queue, resend and leave pending, shown before it is confirmed. */
+export const previewRecovery = consoleAction(recoverSchema, async ({ pool }, input) => preview(pool, input));
+
+/** Recover since T: every change committed since then that the destination takes goes again. */
+export const recoverChanges = consoleAction(recoverSchema, async ({ pool }, input, { user, ip }) =>
+  recoverSince(pool, input, { actor: user.email, ip }),
+);
 
 export const sendTestMessage = consoleAction(
   idSchema,

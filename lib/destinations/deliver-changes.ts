@@ -35,7 +35,7 @@ const DUE = `
                    WHERE e.destination_id = d.destination_id AND e.payment_id = d.payment_id
                      AND e.status = 'pending' AND e.version < d.version)`;
 
-// Due deliveries of enabled destinations whose breaker is closed, plus one probe for each destination
+// Due deliveries of enabled, unpaused destinations whose breaker is closed, plus one probe for each destination
 // whose breaker tripped ($3 consecutive failures) and cooled down with nothing of it in flight. Probing
 // locks the destination row and reopens its breaker for the probe's lease: a concurrent claim skips
 // the locked row, or re-reads it once committed and finds the breaker open, so one probe is in flight
@@ -45,13 +45,13 @@ const DUE = `
 const CLAIM = `
   WITH probing AS (
     SELECT t.id FROM destinations t
-     WHERE t.enabled AND t.consecutive_failures >= $3 AND (t.breaker_open_until IS NULL OR t.breaker_open_until <= now())
+     WHERE t.enabled AND t.paused_at IS NULL AND t.consecutive_failures >= $3 AND (t.breaker_open_until IS NULL OR t.breaker_open_until <= now())
        AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.destination_id = t.id AND e.status = 'pending' AND e.leased_until >= now())
        FOR NO KEY UPDATE SKIP LOCKED
   ), flowing AS (
     SELECT d.id, d.next_attempt_at FROM deliveries d JOIN destinations t ON t.id = d.destination_id
      WHERE ${DUE}
-       AND t.enabled AND t.consecutive_failures < $3 AND (t.breaker_open_until IS NULL OR t.breaker_open_until <= now())
+       AND t.enabled AND t.paused_at IS NULL AND t.consecutive_failures < $3 AND (t.breaker_open_until IS NULL OR t.breaker_open_until <= now())
      ORDER BY d.next_attempt_at, d.id
      LIMIT $1
        FOR UPDATE OF d SKIP LOCKED
@@ -135,11 +135,11 @@ export function retryInSeconds(config: DestinationsConfig, attempts: number, ran
 // destination is switched off, and it goes out if the destination is switched back on.
 const SETTLE = `
   WITH sent AS (
-    SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::float8[])
-      AS s(delivery_id, attempts, outcome, status_code, latency_ms, excerpt, error, retry_in)
+    SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::float8[], $9::text[], $10::text[])
+      AS s(delivery_id, attempts, outcome, status_code, latency_ms, excerpt, error, retry_in, request_headers, response_headers)
   ), recorded AS (
-    INSERT INTO delivery_attempts (delivery_id, destination_id, outcome, status_code, latency_ms, response_excerpt, error)
-    SELECT s.delivery_id, d.destination_id, s.outcome, s.status_code, s.latency_ms, s.excerpt, s.error
+    INSERT INTO delivery_attempts (delivery_id, destination_id, outcome, status_code, latency_ms, response_excerpt, error, request_headers, response_headers)
+    SELECT s.delivery_id, d.destination_id, s.outcome, s.status_code, s.latency_ms, s.excerpt, s.error, s.request_headers::jsonb, s.response_headers::jsonb
       FROM sent s JOIN deliveries d ON d.id = s.delivery_id
   )
   UPDATE deliveries d
@@ -154,7 +154,7 @@ const SETTLE = `
   RETURNING d.id, d.status`;
 
 // The breaker is per destination and shared by every worker: consecutive failed attempts open it
-// for the cooldown; then CLAIM sends one probe at a time, whose success closes it and whose failure
+// for the cooldown (breaker_opened_at keeps when it first opened, through its probes); then CLAIM sends one probe at a time, whose success closes it and whose failure
 // reopens it for another cooldown. A 410 switches the destination off; `gone` is reported by the
 // statement that switched it off (its row locked first, so the prior state read is the latest), once.
 const UPDATE_BREAKERS = `
@@ -168,6 +168,9 @@ const UPDATE_BREAKERS = `
          breaker_open_until = CASE WHEN t.succeeded THEN NULL
                                    WHEN d.consecutive_failures + t.failures >= $5 THEN now() + make_interval(secs => $6)
                                    ELSE d.breaker_open_until END,
+         breaker_opened_at = CASE WHEN t.succeeded THEN NULL
+                                  WHEN d.consecutive_failures + t.failures >= $5 THEN COALESCE(d.breaker_opened_at, now())
+                                  ELSE d.breaker_opened_at END,
          enabled = d.enabled AND NOT t.gone,
          disabled_reason = CASE WHEN t.gone THEN $7 ELSE d.disabled_reason END,
          updated_at = CASE WHEN t.gone THEN now() ELSE d.updated_at END
@@ -213,6 +216,8 @@ export async function settleDeliveries(pool: Pool, config: DestinationsConfig, s
       sent.map(({ result }) => (result.excerpt === null ? null : storableText(result.excerpt))),
       sent.map(({ result }) => (result.error === null ? null : storableText(result.error).slice(0, 300))),
       retries,
+      sent.map(({ result }) => (result.requestHeaders ? JSON.stringify(result.requestHeaders) : null)),
+      sent.map(({ result }) => (result.responseHeaders ? JSON.stringify(result.responseHeaders) : null)),
     ]);
     const ids = [...tally.keys()];
     const { rows: breakers } = await tx.query<{ id: number; name: string; opened: boolean; gone: boolean }>(UPDATE_BREAKERS, [

@@ -39,7 +39,7 @@ export function destinationTableRow(summary: DestinationSummary): DestinationTab
 
 // The oldest change this destination has not got: a pending delivery, or a change it has not even
 // fanned out yet (numbered past its cursor, or not numbered at all).
-const OLDEST_UNDELIVERED = `LEAST(
+export const OLDEST_UNDELIVERED = `LEAST(
     (SELECT min(c.recorded_at) FROM deliveries d JOIN payment_changes c ON c.id = d.change_id WHERE d.destination_id = t.id AND d.status = 'pending'),
     CASE WHEN t.enabled THEN (SELECT c.recorded_at FROM payment_changes c WHERE c.feed_position > t.feed_position ORDER BY c.feed_position LIMIT 1) END,
     CASE WHEN t.enabled THEN (SELECT min(c.recorded_at) FROM payment_changes c WHERE c.feed_position IS NULL) END)`;

@@ -96,7 +96,8 @@ export async function updateDestination(
           SET name = $2, url = $3, providers = $4, statuses = $5, enabled = $6, updated_at = now(),
               disabled_reason = CASE WHEN $6 THEN NULL ELSE COALESCE(disabled_reason, 'switched off by ' || $7) END,
               consecutive_failures = CASE WHEN $6 AND NOT enabled THEN 0 ELSE consecutive_failures END,
-              breaker_open_until = CASE WHEN $6 AND NOT enabled THEN NULL ELSE breaker_open_until END
+              breaker_open_until = CASE WHEN $6 AND NOT enabled THEN NULL ELSE breaker_open_until END,
+              breaker_opened_at = CASE WHEN $6 AND NOT enabled THEN NULL ELSE breaker_opened_at END
         WHERE id = $1 AND NOT from_config
         RETURNING ${COLUMNS}`,
       [id, parsed.name, parsed.url, parsed.providers, parsed.statuses, parsed.enabled, by.actor],
@@ -134,12 +135,31 @@ export async function setDestinationEnabled(pool: Pool, id: number, enabled: boo
           SET enabled = $2, updated_at = now(),
               disabled_reason = CASE WHEN $2 THEN NULL ELSE 'switched off by ' || $3 END,
               consecutive_failures = CASE WHEN $2 THEN 0 ELSE consecutive_failures END,
-              breaker_open_until = CASE WHEN $2 THEN NULL ELSE breaker_open_until END
+              breaker_open_until = CASE WHEN $2 THEN NULL ELSE breaker_open_until END,
+              breaker_opened_at = CASE WHEN $2 THEN NULL ELSE breaker_opened_at END
         WHERE id = $1`,
       [id, enabled, by.actor],
     );
     if (!rowCount) throw new AppError("NOT_FOUND", "no such destination");
     await recordAudit(tx, { ...by, action: "destination_updated", details: { destinationId: id, enabled } });
+  });
+}
+
+/**
+ * Pauses a destination (nothing is sent; its deliveries keep queueing and wait) or resumes it; the
+ * breaker keeps its state. Audited. A destination switched off can't be paused: switch it on first.
+ */
+export async function setDestinationPaused(pool: Pool, id: number, paused: boolean, by: Actor): Promise<void> {
+  await withTransaction(pool, async (tx) => {
+    const { rowCount } = await tx.query(
+      `UPDATE destinations
+          SET paused_at = CASE WHEN $2 THEN COALESCE(paused_at, now()) END, paused_by = CASE WHEN $2 THEN COALESCE(paused_by, $3) END,
+              updated_at = now()
+        WHERE id = $1 AND (enabled OR NOT $2)`,
+      [id, paused, by.actor.slice(0, 320)],
+    );
+    if (!rowCount) throw new AppError("CONFLICT", "a destination that is switched off can't be paused: switch it on first");
+    await recordAudit(tx, { ...by, action: paused ? "destination_paused" : "destination_resumed", details: { destinationId: id } });
   });
 }
 

@@ -1,9 +1,20 @@
 import http from "node:http";
 import https from "node:https";
+import { storedHeaders, type AttemptHeaders } from "./attempt-headers";
 import { destinationUrlProblem, refusingLookup } from "./refuse-address";
 
-/** What one POST to a destination came to. `statusCode` null: no answer (timeout, refused, network). */
-export type PostResult = { statusCode: number | null; latencyMs: number; excerpt: string | null; error: string | null };
+/**
+ * What one POST to a destination came to. `statusCode` null: no answer (timeout, refused, network).
+ * The headers are as stored (bounded, secrets masked): what was sent, and what the answer carried.
+ */
+export type PostResult = {
+  statusCode: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+  error: string | null;
+  requestHeaders?: AttemptHeaders;
+  responseHeaders?: AttemptHeaders | null;
+};
 
 export const EXCERPT_BYTES = 1024;
 
@@ -27,10 +38,11 @@ export function postMessage(url: string, body: string, headers: Record<string, s
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: Omit<PostResult, "latencyMs">) => {
+    const sent = { ...headers, "content-length": String(Buffer.byteLength(body)), "user-agent": "webhook-inbox" };
+    const finish = (result: Omit<PostResult, "latencyMs" | "requestHeaders">) => {
       if (settled) return;
       settled = true;
-      resolve({ ...result, latencyMs: elapsed() });
+      resolve({ responseHeaders: null, ...result, requestHeaders: storedHeaders(sent), latencyMs: elapsed() });
     };
     const target = new URL(url);
     const problem = destinationUrlProblem(url, policy.allowedHosts);
@@ -43,7 +55,7 @@ export function postMessage(url: string, body: string, headers: Record<string, s
       lookup: refusingLookup,
       // The whole exchange, answer included: a host that trickles its answer is cut off too.
       signal: AbortSignal.timeout(timeoutMs),
-      headers: { ...headers, "content-length": String(Buffer.byteLength(body)), "user-agent": "webhook-inbox" },
+      headers: sent,
     });
     const describe = (error: Error) =>
       error.name === "AbortError" || error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : error.message.slice(0, 300);
@@ -61,7 +73,7 @@ export function postMessage(url: string, body: string, headers: Record<string, s
       response.on("end", () => {
         // Bytes cut mid-character decode to a replacement character; the excerpt is for people.
         const excerpt = Buffer.concat(chunks).toString("utf8");
-        finish({ statusCode: response.statusCode ?? null, excerpt, error: null });
+        finish({ statusCode: response.statusCode ?? null, excerpt, error: null, responseHeaders: storedHeaders(response.headers) });
       });
     });
     request.end(body);

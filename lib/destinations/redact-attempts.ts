@@ -3,8 +3,9 @@ import { redactText } from "../providers/personal-data";
 
 /**
  * What a host answered to the pushes of these payments' changes (the first KiB of each answer, its
- * error) may quote the customer: each identifier there becomes REDACTED. The pushed bodies are not
- * stored; they are built from the changes, which the outbox redacts. Returns the attempts changed.
+ * error) may quote the customer: each identifier there becomes REDACTED. The answers' headers are
+ * dropped (a person reads them only during an incident). The pushed bodies are not stored; they are
+ * built from the changes, which the outbox redacts. Returns the attempts changed.
  */
 export async function redactDeliveryAttempts(
   db: Queryable,
@@ -12,6 +13,11 @@ export async function redactDeliveryAttempts(
   identifiers: readonly string[],
 ): Promise<number> {
   if (paymentIds.length === 0 || identifiers.length === 0) return 0;
+  await db.query(
+    `UPDATE delivery_attempts a SET response_headers = NULL
+       FROM deliveries d WHERE d.id = a.delivery_id AND d.payment_id = ANY($1::bigint[]) AND a.response_headers IS NOT NULL`,
+    [paymentIds],
+  );
   const { rows } = await db.query<{ id: number; excerpt: string | null; error: string | null }>(
     `SELECT a.id, a.response_excerpt AS excerpt, a.error
        FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id

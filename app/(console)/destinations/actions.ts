@@ -26,3 +26,23 @@ export async function resendDeliveries(input: unknown) {
 export async function sendTestMessage(input: unknown) {
   return runAction("sendTestMessage", actions.sendTestMessage, input);
 }
+
+export async function countResendable(input: unknown) {
+  return runAction("countResendable", actions.countResendable, input);
+}
+
+export async function retryDeliveries(input: unknown) {
+  return runAction("retryDeliveries", actions.retryDeliveries, input);
+}
+
+export async function setDestinationPaused(input: unknown) {
+  return runAction("setDestinationPaused", actions.setDestinationPaused, input);
+}
+
+export async function previewRecovery(input: unknown) {
+  return runAction("previewRecovery", actions.previewRecovery, input);
+}
+
+export async function recoverChanges(input: unknown) {
+  return runAction("recoverChanges", actions.recoverChanges, input);
+}
