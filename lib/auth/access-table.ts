@@ -21,6 +21,7 @@ export const PAGE_ACCESS = {
   "/reconciliation": "payments.reconcile",
   "/destinations": "destinations.manage",
   "/destinations/[id]": "destinations.manage",
+  "/account": "account.own",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {
@@ -37,6 +38,10 @@ export const ACTION_ACCESS = {
   rotateDestinationSecret: "destinations.manage",
   resendDeliveries: "destinations.manage",
   sendTestMessage: "destinations.manage",
+  changePassword: "account.own",
+  startTwoFactorEnrolment: "account.own",
+  confirmTwoFactorEnrolment: "account.own",
+  disableTwoFactor: "account.own",
 } as const satisfies Record<string, Permission>;
 
 export const ROUTE_ACCESS = {
