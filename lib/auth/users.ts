@@ -74,17 +74,19 @@ export async function createUser(
   prisma: PrismaClient,
   input: CreateUserInput,
   by: string | Actor,
+  options: { mustChangePassword?: boolean } = {},
 ): Promise<{ user: UserAccount; password: string }> {
   const parsed = createUserSchema.parse(input);
   const actor = asActor(by);
   const password = parsed.password ?? generatePassword();
+  const mustChangePassword = options.mustChangePassword ?? !parsed.password;
   const passwordHash = await hashPassword(password);
   const conflict = new AppError("CONFLICT", `a user with e-mail ${parsed.email} already exists`);
   if (await prisma.user.findUnique({ where: { email: parsed.email }, select: { id: true } })) throw conflict;
   try {
     const user = await prisma.$transaction(async (tx) => {
       const created = await tx.user.create({
-        data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash, mustChangePassword: !parsed.password },
+        data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash, mustChangePassword },
       });
       await recordAudit(sqlOn(tx), {
         actor: actor.name,
@@ -227,9 +229,12 @@ export async function resetPassword(prisma: PrismaClient, email: string, actor: 
   });
 }
 
-/** On a database with no users, creates the demo admin and returns its one-time credentials. */
+/**
+ * On a database with no users, creates the demo admin and returns its one-time credentials. Only
+ * `npm run dev` does (a local trial on development values), so its password needn't be changed first.
+ */
 export async function ensureDemoAdmin(prisma: PrismaClient, email: string): Promise<{ email: string; password: string } | null> {
   if ((await prisma.user.count()) > 0) return null;
-  const { password } = await createUser(prisma, { email, role: "admin", name: "Demo admin" }, "system");
+  const { password } = await createUser(prisma, { email, role: "admin", name: "Demo admin" }, "system", { mustChangePassword: false });
   return { email, password };
 }
