@@ -24,6 +24,7 @@ let gateway: FakeGateway;
 let server: AppServer;
 let histories: PaymentHistory[];
 const unknownToGateway: PaymentHistory[] = [];
+const CONNECTED_ACCOUNT = "acct_console_e2e";
 
 function browserFor(role: (typeof ROLES)[number]): Promise<Page> {
   return world.browserAs(email(role));
@@ -59,6 +60,8 @@ beforeAll(async () => {
       currency: "usd",
       customerId: "cus_dispute",
       customerEmail: "dispute.owner@example.com",
+      // One of them a Stripe Connect connected account's: its events carry the account.
+      ...(index === 3 ? { account: CONNECTED_ACCOUNT } : {}),
     };
     const step = { kind: "dispute_opened" as const, amountRefunded: 0, occurredAtMs: Date.now() - 60_000 };
     unknownToGateway.push({ provider: "stripe", payment, steps: [step], truth: { status: "disputed", amountRefunded: 0 } });
@@ -116,6 +119,26 @@ describe("operations console", () => {
     await expect.poll(() => page.getByTestId("raw-body").textContent()).toContain(customer);
     expect(await page.locator(".json-tree").textContent()).toContain(customer);
     await screenshot(page, "event-detail");
+  });
+
+  it("[SUPPORT][ACCOUNT]: filters the explorer by gateway account, which the rows and the event page show", async () => {
+    const page = await browserFor("support");
+    // Rows of the default account only: no Account column.
+    await page.goto(`${server.url}/events?provider=standard`);
+    await page.locator("table[aria-label=Events] tbody tr").first().waitFor();
+    expect(await page.locator("table[aria-label=Events] th", { hasText: "Account" }).count()).toBe(0);
+    await page.goto(`${server.url}/events`);
+    await page.getByText("More filters").click();
+    await page.getByLabel("Account").fill(CONNECTED_ACCOUNT);
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.waitForURL(/account=acct_console_e2e/);
+    const rows = page.locator("table[aria-label=Events] tbody tr");
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.locator("td[data-col=account]").allTextContents()).toEqual([CONNECTED_ACCOUNT]);
+    expect(await rows.locator("td[data-col=resourceId]").textContent()).toContain("ch_disputed_3");
+    await rows.first().locator("td[data-col=eventType] a").click();
+    await page.getByRole("heading", { name: "Normalized" }).waitFor();
+    expect(await page.locator("dt:text-is('Account') + dd").textContent()).toBe(CONNECTED_ACCOUNT);
   });
 
   it("[FINANCE][REPLAY]: replays one failed event and sees it processed", async () => {

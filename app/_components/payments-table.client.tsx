@@ -10,7 +10,7 @@ import type { PaymentTableRow } from "@/lib/console/payment-table-row";
 
 const column = dataColumns<PaymentTableRow>();
 
-function columnsFor(now: string, withEvents: boolean) {
+function columnsFor(now: string, withEvents: boolean, withAccounts: boolean) {
   return column.columns([
     column.accessor("chargeId", {
       header: "Charge",
@@ -22,6 +22,7 @@ function columnsFor(now: string, withEvents: boolean) {
         </>
       ),
     }),
+    ...(withAccounts ? [column.accessor("account", { header: "Account", meta: { mono: true } })] : []),
     column.accessor("status", { header: "Status", cell: (info) => <StatusBadge status={info.getValue()} /> }),
     column.accessor("amount", {
       header: "Amount",
@@ -59,7 +60,11 @@ export function PaymentsTable(props: {
   return (
     <DataTable
       label={props.label}
-      columns={columnsFor(props.now, withEvents)}
+      columns={columnsFor(
+        props.now,
+        withEvents,
+        props.rows.some((row) => row.accountNamed),
+      )}
       rows={props.rows}
       rowKey={(row) => String(row.id)}
       empty={props.empty}

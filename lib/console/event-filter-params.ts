@@ -27,6 +27,7 @@ function filterFromParams(params: SearchParams): {
 } {
   const filter = eventFilterSchema.parse({
     provider: one(params.provider),
+    account: one(params.account),
     statuses: many(params.status),
     type: one(params.type),
     receivedFrom: one(params.from),
@@ -75,6 +76,7 @@ export function paramsFromFilter(filter: EventFilter, sort?: EventSort): URLSear
     if (value !== undefined && value !== "") params.set(name, value instanceof Date ? value.toISOString() : value);
   };
   set("provider", filter.provider);
+  set("account", filter.account);
   if (filter.statuses?.length) params.set("status", filter.statuses.join(","));
   set("type", filter.type);
   set("from", filter.receivedFrom);

@@ -83,12 +83,14 @@ export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter)
     "ignored_reason",
     "attempts",
     "last_error",
+    // Last, as later columns come: a reader of the earlier columns by position is not moved.
+    "account",
   ]);
   const { where, params } = eventFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
   const rows = batches((afterId) =>
     db
       .query<EventListRow>(
-        `SELECT id, provider, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId", customer_email AS "customerEmail",
+        `SELECT id, provider, gateway_account AS account, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId", customer_email AS "customerEmail",
                 status, ignored_reason AS "ignoredReason", attempts, occurred_at AS "occurredAt", received_at AS "receivedAt", left(last_error, 200) AS "lastError"
            FROM webhook_inbox
           WHERE ${where} AND ($${params.length + 1}::bigint IS NULL OR id < $${params.length + 1})
@@ -112,6 +114,7 @@ export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter)
       row.ignoredReason,
       row.attempts,
       row.lastError,
+      row.account,
     ]);
   }
 }
@@ -137,6 +140,7 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
     "disputed_at",
     "last_gateway_event_at",
     "payment_id",
+    "account",
   ]);
   const { where, params } = paymentFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
   const rows = batches((afterId) =>
@@ -167,6 +171,7 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
       time(row.disputedAt),
       time(row.lastGatewayEventAt),
       row.id,
+      row.account,
     ]);
   }
 }

@@ -1,4 +1,5 @@
 import { can, type Role } from "../auth/permissions";
+import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import type { Queryable } from "../db/pool";
 import { countEvents } from "../inbox/queries/count-events";
 import type { EventFilter } from "../inbox/queries/event-filter";
@@ -13,7 +14,8 @@ import { describeSearch, type SearchDescription } from "./search-description";
  * An explorer row as a role may see it: the customer masked or not (and the reference to link to,
  * for roles that see it unmasked), the outcome in words, the payment's id when one exists.
  */
-export type EventTableRow = Omit<EventListRow, "customerEmail"> & ShownCustomer & { explanation: string | null; paymentId: number | null };
+export type EventTableRow = Omit<EventListRow, "customerEmail"> &
+  ShownCustomer & { explanation: string | null; paymentId: number | null; accountNamed: boolean };
 
 export type EventsView =
   | { ok: false; message: string; search: SearchDescription }
@@ -56,6 +58,7 @@ export async function eventTableRows(db: Queryable, role: Role, stored: EventLis
       // A dispute or refund notice often names no customer: its payment does.
       ...shownCustomer(original.customerEmail ?? payment?.email ?? null, unmasked),
       paymentId: payment?.id ?? null,
+      accountNamed: row.account !== DEFAULT_ACCOUNT,
       // A failure's sentence quotes its error, which a masked role sees only as a category.
       explanation: unmasked || row.status === "ignored" ? (explanations.get(row.id) ?? null) : null,
     };

@@ -32,6 +32,7 @@ export function parsePaymentParams(params: SearchParams, now = new Date()): Pars
     search: one(params.q),
     statuses: many(params.status),
     provider: one(params.provider),
+    account: one(params.account),
     ...(on === "created" ? { createdFrom: window.from, createdTo: window.to } : { dated: { on, ...window } }),
   });
   if (!parsed.success) return { ok: false, message: describeParamsError(parsed.error, URL_NAMES) };
@@ -45,6 +46,7 @@ export function paramsFromPaymentFilter(filter: PaymentFilter, sort?: PaymentSor
   if (filter.search) params.set("q", filter.search);
   if (filter.statuses?.length) params.set("status", filter.statuses.join(","));
   if (filter.provider) params.set("provider", filter.provider);
+  if (filter.account) params.set("account", filter.account);
   if (filter.createdFrom) params.set("from", filter.createdFrom.toISOString());
   if (filter.createdTo) params.set("to", filter.createdTo.toISOString());
   if (filter.dated) {

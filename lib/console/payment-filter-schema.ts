@@ -11,6 +11,7 @@ export const paymentFilterSchema = z.object({
   search: storableTextSchema.trim().min(1).max(320).optional(),
   statuses: z.array(z.enum(PAYMENT_STATUSES)).optional(),
   provider: z.enum(PROVIDER_NAMES).optional(),
+  account: storableTextSchema.trim().min(1).max(200).optional(),
   createdFrom: dateParamSchema.optional(),
   createdTo: dateParamSchema.optional(),
   dated: z.object({ on: z.enum(PAYMENT_EVENT_DATES), from: dateParamSchema.optional(), to: dateParamSchema.optional() }).optional(),

@@ -124,6 +124,16 @@ describe("destinations", () => {
     });
   });
 
+  it("pushes each change with its payment's gateway account", async () => {
+    const { receiver } = await destinationWithReceiver();
+    const connected = { ...facts(), account: "acct_push_1" };
+    const own = facts();
+    for (const payment of [connected, own]) await change(payment, { kind: "succeeded", occurredAtMs: Date.now() - 30_000 });
+    await waitFor(async () => receiver.applied.length === 2, 30_000, "2 changes delivered");
+    const accounts = new Map(receiver.received.map(({ change }) => [change.chargeId, change.account]));
+    expect([accounts.get(connected.chargeId), accounts.get(own.chargeId)]).toEqual(["acct_push_1", "default"]);
+  });
+
   it("holds a payment's next version until the previous one is answered, while other payments pass it", async () => {
     const { receiver, destination } = await destinationWithReceiver({ retryDelaysSeconds: Array(50).fill(0.05) });
     const stuck = facts();

@@ -11,6 +11,7 @@ import { GONE_REASON } from "../destinations/deliver-changes";
 import { recordWorkerStart, recordWorkerStopping } from "../inbox/process/worker-heartbeats";
 import { createDestination } from "../destinations/manage-destinations";
 import { checkMetricsAccess, renderMetrics } from "../ops/render-metrics";
+import { PENDING_ACCOUNTS_SHOWN } from "./metrics";
 import { serveMetrics } from "../ops/serve-metrics";
 
 // The web endpoint through its real route handler and the worker's own endpoint over HTTP, both
@@ -97,6 +98,27 @@ describe("GET /api/metrics", () => {
         .metrics.map((metric) => metric.labels?.state)
         .sort(),
     ).toEqual(["active", "deferred", "ready"]);
+  });
+});
+
+describe("pending events by gateway account", () => {
+  it("names the accounts with the most pending events, at most PENDING_ACCOUNTS_SHOWN, never the default one", async () => {
+    // Rows without a job stay pending: what a backlog looks like at scrape time.
+    await web.app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, status, raw_body, gateway_account)
+       SELECT 'stripe', 'evt_acct_' || g, 'charge.succeeded', 'pending', '\\x7b7d',
+              CASE WHEN g <= 3 THEN 'default' ELSE 'acct_' || (g % 12) END
+         FROM generate_series(1, 40) AS g`,
+    );
+    try {
+      const families = parsePrometheusTextFormat(await (await scrape(`Bearer ${TOKEN}`)).text());
+      const shown = family(families, "webhook_inbox_pending_events_by_account").metrics;
+      expect(shown).toHaveLength(PENDING_ACCOUNTS_SHOWN);
+      expect(shown.map((metric) => metric.labels?.account)).not.toContain("default");
+      expect(sample(families, "webhook_inbox_pending_events_by_account", { provider: "stripe", account: "acct_4" })).toBe(4);
+    } finally {
+      await web.app.pool.query("DELETE FROM webhook_inbox WHERE event_id LIKE 'evt_acct_%'");
+    }
   });
 });
 

@@ -4,6 +4,13 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 // the web server, processing and refetch counters in each worker); backlog gauges are read from the
 // database at scrape time, so any process reports the same values.
 
+/**
+ * Accounts the pending gauge names at most: an account label on every counter would make a series
+ * per account and label set (10,000 accounts: over 10^5 per process); the few with the most
+ * waiting are what an operator acts on, and the console filters the rest (docs/decisions.md).
+ */
+export const PENDING_ACCOUNTS_SHOWN = 10;
+
 /** What a scrape reads of a circuit breaker (lib/http's, which reports itself here). */
 export type BreakerState = { readonly state: "closed" | "half_open" | "open" };
 
@@ -79,6 +86,12 @@ function createMetrics() {
     pendingEvents: new Gauge({
       name: "webhook_inbox_pending_events",
       help: "Inbox events pending, read at scrape time.",
+      registers: [registry],
+    }),
+    pendingByAccount: new Gauge({
+      name: "webhook_inbox_pending_events_by_account",
+      help: `Inbox events pending for the ${PENDING_ACCOUNTS_SHOWN} gateway accounts (besides default) with most of them, by provider and account, read at scrape time.`,
+      labelNames: ["provider", "account"] as const,
       registers: [registry],
     }),
     failedEvents: new Gauge({

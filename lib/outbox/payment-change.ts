@@ -7,6 +7,8 @@
 export type PaymentChange = {
   id: string;
   provider: string;
+  /** The gateway account the payment belongs to ("default" for an installation without accounts). */
+  account: string;
   chargeId: string;
   version: number;
   status: string;
@@ -36,6 +38,7 @@ const RECORDED = {
   eventId: "event_id",
   eventType: "event_type",
   occurredAt: "occurred_at",
+  account: "gateway_account",
 } as const;
 
 export type RecordedChange = { [Field in keyof typeof RECORDED]: string };
@@ -73,7 +76,7 @@ export const utcTimeSql = (column: string) => `to_char(${column} AT TIME ZONE 'U
 
 /** The payment_changes columns of alias `c` as a PaymentChange, built by the database. */
 export const CHANGE_JSON = `json_build_object(
-  'id', ${changeIdSql("c")}, 'provider', c.provider, 'chargeId', c.gateway_charge_id, 'version', c.version,
+  'id', ${changeIdSql("c")}, 'provider', c.provider, 'account', c.gateway_account, 'chargeId', c.gateway_charge_id, 'version', c.version,
   'status', c.status, 'previousStatus', c.previous_status, 'amount', c.amount, 'amountRefunded', c.amount_refunded,
   'currency', c.currency, 'customer', json_build_object('id', c.customer_id, 'email', c.customer_email),
   'cause', json_build_object('eventId', c.event_id, 'type', c.event_type, 'occurredAt', ${utcTimeSql("c.occurred_at")}),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HistoryStep, PaymentFacts } from "@/lib/testing/gateway-events";
 import { processEvents, type ProcessDeps } from "@/lib/inbox/process/process-event";
 import { applyChargeUpdates } from "@/lib/payments/apply-charge-update";
+import { registerPayment } from "@/lib/payments/register-payment";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import type { PaymentChange } from "./payment-change";
@@ -114,6 +115,30 @@ describe("the change feed", () => {
     const paidOnly = await page({ status: "paid" });
     expect(paidOnly.data).toHaveLength(1);
     expect((await page({ status: "paid", after: paidOnly.cursor })).data).toEqual([]);
+  });
+
+  it("carries each payment's gateway account: a Connect event's, default without one, learnt by a host-registered payment", async () => {
+    const now = Date.now();
+    const connected = { ...facts(), account: "acct_feed_1" };
+    const own = facts();
+    const registered = { ...facts(), account: "acct_feed_2" };
+    await registerPayment(app.pool, {
+      provider: "stripe",
+      chargeId: registered.chargeId,
+      amount: registered.amount,
+      currency: registered.currency,
+      status: "pending",
+    });
+    for (const payment of [connected, own, registered]) {
+      expect(await processEvents(deps, [await ingest(payment, { kind: "succeeded", occurredAtMs: now - 30_000 })])).toEqual(["processed"]);
+    }
+    const accounts = new Map((await page({ limit: "1000" })).data.map((change) => [change.chargeId, change.account]));
+    expect([connected, own, registered].map(({ chargeId }) => accounts.get(chargeId))).toEqual(["acct_feed_1", "default", "acct_feed_2"]);
+    const { rows } = await app.pool.query<{ account: string }>(
+      "SELECT gateway_account AS account FROM payments WHERE gateway_charge_id = ANY($1) ORDER BY array_position($1, gateway_charge_id)",
+      [[connected.chargeId, own.chargeId, registered.chargeId]],
+    );
+    expect(rows.map(({ account }) => account)).toEqual(["acct_feed_1", "default", "acct_feed_2"]);
   });
 
   it("holds an empty page until a change arrives when asked to wait", async () => {

@@ -1,5 +1,6 @@
 import { plannedPerCall, type Queryable } from "../db/pool";
 import type { ChargeSnapshot } from "../canonical/charge-event";
+import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import { recordChangesSql } from "../outbox/payment-change";
 import { decide, type CurrentPayment, type Decision, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
 import { settledState } from "./payment-consistency";
@@ -25,6 +26,8 @@ export type ChargeUpdate = {
   source: "event" | "refetch" | "reconcile";
   /** Gateway-sourced payments are created from their first event; host-sourced ones must exist. */
   createIfMissing: boolean;
+  /** The gateway account of the inbox event (DEFAULT_ACCOUNT when absent). */
+  account?: string;
 };
 
 /** The payment an observation is decided against; `amount` when it is known. */
@@ -119,6 +122,11 @@ const factsFrom = (existing: boolean) =>
     )
     .join(", ")}))`;
 
+// A payment's account is its first event's; one registered by the host (no account) or first seen
+// as the default account's takes the account a later event names. Ids are unique per gateway, not
+// per account (docs/gateways.md), so the account is a fact of the payment, not part of its key.
+const LEARNT_ACCOUNT = `CASE WHEN p.gateway_account = '${DEFAULT_ACCOUNT}' THEN d.gateway_account ELSE p.gateway_account END`;
+
 const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)";
 
 // Every decided write of the set, in one round trip, each with its ledger entry:
@@ -151,6 +159,7 @@ const RECORD_CHANGES = recordChangesSql(
     eventId: "d.event_id",
     eventType: "d.event_type",
     occurredAt: "d.occurred_at::timestamptz",
+    account: "p.gateway_account",
   },
   `(SELECT *, 'create' AS kind FROM created UNION ALL SELECT *, 'apply' FROM applied) p
       JOIN decided d ON d.kind = p.kind AND d.provider = p.provider AND d.charge_id = p.gateway_charge_id`,
@@ -160,25 +169,26 @@ const WRITE_PAYMENTS = plannedPerCall(`
   WITH decided AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
                          $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::bigint[], $16::text[],
-                         $17::text[], $18::text[], $19::text[])
+                         $17::text[], $18::text[], $19::text[], $20::text[])
       AS d(kind, payment_id, provider, charge_id, status, amount_refunded, amount, currency, customer_id, customer_email,
-           at, at_precision, inbox_id, from_status, from_amount_refunded, source, event_id, event_type, occurred_at)
+           at, at_precision, inbox_id, from_status, from_amount_refunded, source, event_id, event_type, occurred_at, gateway_account)
   ), created AS (
     INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
-                          customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision, version, facts_from)
+                          customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision, version, facts_from,
+                          gateway_account)
     SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision, 1,
-           ${factsFrom(false)}
+           ${factsFrom(false)}, gateway_account
       FROM decided d
      WHERE kind = 'create'
      ORDER BY provider, charge_id
     ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-    RETURNING id, provider, gateway_charge_id, version, amount, currency, customer_id, customer_email
+    RETURNING id, provider, gateway_charge_id, version, amount, currency, customer_id, customer_email, gateway_account
   ), applied AS (
     UPDATE payments p
        SET status = d.status, amount_refunded = d.amount_refunded,
            amount = COALESCE(p.amount, d.amount), currency = COALESCE(p.currency, d.currency),
            customer_id = COALESCE(p.customer_id, d.customer_id), customer_email = COALESCE(p.customer_email, d.customer_email),
-           facts_from = ${factsFrom(true)},
+           facts_from = ${factsFrom(true)}, gateway_account = ${LEARNT_ACCOUNT},
            last_gateway_event_at = COALESCE(GREATEST(p.last_gateway_event_at, d.at::timestamptz), p.last_gateway_event_at, d.at::timestamptz),
            last_gateway_event_precision = CASE WHEN d.at IS NOT NULL
                 AND (d.at::timestamptz >= p.last_gateway_event_at OR p.last_gateway_event_at IS NULL)
@@ -186,14 +196,14 @@ const WRITE_PAYMENTS = plannedPerCall(`
            version = p.version + 1, updated_at = now()
       FROM decided d
      WHERE p.id = d.payment_id AND d.kind = 'apply'
-    RETURNING p.id, p.provider, p.gateway_charge_id, p.version, p.amount, p.currency, p.customer_id, p.customer_email
+    RETURNING p.id, p.provider, p.gateway_charge_id, p.version, p.amount, p.currency, p.customer_id, p.customer_email, p.gateway_account
   ), seen_again AS (
     UPDATE payments p
        SET last_gateway_event_at = CASE WHEN ${SEEN_LATER} THEN d.at::timestamptz ELSE p.last_gateway_event_at END,
            last_gateway_event_precision = CASE WHEN ${SEEN_LATER} THEN d.at_precision ELSE p.last_gateway_event_precision END,
            amount = COALESCE(p.amount, d.amount), currency = COALESCE(p.currency, d.currency),
            customer_id = COALESCE(p.customer_id, d.customer_id), customer_email = COALESCE(p.customer_email, d.customer_email),
-           facts_from = ${factsFrom(true)}
+           facts_from = ${factsFrom(true)}, gateway_account = ${LEARNT_ACCOUNT}
       FROM decided d
      WHERE p.id = d.payment_id AND d.kind IN ('seen_again', 'facts')
   ), recorded AS (
@@ -275,6 +285,7 @@ async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<S
       writes.map(({ update }) => update.cause.eventId),
       writes.map(({ update }) => update.cause.eventType),
       writes.map(({ update }) => update.cause.occurredAt),
+      writes.map(({ update }) => update.account ?? DEFAULT_ACCOUNT),
     ]),
   );
   return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));

@@ -36,6 +36,7 @@ const ERASE = `
         eventId: "$2::text",
         eventType: `'${CUSTOMER_ERASED}'`,
         occurredAt: "now()",
+        account: "p.gateway_account",
       },
       "erased p",
       "p.id",

@@ -4,6 +4,7 @@ import { utcTimeSql } from "../outbox/payment-change";
 export type PaymentRecord = {
   id: number;
   provider: string;
+  account: string;
   chargeId: string;
   status: string;
   amount: number | null;
@@ -18,7 +19,7 @@ export type PaymentRecord = {
 
 /** The payments columns as PaymentRecord fields, for a table aliased `alias`. */
 export function paymentColumns(alias: string): string {
-  return `${alias}.id, ${alias}.provider, ${alias}.gateway_charge_id AS "chargeId", ${alias}.status, ${alias}.amount,
+  return `${alias}.id, ${alias}.provider, ${alias}.gateway_account AS account, ${alias}.gateway_charge_id AS "chargeId", ${alias}.status, ${alias}.amount,
           ${alias}.amount_refunded AS "amountRefunded", ${alias}.currency, ${alias}.customer_id AS "customerId",
           ${alias}.customer_email AS "customerEmail", ${alias}.registered_by AS "registeredBy",
           ${alias}.last_gateway_event_at AS "lastGatewayEventAt", ${alias}.updated_at AS "updatedAt"`;
@@ -44,6 +45,7 @@ export async function getPaymentById(db: Queryable, id: number): Promise<Payment
  */
 export type HostPayment = {
   provider: string;
+  account: string;
   chargeId: string;
   version: number;
   status: string;
@@ -57,7 +59,7 @@ export type HostPayment = {
 };
 
 const HOST_PAYMENT_JSON = `json_build_object(
-  'provider', p.provider, 'chargeId', p.gateway_charge_id, 'version', p.version, 'status', p.status,
+  'provider', p.provider, 'account', p.gateway_account, 'chargeId', p.gateway_charge_id, 'version', p.version, 'status', p.status,
   'amount', p.amount, 'amountRefunded', p.amount_refunded, 'currency', p.currency,
   'customer', json_build_object('id', p.customer_id, 'email', p.customer_email),
   'registeredBy', p.registered_by, 'lastGatewayEventAt', ${utcTimeSql("p.last_gateway_event_at")},

@@ -50,6 +50,8 @@ export type PaymentFilter = {
   searchIdsOnly?: boolean;
   statuses?: PaymentStatus[];
   provider?: string;
+  /** The gateway account (payments.gateway_account). */
+  account?: string;
   /** Created (first seen) from, inclusive, and to, exclusive. */
   createdFrom?: Date;
   createdTo?: Date;
@@ -90,6 +92,7 @@ export function paymentFilterSql(filter: PaymentFilter, params: unknown[] = []):
   if (filter.search) conditions.push(paymentSearchSql(filter.search, param, filter.searchIdsOnly));
   if (filter.statuses?.length) conditions.push(`p.status = ANY(${param(filter.statuses)}::text[])`);
   if (filter.provider) conditions.push(`p.provider = ${param(filter.provider)}`);
+  if (filter.account) conditions.push(`p.gateway_account = ${param(filter.account)}`);
   if (filter.createdFrom) conditions.push(`p.created_at >= ${param(filter.createdFrom)}`);
   if (filter.createdTo) conditions.push(`p.created_at < ${param(filter.createdTo)}`);
   const dated = filter.dated;
@@ -171,7 +174,7 @@ export async function searchPayments(
     );
   };
   const { where, params } = paymentFilterSql(filter);
-  if (!filter.search && !filter.dated) {
+  if (!summedOverMatches(filter)) {
     const sums = await paymentTotals(db, filter);
     const n = sums.totals.reduce((sum, total) => sum + total.payments, 0);
     const list = await listPage(where, params, orderBy(sort, n <= FEW_PAYMENTS));
@@ -242,6 +245,10 @@ export function hourSpans(filter: PaymentFilter): { start: Date | null; end: Dat
   return { start: start === null ? null : new Date(start), end: end === null ? null : new Date(end) };
 }
 
+// The rollup counts by creation hour, provider and status: a search, another date or an account
+// (10,000 accounts would multiply its rows) is summed over its matches.
+const summedOverMatches = (filter: PaymentFilter) => Boolean(filter.search || filter.dated || filter.account);
+
 const MATCHED_TOTALS = (where: string) =>
   `SELECT p.currency, p.status, count(*)::int AS payments, COALESCE(sum(p.amount), 0) AS amount, COALESCE(sum(p.amount_refunded), 0) AS refunded
      FROM payments p WHERE ${where} GROUP BY 1, 2`;
@@ -257,8 +264,7 @@ export async function paymentTotals(
   filter: PaymentFilter,
   cap = 250_000,
 ): Promise<{ totals: PaymentTotal[]; capped: boolean }> {
-  // The rollup counts by creation hour: a search or another date is summed over its matches.
-  const matched = Boolean(filter.search || filter.dated);
+  const matched = summedOverMatches(filter);
   const { start, end } = matched ? { start: null, end: null } : hourSpans(filter);
   if (matched || (start === null && end === null && (filter.createdFrom || filter.createdTo))) {
     const { where, params } = paymentFilterSql(filter);

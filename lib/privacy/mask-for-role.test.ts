@@ -17,6 +17,7 @@ import {
 const stored: EventDetail = {
   id: 7,
   provider: "stripe",
+  account: "default",
   eventId: "evt_1",
   eventIdDerived: false,
   eventType: "charge.succeeded",

@@ -249,6 +249,13 @@ export const mercadopagoDriver: SyncVerifyingDriver<"mercadopago"> = {
     });
   },
 
+  // A marketplace receives its sellers' notifications, each naming the seller's account (`user_id`),
+  // whose OAuth token reads the payment; a single account's notifications name the account itself.
+  accountOf(payload) {
+    const account = idSchema.safeParse((payload as { user_id?: unknown } | null)?.user_id);
+    return account.success ? account.data : null;
+  },
+
   async refetch(paymentId, fetchJson) {
     const body = await fetchJson(`/v1/payments/${encodeURIComponent(paymentId)}`);
     return paymentToSnapshot(parseWith(paymentSchema, body, "refetched Mercado Pago payment"));

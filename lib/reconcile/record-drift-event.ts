@@ -72,6 +72,7 @@ export async function recordDriftEvent(deps: DriftDeps, provider: string, observ
       payload: jsonbText(observed),
       occurredAt: observed.observedAt,
       precision: "millisecond",
+      account: null,
     },
     error: null,
     rawBody: Buffer.from(JSON.stringify(observed)),

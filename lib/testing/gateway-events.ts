@@ -28,6 +28,8 @@ export type PaymentFacts = {
    * sender with Dodo Payments' own types, fields and refund/dispute objects.
    */
   integration?: "intents" | "charges_and_intents" | "dodo";
+  /** A Stripe Connect connected account's payment: its charge events carry this top-level `account`. */
+  account?: string;
 };
 
 /** One thing that happened to a payment, in the gateway's terms. */
@@ -157,7 +159,8 @@ export function stripeEvent(payment: PaymentFacts, step: HistoryStep, eventId = 
         : step.kind === "dispute_lost"
           ? dispute("lost")
           : stripeCharge(payment, step, step.kind === "pending" ? "pending" : step.kind === "failed" ? "failed" : "succeeded");
-  return stripeEnvelope(eventId, step, STRIPE_TYPE[step.kind], object);
+  const envelope = stripeEnvelope(eventId, step, STRIPE_TYPE[step.kind], object);
+  return payment.account ? { ...envelope, account: payment.account } : envelope;
 }
 
 const STANDARD_TYPE: Record<HistoryStep["kind"], string> = {

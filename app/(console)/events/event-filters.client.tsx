@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useDisplayZone } from "@/app/_components/display-time.client";
 import { fromZonedInput, toZonedInput, zoneLabel, zonedParts } from "@/lib/time/format-time";
 import { ProviderSelect } from "@/app/_components/provider-select";
+import { AccountInput } from "@/app/_components/account-input";
 
 const STATUS_CHOICES = ["pending", "processed", "ignored", "failed", "failed,ignored"];
 
@@ -30,7 +31,9 @@ export function EventFilters({
     const date = iso ? new Date(iso) : null;
     return date && !Number.isNaN(date.getTime()) ? toZonedInput(date, zone) : "";
   };
-  const moreOpen = Boolean(initial.type || initial.from || initial.to || initial.occurredFrom || initial.occurredTo || initial.path);
+  const moreOpen = Boolean(
+    initial.account || initial.type || initial.from || initial.to || initial.occurredFrom || initial.occurredTo || initial.path,
+  );
   return (
     <form
       className="filters"
@@ -45,6 +48,7 @@ export function EventFilters({
         const set = (name: string, value: string | undefined) => value && params.set(name, value);
         set("q", text("q"));
         set("provider", text("provider"));
+        set("account", text("account"));
         set("status", text("status"));
         set("type", text("type"));
         const preset = RECEIVED_PRESETS[text("window")];
@@ -127,8 +131,9 @@ export function EventFilters({
         Clear
       </button>
       <details className="more-filters" open={moreOpen}>
-        <summary>More filters (type, exact times, payload)</summary>
+        <summary>More filters (account, type, exact times, payload)</summary>
         <div className="filters-more">
+          <AccountInput value={initial.account} />
           <label>
             Type
             <input name="type" defaultValue={initial.type} size={22} placeholder="charge.refunded" />

@@ -12,7 +12,7 @@ import type { EventTableRow } from "@/lib/console/get-events-view";
 const column = dataColumns<EventTableRow>();
 
 // Only the two times are sortable: the server pages by keyset on each, through its own index.
-function columnsFor(now: string) {
+function columnsFor(now: string, withAccounts: boolean) {
   return column.columns([
     column.accessor("receivedAt", {
       header: "Received",
@@ -35,6 +35,7 @@ function columnsFor(now: string) {
         </>
       ),
     }),
+    ...(withAccounts ? [column.accessor("account", { header: "Account", meta: { mono: true } })] : []),
     column.accessor("status", {
       header: "Status",
       cell: (info) => (
@@ -74,7 +75,10 @@ export function EventsTable({
   return (
     <DataTable
       label="Events"
-      columns={columnsFor(now)}
+      columns={columnsFor(
+        now,
+        rows.some((row) => row.accountNamed),
+      )}
       rows={rows}
       rowKey={(row) => String(row.id)}
       empty={empty}

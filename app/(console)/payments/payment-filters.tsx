@@ -1,5 +1,6 @@
 import type { paymentFilterChoices, ParsedPaymentParams } from "@/lib/console/payment-filter-params";
 import { ProviderSelect } from "@/app/_components/provider-select";
+import { AccountInput } from "@/app/_components/account-input";
 
 const day = (date: Date | undefined) => (date ? date.toISOString().slice(0, 10) : "");
 
@@ -54,6 +55,7 @@ export function PaymentFilters({
         </select>
       </label>
       <ProviderSelect providers={choices.providers} value={filter.provider} />
+      <AccountInput value={filter.account} />
       <label>
         Date
         <select name="on" defaultValue={on}>

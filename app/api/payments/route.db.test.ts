@@ -56,6 +56,7 @@ describe("POST /api/payments", () => {
     const body = await response.json();
     expect(body).toEqual({
       provider: "asaas",
+      account: "default",
       chargeId: "pay_123",
       version: 0,
       status: "pending",

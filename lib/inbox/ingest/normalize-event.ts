@@ -19,6 +19,8 @@ export type NormalizedColumns = {
   payload: string | null;
   occurredAt: string | null;
   precision: Precision | null;
+  /** The gateway account the body names (the driver's accountOf), or null. */
+  account: string | null;
 };
 
 export type Normalization =
@@ -65,6 +67,7 @@ function unparseable(raw: Buffer, error: string): Normalization {
       payload: null,
       occurredAt: null,
       precision: null,
+      account: null,
     },
   };
 }
@@ -94,6 +97,13 @@ function unstorableColumn(event: NormalizedEvent): string | null {
   return null;
 }
 
+// An account name is what the console filters and the host reads; one that is not plain text of a
+// sane length is not an account name, and the event stays the default account's.
+function accountOf(driver: ProviderDriver, payload: unknown): string | null {
+  const account = driver.accountOf?.(payload) ?? null;
+  return account !== null && account.length <= 200 && isStorableText(account) ? account : null;
+}
+
 /**
  * The one way an event is normalized: driver parse, then the columns it stores (validated text,
  * lower-cased e-mail, a payload jsonb accepts). Never throws for a body's content.
@@ -120,6 +130,7 @@ export function normalizeEvent(driver: ProviderDriver, raw: Buffer, context: Par
       payload: jsonbText(event.payload),
       occurredAt: event.occurredAt,
       precision: event.precision,
+      account: accountOf(driver, event.payload),
     },
   };
 }

@@ -2,6 +2,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { clearInbox, createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { testConfig, waitFor } from "@/lib/testing/test-worker";
 import type { Precision } from "@/lib/canonical/charge-event";
+import Stripe from "stripe";
+import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
+import { TEST_SECRETS } from "@/lib/testing/test-app";
+import { mercadopagoDriver } from "@/lib/providers/mercadopago";
+import { ingestEvent } from "./ingest-event";
+import { normalizeEvent } from "./normalize-event";
 import { storeEvent, type StoreDeps, type StoredEvent } from "./store-event";
 
 // Group commit against PostgreSQL: events stored at the same moment share one statement and one
@@ -31,6 +37,7 @@ function event(eventId: string, overrides: { precision?: string } = {}): StoredE
       payload: JSON.stringify({ id: eventId }),
       occurredAt: "2026-12-01T10:00:00.000Z",
       precision: (overrides.precision ?? "millisecond") as Precision,
+      account: null,
     },
     error: null,
     rawBody: Buffer.from(JSON.stringify({ id: eventId })),
@@ -150,5 +157,63 @@ describe("group commit at ingest", () => {
     const rows = await stored();
     expect(rows).toHaveLength(3);
     expect(new Set(rows.map((row) => row.tx)).size).toBe(3);
+  });
+});
+
+describe("the gateway account of a stored event", () => {
+  const accountOf = async (id: number | null) =>
+    (await app.pool.query<{ account: string }>("SELECT gateway_account AS account FROM webhook_inbox WHERE id = $1", [id])).rows[0]
+      ?.account;
+
+  it("is the URL's account when given, else the one the body names, else default", async () => {
+    const named = { ...event("evt_named"), columns: { ...event("evt_named").columns, account: "acct_body" } };
+    expect(await accountOf(await storeEvent(deps, { ...named, account: "shop-a" }))).toBe("shop-a");
+    expect(await accountOf(await storeEvent(deps, { ...named, columns: { ...named.columns, eventId: "evt_named_2" } }))).toBe("acct_body");
+    expect(await accountOf(await storeEvent(deps, event("evt_plain")))).toBe("default");
+  });
+
+  it("reads a Stripe Connect event's top-level account (stripe/openapi's event fixture, signed by the SDK)", async () => {
+    const connect = readFixture<{ id: string; account: string }>("stripe/connect-event.json");
+    const body = JSON.stringify(variant(connect, { id: "evt_connect_store" }));
+    const outcome = await ingestEvent(deps, {
+      provider: "stripe",
+      rawBody: Buffer.from(body),
+      headers: { "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_SECRETS.stripe }) },
+    });
+    expect(outcome.kind).toBe("stored");
+    expect(await accountOf(outcome.kind === "stored" ? outcome.inboxId : null)).toBe("acct_1Connected");
+  });
+
+  it("reads a Mercado Pago notification's seller (user_id, the documented notification body)", async () => {
+    // developers: "Notificaciones > Webhooks", the body of a payment notification.
+    const body = Buffer.from(
+      JSON.stringify({
+        id: 12345,
+        live_mode: true,
+        type: "payment",
+        date_created: "2015-03-25T10:04:58.396-04:00",
+        user_id: 44444,
+        api_version: "v1",
+        action: "payment.created",
+        data: { id: "999999999" },
+      }),
+    );
+    const normalized = normalizeEvent(mercadopagoDriver, body, {
+      headers: {},
+      query: new URLSearchParams({ "data.id": "999999999", type: "payment" }),
+      timeZone: "UTC",
+      settings: undefined,
+    });
+    expect(normalized.columns.account).toBe("44444");
+    const id = await storeEvent(deps, {
+      provider: "mercadopago",
+      columns: normalized.columns,
+      error: null,
+      rawBody: body,
+      headers: {},
+      queryString: "data.id=999999999&type=payment",
+      source: "delivery",
+    });
+    expect(await accountOf(id)).toBe("44444");
   });
 });

@@ -7,6 +7,7 @@ import { serializationKey } from "../../queue/queues";
 import { createGroupCommitter, type GroupCommitter } from "./group-commit";
 import type { NormalizedColumns } from "./normalize-event";
 import { findDriver } from "../../providers/registry";
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
 import { keepPersonalData, type RedactedAtRest } from "./personal-data-at-rest";
 
 // The one door into the inbox: deliveries (ingest-event.ts) and reconciliation store through here.
@@ -25,10 +26,10 @@ export type StoreDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () 
 const INPUT = `
   SELECT * FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                        $10::bytea[], $11::text[], $12::text[], $13::timestamptz[], $14::text[], $15::text[], $16::text[],
-                       $17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::timestamptz[])
+                       $17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::timestamptz[], $22::text[])
     WITH ORDINALITY AS t(provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email, payload,
                          raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error,
-                         received_at, source, singleton_key, original_sha256, signature_verified_at, n)`;
+                         received_at, source, singleton_key, original_sha256, signature_verified_at, gateway_account, n)`;
 
 const FIRST_OF_EACH_KEY = `SELECT DISTINCT ON (provider, event_id) * FROM input ORDER BY provider, event_id, n`;
 
@@ -42,12 +43,12 @@ const INSERT_EVENTS = `
   INSERT INTO webhook_inbox (
     id, received_at, provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email,
     payload, raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error, source,
-    original_sha256, signature_verified_at, redacted_at
+    original_sha256, signature_verified_at, redacted_at, gateway_account
   )
   SELECT key.inbox_id, key.received_at, f.provider, f.event_id, f.event_id_derived, f.event_type, f.resource_id, f.customer_id,
          f.customer_email, f.payload::jsonb, f.raw_body, f.headers::jsonb, f.query_string, f.occurred_at, f.occurred_at_precision,
          f.status, f.last_error, f.source, f.original_sha256, f.signature_verified_at,
-         CASE WHEN f.original_sha256 IS NULL THEN NULL ELSE now() END
+         CASE WHEN f.original_sha256 IS NULL THEN NULL ELSE now() END, f.gateway_account
     FROM key JOIN firsts f USING (provider, event_id)
   RETURNING id, status, provider, event_id`;
 
@@ -90,6 +91,12 @@ export type StoredEvent = {
   headers: Record<string, string>;
   queryString: string | null;
   source: EventSource;
+  /**
+   * The gateway account it came for, when its URL named one (`/api/webhooks/{provider}/{account}`) or
+   * a reconciliation read it with that account's credentials. Absent: the account the body names
+   * (columns.account: its driver's accountOf), else DEFAULT_ACCOUNT.
+   */
+  account?: string;
 };
 
 type Pending = { stored: StoredEvent; receivedAt: Date | null; redaction: RedactedAtRest | null };
@@ -126,6 +133,7 @@ async function storeTogether(deps: StoreDeps, events: Pending[]): Promise<(numbe
       column(({ stored }) => serializationKey(stored.provider, stored.columns.resourceId, stored.columns.eventId)),
       column(({ redaction }) => redaction?.originalSha256 ?? null),
       column(({ redaction }) => redaction?.verifiedAt ?? null),
+      column(({ stored }) => stored.account ?? stored.columns.account ?? DEFAULT_ACCOUNT),
     ],
   });
   const ids: (number | null)[] = events.map(() => null);

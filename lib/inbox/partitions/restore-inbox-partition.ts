@@ -1,9 +1,14 @@
 import { recordAudit } from "../../audit/record-audit";
 import { withTransaction, type Pool } from "../../db/pool";
 import { ArchiveError, readArchiveMembers } from "../retention/archive-files";
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
 import { sha256OfFile, quotedPartition } from "./partition-names";
 
 export type PartitionRestoreDeps = { pool: Pool; archiveDir: string };
+
+// Columns the inbox gained after archives were first written, with the value their rows meant: a
+// key missing from an archived row would populate as NULL, which these columns refuse.
+const ADDED_SINCE_FIRST_ARCHIVES = { gateway_account: DEFAULT_ACCOUNT };
 
 type ArchivedPartition = { rows: string; archive_file: string | null; archive_sha256: string | null; bounds: string };
 
@@ -36,7 +41,7 @@ export async function restoreInboxPartition(
       }
       for await (const members of readArchiveMembers(deps.archiveDir, partition.archive_file)) {
         await tx.query(`INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::webhook_inbox, $1::jsonb)`, [
-          JSON.stringify(members),
+          JSON.stringify(members.map((member) => ({ ...ADDED_SINCE_FIRST_ARCHIVES, ...(member as object) }))),
         ]);
         count += members.length;
       }

@@ -301,6 +301,18 @@ describe("processEvent", () => {
       });
     });
 
+    it("takes the account its body names (a Stripe Connect event's), on the event and its new payment", async () => {
+      const p = { ...facts(), account: "acct_revived" };
+      const id = await storedAsUnparseable(p, "plain");
+      expect(await processEvent(depsWith(), id)).toBe("processed");
+      const { rows } = await app.pool.query(
+        `SELECT w.gateway_account AS event, p.gateway_account AS payment
+           FROM webhook_inbox w JOIN payments p ON p.provider = w.provider AND p.gateway_charge_id = w.resource_id WHERE w.id = $1`,
+        [id],
+      );
+      expect(rows).toEqual([{ event: "acct_revived", payment: "acct_revived" }]);
+    });
+
     it("stores the payload only when jsonb accepts it, instead of failing every retry", async () => {
       const p = facts();
       const id = await storedAsUnparseable(p, "a\u0000b");

@@ -147,6 +147,7 @@ function applying(
       cause: { eventId: started.eventId, eventType: started.eventType, occurredAt },
       source: observation.source,
       createIfMissing: deps.config.providers[driver.name].paymentSource === "gateway",
+      account: started.account,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { plannedPerCall, preparedStatement, type Pool, type Queryable } from "../../db/pool";
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
 import type { IgnoredReason } from "../../payments/state-machine";
 import type { DispatchableEvent } from "../../queue/boss";
 import { recordSettled } from "../../observability/metrics";
@@ -19,6 +20,8 @@ export type StartedAttempt = DispatchableEvent & {
   queryString: string | null;
   attempts: number;
   attemptId: number;
+  /** Its gateway account (webhook_inbox.gateway_account). */
+  account: string;
 };
 
 // One statement for the whole batch, so it commits before any processing: the attempt is counted
@@ -30,7 +33,8 @@ const START_ATTEMPTS = plannedPerCall(`
     UPDATE webhook_inbox SET attempts = attempts + 1
      WHERE id = ANY($1::bigint[]) AND status = 'pending'
        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
-    RETURNING id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source
+    RETURNING id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source,
+              gateway_account
   ), abandoned AS (
     UPDATE processing_attempts
        SET outcome = 'abandoned', finished_at = clock_timestamp(),
@@ -46,7 +50,7 @@ const START_ATTEMPTS = plannedPerCall(`
   SELECT bumped.id, bumped.provider, bumped.event_id AS "eventId", bumped.event_type AS "eventType",
          bumped.event_id_derived AS "eventIdDerived", bumped.source,
          bumped.resource_id AS "resourceId", bumped.raw_body AS "rawBody", bumped.headers,
-         bumped.query_string AS "queryString", bumped.attempts, attempt.id AS "attemptId"
+         bumped.query_string AS "queryString", bumped.attempts, attempt.id AS "attemptId", bumped.gateway_account AS account
     FROM bumped JOIN attempt ON attempt.inbox_id = bumped.id`);
 
 const FINISH_ATTEMPT = preparedStatement(
@@ -133,7 +137,8 @@ export async function reviveColumns(pool: Pool, started: StartedAttempt, columns
   await pool.query(
     `UPDATE webhook_inbox
         SET event_type = $3, resource_id = $4, customer_id = $5, customer_email = $6, payload = $7::jsonb,
-            occurred_at = $8::timestamptz, occurred_at_precision = $9
+            occurred_at = $8::timestamptz, occurred_at_precision = $9,
+            gateway_account = CASE WHEN gateway_account = '${DEFAULT_ACCOUNT}' THEN COALESCE($10, gateway_account) ELSE gateway_account END
       WHERE id = $1 AND status = 'pending' AND attempts = $2`,
     [
       started.id,
@@ -145,10 +150,13 @@ export async function reviveColumns(pool: Pool, started: StartedAttempt, columns
       columns.payload,
       columns.occurredAt,
       columns.precision,
+      columns.account,
     ],
   );
-  // Its retries then queue behind the other events of its payment, not on a key of their own.
-  return { ...started, eventType: columns.type, resourceId: columns.resourceId };
+  // Its retries then queue behind the other events of its payment, not on a key of their own. The
+  // account its body names counts only where its URL named none (stored as the default account).
+  const account = started.account === DEFAULT_ACCOUNT ? (columns.account ?? started.account) : started.account;
+  return { ...started, eventType: columns.type, resourceId: columns.resourceId, account };
 }
 
 /** Closes an attempt without settling its event (superseded, deferred, or rescheduled). */

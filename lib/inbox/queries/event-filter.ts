@@ -14,6 +14,8 @@ const optionalDate = dateParamSchema.optional();
  */
 export const eventFilterSchema = z.object({
   provider: z.enum(PROVIDER_NAMES).optional(),
+  /** The gateway account (webhook_inbox.gateway_account). */
+  account: storableTextSchema.trim().min(1).max(200).optional(),
   statuses: z.array(z.enum(INBOX_STATUSES)).optional(),
   type: storableTextSchema.max(80).optional(),
   receivedFrom: optionalDate,
@@ -85,6 +87,7 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
     return `$${offset + params.length}`;
   };
   if (filter.provider) conditions.push(`provider = ${param(filter.provider)}`);
+  if (filter.account) conditions.push(`gateway_account = ${param(filter.account)}`);
   if (filter.statuses?.length) conditions.push(`status = ANY(${param(filter.statuses)}::text[])`);
   if (filter.type) conditions.push(`event_type = ${param(filter.type)}`);
   if (filter.receivedFrom) conditions.push(`received_at >= ${param(filter.receivedFrom)}`);

@@ -3,6 +3,8 @@ import type { Queryable } from "../../db/pool";
 export type EventDetail = {
   id: number;
   provider: string;
+  /** The gateway account it came for (DEFAULT_ACCOUNT without accounts). */
+  account: string;
   eventId: string;
   eventIdDerived: boolean;
   eventType: string;
@@ -53,7 +55,7 @@ export type TimelineEntry = {
 
 export async function getEvent(db: Queryable, id: number): Promise<EventDetail | null> {
   const { rows } = await db.query<EventDetail>(
-    `SELECT id, provider, event_id AS "eventId", event_id_derived AS "eventIdDerived", event_type AS "eventType",
+    `SELECT id, provider, gateway_account AS account, event_id AS "eventId", event_id_derived AS "eventIdDerived", event_type AS "eventType",
             resource_id AS "resourceId", customer_id AS "customerId", customer_email AS "customerEmail", payload,
             raw_body AS "rawBody", headers, query_string AS "queryString", occurred_at AS "occurredAt",
             occurred_at_precision AS "occurredAtPrecision", received_at AS "receivedAt", status,

@@ -1,3 +1,4 @@
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
 import type { Queryable } from "../../db/pool";
 import { INBOX_STATUSES, type InboxStatus } from "./event-filter";
 
@@ -98,6 +99,17 @@ export async function hourlyVolume(db: Queryable, hours = 24, provider?: string)
       GROUP BY h.hour
       ORDER BY h.hour`,
     [hours, provider ?? null],
+  );
+  return rows;
+}
+
+/** The accounts (besides the default one) with the most pending events, most first, at most `limit`. */
+export async function pendingByAccount(db: Queryable, limit: number): Promise<{ provider: string; account: string; pending: number }[]> {
+  const { rows } = await db.query<{ provider: string; account: string; pending: number }>(
+    `SELECT provider, gateway_account AS account, count(*)::int AS pending FROM webhook_inbox
+      WHERE status = 'pending' AND gateway_account <> '${DEFAULT_ACCOUNT}'
+      GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT $1`,
+    [limit],
   );
   return rows;
 }

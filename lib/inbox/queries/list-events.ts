@@ -8,6 +8,7 @@ export type EventSort = (typeof EVENT_SORTS)[number];
 export type EventListRow = {
   id: number;
   provider: string;
+  account: string;
   eventId: string;
   eventType: string;
   resourceId: string | null;
@@ -90,7 +91,7 @@ export async function listEvents(
   }
   params.push(limit + 1);
   const { rows } = await db.query<EventListRow & { sortValue: string; sortRank: number }>(
-    `SELECT id, provider, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId",
+    `SELECT id, provider, gateway_account AS account, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId",
             customer_email AS "customerEmail", status, ignored_reason AS "ignoredReason", attempts,
             occurred_at AS "occurredAt", received_at AS "receivedAt", left(last_error, 200) AS "lastError",
             to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortValue", ${rankKey ?? "0"} AS "sortRank"

@@ -15,6 +15,10 @@ export function EventFacts({ view }: { view: EventPageView }) {
         <dl className="kv">
           <dt>Inbox id</dt>
           <dd>{event.id}</dd>
+          <dt>Account</dt>
+          <dd className="mono">
+            <Link href={`/events?account=${encodeURIComponent(event.account)}`}>{event.account}</Link>
+          </dd>
           <dt>Event id</dt>
           <dd className="mono">
             {event.eventId} <CopyButton text={event.eventId} ariaLabel="Copy event id" />{" "}

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CustomerLink } from "@/app/_components/customer-link";
 import { DisplayTime } from "@/app/_components/display-time.client";
@@ -38,6 +39,10 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
         <dl className="kv">
           <dt>Provider</dt>
           <dd>{payment.provider}</dd>
+          <dt>Account</dt>
+          <dd className="mono">
+            <Link href={`/payments?account=${encodeURIComponent(payment.account)}`}>{payment.account}</Link>
+          </dd>
           <dt>Amount</dt>
           <dd data-testid="payment-amount">
             <Money amount={payment.amount} currency={payment.currency} />
