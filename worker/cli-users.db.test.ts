@@ -23,6 +23,8 @@ describe("npm run cli, users", { timeout: 240_000 }, () => {
     const result = cli("user:create", "--email", "New@Example.com", "--role", "support");
     expect(result.code).toBe(0);
     expect(result.out).toMatch(/created support new@example.com with password: \S{24}/);
+    const { rows } = await app.pool.query("SELECT must_change_password FROM users WHERE email = 'new@example.com'");
+    expect(rows).toEqual([{ must_change_password: true }]);
     expect(cli("user:create", "--email", "new@example.com", "--role", "admin").out).toContain("already exists");
     expect(cli("user:create", "--email", "x@example.com", "--role", "root").code).toBe(1);
   });
@@ -34,12 +36,30 @@ describe("npm run cli, users", { timeout: 240_000 }, () => {
     expect(result.code).toBe(0);
     const password = /new password for lost@example.com: (\S{24})\n/.exec(result.out)?.[1];
     expect(password).toBeDefined();
-    const after = (await app.pool.query("SELECT password_hash, session_version FROM users WHERE email = 'lost@example.com'")).rows[0];
+    const after = (
+      await app.pool.query("SELECT password_hash, session_version, must_change_password FROM users WHERE email = 'lost@example.com'")
+    ).rows[0];
     expect(after.session_version).toBe(before.session_version + 1);
+    expect(after.must_change_password).toBe(true);
     expect(await verifyPassword(password!, after.password_hash)).toBe(true);
     expect(await verifyPassword("the first long password", after.password_hash)).toBe(false);
     const { rows: audit } = await app.pool.query("SELECT actor, details FROM audit_log WHERE action = 'password_reset'");
     expect(audit).toEqual([{ actor: expect.stringMatching(/^cli:/), details: { email: "lost@example.com" } }]);
     expect(cli("user:reset-password", "--email", "nobody@example.com")).toMatchObject({ code: 1, out: expect.stringContaining("no user") });
+  });
+
+  it("user:reset-2fa turns a user's two-step sign-in off, audited", async () => {
+    await createUser(app.prisma, { email: "phone@example.com", role: "admin", password: "the first long password" }, "test");
+    await app.pool.query(
+      "UPDATE users SET totp_secret = 'v1.x.y.z', totp_enabled_at = now(), recovery_code_hashes = '{a,b}' WHERE email = 'phone@example.com'",
+    );
+    const result = cli("user:reset-2fa", "--email", "Phone@example.com");
+    expect(result).toMatchObject({ code: 0, out: expect.stringContaining("two-step sign-in is off for phone@example.com") });
+    const { rows } = await app.pool.query(
+      "SELECT totp_secret, totp_enabled_at, cardinality(recovery_code_hashes) AS codes FROM users WHERE email = 'phone@example.com'",
+    );
+    expect(rows).toEqual([{ totp_secret: null, totp_enabled_at: null, codes: 0 }]);
+    const { rows: audit } = await app.pool.query("SELECT actor FROM audit_log WHERE action = 'two_factor_disabled'");
+    expect(audit).toEqual([{ actor: expect.stringMatching(/^cli:/) }]);
   });
 });

@@ -1,8 +1,10 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
 import { DisplayZoneProvider } from "@/app/_components/display-time.client";
 import { displayZone } from "@/app/_server/display-zone";
 import { currentUser } from "@/app/_server/session";
+import { heldAtAccount } from "@/lib/console/get-account-view";
 import { getLayoutView } from "@/lib/console/get-layout-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { NavLinks } from "./nav-links.client";
@@ -17,6 +19,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   if (!user) redirect("/login");
   const zone = await displayZone();
   const view = await getLayoutView(webRuntime().reads, user.role);
+  // Held at the account page (a generated password, a required enrolment): no way elsewhere to show.
+  const held = heldAtAccount(webRuntime().config, user);
   return (
     <DisplayZoneProvider zone={zone}>
       <div className="shell">
@@ -25,11 +29,15 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         </a>
         <Sidebar>
           <nav aria-label="Console">
-            <NavLinks links={view.links} />
+            <NavLinks links={held ? [] : view.links} />
           </nav>
           <div className="who">
             <ZonePicker zone={zone} />
-            <div>{user.email}</div>
+            <div>
+              <Link href="/account" title="Your account: password, two-step sign-in, sessions">
+                {user.email}
+              </Link>
+            </div>
             <div>
               role: <strong>{user.role}</strong>
             </div>

@@ -1,9 +1,8 @@
 import { hasValidApiToken, matchApiToken } from "@/lib/auth/api-token";
 import type { ApiToken } from "@/lib/config/api-tokens";
-import { can } from "@/lib/auth/permissions";
 import { AppError } from "@/lib/errors/app-error";
 import { webRuntime } from "@/lib/runtime/web-runtime";
-import { currentUser } from "./session";
+import { currentUser, mayUse } from "./session";
 
 /**
  * Host-application endpoints take a bearer token from PAYMENTS_API_TOKENS; returns it, with the
@@ -29,5 +28,5 @@ export async function mayReadHealthDetails(request: Request): Promise<boolean> {
   // Probes carry no session cookie: they get their answer without a session lookup.
   if (!/next-auth\.session-token/.test(request.headers.get("cookie") ?? "")) return false;
   const user = await currentUser();
-  return user !== null && can(user.role, "events.read");
+  return user !== null && mayUse(user, "events.read");
 }

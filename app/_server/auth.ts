@@ -3,7 +3,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { authenticate } from "@/lib/auth/login";
 import { isRole } from "@/lib/auth/permissions";
-import { endSessions, sessionStillValid } from "@/lib/auth/users";
+import { endOtherSessions, endSessions, sessionStillValid } from "@/lib/auth/users";
 import { errorForLog } from "@/lib/errors/app-error";
 import { logger } from "@/lib/observability/logger";
 import { clientAddress, trustedProxySet } from "@/lib/request/client-address";
@@ -58,13 +58,18 @@ export function authOptions(): AuthOptions {
     providers: [
       CredentialsProvider({
         name: "E-mail",
-        credentials: { email: { label: "E-mail", type: "email" }, password: { label: "Password", type: "password" } },
+        credentials: {
+          email: { label: "E-mail", type: "email" },
+          password: { label: "Password", type: "password" },
+          code: { label: "One-time code", type: "text" },
+        },
         async authorize(credentials, request) {
           if (!credentials?.email || !credentials.password) return null;
           // next-auth puts a thrown error's message in the login URL: only our codes may get there.
           const result = await authenticate(runtime, {
             email: credentials.email,
             password: credentials.password,
+            code: credentials.code,
             ip: clientIp(request?.headers ?? {}),
           }).catch((error: unknown) => {
             logger("auth").error({ error: errorForLog(error) }, "sign-in failed");
@@ -72,6 +77,8 @@ export function authOptions(): AuthOptions {
           });
           if (!result.ok) {
             if (result.reason === "rate_limited") throw new Error(SIGN_IN_ERRORS.rateLimited);
+            if (result.reason === "code_required") throw new Error(SIGN_IN_ERRORS.codeRequired);
+            if (result.reason === "wrong_code") throw new Error(SIGN_IN_ERRORS.wrongCode);
             return null;
           }
           const { user, sessionVersion } = result;
@@ -83,7 +90,9 @@ export function authOptions(): AuthOptions {
       // Every read of a session, next-auth's own /api/auth/session included, checks it against the
       // database and its absolute lifetime (the cookie's expiry slides with use): a throw here makes
       // next-auth answer with no session and clear the cookie.
-      async jwt({ token, user }) {
+      // "Sign out my other sessions" is an update of the session (next-auth's CSRF-checked POST to
+      // /api/auth/session): the user's version moves on and only this token is handed the new one.
+      async jwt({ token, user, trigger, session }) {
         if (user) {
           token.role = user.role;
           token.sessionVersion = user.sessionVersion;
@@ -96,6 +105,11 @@ export function authOptions(): AuthOptions {
           SESSION_HOURS * 3600,
         );
         if (!valid) throw new SessionEndedError();
+        if (trigger === "update" && (session as { endOtherSessions?: unknown } | undefined)?.endOtherSessions === true) {
+          const version = await endOtherSessions(runtime.prisma, Number(token.sub), token.sessionVersion as number, null);
+          if (version === null) throw new SessionEndedError();
+          token.sessionVersion = version;
+        }
         return token;
       },
       session({ session, token }) {

@@ -1,6 +1,7 @@
 import { getServerSession } from "next-auth";
 import { forbidden, redirect } from "next/navigation";
 import { PAGE_ACCESS, ROUTE_ACCESS, type ConsoleRoute, type PageRoute } from "@/lib/auth/access-table";
+import { pendingStep } from "@/lib/auth/login";
 import { can, type Permission } from "@/lib/auth/permissions";
 import { findActiveUser, type UserAccount } from "@/lib/auth/users";
 import { AppError } from "@/lib/errors/app-error";
@@ -21,10 +22,27 @@ export async function currentUser(): Promise<UserAccount | null> {
   return findActiveUser(webRuntime().prisma, id, version);
 }
 
-/** For pages: signed out -> /login; signed in without the page's permission (PAGE_ACCESS) -> the 403 page. */
+/**
+ * Is the user held at their account page (a generated password to replace, enrolment the policy
+ * requires)? Then only their own account ("account.own") is theirs.
+ */
+function heldBack(user: UserAccount, permission: Permission): boolean {
+  return permission !== "account.own" && pendingStep(webRuntime().config, user) !== null;
+}
+
+/** May this signed-in user use `permission` now (their role grants it, no pending step holds them back)? */
+export function mayUse(user: UserAccount, permission: Permission): boolean {
+  return can(user.role, permission) && !heldBack(user, permission);
+}
+
+/**
+ * For pages: signed out -> /login; a pending step -> /account; signed in without the page's
+ * permission (PAGE_ACCESS) -> the 403 page.
+ */
 export async function requirePageAccess(page: PageRoute): Promise<UserAccount> {
   const user = await currentUser();
   if (!user) redirect("/login");
+  if (heldBack(user, PAGE_ACCESS[page])) redirect("/account");
   if (!can(user.role, PAGE_ACCESS[page])) forbidden();
   return user;
 }
@@ -33,6 +51,7 @@ export async function requirePageAccess(page: PageRoute): Promise<UserAccount> {
 export async function requirePermission(permission: Permission): Promise<UserAccount> {
   const user = await currentUser();
   if (!user) throw new AppError("UNAUTHORIZED", "sign in first");
+  if (heldBack(user, permission)) throw new AppError("FORBIDDEN", "finish setting up your account first (your account page)");
   if (!can(user.role, permission)) throw new AppError("FORBIDDEN", `your role (${user.role}) may not do this (${permission})`);
   return user;
 }

@@ -5,12 +5,16 @@ import { LoginForm } from "./login-form.client";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<{ error?: string; callbackUrl?: string }> }) {
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ error?: string; callbackUrl?: string; notice?: string }>;
+}) {
   const view = getLoginView(webRuntime().config, await searchParams);
   return (
     <main className="login panel">
       <h1>Webhook Inbox</h1>
-      <LoginForm initialError={view.error} callbackUrl={view.callbackUrl} />
+      <LoginForm initialError={view.error} callbackUrl={view.callbackUrl} notice={view.notice} />
     </main>
   );
 }

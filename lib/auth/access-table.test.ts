@@ -6,6 +6,7 @@ import { can, PERMISSIONS, ROLES, type Permission, type Role } from "./permissio
 
 // Who can do what, spelled out role by role: a change to the grants shows up here as a diff.
 const EXPECTED: Record<Permission, readonly Role[]> = {
+  "account.own": ["viewer", "support", "finance", "admin"],
   "events.read": ["viewer", "support", "finance", "admin"],
   "payload.unmasked": ["support", "finance", "admin"],
   "signatures.debug": ["support", "finance", "admin"],

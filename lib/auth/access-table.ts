@@ -23,6 +23,7 @@ export const PAGE_ACCESS = {
   "/destinations/[id]": "destinations.manage",
   "/privacy": "privacy.manage",
   "/privacy/erasures/[id]": "privacy.manage",
+  "/account": "account.own",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {
@@ -47,6 +48,10 @@ export const ACTION_ACCESS = {
   exportSubject: "privacy.manage",
   previewErasure: "privacy.manage",
   startErasure: "privacy.manage",
+  changePassword: "account.own",
+  startTwoFactorEnrolment: "account.own",
+  confirmTwoFactorEnrolment: "account.own",
+  disableTwoFactor: "account.own",
 } as const satisfies Record<string, Permission>;
 
 export const ROUTE_ACCESS = {

@@ -15,6 +15,9 @@ const ADDRESS_FACTOR = 4;
 
 export type LoginAttempt = { id: string };
 
+/** What an attempt checks: passwords and one-time codes are counted apart (a right password doesn't clear wrong codes). */
+export type LoginFactor = "password" | "code";
+
 /**
  * Counts an attempt before its password is checked, or refuses it: one transaction locks the
  * account and the client's address (advisory locks, so concurrent attempts on either are counted one
@@ -27,16 +30,25 @@ export type LoginAttempt = { id: string };
  * everywhere reach maxFailures x ACCOUNT_FACTOR: then it backs off for every address the same way. An
  * address spraying many accounts is refused outright. An IPv6 address counts as its /64.
  *
+ * One-time codes (`factor` "code") are throttled the same way, counted apart from passwords; the
+ * address's cap counts both.
+ *
  * Returns the attempt to settle, or null when refused.
  */
-export async function admitAttempt(pool: Pool, email: string, ip: string | null, login: AppConfig["login"]): Promise<LoginAttempt | null> {
+export async function admitAttempt(
+  pool: Pool,
+  email: string,
+  ip: string | null,
+  login: AppConfig["login"],
+  factor: LoginFactor = "password",
+): Promise<LoginAttempt | null> {
   return withTransaction(pool, async (client) => {
     const { rows } = await client.query<{ network: string | null }>(
-      `SELECT network::text, pg_advisory_xact_lock(hashtextextended('login account:' || $1, 0)),
+      `SELECT network::text, pg_advisory_xact_lock(hashtextextended('login account:' || $3 || ':' || $1, 0)),
               pg_advisory_xact_lock(hashtextextended('login address:' || COALESCE(network::text, ''), 0))
          FROM (SELECT CASE WHEN $2::text IS NULL THEN NULL
                            ELSE network(set_masklen($2::inet, CASE family($2::inet) WHEN 6 THEN 64 ELSE 32 END)) END AS network) client`,
-      [email, ip],
+      [email, ip, factor],
     );
     const network = rows[0]!.network;
     await client.query(
@@ -48,13 +60,13 @@ export async function admitAttempt(pool: Pool, email: string, ip: string | null,
       `WITH since AS (
          SELECT GREATEST(now() - make_interval(hours => $4::int),
                          COALESCE((SELECT max(at) FROM login_attempts
-                                    WHERE email = $1 AND outcome = 'succeeded' AND network IS NOT DISTINCT FROM $2::inet), '-infinity')) AS at,
+                                    WHERE email = $1 AND factor = $9 AND outcome = 'succeeded' AND network IS NOT DISTINCT FROM $2::inet), '-infinity')) AS at,
                 GREATEST(now() - make_interval(mins => $3::int),
-                         COALESCE((SELECT max(at) FROM login_attempts WHERE email = $1 AND outcome = 'succeeded'), '-infinity')) AS account_at
+                         COALESCE((SELECT max(at) FROM login_attempts WHERE email = $1 AND factor = $9 AND outcome = 'succeeded'), '-infinity')) AS account_at
        ), failures AS (
          SELECT a.at, a.network IS NOT DISTINCT FROM $2::inet AS here
            FROM login_attempts a, since
-          WHERE a.email = $1 AND a.outcome <> 'succeeded' AND a.at > LEAST(since.at, since.account_at)
+          WHERE a.email = $1 AND a.factor = $9 AND a.outcome <> 'succeeded' AND a.at > LEAST(since.at, since.account_at)
        ), pair AS (
          SELECT count(*)::int AS n, max(f.at) AS last FROM failures f, since WHERE f.here AND f.at > since.at
        ), account AS (
@@ -70,11 +82,21 @@ export async function admitAttempt(pool: Pool, email: string, ip: string | null,
                 address.n >= $5::int * $8::int AS spraying
            FROM pair, account, address
        )
-       INSERT INTO login_attempts (email, network)
-       SELECT $1, $2::inet FROM locks
+       INSERT INTO login_attempts (email, network, factor)
+       SELECT $1, $2::inet, $9 FROM locks
         WHERE NOT spraying AND COALESCE(pair_until <= now(), true) AND COALESCE(account_until <= now(), true)
        RETURNING id::text`,
-      [email, network, login.windowMinutes, PAIR_MEMORY_HOURS, login.maxFailures, login.backoffSeconds, ACCOUNT_FACTOR, ADDRESS_FACTOR],
+      [
+        email,
+        network,
+        login.windowMinutes,
+        PAIR_MEMORY_HOURS,
+        login.maxFailures,
+        login.backoffSeconds,
+        ACCOUNT_FACTOR,
+        ADDRESS_FACTOR,
+        factor,
+      ],
     );
     return inserted.rows[0] ?? null;
   });

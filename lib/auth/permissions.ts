@@ -3,6 +3,9 @@ export const ROLES = ["viewer", "support", "finance", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
 export const PERMISSIONS = [
+  // One's own account: password, one-time codes, sessions. The one thing a user with a pending step
+  // (a generated password to replace, enrolment the policy requires) may reach.
+  "account.own",
   "events.read",
   "payload.unmasked",
   "events.replay",
@@ -19,10 +22,11 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const GRANTS: Record<Role, readonly Permission[]> = {
   // Read everything, but customer data in payloads is masked.
-  viewer: ["events.read"],
-  support: ["events.read", "payload.unmasked", "signatures.debug", "payload.restore", "alerts.read"],
-  finance: ["events.read", "payload.unmasked", "signatures.debug", "events.replay", "payload.restore", "payments.reconcile"],
+  viewer: ["account.own", "events.read"],
+  support: ["account.own", "events.read", "payload.unmasked", "signatures.debug", "payload.restore", "alerts.read"],
+  finance: ["account.own", "events.read", "payload.unmasked", "signatures.debug", "events.replay", "payload.restore", "payments.reconcile"],
   admin: [
+    "account.own",
     "events.read",
     "payload.unmasked",
     "signatures.debug",

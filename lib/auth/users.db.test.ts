@@ -9,7 +9,7 @@ import { createUser, findActiveUser, listUsers, updateUser } from "./users";
 
 let app: TestApp;
 const PASSWORD = "a long enough password";
-const ACCOUNT_KEYS = ["createdAt", "disabledAt", "email", "id", "name", "role"];
+const ACCOUNT_KEYS = ["createdAt", "disabledAt", "email", "id", "mustChangePassword", "name", "role", "twoFactor"];
 
 beforeAll(async () => {
   app = await createTestApp("users");

@@ -5,8 +5,21 @@ import { AppError } from "../errors/app-error";
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./password";
 import { ROLES, type Role } from "./permissions";
 
-/** What of a user leaves lib/auth: never the password hash (or any column added later) by accident. */
-export type UserAccount = { id: number; email: string; name: string | null; role: Role; createdAt: Date; disabledAt: Date | null };
+/**
+ * What of a user leaves lib/auth: never the password hash, the one-time code secret (or any column
+ * added later) by accident. `mustChangePassword`: their password was generated for them;
+ * `twoFactor`: they sign in with a one-time code too.
+ */
+export type UserAccount = {
+  id: number;
+  email: string;
+  name: string | null;
+  role: Role;
+  createdAt: Date;
+  disabledAt: Date | null;
+  mustChangePassword: boolean;
+  twoFactor: boolean;
+};
 
 export const createUserSchema = z.object({
   email: z
@@ -33,6 +46,8 @@ function accountOf(user: {
   role: string;
   createdAt: Date;
   disabledAt: Date | null;
+  mustChangePassword: boolean;
+  totpEnabledAt: Date | null;
 }): UserAccount {
   return {
     id: Number(user.id),
@@ -41,6 +56,8 @@ function accountOf(user: {
     role: user.role as Role,
     createdAt: user.createdAt,
     disabledAt: user.disabledAt,
+    mustChangePassword: user.mustChangePassword,
+    twoFactor: user.totpEnabledAt !== null,
   };
 }
 
@@ -49,21 +66,28 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
 }
 
-/** Creates a user; without a password, one is generated and returned (shown once, never stored). */
+/**
+ * Creates a user; without a password, one is generated and returned (shown once, never stored), and
+ * the user must replace it before using the console.
+ */
 export async function createUser(
   prisma: PrismaClient,
   input: CreateUserInput,
   by: string | Actor,
+  options: { mustChangePassword?: boolean } = {},
 ): Promise<{ user: UserAccount; password: string }> {
   const parsed = createUserSchema.parse(input);
   const actor = asActor(by);
   const password = parsed.password ?? generatePassword();
+  const mustChangePassword = options.mustChangePassword ?? !parsed.password;
   const passwordHash = await hashPassword(password);
   const conflict = new AppError("CONFLICT", `a user with e-mail ${parsed.email} already exists`);
   if (await prisma.user.findUnique({ where: { email: parsed.email }, select: { id: true } })) throw conflict;
   try {
     const user = await prisma.$transaction(async (tx) => {
-      const created = await tx.user.create({ data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash } });
+      const created = await tx.user.create({
+        data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash, mustChangePassword },
+      });
       await recordAudit(sqlOn(tx), {
         actor: actor.name,
         action: "user_created",
@@ -157,14 +181,37 @@ export async function currentSessionVersion(prisma: PrismaClient, id: number): P
   return user?.sessionVersion ?? null;
 }
 
+/**
+ * Ends every other session of a user: the version moves on from the one the asking session carries
+ * (so a session already ended can't use this to come back) and the asking session is handed the new
+ * one. Returns it, or null when the asking session is no longer current.
+ */
+export async function endOtherSessions(
+  prisma: PrismaClient,
+  id: number,
+  sessionVersion: number,
+  ip: string | null,
+): Promise<number | null> {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ email: string; session_version: number }[]>`
+      UPDATE users SET session_version = session_version + 1
+       WHERE id = ${BigInt(id)} AND session_version = ${sessionVersion} AND disabled_at IS NULL
+      RETURNING email, session_version`;
+    const row = rows[0];
+    if (!row) return null;
+    await recordAudit(sqlOn(tx), { actor: row.email, action: "other_sessions_ended", ip });
+    return row.session_version;
+  });
+}
+
 /** Ends every session of a user (sign-out ends them on every device). */
 export async function endSessions(prisma: PrismaClient, id: number): Promise<void> {
   await prisma.user.updateMany({ where: { id: BigInt(id) }, data: { sessionVersion: { increment: 1 } } });
 }
 
 /**
- * Gives a user a new generated password (returned once, to hand over), ends their sessions and
- * audits it: the way back in for someone who lost a one-time password.
+ * Gives a user a new generated password (returned once, to hand over, and to be replaced at their
+ * next sign-in), ends their sessions and audits it: the way back in for someone who lost theirs.
  */
 export async function resetPassword(prisma: PrismaClient, email: string, actor: string): Promise<{ user: UserAccount; password: string }> {
   const address = z.email().max(320).parse(email.trim()).toLowerCase();
@@ -175,16 +222,19 @@ export async function resetPassword(prisma: PrismaClient, email: string, actor: 
     if (!found) throw new AppError("NOT_FOUND", `no user with e-mail ${address}`);
     const user = await tx.user.update({
       where: { id: found.id },
-      data: { passwordHash, sessionVersion: { increment: 1 } },
+      data: { passwordHash, mustChangePassword: true, sessionVersion: { increment: 1 } },
     });
     await recordAudit(sqlOn(tx), { actor, action: "password_reset", details: { email: address } });
     return { user: accountOf(user), password };
   });
 }
 
-/** On a database with no users, creates the demo admin and returns its one-time credentials. */
+/**
+ * On a database with no users, creates the demo admin and returns its one-time credentials. Only
+ * `npm run dev` does (a local trial on development values), so its password needn't be changed first.
+ */
 export async function ensureDemoAdmin(prisma: PrismaClient, email: string): Promise<{ email: string; password: string } | null> {
   if ((await prisma.user.count()) > 0) return null;
-  const { password } = await createUser(prisma, { email, role: "admin", name: "Demo admin" }, "system");
+  const { password } = await createUser(prisma, { email, role: "admin", name: "Demo admin" }, "system", { mustChangePassword: false });
   return { email, password };
 }

@@ -145,6 +145,7 @@ const baseSchema = z
     LOGIN_MAX_FAILURES: positiveInt(5),
     LOGIN_WINDOW_MINUTES: positiveInt(15),
     LOGIN_BACKOFF_SECONDS: positiveInt(30),
+    CONSOLE_REQUIRE_2FA: z.enum(["off", "admin", "all"]).default("off"),
     TRUSTED_PROXIES: csv.refine((entries) => entries.every(isProxyEntry), "must be comma-separated IP addresses or CIDR ranges"),
     DEMO_ADMIN_EMAIL: z.email().default("admin@example.com"),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -238,6 +239,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
        * accounts within windowMinutes is refused.
        */
       login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
+      /** Who must sign in with a one-time code too: a user in scope without one enrols before anything else. */
+      requireTwoFactor: b.CONSOLE_REQUIRE_2FA,
       /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
       trustedProxies: b.TRUSTED_PROXIES,
       demoAdminEmail: b.DEMO_ADMIN_EMAIL,

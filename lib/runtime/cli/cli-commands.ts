@@ -4,7 +4,7 @@ import { migrateCommand } from "./migrate-command";
 import { privacyEraseCommand, privacyExportCommand } from "./privacy-commands";
 import { archivePartitionCommand, createPartitionCommand, partitionsCommand, restorePartitionCommand } from "./partition-commands";
 import { reconcileCommand, reconcileRunsCommand } from "./reconcile-commands";
-import { createUserCommand, resetPasswordCommand } from "./user-commands";
+import { createUserCommand, resetPasswordCommand, resetTwoFactorCommand } from "./user-commands";
 
 /**
  * Every `npm run cli` command, in the order the help lists them. A new command is an entry made
@@ -26,4 +26,5 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   privacyEraseCommand,
   createUserCommand,
   resetPasswordCommand,
+  resetTwoFactorCommand,
 ];

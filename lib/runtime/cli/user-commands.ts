@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { disableTwoFactor } from "../../auth/two-factor";
 import { createUser, resetPassword, type CreateUserInput } from "../../auth/users";
 import { cliActor, command, option } from "./cli-command";
 
@@ -22,7 +23,9 @@ export const createUserCommand = command({
       { email: values.email ?? "", role: values.role as CreateUserInput["role"], name: values.name, password: values.password },
       cliActor(),
     );
-    console.log(`created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password}`}`);
+    console.log(
+      `created ${user.role} ${user.email}${values.password ? "" : ` with password: ${password} (to be changed at first sign-in)`}`,
+    );
     return 0;
   },
 });
@@ -34,7 +37,19 @@ export const resetPasswordCommand = command({
   run: async (runtime, values) => {
     const { user, password } = await resetPassword(runtime.prisma(), values.email ?? "", cliActor());
     console.log(`new password for ${user.email}: ${password}`);
-    console.log("(shown once; their sessions have been signed out)");
+    console.log("(shown once, to be changed at their next sign-in; their sessions have been signed out)");
+    return 0;
+  },
+});
+
+export const resetTwoFactorCommand = command({
+  name: "user:reset-2fa",
+  summary: "turn off a user's two-step sign-in (lost phone and recovery codes); they enrol again if required",
+  options: z.object({ email: option(z.string().optional(), { arg: "E" }) }),
+  run: async (runtime, values) => {
+    const deps = { prisma: runtime.prisma(), pool: runtime.pool(), config: runtime.config };
+    const { email } = await disableTwoFactor(deps, { email: values.email ?? "" }, { name: cliActor() });
+    console.log(`two-step sign-in is off for ${email}`);
     return 0;
   },
 });
