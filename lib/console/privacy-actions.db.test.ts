@@ -19,7 +19,16 @@ const HASH_KEY = "console-privacy-hash-key-0123456789abcdef";
 let app: TestApp;
 let runtime: ConsoleRuntime;
 const actor: ConsoleActor = {
-  user: { id: 1, email: "admin@privacy.test", name: null, role: "admin", createdAt: new Date(), disabledAt: null },
+  user: {
+    id: 1,
+    email: "admin@privacy.test",
+    name: null,
+    role: "admin",
+    createdAt: new Date(),
+    disabledAt: null,
+    mustChangePassword: false,
+    twoFactor: false,
+  },
   ip: "203.0.113.7",
 };
 
