@@ -175,39 +175,31 @@ export async function redactArchiveFile(
   subject: Subject & { erasureId: number },
 ): Promise<ArchiveRedaction> {
   return withRetentionLock(deps.pool, async () => {
-    const members: ArchivedEvent[][] = [];
+    const inFile: number[] = [];
     const redacted: { id: number; sha256: string; originalSha256: string }[] = [];
-    for await (const events of readArchiveMembers(deps.archiveDir, file)) {
-      members.push(
-        (events as ArchivedEvent[]).map((event) => {
-          if (!ids.has(event.id)) return event;
-          const target = targetFor(event.provider, subject);
-          const raw = Buffer.from(event.rawBodyBase64, "base64");
-          const rawBody = redactBytes(raw, target);
-          const next: ArchivedEvent = {
-            ...event,
-            rawBodySha256: sha256Hex(rawBody),
-            rawBodyBase64: rawBody.toString("base64"),
-            payload: event.payload === null ? null : redactPayload(event.payload, target).value,
-            headers: redactHeaders(event.headers, subject.identifiers),
-          };
-          if (JSON.stringify(next) !== JSON.stringify(event)) {
-            redacted.push({ id: event.id, sha256: next.rawBodySha256, originalSha256: event.rawBodySha256 });
-          }
-          return next;
-        }),
-      );
-    }
-    if (redacted.length === 0) return { events: 0, rewritten: null };
-    const target = rewrittenName(file, subject.erasureId);
-    await removeArchiveFile(deps.archiveDir, target);
-    for (const events of members) if (events.length > 0) await appendArchiveSegment(deps.archiveDir, target, events);
+    const target = await rewriteArchive<ArchivedEvent>(deps.archiveDir, file, subject.erasureId, (event) => {
+      inFile.push(event.id);
+      if (!ids.has(event.id)) return event;
+      const redactTarget = targetFor(event.provider, subject);
+      const rawBody = redactBytes(Buffer.from(event.rawBodyBase64, "base64"), redactTarget);
+      const next: ArchivedEvent = {
+        ...event,
+        rawBodySha256: sha256Hex(rawBody),
+        rawBodyBase64: rawBody.toString("base64"),
+        payload: event.payload === null ? null : redactPayload(event.payload, redactTarget).value,
+        headers: redactHeaders(event.headers, subject.identifiers),
+      };
+      if (JSON.stringify(next) === JSON.stringify(event)) return event;
+      redacted.push({ id: event.id, sha256: next.rawBodySha256, originalSha256: event.rawBodySha256 });
+      return next;
+    });
+    if (target === null) return { events: 0, rewritten: null };
     const erased = new Set(subject.identifiers.map(normalIdentifier));
     await withTransaction(deps.pool, async (tx) => {
       await tx.query(`UPDATE webhook_inbox SET archive_file = $2 WHERE id = ANY($3::bigint[]) AND archive_file = $1`, [
         file,
         target,
-        members.flat().map((event) => event.id),
+        inFile,
       ]);
       const { rows } = await tx.query<{ id: number; customer_id: string | null; customer_email: string | null }>(
         "SELECT id, customer_id, customer_email FROM webhook_inbox WHERE id = ANY($1::bigint[]) FOR UPDATE",
@@ -235,6 +227,35 @@ export async function redactArchiveFile(
     await removeReplacedArchive(deps, file);
     return { events: redacted.length, rewritten: target };
   });
+}
+
+/**
+ * Reads every segment of an archive file (checksums verified) through `redact`, which returns the
+ * same object for an event it leaves alone; when any changed, writes the file anew under the
+ * erasure's name and returns that name, else null (the file untouched).
+ */
+async function rewriteArchive<T extends { id: number }>(
+  archiveDir: string,
+  file: string,
+  erasureId: number,
+  redact: (event: T) => T,
+): Promise<string | null> {
+  const segments: T[][] = [];
+  let changed = false;
+  for await (const events of readArchiveMembers(archiveDir, file)) {
+    segments.push(
+      (events as T[]).map((event) => {
+        const next = redact(event);
+        if (next !== event) changed = true;
+        return next;
+      }),
+    );
+  }
+  if (!changed) return null;
+  const target = rewrittenName(file, erasureId);
+  await removeArchiveFile(archiveDir, target);
+  for (const segment of segments) if (segment.length > 0) await appendArchiveSegment(archiveDir, target, segment);
+  return target;
 }
 
 /** Removes an archive file an erasure replaced, once no row is archived in it (a rerun after a crash finishes this). */
@@ -296,22 +317,14 @@ export async function redactArchivedPartition(
     // Restored meanwhile: its rows are live again, and a rerun of the erasure finds them there.
     if (!file) return { events: 0, rewritten: null };
     const erased = new Set(subject.identifiers.map(normalIdentifier));
-    const members: ArchivedInboxRow[][] = [];
     let events = 0;
-    for await (const segment of readArchiveMembers(deps.archiveDir, file)) {
-      members.push(
-        (segment as ArchivedInboxRow[]).map((row) => {
-          if (!ids.has(Number(row.id))) return row;
-          const next = redactPartitionRow(row, subject, erased);
-          if (next !== row) events += 1;
-          return next;
-        }),
-      );
-    }
-    if (events === 0) return { events: 0, rewritten: null };
-    const target = rewrittenName(file, subject.erasureId);
-    await removeArchiveFile(deps.archiveDir, target);
-    for (const segment of members) if (segment.length > 0) await appendArchiveSegment(deps.archiveDir, target, segment);
+    const target = await rewriteArchive<ArchivedInboxRow>(deps.archiveDir, file, subject.erasureId, (row) => {
+      if (!ids.has(Number(row.id))) return row;
+      const next = redactPartitionRow(row, subject, erased);
+      if (next !== row) events += 1;
+      return next;
+    });
+    if (target === null) return { events: 0, rewritten: null };
     await markPartitionArchive(deps.pool, partition, file, target, await sha256OfFile(deps.archiveDir, target));
     await removeArchiveFile(deps.archiveDir, file);
     return { events, rewritten: target };
