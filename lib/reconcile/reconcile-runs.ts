@@ -17,11 +17,11 @@ export const emptyCounts = (): RunCounts => ({ pages: 0, listed: 0, missingInges
 
 export async function startRun(
   db: Queryable,
-  run: { provider: string; trigger: RunTrigger; actor: string | null; since: Date; until: Date },
+  run: { provider: string; account: string; trigger: RunTrigger; actor: string | null; since: Date; until: Date },
 ): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO reconcile_runs (provider, trigger, actor, window_start, window_end) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [run.provider, run.trigger, run.actor, run.since, run.until],
+    `INSERT INTO reconcile_runs (provider, gateway_account, trigger, actor, window_start, window_end) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    [run.provider, run.account, run.trigger, run.actor, run.since, run.until],
   );
   return Number(rows[0]!.id);
 }
@@ -48,6 +48,8 @@ export async function recordProgress(
 export type ReconcileRunRow = RunCounts & {
   id: number;
   provider: string;
+  /** The gateway account listed. */
+  account: string;
   trigger: string;
   actor: string | null;
   windowStart: string;
@@ -60,7 +62,7 @@ export type ReconcileRunRow = RunCounts & {
 
 // The columns as ReconcileRunRow names; times become ISO strings (the row crosses to the console).
 const RUN_COLUMNS = `
-  id::float8 AS id, provider, trigger, actor, to_json(window_start)#>>'{}' AS "windowStart", to_json(window_end)#>>'{}' AS "windowEnd",
+  id::float8 AS id, provider, gateway_account AS account, trigger, actor, to_json(window_start)#>>'{}' AS "windowStart", to_json(window_end)#>>'{}' AS "windowEnd",
   status, pages, listed, missing_ingested AS "missingIngested", repaired, stuck_refetched AS "stuckRefetched", errors,
   last_error AS "lastError", to_json(started_at)#>>'{}' AS "startedAt", to_json(finished_at)#>>'{}' AS "finishedAt"`;
 

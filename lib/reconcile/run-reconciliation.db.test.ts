@@ -9,7 +9,8 @@ import { createGatewayClients } from "../http/gateway-clients";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { renderMetrics } from "../ops/render-metrics";
 import { runReconciliation, type ReconcileRequest, type ReconcileResult } from "./run-reconciliation";
-import { reconcilableProviders, runDueReconciliations } from "./run-due-reconciliations";
+import { configAccounts } from "../gateway-accounts/account-directory";
+import { reconcilableAccounts, reconcilableProviders, runDueReconciliations } from "./run-due-reconciliations";
 
 // Reconciliation against the fake gateway's list APIs and a real database, processed by a real
 // pg-boss worker: missed events ingested under their own key, drift repaired through derived events,
@@ -274,7 +275,7 @@ describe("Stripe: the events list", () => {
     const holder = await app.pool.connect();
     try {
       await holder.query("SELECT pg_advisory_lock(hashtextextended('reconcile:stripe', 0))");
-      expect(await reconcile(window())).toEqual({ outcome: "busy", provider: "stripe" });
+      expect(await reconcile(window())).toEqual({ outcome: "busy", provider: "stripe", account: "default" });
     } finally {
       await holder.query("SELECT pg_advisory_unlock_all()");
       holder.release();
@@ -408,10 +409,10 @@ describe("the worker's schedule", () => {
       return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) };
     };
     const stripeOnly = { RECONCILE_INTERVAL_MINUTES_MERCADOPAGO: "0", RECONCILE_INTERVAL_MINUTES_STANDARD: "0" };
-    expect(reconcilableProviders(testConfig(app.env, { STRIPE_API_KEY: "" }), { scheduled: true })).not.toContain("stripe");
-    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }), { scheduled: true })).not.toContain(
-      "stripe",
-    );
+    const scheduled = (config: ReturnType<typeof testConfig>) =>
+      reconcilableAccounts(config, configAccounts(config), { scheduled: true }).map(({ provider }) => provider);
+    expect(scheduled(testConfig(app.env, { STRIPE_API_KEY: "" }))).not.toContain("stripe");
+    expect(scheduled(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).not.toContain("stripe");
     expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).toContain("stripe");
     const first = await runDueReconciliations(deps(stripeOnly));
     expect(first.map((result) => result.provider)).toEqual(["stripe"]);
