@@ -210,7 +210,7 @@ async function write(
 ): Promise<GatewayAccountView> {
   const prints = secretFingerprints(next.material.secrets, next.before?.secretFingerprints ?? []);
   const credentials = credentialFingerprints(next.material.credentials);
-  const { rows } = await client.query<StoredRow>(WRITE, [
+  const values = [
     next.provider,
     next.name,
     next.enabled,
@@ -218,7 +218,13 @@ async function write(
     sealed(config, next.material),
     JSON.stringify(prints),
     JSON.stringify(credentials),
-  ]);
+  ];
+  const { rows } = await client.query<StoredRow>(WRITE, values).catch((error: unknown) => {
+    // The one unique key besides the name: the gateway id each account stands for.
+    if ((error as { code?: string }).code !== "23505") throw error;
+    const id = next.gatewayAccountId ?? next.name;
+    throw new AppError("CONFLICT", `another ${next.provider} account already stands for the gateway's account id "${id}"`);
+  });
   const view = viewOf(rows[0]!);
   await recordAudit(client, {
     actor: audit.actor.name,
