@@ -406,6 +406,7 @@ export default tseslint.config(
       "app/api/payments/**",
       "app/api/payment-changes/**",
       "app/api/privacy/**",
+      "app/api/gateway-accounts/**",
       "app/api/health/**",
       "app/api/metrics/**",
       "app/api/auth/**",

@@ -31,7 +31,7 @@ export type AccountDirectory = {
   /** The gateway's accounts: the default first, then the environment's and the database's by name. */
   list(provider: ProviderName): GatewayAccount[];
   /** Reads one account again now (the process that changed it needn't wait for its notification). */
-  refresh(provider: ProviderName, name: string): Promise<void>;
+  refresh(provider: string, name: string): Promise<void>;
   /** How many of the database's accounts this process holds. */
   databaseCount(): number;
   close(): Promise<void>;

@@ -72,8 +72,12 @@ type StoredRow = {
   updatedAt: string;
 };
 
+// Times as the host API writes them everywhere: UTC with microseconds (`2026-12-01T21:40:12.345678Z`).
+const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const utcNow = () => new Date().toISOString().replace("Z", "000Z");
+
 const ROW_COLUMNS = `provider, name, enabled, gateway_account_id AS "gatewayAccountId", sealed, secret_fingerprints AS "secretFingerprints",
-  credential_fingerprints AS "credentialFingerprints", to_json(created_at)#>>'{}' AS "createdAt", to_json(updated_at)#>>'{}' AS "updatedAt"`;
+  credential_fingerprints AS "credentialFingerprints", ${utc("created_at")} AS "createdAt", ${utc("updated_at")} AS "updatedAt"`;
 
 export const webhookPath = (provider: string, name: string) =>
   name === DEFAULT_ACCOUNT ? `/api/webhooks/${provider}` : `/api/webhooks/${provider}/${encodeURIComponent(name)}`;
@@ -178,7 +182,7 @@ async function notify(client: Queryable, provider: string, name: string): Promis
 
 /** Secrets as stored beside the sealed ones: each one's fingerprint, added when first seen. */
 function secretFingerprints(secrets: readonly string[], before: Fingerprints["secrets"]): Fingerprints["secrets"] {
-  const now = new Date().toISOString();
+  const now = utcNow();
   return secrets.map((secret) => {
     const print = fingerprint(secret);
     return { fingerprint: print, addedAt: before.find((entry) => entry.fingerprint === print)?.addedAt ?? now };
