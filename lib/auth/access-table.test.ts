@@ -18,6 +18,7 @@ const EXPECTED: Record<Permission, readonly Role[]> = {
   "payments.reconcile": ["finance", "admin"],
   "destinations.manage": ["admin"],
   "privacy.manage": ["admin"],
+  "gateways.manage": ["admin"],
 };
 
 const entries = [

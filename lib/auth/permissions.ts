@@ -17,6 +17,8 @@ export const PERMISSIONS = [
   "payments.reconcile",
   "destinations.manage",
   "privacy.manage",
+  // The gateways' accounts: their webhook secrets and API keys (written, never read back).
+  "gateways.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -39,6 +41,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "destinations.manage",
     // A data subject's export and erasure: the whole person unmasked, and an irreversible change.
     "privacy.manage",
+    "gateways.manage",
   ],
 };
 

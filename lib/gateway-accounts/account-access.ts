@@ -36,7 +36,13 @@ export function accountAccess(
   bodyAccountId: string | null = null,
 ): AccountAccess | NoAccess {
   const fallback = accounts.find(driver.name, DEFAULT_ACCOUNT)!;
-  const named = account === DEFAULT_ACCOUNT ? fallback : accounts.find(driver.name, account);
+  // An event stored under the gateway's own id, before an account stood for it, is that account's now.
+  const named =
+    account === DEFAULT_ACCOUNT
+      ? fallback
+      : (accounts.find(driver.name, account) ??
+        accounts.forGatewayId(driver.name, account) ??
+        (bodyAccountId === null ? undefined : accounts.forGatewayId(driver.name, bodyAccountId)));
   if (named?.unreadable) return { unavailable: `${driver.name} account "${account}": ${named.unreadable}` };
   if (!named && !driver.accountOf) {
     return { unavailable: `${driver.name} account "${account}" is not configured (removed?): its events wait until it is added again` };
