@@ -86,7 +86,7 @@ describe("npm start in production with no configuration", () => {
     const log = (await startLauncher()).join("");
     const file = join(dataDir, "secrets.env");
     expect(log).toContain(
-      `production secrets: generated AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN (in ${file}, mode 0600)`,
+      `production secrets: generated AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN, ACCOUNT_SECRETS_KEY (in ${file}, mode 0600)`,
     );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const secrets = parseEnv(readFileSync(file, "utf8"));
@@ -148,7 +148,7 @@ describe("npm start in production with no configuration", () => {
     const before = readFileSync(join(dataDir, "secrets.env"), "utf8");
     await stopLauncher();
     const log = (await startLauncher()).join("");
-    expect(log).toContain("production secrets: reused AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN");
+    expect(log).toContain("production secrets: reused AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN, ACCOUNT_SECRETS_KEY");
     expect(log).not.toContain("no console users yet");
     expect(readFileSync(join(dataDir, "secrets.env"), "utf8")).toBe(before);
   });
