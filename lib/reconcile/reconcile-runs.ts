@@ -1,3 +1,4 @@
+import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import type { Queryable } from "../db/pool";
 
 // The record of each run: what it listed and what it found, for the console, the alerts and metrics.
@@ -86,9 +87,11 @@ export async function recoveredByProvider(db: Queryable): Promise<{ provider: st
 export async function runsWithFindings(
   db: Queryable,
   windowMinutes: number,
-): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number }[]> {
-  const { rows } = await db.query<{ provider: string; runs: number; missingIngested: number; repaired: number }>(
-    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS "missingIngested", sum(repaired)::int AS repaired
+): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number; accounts: string[] | null }[]> {
+  // Its accounts besides the default one, at most five: whose webhooks to look at.
+  const { rows } = await db.query<{ provider: string; runs: number; missingIngested: number; repaired: number; accounts: string[] | null }>(
+    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS "missingIngested", sum(repaired)::int AS repaired,
+            (array_agg(DISTINCT gateway_account ORDER BY gateway_account) FILTER (WHERE gateway_account <> '${DEFAULT_ACCOUNT}'))[1:5] AS accounts
        FROM reconcile_runs
       WHERE finished_at > now() - make_interval(mins => $1) AND (missing_ingested > 0 OR repaired > 0)
       GROUP BY provider ORDER BY provider`,

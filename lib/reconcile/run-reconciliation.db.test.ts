@@ -493,6 +493,11 @@ describe("accounts: each listed with its own credentials from its own cursor", (
       );
       expect(repairs.rows).toEqual([{ gateway_account: name }]);
     }
+    // The alert names the accounts whose webhooks to look at.
+    const alerts = await findAlerts({ pool: app.pool, config });
+    expect(alerts.find((alert) => alert.kind === "reconcile_missed" && alert.provider === "asaas")?.text).toContain(
+      "5 payment(s) (accounts: loja-a, loja-b)",
+    );
     // Each account's interval runs from its own last run: none is due again yet.
     expect(await runDueReconciliations({ pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) })).toEqual([]);
   });
