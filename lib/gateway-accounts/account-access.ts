@@ -5,9 +5,9 @@ import type { AccountDirectory } from "./account-directory";
 import { credentialSetting, hasOwnCredentials, type GatewayAccount } from "./gateway-account";
 
 // Which credentials read an account's resources from its gateway's API. An account with credentials
-// of its own (an Asaas subaccount's key, a Mercado Pago seller's token) reads with them. One without
-// reads with the default account's, naming itself where its driver can say so (Stripe Connect: the
-// platform's key plus `Stripe-Account`). An account nobody registered but its gateway names in the
+// of its own (a subaccount's key, a seller's token) reads with them. One without reads with the
+// default account's, naming itself where its driver can say so (a platform's key plus the connected
+// account's header: the driver's readsOtherAccounts). An account nobody registered but its gateway names in the
 // body (an unregistered connected account or seller) reads like one without credentials; an account
 // that came from its URL and is gone (removed) can't be read at all: its events wait for it.
 

@@ -83,7 +83,7 @@ const lockKey = (provider: string, account: string) => (account === DEFAULT_ACCO
 
 /**
  * How an account is listed, or why it can't be: its own credentials, or (where its driver reads
- * other accounts with the default's, Stripe Connect) the default account's naming it.
+ * other accounts with the default's: readsOtherAccounts) the default account's naming it.
  */
 export function reconcileAccess(
   accounts: AccountDirectory,
@@ -390,7 +390,7 @@ const storedAccount = (run: Run): string | undefined => (run.request.account ===
 /**
  * The account's payments in a non-final state with no news for a while: refetched, and repaired
  * where they drifted. The default account's run takes every payment of an account no one registered
- * (an unregistered connected account's, read with `Stripe-Account` from its latest event).
+ * (an unregistered connected account's, read naming the account its latest event names).
  */
 async function refetchStuck(run: Run): Promise<void> {
   const { deps, driver } = run;

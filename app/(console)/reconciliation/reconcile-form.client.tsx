@@ -17,7 +17,7 @@ const findingColumns = column.columns([
   }),
 ]);
 
-/** "stripe", or "stripe account acct_1…" for another account than the default. */
+/** "P" for the default account, "P account A" for another. */
 const whose = (result: { provider: string; account: string }) =>
   result.account === "default" ? result.provider : `${result.provider} account ${result.account}`;
 

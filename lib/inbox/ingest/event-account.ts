@@ -3,8 +3,8 @@ import { configAccounts, type AccountDirectory } from "../../gateway-accounts/ac
 import type { ProviderName } from "../../providers/registry";
 
 /**
- * The account an event's body names by the gateway's own id (the driver's accountOf: Stripe
- * Connect's `acct_…`, a Mercado Pago seller's `user_id`), as stored: the name of the account that
+ * The account an event's body names by the gateway's own id (the driver's accountOf: a connected
+ * account's `acct_…`, a seller's numeric id), as stored: the name of the account that
  * stands for that id (its gatewayAccountId, else its name), or the id itself when none does; null
  * when the body names none. Used where the URL named no account: the URL's account wins.
  */

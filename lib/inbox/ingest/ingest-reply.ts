@@ -45,8 +45,8 @@ export function ingestReply(outcome: IngestOutcome, provider: string): IngestRep
         body: { error: `unknown account "${outcome.account}" of provider "${outcome.provider}"`, code: "UNKNOWN_ACCOUNT" },
       };
     case "account_unavailable":
-      // Refused for now, nothing stored: the gateway keeps resending (Stripe for 3 days, Asaas until its
-      // queue pauses) and the deliveries arrive once the account is enabled again.
+      // Refused for now, nothing stored: the gateway keeps resending (for days, or until its queue
+      // pauses and keeps them) and the deliveries arrive once the account is enabled again.
       return outcome.reason === "disabled"
         ? {
             status: 503,

@@ -61,10 +61,10 @@ export const addAccountCommand = command({
     ...accountOptions,
     secret: secretOption("a webhook secret (`-`: read from standard input)"),
     "api-key": secretOption("its API key (`-`: from standard input); unset, it reads with the default account's"),
-    "marketplace-id": option(z.string().min(1).optional(), { arg: "M", help: "Zoop: its marketplace id" }),
+    "marketplace-id": option(z.string().min(1).optional(), { arg: "M", help: "its marketplace id, where its gateway's API takes one" }),
     "gateway-account-id": option(z.string().min(1).optional(), {
       arg: "ID",
-      help: "the gateway's own id of the account, as its events name it (Stripe acct_…, Mercado Pago user_id); unset: N",
+      help: "the gateway's own id of the account, as its events name it (acct_…, a seller's id); unset: N",
     }),
     disabled: flag("add it disabled (deliveries answered 503 until enabled)"),
   }),

@@ -7,7 +7,7 @@ import type { ReconcileResult } from "../../reconcile/run-reconciliation";
 import { cliActor, command, flag, option } from "./cli-command";
 import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
 
-/** "stripe" for the default account, "stripe account acct_1" for another. */
+/** "P" for the default account, "P account A" for another. */
 const whose = (result: { provider: string; account: string }) =>
   result.account === DEFAULT_ACCOUNT ? result.provider : `${result.provider} account ${result.account}`;
 
