@@ -1,5 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import { recordAudit, type Actor } from "../audit/record-audit";
+import { countAuditNaming, redactAuditDetails } from "../audit/redact-audit-details";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { redactDeliveryAttempts } from "../destinations/redact-attempts";
 import { listArchivedPartitions } from "../inbox/partitions/archived-partition-rows";
@@ -8,12 +9,13 @@ import {
   removeReplacedPartitionArchives,
   redactArchiveFile,
   redactInboxEvents,
+  redactInboxTraces,
   redactSignatureFailures,
   removeReplacedArchive,
 } from "../inbox/erasure/redact-stored-events";
 import { redactChangeCustomers } from "../outbox/redact-changes";
 import { eraseCustomerFromPayments } from "../payments/erase-customer";
-import { REDACTED, identifierHash } from "../providers/personal-data";
+import { REDACTED, identifierHash, redactText } from "../providers/personal-data";
 import { onClient } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
 import {
@@ -62,6 +64,13 @@ export type ErasurePreview = {
   payments: ErasedPayment[];
 };
 
+/** Every inbox row of the subject's, wherever its body is. */
+const allEventIds = (scope: SubjectScope) => [
+  ...scope.liveEventIds,
+  ...Object.values(scope.archived).flat(),
+  ...Object.values(scope.partitions).flat(),
+];
+
 const unredacted = (column: string) => `${column} IS NOT NULL AND ${column} <> '${REDACTED}'`;
 
 /** What an erasure of the subject would change now, changing nothing (the dry run). */
@@ -89,11 +98,16 @@ export async function previewErasure(store: SubjectStore, subject: Subject): Pro
     file: partitionFiles.get(name) ?? name,
     events: ids.length,
   }));
+  const traces = await redactInboxTraces(db, allEventIds(scope), scope.identifiers, true);
+  const deliveries = await redactDeliveryAttempts(db, scope.paymentIds, scope.identifiers, true);
   return {
     counts: {
       payments: rows[0]!.payments,
       payment_changes: rows[0]!.changes,
       customer_emails: rows[0]!.emails,
+      ...deliveries,
+      ...traces,
+      audit_log: await countAuditNaming(db, scope.identifiers),
       inbox_events: scope.liveEventIds.length,
       archived_events: archives.reduce((sum, archive) => sum + archive.events, 0),
       archive_files: archives.length,
@@ -192,13 +206,16 @@ export async function executeErasure(deps: ErasureDeps, id: number, onStep: Step
     try {
       await runSteps(deps, hashKey, id, onStep);
     } catch (error) {
-      await deps.pool
-        .query("UPDATE privacy_erasures SET error = $2 WHERE id = $1", [
-          id,
-          (error instanceof Error ? error.message : String(error)).slice(0, 500),
-        ])
-        .catch(() => undefined);
-      throw error;
+      // What an error says may quote the subject (a constraint's detail, a value): it is kept, and
+      // thrown on to the job's output, with their identifiers redacted.
+      const { rows: scoped } = await deps.pool
+        .query<{ scope: StoredScope | null }>("SELECT scope FROM privacy_erasures WHERE id = $1", [id])
+        .catch(() => ({ rows: [] as { scope: StoredScope | null }[] }));
+      const scope = scoped[0]?.scope;
+      const identifiers = scope ? [subjectIdentifier(scope.subject).value, ...(scope.found?.identifiers ?? [])] : [];
+      const message = redactText(error instanceof Error ? error.message : String(error), identifiers).text.slice(0, 500);
+      await deps.pool.query("UPDATE privacy_erasures SET error = $2 WHERE id = $1", [id, message]).catch(() => undefined);
+      throw new Error(message);
     } finally {
       await lock.query("SELECT pg_advisory_unlock(hashtext('privacy_erasure'), $1::int)", [id]);
     }
@@ -206,6 +223,15 @@ export async function executeErasure(deps: ErasureDeps, id: number, onStep: Step
     lock.release();
   }
   return getErasure(deps.pool, id);
+}
+
+/** Keeps the keyed hashes of identifiers an erasure removes: a later delivery naming one is stored redacted. */
+async function rememberErased(db: Queryable, hashKey: string, erasureId: number, keys: readonly string[]): Promise<void> {
+  const hashes = [...new Set(keys.map((key) => identifierHash(hashKey, key)))];
+  await db.query("INSERT INTO erased_identifiers (hash, erasure_id) SELECT unnest($1::text[]), $2 ON CONFLICT (hash) DO NOTHING", [
+    hashes,
+    erasureId,
+  ]);
 }
 
 async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: StepHook): Promise<void> {
@@ -218,12 +244,19 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
   if (!row?.scope) return;
   let found = row.scope.found;
   if (!found) {
-    found = await findSubject(deps, row.scope.subject);
-    await deps.pool.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
-      id,
-      JSON.stringify({ ...row.scope, found }),
-      found.paymentIds,
-    ]);
+    // Erased from the start: a delivery naming the identifier asked for, stored while the subject is
+    // looked for, is stored redacted; those found beside it, from the moment they are found.
+    await rememberErased(deps.pool, hashKey, id, [subjectIdentifier(row.scope.subject).value]);
+    const scope = await findSubject(deps, row.scope.subject);
+    await withTransaction(deps.pool, async (tx) => {
+      await tx.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
+        id,
+        JSON.stringify({ ...row.scope, found: scope }),
+        scope.paymentIds,
+      ]);
+      await rememberErased(tx, hashKey, id, scope.keys);
+    });
+    found = scope;
   }
   const subject = { identifiers: found.identifiers, erasureId: id };
 
@@ -261,29 +294,28 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
     ]);
     const payments = await eraseCustomerFromPayments(tx, found.paymentIds, id);
     const changes = await redactChangeCustomers(tx, found.paymentIds);
-    const attempts = await redactDeliveryAttempts(tx, found.paymentIds, found.identifiers);
+    const deliveries = await redactDeliveryAttempts(tx, found.paymentIds, found.identifiers);
     const { rows: left } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [
       found.identifiers.map((identifier) => identifier.toLowerCase()),
     ]);
     await addCounts(tx, id, {
       payments,
       payment_changes: changes,
-      delivery_attempts: attempts,
+      ...deliveries,
       customer_emails: emails[0]!.n - left[0]!.n,
     });
   });
   await onStep("payments");
   await withTransaction(deps.pool, async (tx) => {
-    await addCounts(tx, id, { signature_failures: await redactSignatureFailures(tx, subject) });
+    await addCounts(tx, id, {
+      signature_failures: await redactSignatureFailures(tx, found.keys),
+      ...(await redactInboxTraces(tx, allEventIds(found), found.identifiers)),
+      audit_log: await redactAuditDetails(tx, found.identifiers),
+    });
   });
-  await onStep("signature_failures");
+  await onStep("traces");
 
   await withTransaction(deps.pool, async (tx) => {
-    const hashes = [...new Set(found.keys.map((key) => identifierHash(hashKey, key)))];
-    await tx.query("INSERT INTO erased_identifiers (hash, erasure_id) SELECT unnest($1::text[]), $2 ON CONFLICT (hash) DO NOTHING", [
-      hashes,
-      id,
-    ]);
     const { rows: finished } = await tx.query<{ counts: ErasureCounts }>(
       "UPDATE privacy_erasures SET status = 'done', scope = NULL, error = NULL, finished_at = now() WHERE id = $1 RETURNING counts",
       [id],
