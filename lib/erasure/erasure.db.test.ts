@@ -34,7 +34,7 @@ import { runCli } from "../testing/cli-process";
 import { createTestApp, TEST_SECRETS, type TestApp } from "../testing/test-app";
 import { testConfig, waitFor } from "../testing/test-worker";
 import type { AppConfig } from "../config/env";
-import { executeErasure, getErasure, startErasure } from "./erasures";
+import { executeErasure, failAbandonedErasure, getErasure, startErasure } from "./erasures";
 import { exportSubject } from "./export-subject";
 
 // A data subject's erasure end to end: one person paying through Stripe, Pagar.me and Mercado Pago
@@ -517,6 +517,25 @@ describe("erasing a data subject", () => {
       "SELECT count(*)::int AS n FROM webhook_inbox WHERE redacted_at IS NOT NULL AND received_at > now() - interval '1 minute'",
     );
     expect(rows[0].n).toBeGreaterThanOrEqual(2);
+  });
+
+  it("ends an erasure whose job ran out of retries failed, its scope cleared, audited with why", async () => {
+    const deps = { pool: app.pool, archiveDir, hashKey: HASH_KEY };
+    const id = await startErasure(deps, { email: "nobody.here@example.com" }, { name: "test" });
+    await expect(
+      executeErasure(deps, id, (step) => {
+        if (step === "payments") throw new Error("disk full near nobody.here@example.com");
+      }),
+    ).rejects.toThrow(`disk full near ${REDACTED}`);
+    await failAbandonedErasure(app.pool, id);
+    const { rows } = await app.pool.query(
+      "SELECT status, scope, error, finished_at IS NOT NULL AS finished FROM privacy_erasures WHERE id = $1",
+      [id],
+    );
+    expect(rows).toEqual([{ status: "failed", scope: null, error: `disk full near ${REDACTED}`, finished: true }]);
+    const { rows: audit } = await app.pool.query("SELECT details FROM audit_log WHERE action = 'privacy_erasure' ORDER BY id DESC LIMIT 1");
+    expect(audit[0].details).toMatchObject({ erasure: id, failed: `disk full near ${REDACTED}` });
+    expect(JSON.stringify(rows) + JSON.stringify(audit)).not.toContain("nobody.here");
   });
 
   it("never wrote any of their identifiers to the logs", () => {

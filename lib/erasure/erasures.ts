@@ -225,6 +225,30 @@ export async function executeErasure(deps: ErasureDeps, id: number, onStep: Step
   return getErasure(deps.pool, id);
 }
 
+/**
+ * An erasure whose job ran out of retries (its dead letter): it ends `failed`, with why, and its
+ * scope (the identifiers it found) is cleared; the audit log records it with what it had changed. What
+ * it changed stays changed and its identifiers stay erased; asked again, a new erasure finds the rest.
+ */
+export async function failAbandonedErasure(db: Pool, id: number): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const { rows } = await tx.query<{ actor: string; subject_hash: string; subject_kind: string; counts: ErasureCounts; error: string }>(
+      `UPDATE privacy_erasures
+          SET status = 'failed', scope = NULL, finished_at = now(), error = COALESCE(error, 'the worker stopped during this erasure')
+        WHERE id = $1 AND status IN ('queued', 'running')
+        RETURNING actor, subject_hash, subject_kind, counts, error`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return;
+    await recordAudit(tx, {
+      actor: row.actor,
+      action: "privacy_erasure",
+      details: { erasure: id, subjectHash: row.subject_hash, kind: row.subject_kind, counts: row.counts, failed: row.error },
+    });
+  });
+}
+
 /** Keeps the keyed hashes of identifiers an erasure removes: a later delivery naming one is stored redacted. */
 async function rememberErased(db: Queryable, hashKey: string, erasureId: number, keys: readonly string[]): Promise<void> {
   const hashes = [...new Set(keys.map((key) => identifierHash(hashKey, key)))];
