@@ -8,6 +8,7 @@ import type { Job } from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiChecker } from "@/e2e/harness/openapi";
 import { startHostReceiver, type HostReceiver } from "@/e2e/simulator/host-receiver";
+import { getEventView } from "../console/get-event-view";
 import { fanOutChanges } from "../destinations/fan-out-changes";
 import { createDestination } from "../destinations/manage-destinations";
 import { startDeliveryWorker, type DeliveryWorker } from "../destinations/run-delivery-worker";
@@ -462,6 +463,17 @@ describe("erasing a data subject", () => {
       [stripeCharge],
     );
     expect(redactedRows.every((row) => row.original_sha256 && row.signature_verified_at)).toBe(true);
+    // The event page says so: what the original proved, its digest for a role that sees bytes only.
+    const { rows: pagarmeEvent } = await app.pool.query<{ id: number; original_sha256: string }>(
+      "SELECT id, original_sha256 FROM webhook_inbox WHERE provider = 'pagarme' AND archived_at IS NULL ORDER BY id LIMIT 1",
+    );
+    const shown = async (role: "admin" | "viewer") => (await getEventView(app.pool, role, pagarmeEvent[0]!.id, "UTC"))!.event.redaction;
+    expect(await shown("admin")).toEqual({
+      at: expect.any(Date),
+      originalSha256: pagarmeEvent[0]!.original_sha256,
+      signatureVerifiedAt: expect.any(Date),
+    });
+    expect((await shown("viewer"))!.originalSha256).toBeNull();
     // Another customer is untouched.
     expect((await app.pool.query("SELECT customer_email FROM payments WHERE gateway_charge_id = $1", [bobCharge])).rows).toEqual([
       { customer_email: BOB.email },
