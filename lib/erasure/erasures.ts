@@ -13,6 +13,7 @@ import {
   redactSignatureFailures,
   removeReplacedArchive,
 } from "../inbox/erasure/redact-stored-events";
+import { utcTimeSql } from "../outbox/payment-change";
 import { redactChangeCustomers } from "../outbox/redact-changes";
 import { eraseCustomerFromPayments } from "../payments/erase-customer";
 import { REDACTED, identifierHash, redactText } from "../providers/personal-data";
@@ -149,6 +150,32 @@ export async function getErasure(db: Queryable, id: number): Promise<Erasure | n
             e.created_at AS "createdAt", e.finished_at AS "finishedAt",
             COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'chargeId', p.gateway_charge_id, 'status', p.status,
                                           'amount', p.amount, 'currency', p.currency) ORDER BY p.id)
+                        FROM payments p WHERE p.id = ANY(e.payments)), '[]') AS payments
+       FROM privacy_erasures e WHERE e.id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** An erasure as the host's API answers it: no subject hash, times as the feed writes them, each payment with its account. */
+export type HostErasure = {
+  id: string;
+  status: Erasure["status"];
+  subjectKind: string;
+  provider: string | null;
+  counts: ErasureCounts;
+  payments: (ErasedPayment & { account: string })[];
+  error: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+};
+
+export async function getHostErasure(db: Queryable, id: number): Promise<HostErasure | null> {
+  const { rows } = await db.query<HostErasure>(
+    `SELECT e.id::text AS id, e.status, e.subject_kind AS "subjectKind", e.provider, e.counts, e.error,
+            ${utcTimeSql("e.created_at")} AS "createdAt", ${utcTimeSql("e.finished_at")} AS "finishedAt",
+            COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'account', p.gateway_account, 'chargeId', p.gateway_charge_id,
+                                          'status', p.status, 'amount', p.amount, 'currency', p.currency) ORDER BY p.id)
                         FROM payments p WHERE p.id = ANY(e.payments)), '[]') AS payments
        FROM privacy_erasures e WHERE e.id = $1`,
     [id],
