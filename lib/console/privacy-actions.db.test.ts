@@ -78,6 +78,7 @@ describe("the console's subject requests", () => {
         processing_attempts: 0,
         replay_runs: 0,
         audit_log: 0,
+        signature_failures: 0,
         inbox_events: 2,
         archived_events: 0,
         archive_files: 0,

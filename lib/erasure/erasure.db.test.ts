@@ -35,7 +35,7 @@ import { runCli } from "../testing/cli-process";
 import { createTestApp, TEST_SECRETS, type TestApp } from "../testing/test-app";
 import { testConfig, waitFor } from "../testing/test-worker";
 import type { AppConfig } from "../config/env";
-import { executeErasure, failAbandonedErasure, getErasure, startErasure } from "./erasures";
+import { executeErasure, failAbandonedErasure, getErasure, previewErasure, startErasure } from "./erasures";
 import { exportSubject } from "./export-subject";
 
 // A data subject's erasure end to end: one person paying through Stripe, Pagar.me and Mercado Pago
@@ -383,6 +383,8 @@ describe("erasing a data subject", () => {
 
   it("redacts them everywhere, killed halfway and rerun, keeping the money and the history", async () => {
     const deps = { pool: app.pool, archiveDir, hashKey: HASH_KEY };
+    // The dry run first: what it says would change is what the erasure changes.
+    const preview = await previewErasure(deps, { email: ANA.email });
     // Asked as the host API asks: the row and its job, in one transaction.
     erasureId = await startErasure({ ...deps, boss: app.boss }, { email: ANA.email }, { name: "test" });
     await expect(
@@ -407,6 +409,9 @@ describe("erasing a data subject", () => {
       audit_log: 1,
     });
     expect(erasure.counts.delivery_attempts).toBeGreaterThanOrEqual(6);
+    const changed = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
+    expect(changed(erasure.counts)).toEqual(changed(preview.counts));
+    expect(preview.payments.map((payment) => payment.chargeId).sort()).toEqual([mpPaymentId, pagarmeCharge, stripeCharge].sort());
     expect(erasure.payments).toHaveLength(3);
 
     // One customer.erased message for the erasure, listing its three payments; the feed's entry is the same change.

@@ -66,13 +66,14 @@ type LiveRow = {
 
 /**
  * Redacts the subject's events still in the inbox (not archived), on `db` (the erasure's
- * transaction, which locks them). Returns how many rows changed.
+ * transaction, which locks them); with `dryRun`, only counts those it would change (a notice that
+ * names nobody is the subject's, and has nothing to redact). Returns how many rows changed.
  */
-export async function redactInboxEvents(db: Queryable, ids: readonly number[], subject: Subject): Promise<number> {
+export async function redactInboxEvents(db: Queryable, ids: readonly number[], subject: Subject, dryRun = false): Promise<number> {
   if (ids.length === 0) return 0;
   const { rows } = await db.query<LiveRow>(
     `SELECT id, provider, payload, raw_body, headers, query_string, last_error, customer_id, customer_email
-       FROM webhook_inbox WHERE id = ANY($1::bigint[]) AND archived_at IS NULL ORDER BY id FOR UPDATE`,
+       FROM webhook_inbox WHERE id = ANY($1::bigint[]) AND archived_at IS NULL ORDER BY id ${dryRun ? "" : "FOR UPDATE"}`,
     [ids],
   );
   const erased = new Set(subject.identifiers.map(normalIdentifier));
@@ -98,6 +99,8 @@ export async function redactInboxEvents(db: Queryable, ids: readonly number[], s
       next.customerId === row.customer_id &&
       next.customerEmail === row.customer_email;
     if (same) continue;
+    changed += 1;
+    if (dryRun) continue;
     await db.query(
       `UPDATE webhook_inbox
           SET payload = $2::jsonb, raw_body = $3, headers = $4::jsonb, query_string = $5, last_error = $6,
@@ -117,7 +120,6 @@ export async function redactInboxEvents(db: Queryable, ids: readonly number[], s
         row.raw_body === null ? null : sha256Hex(row.raw_body),
       ],
     );
-    changed += 1;
   }
   return changed;
 }
@@ -125,19 +127,22 @@ export async function redactInboxEvents(db: Queryable, ids: readonly number[], s
 /**
  * Rejected deliveries (signature failures) that name the subject by one of their keys (an e-mail, a
  * customer id, a document, a phone number: not a city or a zip code, which name many people): their
- * excerpt and headers are dropped (an unverified body is nobody's record). Returns how many.
+ * excerpt and headers are dropped (an unverified body is nobody's record). With `dryRun`, counts
+ * them. Returns how many.
  */
-export async function redactSignatureFailures(db: Queryable, keys: readonly string[]): Promise<number> {
+export async function redactSignatureFailures(db: Queryable, keys: readonly string[], dryRun = false): Promise<number> {
   const patterns = keys.filter((key) => key.trim().length >= 3).map((key) => `%${likeEscaped(key.trim())}%`);
   if (patterns.length === 0) return 0;
   const digits = keys.flatMap((key) => numberDigits(key) ?? []);
-  const { rowCount } = await db.query(
-    `UPDATE signature_failures SET body_excerpt = '${REDACTED}', headers = '{}'
-      WHERE body_excerpt <> '${REDACTED}'
+  const naming = `body_excerpt <> '${REDACTED}'
         AND (body_excerpt ILIKE ANY($1::text[]) OR headers::text ILIKE ANY($1::text[])
-             OR regexp_replace(body_excerpt, '[\\s./()+-]', '', 'g') LIKE ANY($2::text[]))`,
-    [patterns, digits.map((document) => `%${document}%`)],
-  );
+             OR regexp_replace(body_excerpt, '[\\s./()+-]', '', 'g') LIKE ANY($2::text[]))`;
+  const params = [patterns, digits.map((document) => `%${document}%`)];
+  if (dryRun) {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM signature_failures WHERE ${naming}`, params);
+    return rows[0]!.n;
+  }
+  const { rowCount } = await db.query(`UPDATE signature_failures SET body_excerpt = '${REDACTED}', headers = '{}' WHERE ${naming}`, params);
   return rowCount ?? 0;
 }
 
