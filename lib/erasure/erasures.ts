@@ -38,13 +38,24 @@ import {
 
 export type ErasureCounts = Record<string, number>;
 
-/** A payment an erasure changes: its financial facts, which stay (only its customer goes). */
-export type ErasedPayment = { provider: string; chargeId: string; status: string; amount: number | null; currency: string | null };
+/** A payment an erasure changes: its financial facts, which stay (only its customer goes), and its row id (the console links it). */
+export type ErasedPayment = {
+  id: number;
+  provider: string;
+  chargeId: string;
+  status: string;
+  amount: number | null;
+  currency: string | null;
+};
 
 export type Erasure = {
   id: number;
   status: "queued" | "running" | "done" | "failed";
+  /** Who asked: a console user's e-mail, the CLI's user, or "api" (the host). */
+  actor: string;
   subjectKind: string;
+  /** The gateway a customer id was asked of; null: every gateway. */
+  provider: string | null;
   subjectHash: string;
   counts: ErasureCounts;
   payments: ErasedPayment[];
@@ -79,7 +90,7 @@ export async function previewErasure(store: SubjectStore, subject: Subject): Pro
   const db = store.pool;
   const scope = await findSubject(store, subject);
   const { rows: payments } = await db.query<ErasedPayment>(
-    `SELECT provider, gateway_charge_id AS "chargeId", status, amount, currency
+    `SELECT id, provider, gateway_charge_id AS "chargeId", status, amount, currency
        FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id`,
     [scope.paymentIds],
   );
@@ -147,9 +158,9 @@ export async function startErasure(deps: ErasureDeps & { boss?: PgBoss }, subjec
 
 export async function getErasure(db: Queryable, id: number): Promise<Erasure | null> {
   const { rows } = await db.query<Erasure>(
-    `SELECT e.id, e.status, e.subject_kind AS "subjectKind", e.subject_hash AS "subjectHash", e.counts, e.error,
+    `SELECT e.id, e.status, e.actor, e.subject_kind AS "subjectKind", e.provider, e.subject_hash AS "subjectHash", e.counts, e.error,
             e.created_at AS "createdAt", e.finished_at AS "finishedAt",
-            COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'chargeId', p.gateway_charge_id, 'status', p.status,
+            COALESCE((SELECT json_agg(json_build_object('id', p.id, 'provider', p.provider, 'chargeId', p.gateway_charge_id, 'status', p.status,
                                           'amount', p.amount, 'currency', p.currency) ORDER BY p.id)
                         FROM payments p WHERE p.id = ANY(e.payments)), '[]') AS payments
        FROM privacy_erasures e WHERE e.id = $1`,
@@ -165,7 +176,7 @@ export type HostErasure = {
   subjectKind: string;
   provider: string | null;
   counts: ErasureCounts;
-  payments: (ErasedPayment & { account: string })[];
+  payments: (Omit<ErasedPayment, "id"> & { account: string })[];
   error: string | null;
   createdAt: string;
   finishedAt: string | null;

@@ -17,7 +17,7 @@ const KINDS: { kind: Kind; label: string }[] = [
 ];
 
 const SUMMARY_LABELS: Record<string, string> = {
-  identifiers: "identifiers",
+  identifiers: "identifiers found",
   payments: "payments",
   events: "events",
   changes: "payment changes",
@@ -91,7 +91,12 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
         </p>
       ) : null}
       <h3>What would change, per table and archive</h3>
-      <CountsTable label="What the erasure would change" counts={preview.counts} empty="Nothing to change." />
+      <CountsTable
+        label="What the erasure would change"
+        counts={preview.counts}
+        empty="Nothing to change."
+        nothingIn="Nothing to change in"
+      />
       {preview.archives.length > 0 ? (
         <>
           <h3>Archive files to rewrite</h3>
@@ -101,6 +106,7 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
       <h3>Payments affected ({preview.payments.length})</h3>
       <ErasedPaymentsTable label="Payments affected" payments={preview.payments} />
       <form
+        className="confirm-erasure"
         onSubmit={(event) => {
           event.preventDefault();
           startTransition(async () => {
@@ -115,6 +121,7 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
           <input
             value={confirmation}
             onChange={(event) => setConfirmation(event.target.value)}
+            size={36}
             autoComplete="off"
             spellCheck={false}
             required
@@ -190,6 +197,7 @@ export function SubjectRequests({ providers }: { providers: string[] }) {
             <input
               value={value}
               onChange={(event) => edit(() => setValue(event.target.value))}
+              size={36}
               autoComplete="off"
               spellCheck={false}
               required
@@ -213,6 +221,11 @@ export function SubjectRequests({ providers }: { providers: string[] }) {
             Dry run erasure
           </button>
         </form>
+        <p className="muted">
+          <strong>Export</strong> shows how much is stored about them and gives the JSON to send them. <strong>Dry run erasure</strong>{" "}
+          shows what erasing them would change, changing nothing; the erasure itself is confirmed there. The identifiers they are stored
+          under besides this one (their customer id beside an e-mail, the CPF in a body) are followed too.
+        </p>
         {error ? (
           <p role="alert" className="banner bad">
             {error}
