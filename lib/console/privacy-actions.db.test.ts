@@ -88,6 +88,7 @@ describe("the console's subject requests", () => {
       archives: [],
       payments: [
         {
+          id: expect.any(Number),
           provider: "stripe",
           chargeId: payment.chargeId,
           status: "partially_refunded",
