@@ -22,6 +22,8 @@ import { processWebhookJobs } from "../jobs/definitions/webhooks";
 import { runJob } from "../jobs/work-jobs";
 import { configureLogger } from "../observability/logger";
 import { eventFilterSchema } from "../inbox/queries/event-filter";
+import { listEvents } from "../inbox/queries/list-events";
+import { searchPayments } from "../payments/search-payments";
 import { replayEvents } from "../inbox/replay/replay-events";
 import { startReplayRun } from "../inbox/replay/replay-runs";
 import { restoreArchivedEvents } from "../inbox/retention/restore-archived-events";
@@ -257,6 +259,19 @@ async function everyTable(): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
+/**
+ * What the console's searches find for a part of one of her identifiers: events (the explorer) and
+ * payments, through the trigram indexes on ids and the customer_emails index.
+ */
+async function searchesFind(): Promise<number> {
+  let found = 0;
+  for (const part of ["AnaQuintela", "quintela@exemplo", ANA.mpPayer.slice(1)]) {
+    found += (await listEvents(app.pool, { filter: eventFilterSchema.parse({ search: part }) })).rows.length;
+    found += (await searchPayments(app.pool, { search: part })).rows.length;
+  }
+  return found;
+}
+
 /** The tables an erasure changes, for a before and after. */
 const ERASED_TABLES = [
   "webhook_inbox*",
@@ -379,6 +394,7 @@ describe("erasing a data subject", () => {
       .rows;
     bob = await bobsRows();
     expect(JSON.stringify(bob)).toContain(BOB.name);
+    expect(await searchesFind()).toBeGreaterThanOrEqual(6);
   });
 
   it("redacts them everywhere, killed halfway and rerun, keeping the money and the history", async () => {
@@ -444,6 +460,8 @@ describe("erasing a data subject", () => {
 
     expect(leaks(dump())).toEqual([]);
     expect(leaks(archiveText())).toEqual([]);
+    // No search finds her by a part of an identifier any more (the indexes hold only what the rows do).
+    expect(await searchesFind()).toBe(0);
     // The feed still lists every version of her payments (and the erasure's one), each customer redacted.
     const versions = (await readChangeFeed(feed, changeFeedQuerySchema.parse({ limit: "1000" }))).data.filter((change) =>
       [stripeCharge, pagarmeCharge, mpPaymentId].includes(change.chargeId),
