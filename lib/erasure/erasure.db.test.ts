@@ -390,6 +390,10 @@ describe("erasing a data subject", () => {
     expect(before.changes.length).toBeGreaterThanOrEqual(5);
     expect(before.deliveries.length).toBeGreaterThanOrEqual(5);
     expect(before.signatureFailures).toHaveLength(1);
+    // What support did about her: the bulk replay's run and its audit entry, with the filter as typed.
+    expect(before.mentions.replayRuns).toEqual([expect.objectContaining({ filter: expect.objectContaining({ customer: ANA.email }) })]);
+    expect(before.mentions.auditEntries).toEqual([expect.objectContaining({ action: "replay", actor: "support@example.com" })]);
+    expect(JSON.stringify(before.deliveries)).toContain(`customer ${ANA.email} updated`);
     history = (await app.pool.query("SELECT payment_id, from_status, to_status, to_amount_refunded FROM payment_transitions ORDER BY id"))
       .rows;
     bob = await bobsRows();
@@ -520,6 +524,7 @@ describe("erasing a data subject", () => {
       [],
       [],
     ]);
+    expect(after.mentions).toEqual({ auditEntries: [], replayRuns: [], processingErrors: [] });
     expect((await exportSubject(deps, { document: ANA.cpfFormatted }, { name: "test" })).events).toEqual([]);
     expect({ tables: dump(...ERASED_TABLES), archive: archiveText() }).toEqual(snapshot);
   });

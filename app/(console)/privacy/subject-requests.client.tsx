@@ -24,6 +24,7 @@ const SUMMARY_LABELS: Record<string, string> = {
   deliveries: "deliveries",
   archiveEntries: "archived events",
   signatureFailures: "signature failures",
+  mentions: "audit entries, replays and errors naming them",
 };
 
 /** The export as a file the admin keeps or sends to the subject; the object URL lives as long as the result. */
