@@ -24,7 +24,7 @@ const SUMMARY_LABELS: Record<string, string> = {
   deliveries: "deliveries",
   archiveEntries: "archived events",
   signatureFailures: "signature failures",
-  mentions: "audit entries, replays and errors naming them",
+  mentions: "mentions by others",
 };
 
 /** The export as a file the admin keeps or sends to the subject; the object URL lives as long as the result. */
@@ -50,7 +50,7 @@ function ExportPanel({ result }: { result: ExportResult }) {
         <span className="spacer" />
         <ExportDownload json={result.json} />
       </div>
-      <div className="stat-grid" data-testid="export-summary">
+      <div className="stat-grid compact" data-testid="export-summary">
         {Object.entries(result.summary).map(([name, count]) => (
           <div key={name} className="stat" data-count={name}>
             <div className="value">{count}</div>
@@ -58,7 +58,10 @@ function ExportPanel({ result }: { result: ExportResult }) {
           </div>
         ))}
       </div>
-      <p className="muted">Audited as privacy_export, with a keyed hash of the identifier.</p>
+      <p className="muted">
+        Mentions by others are audit entries, bulk replays and processing errors that name them. Audited as privacy_export, with a keyed
+        hash of the identifier.
+      </p>
       <details>
         <summary>The JSON</summary>
         <pre className="raw" data-testid="export-json">
