@@ -80,7 +80,8 @@ export type ErasurePreview = {
 const allEventIds = (scope: SubjectScope) => [
   ...scope.liveEventIds,
   ...Object.values(scope.archived).flat(),
-  ...Object.values(scope.partitions).flat(),
+  // A scope kept by a run from before archived partitions were searched has none.
+  ...Object.values(scope.partitions ?? {}).flat(),
 ];
 
 const unredacted = (column: string) => `${column} IS NOT NULL AND ${column} <> '${REDACTED}'`;
@@ -195,8 +196,8 @@ export async function getHostErasure(db: Queryable, id: number): Promise<HostEra
   return rows[0] ?? null;
 }
 
-/** A past or running erasure, as the console lists it: never the identifier, its kind and keyed hash. */
-export type ErasureListRow = Omit<Erasure, "payments" | "subjectHash"> & { actor: string; provider: string | null; payments: number };
+/** A past or running erasure, as the console lists it: never the identifier, only its kind; how many payments it changed. */
+export type ErasureListRow = Omit<Erasure, "payments" | "subjectHash"> & { payments: number };
 
 /** Erasures, newest first, a page of them and how many there are in all. */
 export async function listErasures(
