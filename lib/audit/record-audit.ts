@@ -2,6 +2,7 @@ export const AUDIT_ACTIONS = [
   "login",
   "login_failed",
   "logout",
+  "sso_linked",
   "replay",
   "user_created",
   "user_updated",
