@@ -3,6 +3,7 @@ export const AUDIT_ACTIONS = [
   "login_failed",
   "logout",
   "sso_linked",
+  "sso_unlinked",
   "replay",
   "user_created",
   "user_updated",

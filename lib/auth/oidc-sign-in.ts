@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { recordAudit } from "../audit/record-audit";
+import { asActor, recordAudit, type Actor } from "../audit/record-audit";
 import type { OidcSettings } from "../config/oidc-config";
 import { open, seal } from "../crypto/sealed-box";
-import { sqlOn } from "../db/prisma";
+import { sqlOn, type PrismaClient } from "../db/prisma";
 import { AppError } from "../errors/app-error";
 import { completeSignIn, type LoginDeps } from "./login";
 import type { Role } from "./permissions";
@@ -187,4 +187,30 @@ function readTicket(deps: LoginDeps, ticket: string): z.infer<typeof ticketSchem
   // Sealed by us: its text is our JSON, or it didn't open.
   const parsed = text === null ? null : ticketSchema.safeParse(JSON.parse(text));
   return parsed?.success && parsed.data.expires > Date.now() / 1000 ? parsed.data : null;
+}
+
+/**
+ * Forgets the identity a user signed in with (their account at the provider was replaced, or the
+ * wrong one was linked): their next single sign-on links again by verified e-mail. Their sessions
+ * end, audited.
+ */
+export async function unlinkOidcIdentity(
+  prisma: PrismaClient,
+  email: string,
+  by: string | Actor,
+): Promise<{ email: string; subject: string }> {
+  const address = z.email().max(320).parse(email.trim()).toLowerCase();
+  const actor = asActor(by);
+  return prisma.$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { email: address } });
+    if (!user) throw new AppError("NOT_FOUND", `no user with e-mail ${address}`);
+    if (!user.oidcSubject) throw new AppError("CONFLICT", `${address} has no single sign-on identity linked`);
+    await tx.user.update({
+      where: { id: user.id },
+      data: { oidcIssuer: null, oidcSubject: null, sessionVersion: { increment: 1 } },
+    });
+    const details = { email: address, issuer: user.oidcIssuer, subject: user.oidcSubject };
+    await recordAudit(sqlOn(tx), { actor: actor.name, action: "sso_unlinked", ip: actor.ip, details });
+    return { email: address, subject: user.oidcSubject };
+  });
 }
