@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
+import { parseEnv } from "node:util";
 import { Secret, TOTP } from "otpauth";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,11 +8,13 @@ import { confirmEnrolment, startEnrolment } from "@/lib/auth/two-factor";
 import { updateUser } from "@/lib/auth/users";
 import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
 import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
+import { blocksRunBy } from "./harness/doc-blocks";
 import { cookieHeader, csrfToken } from "./harness/http-session";
 import { base64url, decodeJwt, providerRequest, signJwt, startIdentityProvider, type IdentityProvider } from "./harness/identity-provider";
 
 // Single sign-on through the built app against a real OpenID Connect provider (panva's
-// oidc-provider, its own login and consent pages, over https), in Chromium at 1440 and 390 px: the
+// oidc-provider, its own login and consent pages, over https), with the settings docs/console.md
+// gives (CONSOLE_REQUIRE_2FA=admin among them), in Chromium at 1440 and 390 px: the
 // login page's button, sign-in with the role the provider's groups map to, the one-time code after
 // the provider for a user with two-step sign-in on, a required enrolment that single sign-on doesn't
 // satisfy, sign-out, and refusals (no mapped group, unknown to the console, disabled). Then, over
@@ -21,7 +24,9 @@ import { base64url, decodeJwt, providerRequest, signJwt, startIdentityProvider, 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 390, height: 844 };
 const AUTH_SECRET = "e2e-sso-auth-secret-0123456789abcdef012345";
-const PROVIDER_NAME = "Test IdP";
+// docs/console.md's settings, as a reader pastes them; the issuer and client are the provider's here.
+const DOCUMENTED = parseEnv(blocksRunBy("e2e/console-sso.e2e.test.ts", "docs/console.md")[0]!.code) as Record<string, string>;
+const PROVIDER_NAME = DOCUMENTED.OIDC_NAME!;
 
 const ACCOUNTS = {
   "idp-ada": { email: "ada@sso.test", email_verified: true, name: "Ada", groups: ["staff", "console-admins"] },
@@ -52,15 +57,11 @@ beforeAll(async () => {
       "tok@sso.test": "viewer",
     },
     env: {
+      ...DOCUMENTED,
       AUTH_SECRET,
-      CONSOLE_REQUIRE_2FA: "admin",
       OIDC_ISSUER: idp.issuer,
       OIDC_CLIENT_ID: idp.clientId,
       OIDC_CLIENT_SECRET: idp.clientSecret,
-      OIDC_NAME: PROVIDER_NAME,
-      OIDC_SCOPES: "openid email profile groups",
-      OIDC_ROLE_CLAIM: "groups",
-      OIDC_ROLE_MAP: "console-admins:admin,finance-team:finance,support-team:support",
       // The app trusts the provider's certificate as it would a private CA's.
       NODE_EXTRA_CA_CERTS: idp.certificateFile,
     },
@@ -123,7 +124,7 @@ describe("single sign-on in the browser", () => {
   it.each([
     ["1440", WIDE],
     ["390", NARROW],
-  ])("[SSO]: the login page offers 'Sign in with Test IdP' beside the password form (%s px)", async (width, viewport) => {
+  ])("[SSO]: the login page offers 'Sign in with' the provider beside the password form (%s px)", async (width, viewport) => {
     const page = await pageIn(await world.openBrowser(viewport));
     await page.goto(`${world.server.url}/login`);
     const button = page.getByRole("button", { name: `Sign in with ${PROVIDER_NAME}` });
