@@ -184,6 +184,7 @@ describe("loadConfig", () => {
       /OIDC_CLIENT_SECRET: single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET/,
     );
     expect(() => loadConfig({ OIDC_DEFAULT_ROLE: "viewer" })).toThrow(/missing: OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET/);
+    expect(() => loadConfig({ OIDC_CREATE_USERS: "on" })).toThrow(/single sign-on needs OIDC_ISSUER/);
     expect(() => loadConfig({ ...sso, OIDC_ROLE_MAP: "admins:root" })).toThrow(/OIDC_ROLE_MAP: "admins:root" is not value:role/);
     expect(() => loadConfig({ ...sso, OIDC_ROLE_MAP: "admins:admin" })).toThrow(
       /OIDC_ROLE_CLAIM: set OIDC_ROLE_CLAIM and OIDC_ROLE_MAP together/,

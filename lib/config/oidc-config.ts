@@ -56,7 +56,11 @@ const SETTINGS = ["OIDC_ROLE_CLAIM", "OIDC_DEFAULT_ROLE"] as const;
 /** Problems of a combination of the variables (each of them valid on its own). */
 export function checkOidcVariables(b: OidcVariables, context: z.RefinementCtx): void {
   const set = TURNED_ON_BY.filter((name) => b[name] !== undefined);
-  const extras = [...SETTINGS.filter((name) => b[name] !== undefined), ...(b.OIDC_ROLE_MAP.length > 0 ? ["OIDC_ROLE_MAP"] : [])];
+  const extras = [
+    ...SETTINGS.filter((name) => b[name] !== undefined),
+    ...(b.OIDC_ROLE_MAP.length > 0 ? ["OIDC_ROLE_MAP"] : []),
+    ...(b.OIDC_CREATE_USERS === "on" ? ["OIDC_CREATE_USERS"] : []),
+  ];
   if ((set.length > 0 || extras.length > 0) && set.length < TURNED_ON_BY.length) {
     const missing = TURNED_ON_BY.filter((name) => b[name] === undefined);
     context.addIssue({
