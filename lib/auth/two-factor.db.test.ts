@@ -1,5 +1,5 @@
 import { Secret, TOTP } from "otpauth";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { authenticate, changePassword, pendingStep } from "./login";
 import { confirmEnrolment, disableTwoFactor, startEnrolment } from "./two-factor";
@@ -23,6 +23,12 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 beforeEach(async () => {
   await app.pool.query("TRUNCATE users, audit_log, login_attempts");
+  // Each test's codes are counted from one instant at the start of a step: "the current step" and
+  // "the next one" stay what they were when the test began, however slowly a loaded machine runs it.
+  vi.useFakeTimers({ toFake: ["Date"], now: Math.floor(Date.now() / STEP_MS) * STEP_MS + 1 });
+});
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const codeAt = (secret: string, offsetSteps = 0) =>
