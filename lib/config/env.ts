@@ -7,6 +7,7 @@ import { variablesWithDevelopmentValues } from "./development-values";
 import { weakSecrets } from "./secret-strength";
 import { apiTokenList } from "./api-tokens";
 import { csv, positiveInt } from "./env-values";
+import { checkOidcVariables, oidcProductionProblems, oidcSettings, oidcVariables } from "./oidc-config";
 import { providersSchema, providerVariables } from "./provider-config";
 
 // The only module that reads the configuration from process.env (process-env.ts and env-files.ts
@@ -155,11 +156,13 @@ const baseSchema = z
     ...operationsSchema,
     ...reconcileSchema,
     ...destinationSchema,
+    ...oidcVariables,
   })
   .refine((b) => Boolean(b.DESTINATION_URL) === Boolean(b.DESTINATION_SECRET), {
     message: "set DESTINATION_URL and DESTINATION_SECRET together (the secret signs what is sent to the URL)",
     path: ["DESTINATION_SECRET"],
-  });
+  })
+  .superRefine(checkOidcVariables);
 
 /**
  * The whole configuration: the application's variables and each registered driver's (those every
@@ -243,6 +246,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
       /** Who must sign in with a one-time code too: a user in scope without one enrols before anything else. */
       requireTwoFactor: b.CONSOLE_REQUIRE_2FA,
+      /** Single sign-on over OpenID Connect (lib/config/oidc-config.ts); null: off. */
+      oidc: oidcSettings(b),
       /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
       trustedProxies: b.TRUSTED_PROXIES,
       demoAdminEmail: b.DEMO_ADMIN_EMAIL,
@@ -331,7 +336,7 @@ export function loadConfig(source: EnvSource = process.env, drivers: readonly Pr
     for (const name of variablesWithDevelopmentValues(env)) {
       problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
     }
-    problems.push(...weakSecrets(env));
+    problems.push(...weakSecrets(env), ...oidcProductionProblems(env));
   }
   if (!result.success || problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   return result.data;
