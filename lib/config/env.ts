@@ -27,7 +27,9 @@ const operationsSchema = {
   RETENTION_CRON: z.string().default("30 3 * * *"),
   RETENTION_BATCH_SIZE: positiveInt(500),
   RETENTION_PARTITION_MONTHS: z.coerce.number().int().min(0).default(0),
-  // Unset: payments are never purged. Under 5 years would cut into Brazil's tax prescription period.
+  // Off: payments are never purged. Under 5 years would cut into Brazil's tax prescription period;
+  // 6 covers it (five years from the first day of the year after the fact).
+  FINANCIAL_RETENTION: z.enum(["on", "off"]).default("off"),
   FINANCIAL_RETENTION_YEARS: z.coerce.number().int().min(5).optional(),
   ARCHIVE_DIR: z.string().default(".data/archive"),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
@@ -162,6 +164,11 @@ const baseSchema = z
     message: "set DESTINATION_URL and DESTINATION_SECRET together (the secret signs what is sent to the URL)",
     path: ["DESTINATION_SECRET"],
   })
+  // A period set with the purge off would read as a purge that never happens.
+  .refine((b) => b.FINANCIAL_RETENTION === "on" || b.FINANCIAL_RETENTION_YEARS === undefined, {
+    message: "is set but FINANCIAL_RETENTION is off: set FINANCIAL_RETENTION=on to purge payments that old, or unset it",
+    path: ["FINANCIAL_RETENTION_YEARS"],
+  })
   .superRefine(checkOidcVariables);
 
 /**
@@ -261,8 +268,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         batchSize: b.RETENTION_BATCH_SIZE,
         archiveDir: b.ARCHIVE_DIR,
         partitionMonths: b.RETENTION_PARTITION_MONTHS,
-        /** Payments untouched for this many years are purged with their history; null: never. */
-        financialYears: b.FINANCIAL_RETENTION_YEARS ?? null,
+        /** Payments untouched for this many years are purged with their history; null: never (FINANCIAL_RETENTION off). */
+        financialYears: b.FINANCIAL_RETENTION === "on" ? (b.FINANCIAL_RETENTION_YEARS ?? 6) : null,
       },
       /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
       metricsToken: b.METRICS_TOKEN,
