@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext } from "playwright-core";
@@ -62,6 +62,10 @@ afterAll(async () => {
     process.kill(-dev.pid!, "SIGTERM");
     await exited;
   }
+  // The embedded PostgreSQL got the signal too and ends its shutdown in its own time; its
+  // postmaster.pid goes last. Removing the directory before that races with its last writes.
+  const running = () => readdirSync(parent, { recursive: true }).some((path) => String(path).endsWith("postmaster.pid"));
+  await waitFor(async () => !running(), 60_000, "the embedded PostgreSQL to stop");
   rmSync(parent, { recursive: true, force: true });
 }, 90_000);
 

@@ -11,8 +11,8 @@ import { startAppServer, type AppServer } from "./harness/app-server";
 import { openApiChecker, readOpenApiDocument } from "./harness/openapi";
 
 // [HOST][OPENAPI] The host API's OpenAPI document against the running server: every answer the
-// host can get (registration, lookup, the feed, their errors) and both messages a destination is
-// pushed are validated against the document's schemas, and the document's examples are this test's
+// host can get (registration, lookup, the feed, a data subject's erasure, their errors) and the
+// messages a destination is pushed are validated against the document's schemas, and the document's examples are this test's
 // own traffic: the example registration is what it sends, and the example answers and messages are
 // what the server answered and pushed (less the ids and times that differ run to run).
 
@@ -45,7 +45,7 @@ function comparable(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => {
       const varies =
-        ["committedAt", "updatedAt", "createdAt", "addedAt", "timestamp", "cursor"].includes(key) ||
+        ["committedAt", "updatedAt", "createdAt", "finishedAt", "addedAt", "timestamp", "cursor"].includes(key) ||
         (key === "id" && (typeof inner === "number" || /^(chg|test)_/.test(String(inner))));
       return [key, varies ? "(varies)" : comparable(inner)];
     }),
@@ -222,5 +222,34 @@ describe("[HOST][OPENAPI] the running server against docs/openapi.json", () => {
     // A push's data is the feed's entry for the same change, field for field.
     const { data } = (await call("GET", "/api/payment-changes")).body as { data: unknown[] };
     expect(updates.map(({ data: change }) => change)).toEqual(data);
+  });
+
+  it("erases the example payment's customer as the document shows, follows it to done, and its errors", async () => {
+    const template = "/api/privacy/erasures";
+    const request = operation(template, "post").requestBody!.content["application/json"]!.example;
+    const started = (await checked("POST", template, template, 202, { body: request })) as { id: string };
+    expect(comparable(started)).toEqual(comparable(exampleAnswer(template, "post", 202)));
+    const one = "/api/privacy/erasures/{id}";
+    const path = `${template}/${started.id}`;
+    await waitFor(async () => ((await call("GET", path)).body as { status: string }).status === "done", 60_000, "the erasure done");
+    const erasure = await checked("GET", one, path, 200);
+    expect(comparable(erasure)).toEqual(comparable(exampleAnswer(one, "get", 200)));
+    // Every destination is told, once, in the message the document shows.
+    await waitFor(async () => pushed.some(({ type }) => type === "customer.erased") || null, 60_000, "customer.erased pushed");
+    const { headers: _headers, ...message } = pushed.find(({ type }) => type === "customer.erased")!;
+    expect(checker.message("customer.erased", message)).toEqual([]);
+    const registered = await call("GET", `/api/payments/stripe/${registration.chargeId}`);
+    expect(registered.body).toMatchObject({
+      status: "refunded",
+      amount: registration.amount,
+      customer: { id: "[redacted]", email: "[redacted]" },
+    });
+
+    await checked("POST", template, template, 400, { body: { email: "a@b.co", customerId: "cus_1" } });
+    await checked("POST", template, template, 401, { body: request, token: null });
+    await checked("POST", template, template, 403, { body: request, token: ZOOP_TOKEN });
+    await checked("GET", one, `${template}/999999`, 404);
+    await checked("GET", one, path, 401, { token: null });
+    await checked("GET", one, path, 403, { token: ZOOP_TOKEN });
   });
 });

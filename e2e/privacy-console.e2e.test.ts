@@ -11,7 +11,8 @@ import { postWebhook } from "./simulator/send-webhooks";
 // A data subject's requests from the console, as an admin, in Chromium at 1440 and 390 px: the
 // export (its summary, the JSON downloaded as a file), the erasure's dry run (counts per table, the
 // payments affected, nothing changed), the typed confirmation (the identifier, or ERASE), the
-// erasure's done state and counts, and the paged list of erasures. Only an admin has the page.
+// erasure's done state and counts, the erased payment and its event (the body said to be redacted
+// and no longer verifiable), and the paged list of erasures. Only an admin has the page.
 
 const ADMIN = "admin@privacy.test";
 const FINANCE = "finance@privacy.test";
@@ -104,7 +105,7 @@ describe("[ADMIN][PRIVACY] console", () => {
     await confirm.fill(width === 1440 ? "ERASE" : email.toUpperCase());
     await erase.click();
     await page.waitForURL(/\/privacy\/erasures\/\d+$/);
-    await page.getByTestId("erasure-state").getByText("done: the subject is erased").waitFor({ timeout: 60_000 });
+    await page.getByTestId("erasure-state").getByText("the subject is erased").waitFor({ timeout: 60_000 });
     await rendered(page);
     expect(await countsIn(page, "Changed, per table and archive")).toMatchObject({ payments: 1, inbox_events: 1, customer_emails: 1 });
     await page.getByRole("table", { name: "Payments erased" }).getByText(payment.chargeId).waitFor();
@@ -116,6 +117,29 @@ describe("[ADMIN][PRIVACY] console", () => {
       [payment.chargeId],
     );
     expect(erased).toEqual([{ customer_email: REDACTED, amount: payment.amount, status: "paid" }]);
+
+    // The erased payment keeps its money, its customer shown as erased (no link to anyone's page).
+    await page.getByRole("table", { name: "Payments erased" }).getByRole("link", { name: payment.chargeId }).click();
+    await page.waitForURL(/\/payments\/\d+$/);
+    await rendered(page);
+    expect(await page.getByRole("link", { name: REDACTED }).count()).toBe(0);
+    await page.getByText(REDACTED).first().waitFor();
+    await overflow(page, "erased payment");
+    // Its event: the body redacted, said so, with what the original proved.
+    await page
+      .getByRole("table", { name: /timeline/i })
+      .getByRole("link")
+      .first()
+      .click();
+    await page.waitForURL(/\/events\/\d+$/);
+    const notice = page.getByTestId("redaction-notice");
+    await notice.getByText("can no longer be verified against the gateway's signature").waitFor();
+    expect(await notice.textContent()).toMatch(/SHA-256: [0-9a-f]{64}/);
+    expect(await page.getByTestId("raw-body").textContent()).not.toContain(email);
+    await overflow(page, "erased event");
+    await screenshot(page, `privacy-erased-event-${width}`);
+    await page.goBack();
+    await page.goBack();
 
     // The list of erasures, paged with its total, links back to this one.
     await page.getByRole("link", { name: "All erasures" }).click();

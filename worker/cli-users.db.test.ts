@@ -62,4 +62,25 @@ describe("npm run cli, users", { timeout: 240_000 }, () => {
     const { rows: audit } = await app.pool.query("SELECT actor FROM audit_log WHERE action = 'two_factor_disabled'");
     expect(audit).toEqual([{ actor: expect.stringMatching(/^cli:/) }]);
   });
+
+  it("user:unlink-sso forgets a user's single sign-on identity and ends their sessions, audited", async () => {
+    await createUser(app.prisma, { email: "linked@example.com", role: "viewer", password: "the first long password" }, "test");
+    await app.pool.query(
+      "UPDATE users SET oidc_issuer = 'https://id.example.com', oidc_subject = 'idp-42' WHERE email = 'linked@example.com'",
+    );
+    const result = cli("user:unlink-sso", "--email", "Linked@example.com");
+    expect(result).toMatchObject({ code: 0, out: expect.stringContaining("linked@example.com is no longer linked to subject idp-42") });
+    const { rows } = await app.pool.query(
+      "SELECT oidc_issuer, oidc_subject, session_version FROM users WHERE email = 'linked@example.com'",
+    );
+    expect(rows).toEqual([{ oidc_issuer: null, oidc_subject: null, session_version: 1 }]);
+    const { rows: audit } = await app.pool.query(
+      "SELECT actor, details->>'subject' AS subject FROM audit_log WHERE action = 'sso_unlinked'",
+    );
+    expect(audit).toEqual([{ actor: expect.stringMatching(/^cli:/), subject: "idp-42" }]);
+    expect(cli("user:unlink-sso", "--email", "linked@example.com")).toMatchObject({
+      code: 1,
+      out: expect.stringContaining("no single sign-on identity"),
+    });
+  });
 });

@@ -9,6 +9,7 @@ import { logger } from "@/lib/observability/logger";
 import { clientAddress, trustedProxySet } from "@/lib/request/client-address";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { SIGN_IN_ERRORS } from "@/app/login/sign-in-errors";
+import { oidcProviders } from "./oidc-provider";
 
 const SESSION_HOURS = 8;
 
@@ -24,6 +25,8 @@ declare module "next-auth" {
   interface User {
     role: string;
     sessionVersion: number;
+    /** A single sign-on that gave no session: where the login page takes it up (a refusal, the one-time code). */
+    signInRedirect?: string;
   }
 }
 
@@ -34,8 +37,12 @@ class SessionEndedError extends Error {
   }
 }
 
-/** next-auth: e-mail and password against the users table, JWT sessions carrying id and role. */
-export function authOptions(): AuthOptions {
+/**
+ * next-auth: e-mail and password against the users table, and single sign-on when OIDC_ISSUER is
+ * set; JWT sessions carrying id and role. `request.ip`: the client of a sign-in (next-auth's route
+ * passes it; reading a session needs none).
+ */
+export function authOptions(request: { ip: string | null } = { ip: null }): AuthOptions {
   const runtime = webRuntime();
   return {
     secret: runtime.config.authSecret,
@@ -43,12 +50,16 @@ export function authOptions(): AuthOptions {
     // Secure, __Secure-/__Host- prefixed cookies whenever the public URL is https (behind a TLS proxy
     // the server itself only sees http).
     useSecureCookies: runtime.config.publicUrl?.startsWith("https://") ?? false,
-    pages: { signIn: "/login" },
+    // Errors of a sign-in that left the page (single sign-on) come back to it as ?error=<code>.
+    pages: { signIn: "/login", error: "/login" },
     // An ended session is routine, not an error worth a stack trace; the rest goes to our log, by code only.
     logger: {
       error(code, metadata) {
         if (metadata instanceof SessionEndedError) return;
-        logger("auth").error({ code }, "next-auth error");
+        // A refused ID token (its signature, issuer, audience, nonce): the check that failed is in
+        // the stack; the message may quote the token's claims, so it is not logged.
+        const cause = metadata && "error" in metadata ? metadata.error : undefined;
+        logger("auth").error({ code, ...(cause instanceof Error ? { error: errorForLog(cause) } : {}) }, "next-auth error");
       },
       warn(code) {
         logger("auth").warn({ code }, "next-auth warning");
@@ -85,8 +96,12 @@ export function authOptions(): AuthOptions {
           return { id: String(user.id), email: user.email, name: user.name, role: user.role, sessionVersion };
         },
       }),
+      ...oidcProviders(runtime, request.ip),
     ],
     callbacks: {
+      signIn({ user }) {
+        return user.signInRedirect ?? true;
+      },
       // Every read of a session, next-auth's own /api/auth/session included, checks it against the
       // database and its absolute lifetime (the cookie's expiry slides with use): a throw here makes
       // next-auth answer with no session and clear the cookie.

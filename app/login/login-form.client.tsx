@@ -2,20 +2,25 @@
 
 import { signIn } from "next-auth/react";
 import { useState } from "react";
+import { OneTimeCodeField } from "./one-time-code-field";
 import { SIGN_IN_ERRORS, signInErrorMessage } from "./sign-in-errors";
+import { SSO_PROVIDERS } from "./sign-in-providers";
 
 /**
  * E-mail and password; for a user with two-step sign-in, then the one-time code (the server said
- * CodeRequired: the password was right, and both are sent again with the code).
+ * CodeRequired: the password was right, and both are sent again with the code). With single sign-on
+ * configured, a button below starts it (next-auth sends the browser to the identity provider).
  */
 export function LoginForm({
   initialError,
   callbackUrl,
   notice,
+  sso,
 }: {
   initialError: string | null;
   callbackUrl: string;
   notice: string | null;
+  sso: { name: string } | null;
 }) {
   const [error, setError] = useState<string | null>(signInErrorMessage(initialError));
   const [busy, setBusy] = useState(false);
@@ -52,22 +57,7 @@ export function LoginForm({
           <p>
             Two-step sign-in for <strong>{credentials.email}</strong>.
           </p>
-          <label>
-            One-time code
-            <input
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              required
-              autoFocus
-              maxLength={64}
-              aria-describedby="code-help"
-              key="code"
-            />
-          </label>
-          <p id="code-help" className="muted">
-            The 6-digit code from your authenticator app, or one of your recovery codes.
-          </p>
+          <OneTimeCodeField />
         </>
       ) : (
         <>
@@ -93,6 +83,27 @@ export function LoginForm({
         <button type="button" onClick={() => (setCredentials(null), setError(null))}>
           Start over
         </button>
+      ) : sso ? (
+        <>
+          <p className="login-or" aria-hidden="true">
+            or
+          </p>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true);
+              setError(null);
+              // next-auth sends the browser on to the identity provider (or back here with an error code).
+              await signIn(SSO_PROVIDERS.signIn, { callbackUrl }).catch(() => {
+                setBusy(false);
+                setError(signInErrorMessage(SIGN_IN_ERRORS.unavailable));
+              });
+            }}
+          >
+            Sign in with {sso.name}
+          </button>
+        </>
       ) : null}
     </form>
   );

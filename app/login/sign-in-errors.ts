@@ -6,6 +6,8 @@ export const SIGN_IN_ERRORS = {
   unavailable: "Unavailable",
   codeRequired: "CodeRequired",
   wrongCode: "WrongCode",
+  ssoRefused: "SsoRefused",
+  ssoExpired: "SsoExpired",
 } as const;
 
 export function signInErrorMessage(error: string | null): string | null {
@@ -15,5 +17,10 @@ export function signInErrorMessage(error: string | null): string | null {
   if (error === SIGN_IN_ERRORS.codeRequired) return "Enter the 6-digit code from your authenticator app, or a recovery code.";
   if (error === SIGN_IN_ERRORS.wrongCode) return "That code is not right or was already used. Wait for the next one.";
   if (error === "CredentialsSignin") return "Wrong e-mail or password.";
+  if (error === SIGN_IN_ERRORS.ssoRefused) return "Single sign-on worked, but it gives you no access to this console. Ask an admin.";
+  if (error === SIGN_IN_ERRORS.ssoExpired) return "That sign-in took too long or is no longer valid. Sign in again.";
+  // next-auth's own: the provider couldn't be reached, refused, or sent a token that didn't check out.
+  if (error === "OAuthSignin" || error === "OAuthCallback" || error === "Callback")
+    return "Single sign-on failed. Try again, or sign in with your password.";
   return "Sign-in failed.";
 }

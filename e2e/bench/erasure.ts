@@ -1,5 +1,5 @@
 import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { executeErasure, startErasure } from "@/lib/erasure/erasures";
@@ -7,8 +7,10 @@ import { createPool } from "@/lib/db/pool";
 import { freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
 
 // `npm run bench:erasure -- [--rows N]`: erasing one data subject among N stored events (default
-// 1M events of 100k customers, each with a payment and ten events). The baseline is the
-// same erasure on a database of N/100 events, measured in the same run; prints both and the ratio.
+// 1M events of 100k customers, each with a payment and ten events), by e-mail (found through the
+// indexes), then another by document (a CPF is only in bodies: every stored payload is read). The
+// baseline is the same erasures on a database of N/100 events, measured in the same run; prints
+// both and the ratios.
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { rows: { type: "string", default: "1000000" } } });
 const rows = Number(values.rows);
@@ -24,13 +26,16 @@ const SEED = `
          LATERAL (SELECT json_build_object('id', 'evt_seed_' || g, 'type', 'charge.succeeded',
                     'data', json_build_object('object', json_build_object('id', 'ch_seed_' || (g % $3), 'amount', 1000,
                     'customer', 'cus_' || (g % $3), 'billing_details', json_build_object('email', 'c' || (g % $3) || '@example.com',
-                    'name', 'Customer ' || (g % $3), 'phone', '+55119' || lpad((g % $3)::text, 8, '0')),
+                    'name', 'Customer ' || (g % $3), 'phone', '+55119' || lpad((g % $3)::text, 8, '0'),
+                    'tax_id', lpad((g % $3)::text, 11, '0')),
                     'description', repeat('x', 300))))::text AS body) AS b`;
 const PAYMENTS = `
   INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_id, customer_email)
   SELECT 'stripe', 'ch_seed_' || n, 'paid', 1000, 'brl', 'cus_' || n, 'c' || n || '@example.com' FROM generate_series($1::int, $2::int) AS n`;
 
-async function measure(events: number): Promise<number> {
+type Measured = { email: number; document: number };
+
+async function measure(events: number): Promise<Measured> {
   const { url, drop } = await freshBenchDatabase(`webhook_inbox_bench_erasure_${process.pid}_${events}`);
   const pool = createPool(url, 4, "bench");
   const customers = Math.max(10, Math.floor(events / 10));
@@ -43,19 +48,30 @@ async function measure(events: number): Promise<number> {
     await pool.query("VACUUM ANALYZE");
     console.log(`seeded ${events} events of ${customers} customers in ${((Date.now() - seeded) / 1000).toFixed(1)}s`);
     const deps = { pool, archiveDir: await mkdtemp(join(tmpdir(), "bench-erasure-")), hashKey: HASH_KEY };
-    const started = performance.now();
-    const erasure = await executeErasure(deps, await startErasure(deps, { email: "c7@example.com" }, { name: "bench" }));
-    const ms = performance.now() - started;
-    console.log(`erased one subject among ${events} events in ${(ms / 1000).toFixed(2)}s: ${JSON.stringify(erasure?.counts)}`);
-    return ms;
+    const erase = async (subject: { email: string } | { document: string }, by: string) => {
+      const started = performance.now();
+      const erasure = await executeErasure(deps, await startErasure(deps, subject, { name: "bench" }));
+      const ms = performance.now() - started;
+      console.log(`erased one subject by ${by} among ${events} events in ${(ms / 1000).toFixed(2)}s: ${JSON.stringify(erasure?.counts)}`);
+      return ms;
+    };
+    return { email: await erase({ email: "c7@example.com" }, "e-mail"), document: await erase({ document: "00000000008" }, "document") };
   } finally {
     await pool.end();
     await drop();
   }
 }
 
-const baseline = await measure(Math.max(1000, Math.floor(rows / 100)));
+const baselineRows = Math.max(1000, Math.floor(rows / 100));
+const baseline = await measure(baselineRows);
 const full = await measure(rows);
+for (const by of ["email", "document"] as const) {
+  console.log(
+    `erasure by ${by}: ${(full[by] / 1000).toFixed(2)}s among ${rows} events, ${(baseline[by] / 1000).toFixed(2)}s among ${baselineRows}: ratio ${(full[by] / baseline[by]).toFixed(2)}`,
+  );
+}
 console.log(
-  `erasure: ${(full / 1000).toFixed(2)}s among ${rows} events, ${(baseline / 1000).toFixed(2)}s among ${rows / 100}: ratio ${(full / baseline).toFixed(2)}`,
+  `load average (1, 5, 15 min): ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(", ")}`,
 );

@@ -20,14 +20,21 @@ export function chromiumPath(): string {
   return process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 }
 
-/** A fresh browser profile (one per user role, so sessions don't mix). */
-export async function openBrowser(viewport = { width: 1360, height: 900 }): Promise<BrowserContext> {
+/**
+ * A fresh browser profile (one per user role, so sessions don't mix). `ignoreHTTPSErrors`: for a
+ * test's own https server with a certificate made for the run (the identity provider's).
+ */
+export async function openBrowser(
+  viewport = { width: 1360, height: 900 },
+  options: { ignoreHTTPSErrors?: boolean } = {},
+): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "webhook-inbox-e2e-")), {
     executablePath: chromiumPath(),
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
     timezoneId: "America/Sao_Paulo",
+    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
   });
 }
 

@@ -30,6 +30,8 @@ export type ConsoleWorldOptions = {
   gatewayEnv?: (gatewayUrl: string) => Record<string, string>;
   /** The app's other settings. */
   env?: Record<string, string>;
+  /** The browsers accept any certificate (the suite runs an https server of its own, with one made for the run). */
+  ignoreHTTPSErrors?: boolean;
 };
 
 export type ConsoleWorld = {
@@ -73,7 +75,7 @@ export async function startConsoleWorld(options: ConsoleWorldOptions): Promise<C
     throw error;
   }
   const browser = async (viewport?: { width: number; height: number }) => {
-    const context = await openBrowser(viewport);
+    const context = await openBrowser(viewport, { ignoreHTTPSErrors: options.ignoreHTTPSErrors });
     contexts.push(context);
     return context;
   };

@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { readFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 
 // Raw TCP clients for what fetch can't do: dribble a request byte by byte, hold sockets open, keep
@@ -120,5 +121,39 @@ export async function firstDroppedSocket(baseUrl: string, attempts: number): Pro
     return await Promise.race(closed.map((done, index) => done.then((text) => (text === null ? -1 : index))));
   } finally {
     for (const socket of sockets) socket.destroy();
+  }
+}
+
+// Kernel TCP states (include/net/tcp_states.h) of a socket the server still holds open: connected,
+// or told by the client it is done but not yet closed by the server.
+const HELD_BY_SERVER = new Set(["01", "08"]);
+
+/** Sockets the server listening on `port` still holds (from /proc/net/tcp{,6}: local port, state). */
+async function serverSockets(port: number): Promise<number> {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  let held = 0;
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = await readFile(table, "utf8").catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (local?.endsWith(`:${hexPort}`) && state && HELD_BY_SERVER.has(state)) held++;
+    }
+  }
+  return held;
+}
+
+/**
+ * Waits until the server at `baseUrl` holds at most `atMost` sockets: one flood's sockets, closed by
+ * the client, are counted by the server until it has seen each close, which a loaded machine takes a
+ * while to do; the next flood would otherwise start on a server still full of the last one's.
+ */
+export async function serverSocketsSettled(baseUrl: string, atMost: number, giveUpMs = 60_000): Promise<void> {
+  const port = Number(new URL(baseUrl).port);
+  const giveUpAt = Date.now() + giveUpMs;
+  let held = await serverSockets(port);
+  while (held > atMost) {
+    if (Date.now() > giveUpAt) throw new Error(`the server on port ${port} still holds ${held} sockets (at most ${atMost} expected)`);
+    await new Promise((done) => setTimeout(done, 100));
+    held = await serverSockets(port);
   }
 }

@@ -2,6 +2,8 @@ export const AUDIT_ACTIONS = [
   "login",
   "login_failed",
   "logout",
+  "sso_linked",
+  "sso_unlinked",
   "replay",
   "user_created",
   "user_updated",

@@ -14,9 +14,13 @@ import type { UserAccount } from "./users";
 import { findActiveUser } from "./users";
 
 export type LoginDeps = { prisma: PrismaClient; pool: Pool; config: AppConfig };
-export type LoginResult =
+/** How a sign-in ends once who it is was proved (completeSignIn). */
+export type SignInOutcome =
   | { ok: true; user: UserAccount; sessionVersion: number }
-  | { ok: false; reason: "invalid" | "rate_limited" | "code_required" | "wrong_code" };
+  | { ok: false; reason: "rate_limited" }
+  | { ok: false; reason: "code_required" }
+  | { ok: false; reason: "wrong_code" };
+export type LoginResult = SignInOutcome | { ok: false; reason: "invalid" };
 
 // Compared against when the e-mail is unknown, so both paths cost one scrypt.
 let decoyHash: Promise<string> | undefined;
@@ -61,26 +65,50 @@ export async function authenticate(
       await recordAudit(deps.pool, { actor: email, action: "login_failed", ip: input.ip, details: { reason } });
       return { ok: false, reason: "invalid" };
     }
-    let factor: string | undefined;
-    if (active.twoFactor) {
-      if (!input.code?.trim()) return { ok: false, reason: "code_required" };
-      const checked = await checkSignInCode(deps, user, input.code, input.ip);
-      if (checked === "rate_limited" || checked === "wrong") {
-        await recordAudit(deps.pool, {
-          actor: email,
-          action: "login_failed",
-          ip: input.ip,
-          details: { reason: checked === "wrong" ? "wrong_code" : "rate_limited" },
-        });
-        return { ok: false, reason: checked === "wrong" ? "wrong_code" : "rate_limited" };
-      }
-      factor = checked === "totp" ? "one-time code" : "recovery code";
-    }
-    await recordAudit(deps.pool, { actor: email, action: "login", ip: input.ip, ...(factor ? { details: { factor } } : {}) });
-    return { ok: true, user: active, sessionVersion: user.sessionVersion };
+    return await completeSignIn(deps, user, active, { code: input.code, ip: input.ip, method: "password" });
   } finally {
     release();
   }
+}
+
+/** How a sign-in proved who it is, before any one-time code. */
+export type SignInMethod = "password" | "oidc";
+
+/**
+ * The end of every sign-in, once its first step proved who it is: the one-time code where the user
+ * has two-step sign-in on (none given: `code_required`, no session), then the audit row. A single
+ * sign-on's rows say so (`method: "oidc"`); a password's are as they always were.
+ */
+export async function completeSignIn(
+  deps: LoginDeps,
+  user: { id: bigint; email: string; sessionVersion: number; totpSecret: string | null },
+  active: UserAccount,
+  input: { code: string | undefined; ip: string | null; method: SignInMethod },
+): Promise<SignInOutcome> {
+  const method = input.method === "oidc" ? { method: input.method } : {};
+  let factor: string | undefined;
+  if (active.twoFactor) {
+    if (!input.code?.trim()) return { ok: false, reason: "code_required" };
+    const checked = await checkSignInCode(deps, user, input.code, input.ip);
+    if (checked === "rate_limited" || checked === "wrong") {
+      await recordAudit(deps.pool, {
+        actor: user.email,
+        action: "login_failed",
+        ip: input.ip,
+        details: { reason: checked === "wrong" ? "wrong_code" : "rate_limited", ...method },
+      });
+      return { ok: false, reason: checked === "wrong" ? "wrong_code" : "rate_limited" };
+    }
+    factor = checked === "totp" ? "one-time code" : "recovery code";
+  }
+  const details = { ...method, ...(factor ? { factor } : {}) };
+  await recordAudit(deps.pool, {
+    actor: user.email,
+    action: "login",
+    ip: input.ip,
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+  });
+  return { ok: true, user: active, sessionVersion: user.sessionVersion };
 }
 
 /**

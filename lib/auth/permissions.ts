@@ -1,6 +1,7 @@
+import { ROLES, type Role } from "../config/console-roles";
+
 /** Who may do what in the console. Declared once; routes, pages and actions name a permission. */
-export const ROLES = ["viewer", "support", "finance", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 export const PERMISSIONS = [
   // One's own account: password, one-time codes, sessions. The one thing a user with a pending step

@@ -33,7 +33,8 @@ function totpFor(secret: string, email: string): TOTP {
   return new TOTP({ issuer: ISSUER, label: email, secret: Secret.fromBase32(secret) });
 }
 
-function signingKey(config: AppConfig): string {
+/** AUTH_SECRET, which seals what two-step sign-in keeps (the secrets, a single sign-on's pending second step). */
+export function signingKey(config: AppConfig): string {
   if (!config.authSecret) throw new AppError("UNAVAILABLE", "AUTH_SECRET is not set: one-time codes need it");
   return config.authSecret;
 }

@@ -74,7 +74,7 @@ export async function createUser(
   prisma: PrismaClient,
   input: CreateUserInput,
   by: string | Actor,
-  options: { mustChangePassword?: boolean } = {},
+  options: { mustChangePassword?: boolean; oidcIdentity?: { issuer: string; subject: string } } = {},
 ): Promise<{ user: UserAccount; password: string }> {
   const parsed = createUserSchema.parse(input);
   const actor = asActor(by);
@@ -86,13 +86,21 @@ export async function createUser(
   try {
     const user = await prisma.$transaction(async (tx) => {
       const created = await tx.user.create({
-        data: { email: parsed.email, role: parsed.role, name: parsed.name, passwordHash, mustChangePassword },
+        data: {
+          email: parsed.email,
+          role: parsed.role,
+          name: parsed.name,
+          passwordHash,
+          mustChangePassword,
+          oidcIssuer: options.oidcIdentity?.issuer,
+          oidcSubject: options.oidcIdentity?.subject,
+        },
       });
       await recordAudit(sqlOn(tx), {
         actor: actor.name,
         action: "user_created",
         ip: actor.ip,
-        details: { email: parsed.email, role: parsed.role },
+        details: { email: parsed.email, role: parsed.role, ...(options.oidcIdentity ? { oidcSubject: options.oidcIdentity.subject } : {}) },
       });
       return created;
     });

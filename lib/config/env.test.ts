@@ -144,4 +144,72 @@ describe("loadConfig", () => {
     expect(loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1" }).trustedProxies).toEqual(["10.0.0.0/8", "127.0.0.1"]);
     expect(() => loadConfig({ TRUSTED_PROXIES: "10.0.0.0/40" })).toThrow(/TRUSTED_PROXIES/);
   });
+
+  it("turns single sign-on on with the issuer, client id and secret together, and reads its role map in order", () => {
+    const sso = { OIDC_ISSUER: "https://id.example.com/realms/staff", OIDC_CLIENT_ID: "inbox", OIDC_CLIENT_SECRET: "s3cret-from-the-idp" };
+    expect(loadConfig({}).oidc).toBeNull();
+    expect(loadConfig(sso).oidc).toEqual({
+      issuer: "https://id.example.com/realms/staff",
+      clientId: "inbox",
+      clientSecret: "s3cret-from-the-idp",
+      name: "SSO",
+      scopes: "openid email profile",
+      roleClaim: null,
+      roleMap: [],
+      defaultRole: null,
+      createUsers: false,
+    });
+    const mapped = loadConfig({
+      ...sso,
+      OIDC_NAME: "Okta",
+      OIDC_ROLE_CLAIM: "realm_access.roles",
+      OIDC_ROLE_MAP: "admins:admin, finance-team:finance,urn:example:groups:support:support",
+      OIDC_DEFAULT_ROLE: "viewer",
+      OIDC_CREATE_USERS: "on",
+    }).oidc;
+    expect(mapped).toMatchObject({
+      name: "Okta",
+      roleClaim: "realm_access.roles",
+      roleMap: [
+        { value: "admins", role: "admin" },
+        { value: "finance-team", role: "finance" },
+        { value: "urn:example:groups:support", role: "support" },
+      ],
+      defaultRole: "viewer",
+      createUsers: true,
+    });
+
+    const { OIDC_CLIENT_SECRET: _secret, ...withoutSecret } = sso;
+    expect(() => loadConfig(withoutSecret)).toThrow(
+      /OIDC_CLIENT_SECRET: single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET/,
+    );
+    expect(() => loadConfig({ OIDC_DEFAULT_ROLE: "viewer" })).toThrow(/missing: OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET/);
+    expect(() => loadConfig({ OIDC_CREATE_USERS: "on" })).toThrow(/single sign-on needs OIDC_ISSUER/);
+    expect(() => loadConfig({ ...sso, OIDC_ROLE_MAP: "admins:root" })).toThrow(/OIDC_ROLE_MAP: "admins:root" is not value:role/);
+    expect(() => loadConfig({ ...sso, OIDC_ROLE_MAP: "admins:admin" })).toThrow(
+      /OIDC_ROLE_CLAIM: set OIDC_ROLE_CLAIM and OIDC_ROLE_MAP together/,
+    );
+    expect(() => loadConfig({ ...sso, OIDC_ROLE_CLAIM: "groups" })).toThrow(
+      /OIDC_ROLE_MAP: set OIDC_ROLE_CLAIM and OIDC_ROLE_MAP together/,
+    );
+    expect(() => loadConfig({ ...sso, OIDC_DEFAULT_ROLE: "owner" })).toThrow(/OIDC_DEFAULT_ROLE/);
+    expect(() => loadConfig({ ...sso, OIDC_SCOPES: "email profile" })).toThrow(/OIDC_SCOPES: must include openid/);
+    expect(() => loadConfig({ ...sso, OIDC_ISSUER: "https://id.example.com/?tenant=1" })).toThrow(/OIDC_ISSUER: must be the issuer's URL/);
+  });
+
+  it("refuses, in production, single sign-on over plain http or with a short client secret", () => {
+    const sso = { OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "inbox", OIDC_CLIENT_SECRET: "0123456789abcdef" };
+    expect(loadConfig({ NODE_ENV: "production", ...sso }).oidc?.issuer).toBe("https://id.example.com");
+    expect(() => loadConfig({ NODE_ENV: "production", ...sso, OIDC_ISSUER: "http://id.example.com" })).toThrow(
+      /OIDC_ISSUER: must be an https URL in production/,
+    );
+    // A comma is part of the secret, not a list.
+    expect(() => loadConfig({ NODE_ENV: "production", ...sso, OIDC_CLIENT_SECRET: "0123456789,abcdef" })).not.toThrow();
+    expect(() => loadConfig({ NODE_ENV: "production", ...sso, OIDC_CLIENT_SECRET: "short" })).toThrow(
+      /OIDC_CLIENT_SECRET: each secret must be at least 16 characters/,
+    );
+    expect(
+      loadConfig({ NODE_ENV: "development", ...sso, OIDC_ISSUER: "http://127.0.0.1:8080", OIDC_CLIENT_SECRET: "short" }).oidc,
+    ).not.toBeNull();
+  });
 });

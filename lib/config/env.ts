@@ -7,6 +7,7 @@ import { variablesWithDevelopmentValues } from "./development-values";
 import { weakSecrets } from "./secret-strength";
 import { apiTokenList } from "./api-tokens";
 import { csv, positiveInt } from "./env-values";
+import { checkOidcVariables, oidcProductionProblems, oidcSettings, oidcVariables } from "./oidc-config";
 import { providersSchema, providerVariables } from "./provider-config";
 
 // The only module that reads the configuration from process.env (process-env.ts and env-files.ts
@@ -15,8 +16,10 @@ import { providersSchema, providerVariables } from "./provider-config";
 
 // Left alone, V8 lets a busy Next.js server's heap grow towards a quarter of the machine's memory
 // before collecting in earnest (588 MB resident after a 10-minute soak, docs/benchmarks.md); its
-// live set is far smaller, and with this limit the same soak stayed under 300 MB.
-export const DEFAULT_WEB_HEAP_LIMIT_MB = 192;
+// live set is far smaller, and with a limit the same soak stayed under 300 MB. Not lower than this:
+// Next.js alone holds some 120-145 MB, and a thousand requests arriving at once (the feed's long
+// polls in e2e/floods) peak near 200 MB; at 192 MB that flood ended the process out of heap.
+export const DEFAULT_WEB_HEAP_LIMIT_MB = 256;
 
 // Retention, metrics, alerts and logs.
 const operationsSchema = {
@@ -24,7 +27,9 @@ const operationsSchema = {
   RETENTION_CRON: z.string().default("30 3 * * *"),
   RETENTION_BATCH_SIZE: positiveInt(500),
   RETENTION_PARTITION_MONTHS: z.coerce.number().int().min(0).default(0),
-  // Unset: payments are never purged. Under 5 years would cut into Brazil's tax prescription period.
+  // Off: payments are never purged. Under 5 years would cut into Brazil's tax prescription period;
+  // 6 covers it (five years from the first day of the year after the fact).
+  FINANCIAL_RETENTION: z.enum(["on", "off"]).default("off"),
   FINANCIAL_RETENTION_YEARS: z.coerce.number().int().min(5).optional(),
   ARCHIVE_DIR: z.string().default(".data/archive"),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
@@ -157,11 +162,18 @@ const baseSchema = z
     ...operationsSchema,
     ...reconcileSchema,
     ...destinationSchema,
+    ...oidcVariables,
   })
   .refine((b) => Boolean(b.DESTINATION_URL) === Boolean(b.DESTINATION_SECRET), {
     message: "set DESTINATION_URL and DESTINATION_SECRET together (the secret signs what is sent to the URL)",
     path: ["DESTINATION_SECRET"],
-  });
+  })
+  // A period set with the purge off would read as a purge that never happens.
+  .refine((b) => b.FINANCIAL_RETENTION === "on" || b.FINANCIAL_RETENTION_YEARS === undefined, {
+    message: "is set but FINANCIAL_RETENTION is off: set FINANCIAL_RETENTION=on to purge payments that old, or unset it",
+    path: ["FINANCIAL_RETENTION_YEARS"],
+  })
+  .superRefine(checkOidcVariables);
 
 /**
  * The whole configuration: the application's variables and each registered driver's (those every
@@ -251,6 +263,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
       login: { maxFailures: b.LOGIN_MAX_FAILURES, windowMinutes: b.LOGIN_WINDOW_MINUTES, backoffSeconds: b.LOGIN_BACKOFF_SECONDS },
       /** Who must sign in with a one-time code too: a user in scope without one enrols before anything else. */
       requireTwoFactor: b.CONSOLE_REQUIRE_2FA,
+      /** Single sign-on over OpenID Connect (lib/config/oidc-config.ts); null: off. */
+      oidc: oidcSettings(b),
       /** Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
       trustedProxies: b.TRUSTED_PROXIES,
       demoAdminEmail: b.DEMO_ADMIN_EMAIL,
@@ -264,8 +278,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         batchSize: b.RETENTION_BATCH_SIZE,
         archiveDir: b.ARCHIVE_DIR,
         partitionMonths: b.RETENTION_PARTITION_MONTHS,
-        /** Payments untouched for this many years are purged with their history; null: never. */
-        financialYears: b.FINANCIAL_RETENTION_YEARS ?? null,
+        /** Payments untouched for this many years are purged with their history; null: never (FINANCIAL_RETENTION off). */
+        financialYears: b.FINANCIAL_RETENTION === "on" ? (b.FINANCIAL_RETENTION_YEARS ?? 6) : null,
       },
       /** Bearer token for /api/metrics; unset, the endpoint answers 404. */
       metricsToken: b.METRICS_TOKEN,
@@ -339,7 +353,7 @@ export function loadConfig(source: EnvSource = process.env, drivers: readonly Pr
     for (const name of variablesWithDevelopmentValues(env)) {
       problems.push(`  ${name}: holds a development value from .env.example; set a secret of your own (or unset it)`);
     }
-    problems.push(...weakSecrets(env));
+    problems.push(...weakSecrets(env), ...oidcProductionProblems(env));
   }
   if (!result.success || problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   return result.data;

@@ -14,6 +14,8 @@ const TOKEN_LISTS = ["PAYMENTS_API_TOKENS", "HEALTH_TOKENS"];
 const WEBHOOK_SECRET = "WEBHOOK_SECRET_";
 // Our own whsec_ key: what signs the pushes to a destination.
 const WHSEC_KEYS = ["DESTINATION_SECRET"];
+// One secret each, commas and all: the identity provider issued it.
+const SINGLE_SECRETS = ["OIDC_CLIENT_SECRET"];
 const whsecKey = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ""), "base64");
 
 /** The driver of WEBHOOK_SECRET_<PROVIDER> or of one of its accounts' WEBHOOK_SECRET_<PROVIDER>_<NAME>. */
@@ -38,9 +40,12 @@ export function weakSecrets(env: Record<string, string | undefined>): string[] {
   return Object.entries(env)
     .filter(
       ([name, value]) =>
-        value !== undefined && (name.startsWith(WEBHOOK_SECRET) || TOKEN_LISTS.includes(name) || WHSEC_KEYS.includes(name)),
+        value !== undefined &&
+        (name.startsWith(WEBHOOK_SECRET) || TOKEN_LISTS.includes(name) || WHSEC_KEYS.includes(name) || SINGLE_SECRETS.includes(name)),
     )
-    .filter(([name, value]) => value!.split(",").some((part) => strength(name, part.trim()) < MIN_SECRET_LENGTH))
+    .filter(([name, value]) =>
+      (SINGLE_SECRETS.includes(name) ? [value!] : value!.split(",")).some((part) => strength(name, part.trim()) < MIN_SECRET_LENGTH),
+    )
     .map(([name]) =>
       secretKeyOf(name)
         ? `  ${name}: each whsec_ secret must decode to at least ${MIN_SECRET_LENGTH} bytes of key`

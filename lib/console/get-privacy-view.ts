@@ -22,10 +22,12 @@ export async function getPrivacyView(db: Queryable, params: { page?: string }): 
   return { providers: [...PROVIDER_NAMES], erasures: rows, total, page, pageSize: PAGE_SIZE };
 }
 
-export type ErasureView = Erasure & { finished: boolean };
+export type ErasureView = Omit<Erasure, "subjectHash"> & { finished: boolean };
 
-/** One erasure's state and counts, and the payments it changed; null when there is no such erasure. */
+/** One erasure's state and counts, and the payments it changed (not the identifier's keyed hash); null when there is no such erasure. */
 export async function getErasureView(db: Queryable, id: number): Promise<ErasureView | null> {
-  const erasure = await getErasure(db, id);
-  return erasure && { ...erasure, finished: erasure.status === "done" || erasure.status === "failed" };
+  const found = await getErasure(db, id);
+  if (!found) return null;
+  const { subjectHash: _hash, ...erasure } = found;
+  return { ...erasure, finished: erasure.status === "done" || erasure.status === "failed" };
 }

@@ -73,6 +73,12 @@ describe("the console's subject requests", () => {
         payments: 1,
         payment_changes: 2,
         customer_emails: 1,
+        deliveries: 0,
+        delivery_attempts: 0,
+        processing_attempts: 0,
+        replay_runs: 0,
+        audit_log: 0,
+        signature_failures: 0,
         inbox_events: 2,
         archived_events: 0,
         archive_files: 0,
@@ -82,6 +88,7 @@ describe("the console's subject requests", () => {
       archives: [],
       payments: [
         {
+          id: expect.any(Number),
           provider: "stripe",
           chargeId: payment.chargeId,
           status: "partially_refunded",

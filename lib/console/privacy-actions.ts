@@ -43,6 +43,7 @@ export const exportSubject = consoleAction(z.object({ subject: consoleSubjectSch
       deliveries: found.deliveries.length,
       archiveEntries: found.archiveEntries.length,
       signatureFailures: found.signatureFailures.length,
+      mentions: Object.values(found.mentions).reduce((sum, rows) => sum + rows.length, 0),
     },
   };
 });

@@ -38,12 +38,20 @@ beforeAll(async () => {
 afterAll(async () => app?.close());
 
 /** Stores a processed Stripe charge event received at `at`, its description saying `description`. */
-async function store(who: { email: string; customer: string; name: string }, at: Date, description: string): Promise<number> {
+async function store(
+  who: { email: string; customer: string; name: string },
+  at: Date,
+  description: string,
+  billing: Record<string, unknown> = {},
+): Promise<number> {
   const event = stripeEvent(
     { chargeId: randomId("ch"), amount: 2500, currency: "brl", customerId: who.customer, customerEmail: who.email },
     { kind: "succeeded", amountRefunded: 0, occurredAtMs: at.getTime() - 1000 },
   );
-  Object.assign(event.data.object as Record<string, unknown>, { description, billing_details: { name: who.name, email: who.email } });
+  Object.assign(event.data.object as Record<string, unknown>, {
+    description,
+    billing_details: { name: who.name, email: who.email, ...billing },
+  });
   const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe, Math.floor(at.getTime() / 1000));
   const outcome = await ingestEvent(
     { pool: app.pool, boss: app.boss, config, now: () => at },
@@ -119,5 +127,39 @@ describe("erasing what only the archives hold", () => {
     expect(
       (await app.pool.query("SELECT payload::text FROM webhook_inbox WHERE id = $1", [archived[0]!.id])).rows[0].payload,
     ).not.toContain(EVA_CPF);
+  });
+
+  it("follows what a retention archive's body names: a later delivery naming only its CPF is stored redacted, one sharing its zip code is not", async () => {
+    const fia = { email: "fia.arquivada@example.com", customer: "cus_FiaArquivada", name: "Fia Arquivada" };
+    const cpf = "111.444.777-35";
+    const address = { line1: "Avenida Paulista 1000", postal_code: "01310-100", city: "São Paulo", country: "BR" };
+    const fiaId = await store(fia, new Date(Date.now() - 2 * 24 * 3600_000), "Pedido 3", {
+      tax_id: cpf,
+      phone: "+55 11 98888-7777",
+      address,
+    });
+    await runRetention({ pool: app.pool, config });
+    expect((await app.pool.query("SELECT payload FROM webhook_inbox WHERE id = $1 AND archived_at IS NOT NULL", [fiaId])).rows).toEqual([
+      { payload: null },
+    ]);
+    // Erased by her e-mail: the CPF and phone only her archived body holds are hers too.
+    const found = await exportSubject(deps(), { email: fia.email }, { name: "test" });
+    expect(found.identifiers).toEqual(expect.arrayContaining([cpf, "+55 11 98888-7777"]));
+    const erasure = (await executeErasure(deps(), await startErasure(deps(), { email: fia.email }, { name: "test" })))!;
+    expect(erasure.counts).toMatchObject({ archived_events: 1, archive_files: 1 });
+    expect(archiveText()).not.toContain(cpf);
+
+    const laterId = await store({ email: "fia.nova@example.com", customer: "cus_FiaNova", name: "F. A." }, new Date(), "Pedido 4", {
+      tax_id: cpf.replace(/\D/g, ""),
+    });
+    const neighbourId = await store(OTHER, new Date(), "Pedido 5", { address });
+    const { rows } = await app.pool.query<{ id: number; redacted: boolean; body: string }>(
+      "SELECT id, redacted_at IS NOT NULL AS redacted, convert_from(raw_body, 'UTF8') AS body FROM webhook_inbox WHERE id = ANY($1::bigint[]) ORDER BY id",
+      [[laterId, neighbourId]],
+    );
+    expect(rows.map((row) => [row.redacted, row.body.includes(cpf.replace(/\D/g, "")), row.body.includes(OTHER.email)])).toEqual([
+      [true, false, false],
+      [false, false, true],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { PgBoss } from "pg-boss";
 import { recordAudit, type Actor } from "../audit/record-audit";
+import { countAuditNaming, redactAuditDetails } from "../audit/redact-audit-details";
 import { withTransaction, type Pool, type Queryable } from "../db/pool";
 import { redactDeliveryAttempts } from "../destinations/redact-attempts";
 import { listArchivedPartitions } from "../inbox/partitions/archived-partition-rows";
@@ -8,12 +9,14 @@ import {
   removeReplacedPartitionArchives,
   redactArchiveFile,
   redactInboxEvents,
+  redactInboxTraces,
   redactSignatureFailures,
   removeReplacedArchive,
 } from "../inbox/erasure/redact-stored-events";
+import { utcTimeSql } from "../outbox/payment-change";
 import { redactChangeCustomers } from "../outbox/redact-changes";
 import { eraseCustomerFromPayments } from "../payments/erase-customer";
-import { REDACTED, identifierHash } from "../providers/personal-data";
+import { REDACTED, identifierHash, redactText } from "../providers/personal-data";
 import { onClient } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
 import {
@@ -35,13 +38,24 @@ import {
 
 export type ErasureCounts = Record<string, number>;
 
-/** A payment an erasure changes: its financial facts, which stay (only its customer goes). */
-export type ErasedPayment = { provider: string; chargeId: string; status: string; amount: number | null; currency: string | null };
+/** A payment an erasure changes: its financial facts, which stay (only its customer goes), and its row id (the console links it). */
+export type ErasedPayment = {
+  id: number;
+  provider: string;
+  chargeId: string;
+  status: string;
+  amount: number | null;
+  currency: string | null;
+};
 
 export type Erasure = {
   id: number;
   status: "queued" | "running" | "done" | "failed";
+  /** Who asked: a console user's e-mail, the CLI's user, or "api" (the host). */
+  actor: string;
   subjectKind: string;
+  /** The gateway a customer id was asked of; null: every gateway. */
+  provider: string | null;
   subjectHash: string;
   counts: ErasureCounts;
   payments: ErasedPayment[];
@@ -62,6 +76,14 @@ export type ErasurePreview = {
   payments: ErasedPayment[];
 };
 
+/** Every inbox row of the subject's, wherever its body is. */
+const allEventIds = (scope: SubjectScope) => [
+  ...scope.liveEventIds,
+  ...Object.values(scope.archived).flat(),
+  // A scope kept by a run from before archived partitions were searched has none.
+  ...Object.values(scope.partitions ?? {}).flat(),
+];
+
 const unredacted = (column: string) => `${column} IS NOT NULL AND ${column} <> '${REDACTED}'`;
 
 /** What an erasure of the subject would change now, changing nothing (the dry run). */
@@ -69,7 +91,7 @@ export async function previewErasure(store: SubjectStore, subject: Subject): Pro
   const db = store.pool;
   const scope = await findSubject(store, subject);
   const { rows: payments } = await db.query<ErasedPayment>(
-    `SELECT provider, gateway_charge_id AS "chargeId", status, amount, currency
+    `SELECT id, provider, gateway_charge_id AS "chargeId", status, amount, currency
        FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id`,
     [scope.paymentIds],
   );
@@ -89,12 +111,18 @@ export async function previewErasure(store: SubjectStore, subject: Subject): Pro
     file: partitionFiles.get(name) ?? name,
     events: ids.length,
   }));
+  const traces = await redactInboxTraces(db, allEventIds(scope), scope.identifiers, true);
+  const deliveries = await redactDeliveryAttempts(db, scope.paymentIds, scope.identifiers, true);
   return {
     counts: {
       payments: rows[0]!.payments,
       payment_changes: rows[0]!.changes,
       customer_emails: rows[0]!.emails,
-      inbox_events: scope.liveEventIds.length,
+      ...deliveries,
+      ...traces,
+      audit_log: await countAuditNaming(db, scope.identifiers),
+      signature_failures: await redactSignatureFailures(db, scope.keys, true),
+      inbox_events: await redactInboxEvents(db, scope.liveEventIds, scope, true),
       archived_events: archives.reduce((sum, archive) => sum + archive.events, 0),
       archive_files: archives.length,
       partition_events: partitions.reduce((sum, archive) => sum + archive.events, 0),
@@ -131,9 +159,9 @@ export async function startErasure(deps: ErasureDeps & { boss?: PgBoss }, subjec
 
 export async function getErasure(db: Queryable, id: number): Promise<Erasure | null> {
   const { rows } = await db.query<Erasure>(
-    `SELECT e.id, e.status, e.subject_kind AS "subjectKind", e.subject_hash AS "subjectHash", e.counts, e.error,
+    `SELECT e.id, e.status, e.actor, e.subject_kind AS "subjectKind", e.provider, e.subject_hash AS "subjectHash", e.counts, e.error,
             e.created_at AS "createdAt", e.finished_at AS "finishedAt",
-            COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'chargeId', p.gateway_charge_id, 'status', p.status,
+            COALESCE((SELECT json_agg(json_build_object('id', p.id, 'provider', p.provider, 'chargeId', p.gateway_charge_id, 'status', p.status,
                                           'amount', p.amount, 'currency', p.currency) ORDER BY p.id)
                         FROM payments p WHERE p.id = ANY(e.payments)), '[]') AS payments
        FROM privacy_erasures e WHERE e.id = $1`,
@@ -142,8 +170,34 @@ export async function getErasure(db: Queryable, id: number): Promise<Erasure | n
   return rows[0] ?? null;
 }
 
-/** A past or running erasure, as the console lists it: never the identifier, its kind and keyed hash. */
-export type ErasureListRow = Omit<Erasure, "payments" | "subjectHash"> & { actor: string; provider: string | null; payments: number };
+/** An erasure as the host's API answers it: no subject hash, times as the feed writes them, each payment with its account. */
+export type HostErasure = {
+  id: string;
+  status: Erasure["status"];
+  subjectKind: string;
+  provider: string | null;
+  counts: ErasureCounts;
+  payments: (Omit<ErasedPayment, "id"> & { account: string })[];
+  error: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+};
+
+export async function getHostErasure(db: Queryable, id: number): Promise<HostErasure | null> {
+  const { rows } = await db.query<HostErasure>(
+    `SELECT e.id::text AS id, e.status, e.subject_kind AS "subjectKind", e.provider, e.counts, e.error,
+            ${utcTimeSql("e.created_at")} AS "createdAt", ${utcTimeSql("e.finished_at")} AS "finishedAt",
+            COALESCE((SELECT json_agg(json_build_object('provider', p.provider, 'account', p.gateway_account, 'chargeId', p.gateway_charge_id,
+                                          'status', p.status, 'amount', p.amount, 'currency', p.currency) ORDER BY p.id)
+                        FROM payments p WHERE p.id = ANY(e.payments)), '[]') AS payments
+       FROM privacy_erasures e WHERE e.id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** A past or running erasure, as the console lists it: never the identifier, only its kind; how many payments it changed. */
+export type ErasureListRow = Omit<Erasure, "payments" | "subjectHash"> & { payments: number };
 
 /** Erasures, newest first, a page of them and how many there are in all. */
 export async function listErasures(
@@ -192,13 +246,16 @@ export async function executeErasure(deps: ErasureDeps, id: number, onStep: Step
     try {
       await runSteps(deps, hashKey, id, onStep);
     } catch (error) {
-      await deps.pool
-        .query("UPDATE privacy_erasures SET error = $2 WHERE id = $1", [
-          id,
-          (error instanceof Error ? error.message : String(error)).slice(0, 500),
-        ])
-        .catch(() => undefined);
-      throw error;
+      // What an error says may quote the subject (a constraint's detail, a value): it is kept, and
+      // thrown on to the job's output, with their identifiers redacted.
+      const { rows: scoped } = await deps.pool
+        .query<{ scope: StoredScope | null }>("SELECT scope FROM privacy_erasures WHERE id = $1", [id])
+        .catch(() => ({ rows: [] as { scope: StoredScope | null }[] }));
+      const scope = scoped[0]?.scope;
+      const identifiers = scope ? [subjectIdentifier(scope.subject).value, ...(scope.found?.identifiers ?? [])] : [];
+      const message = redactText(error instanceof Error ? error.message : String(error), identifiers).text.slice(0, 500);
+      await deps.pool.query("UPDATE privacy_erasures SET error = $2 WHERE id = $1", [id, message]).catch(() => undefined);
+      throw new Error(message);
     } finally {
       await lock.query("SELECT pg_advisory_unlock(hashtext('privacy_erasure'), $1::int)", [id]);
     }
@@ -206,6 +263,39 @@ export async function executeErasure(deps: ErasureDeps, id: number, onStep: Step
     lock.release();
   }
   return getErasure(deps.pool, id);
+}
+
+/**
+ * An erasure whose job ran out of retries (its dead letter): it ends `failed`, with why, and its
+ * scope (the identifiers it found) is cleared; the audit log records it with what it had changed. What
+ * it changed stays changed and its identifiers stay erased; asked again, a new erasure finds the rest.
+ */
+export async function failAbandonedErasure(db: Pool, id: number): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const { rows } = await tx.query<{ actor: string; subject_hash: string; subject_kind: string; counts: ErasureCounts; error: string }>(
+      `UPDATE privacy_erasures
+          SET status = 'failed', scope = NULL, finished_at = now(), error = COALESCE(error, 'the worker stopped during this erasure')
+        WHERE id = $1 AND status IN ('queued', 'running')
+        RETURNING actor, subject_hash, subject_kind, counts, error`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return;
+    await recordAudit(tx, {
+      actor: row.actor,
+      action: "privacy_erasure",
+      details: { erasure: id, subjectHash: row.subject_hash, kind: row.subject_kind, counts: row.counts, failed: row.error },
+    });
+  });
+}
+
+/** Keeps the keyed hashes of identifiers an erasure removes: a later delivery naming one is stored redacted. */
+async function rememberErased(db: Queryable, hashKey: string, erasureId: number, keys: readonly string[]): Promise<void> {
+  const hashes = [...new Set(keys.map((key) => identifierHash(hashKey, key)))];
+  await db.query("INSERT INTO erased_identifiers (hash, erasure_id) SELECT unnest($1::text[]), $2 ON CONFLICT (hash) DO NOTHING", [
+    hashes,
+    erasureId,
+  ]);
 }
 
 async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: StepHook): Promise<void> {
@@ -218,12 +308,19 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
   if (!row?.scope) return;
   let found = row.scope.found;
   if (!found) {
-    found = await findSubject(deps, row.scope.subject);
-    await deps.pool.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
-      id,
-      JSON.stringify({ ...row.scope, found }),
-      found.paymentIds,
-    ]);
+    // Erased from the start: a delivery naming the identifier asked for, stored while the subject is
+    // looked for, is stored redacted; those found beside it, from the moment they are found.
+    await rememberErased(deps.pool, hashKey, id, [subjectIdentifier(row.scope.subject).value]);
+    const scope = await findSubject(deps, row.scope.subject);
+    await withTransaction(deps.pool, async (tx) => {
+      await tx.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
+        id,
+        JSON.stringify({ ...row.scope, found: scope }),
+        scope.paymentIds,
+      ]);
+      await rememberErased(tx, hashKey, id, scope.keys);
+    });
+    found = scope;
   }
   const subject = { identifiers: found.identifiers, erasureId: id };
 
@@ -261,29 +358,28 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
     ]);
     const payments = await eraseCustomerFromPayments(tx, found.paymentIds, id);
     const changes = await redactChangeCustomers(tx, found.paymentIds);
-    const attempts = await redactDeliveryAttempts(tx, found.paymentIds, found.identifiers);
+    const deliveries = await redactDeliveryAttempts(tx, found.paymentIds, found.identifiers);
     const { rows: left } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM customer_emails WHERE email = ANY($1::text[])", [
       found.identifiers.map((identifier) => identifier.toLowerCase()),
     ]);
     await addCounts(tx, id, {
       payments,
       payment_changes: changes,
-      delivery_attempts: attempts,
+      ...deliveries,
       customer_emails: emails[0]!.n - left[0]!.n,
     });
   });
   await onStep("payments");
   await withTransaction(deps.pool, async (tx) => {
-    await addCounts(tx, id, { signature_failures: await redactSignatureFailures(tx, subject) });
+    await addCounts(tx, id, {
+      signature_failures: await redactSignatureFailures(tx, found.keys),
+      ...(await redactInboxTraces(tx, allEventIds(found), found.identifiers)),
+      audit_log: await redactAuditDetails(tx, found.identifiers),
+    });
   });
-  await onStep("signature_failures");
+  await onStep("traces");
 
   await withTransaction(deps.pool, async (tx) => {
-    const hashes = [...new Set(found.keys.map((key) => identifierHash(hashKey, key)))];
-    await tx.query("INSERT INTO erased_identifiers (hash, erasure_id) SELECT unnest($1::text[]), $2 ON CONFLICT (hash) DO NOTHING", [
-      hashes,
-      id,
-    ]);
     const { rows: finished } = await tx.query<{ counts: ErasureCounts }>(
       "UPDATE privacy_erasures SET status = 'done', scope = NULL, error = NULL, finished_at = now() WHERE id = $1 RETURNING counts",
       [id],

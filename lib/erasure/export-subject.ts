@@ -2,7 +2,7 @@ import { recordAudit, type Actor } from "../audit/record-audit";
 import type { Pool } from "../db/pool";
 import { listArchivedPartitions, scanArchivedPartition } from "../inbox/partitions/archived-partition-rows";
 import { readArchivedEvents } from "../inbox/retention/archive-files";
-import { personalEntries, redactText } from "../providers/personal-data";
+import { identifierRegexSource, personalEntries, redactText } from "../providers/personal-data";
 import { findDriver } from "../providers/registry";
 import { findSubject, requireHashKey, subjectHash, subjectIdentifier, type Subject } from "./find-subject";
 
@@ -21,6 +21,8 @@ export type SubjectExport = {
   deliveries: Record<string, unknown>[];
   archiveEntries: Record<string, unknown>[];
   signatureFailures: Record<string, unknown>[];
+  /** What others wrote naming them: audit entries and bulk replays (a filter on their e-mail), processing errors quoting them. */
+  mentions: { auditEntries: Record<string, unknown>[]; replayRuns: Record<string, unknown>[]; processingErrors: Record<string, unknown>[] };
 };
 
 /** The fields of a payload that carry the subject: the declared paths, and any string naming an identifier. */
@@ -46,6 +48,25 @@ function allPaths(value: unknown): string[] {
     } else if (at !== "") paths.push(at);
   }
   return paths;
+}
+
+/** The rows others wrote that name one of the identifiers (what an erasure redacts in them). */
+async function mentionsOf(pool: Pool, inboxIds: readonly number[], identifiers: readonly string[]): Promise<SubjectExport["mentions"]> {
+  const pattern = identifierRegexSource(identifiers);
+  if (pattern === null) return { auditEntries: [], replayRuns: [], processingErrors: [] };
+  const [auditEntries, replayRuns, processingErrors] = await Promise.all([
+    pool.query(`SELECT id, at, actor, action, details FROM audit_log WHERE details::text ~* $1 ORDER BY id`, [pattern]),
+    pool.query(
+      `SELECT id, actor, filter, error, created_at AS "createdAt" FROM replay_runs WHERE filter::text ~* $1 OR error ~* $1 ORDER BY id`,
+      [pattern],
+    ),
+    pool.query(
+      `SELECT inbox_id AS "inboxId", attempt, started_at AS "startedAt", error FROM processing_attempts
+        WHERE inbox_id = ANY($1::bigint[]) AND error ~* $2 ORDER BY id`,
+      [inboxIds, pattern],
+    ),
+  ]);
+  return { auditEntries: auditEntries.rows, replayRuns: replayRuns.rows, processingErrors: processingErrors.rows };
 }
 
 export async function exportSubject(
@@ -79,7 +100,8 @@ export async function exportSubject(
   );
   const { rows: deliveries } = await pool.query(
     `SELECT d.id, d.destination_id AS "destinationId", d.change_id AS "changeId", d.status, d.attempts,
-            COALESCE((SELECT json_agg(json_build_object('at', a.attempted_at, 'statusCode', a.status_code, 'response', a.response_excerpt, 'error', a.error) ORDER BY a.id)
+            COALESCE((SELECT json_agg(json_build_object('at', a.attempted_at, 'statusCode', a.status_code, 'response', a.response_excerpt, 'error', a.error,
+                                          'requestHeaders', a.request_headers, 'responseHeaders', a.response_headers) ORDER BY a.id)
                         FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS "attemptRows"
        FROM deliveries d WHERE d.payment_id = ANY($1::bigint[]) ORDER BY d.id`,
     [ids.payments],
@@ -90,6 +112,7 @@ export async function exportSubject(
        FROM signature_failures WHERE body_excerpt ILIKE ANY($1::text[]) OR headers::text ILIKE ANY($1::text[]) ORDER BY id`,
     [patterns],
   );
+  const mentions = await mentionsOf(pool, [...ids.events, ...Object.values(scope.archived).flat()], scope.identifiers);
   const archiveEntries: Record<string, unknown>[] = [];
   for (const [file, fileIds] of Object.entries(scope.archived)) {
     const archived = await readArchivedEvents(deps.archiveDir, file, new Set(fileIds));
@@ -144,5 +167,6 @@ export async function exportSubject(
     deliveries,
     archiveEntries,
     signatureFailures,
+    mentions,
   };
 }

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Pool } from "../db/pool";
 import { AppError } from "../errors/app-error";
-import { findArchivedEvents } from "../inbox/erasure/find-archived-events";
-import { REDACTED, identifierHash, normalIdentifier, personalValues } from "../providers/personal-data";
+import { findArchivedEvents, readArchivedBodies } from "../inbox/erasure/find-archived-events";
+import { REDACTED, identifierHash, isSubjectKey, normalIdentifier, personalValues } from "../providers/personal-data";
 import { PROVIDER_NAMES, findDriver } from "../providers/registry";
 
 // Who a request is about, and where the inbox holds them. A subject is named by one identifier (an
@@ -73,7 +73,6 @@ type EventHit = {
 
 const EVENT_COLUMNS = "w.id, w.provider, w.resource_id, w.customer_id, w.customer_email, w.archive_file, w.payload";
 const isEmail = (value: string) => value.includes("@");
-const isKey = (value: string) => isEmail(value) || /\d{8,}/.test(value.replace(/\D/g, ""));
 
 async function findRound(store: SubjectStore, emails: string[], customerIds: string[], documents: string[], provider: string | null) {
   const db = store.pool;
@@ -147,6 +146,7 @@ async function findRound(store: SubjectStore, emails: string[], customerIds: str
       )
     ).rows,
   );
+  await readArchivedBodies(store.archiveDir, events.values());
   return { payments, events };
 }
 
@@ -185,7 +185,7 @@ export async function findSubject(store: SubjectStore, subject: Subject): Promis
   }
   return {
     identifiers,
-    keys: [...new Set([...emails, ...customerIds, ...documents, ...[...others].filter(isKey)])],
+    keys: [...new Set([...emails, ...customerIds, ...documents, ...[...others].filter(isSubjectKey)])],
     paymentIds: [...found.payments.keys()].sort((a, b) => a - b),
     liveEventIds: liveEventIds.sort((a, b) => a - b),
     archived,

@@ -1,6 +1,7 @@
 import type { AnyJobDefinition } from "./job-definition";
 import { alertsJob } from "./definitions/alerts";
 import { erasuresJob } from "./definitions/erasures";
+import { erasuresAbandonedJob } from "./definitions/erasures-abandoned";
 import { maintenanceJob } from "./definitions/maintenance";
 import { reconcileJob } from "./definitions/reconcile";
 import { reconcileRequestJob } from "./definitions/reconcile-requests";
@@ -26,4 +27,5 @@ export const JOBS: readonly AnyJobDefinition[] = [
   retentionJob,
   alertsJob,
   erasuresJob,
+  erasuresAbandonedJob,
 ];

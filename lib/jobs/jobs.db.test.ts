@@ -5,6 +5,7 @@ import { createWorkerBoss } from "../queue/boss";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { waitFor } from "../testing/test-worker";
 import { getReplayRun, startReplayRun } from "../inbox/replay/replay-runs";
+import { erasuresJob } from "./definitions/erasures";
 import { maintenanceJob } from "./definitions/maintenance";
 import { replaysJob } from "./definitions/replays";
 import { sweeperJob } from "./definitions/sweeper";
@@ -39,6 +40,7 @@ describe("jobs", () => {
       expect(queue).toMatchObject({ policy: job.queue.policy ?? "standard", retryLimit: job.queue.retryLimit });
     }
     expect((await app.boss.getQueue(replaysJob.name))?.deadLetter).toBe("replays-abandoned");
+    expect((await app.boss.getQueue(erasuresJob.name))?.deadLetter).toBe("privacy-erasures-abandoned");
   });
 
   it("validate data given to run as a queued job's is", async () => {

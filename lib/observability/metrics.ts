@@ -131,6 +131,11 @@ function createMetrics() {
       labelNames: ["destination", "reason"] as const,
       registers: [registry],
     }),
+    feedWaitingReads: new Gauge({
+      name: "webhook_inbox_feed_waiting_reads",
+      help: "Change-feed reads (wait=N) this process holds until a change or their deadline.",
+      registers: [registry],
+    }),
     workersAlive: new Gauge({
       name: "webhook_inbox_workers_alive",
       help: "Workers alive (a heartbeat in the last 15 s, not stopping), read at scrape time.",

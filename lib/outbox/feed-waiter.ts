@@ -1,4 +1,5 @@
 import type { Pool } from "../db/pool";
+import { metrics } from "../observability/metrics";
 import { sequenceChanges } from "./sequence-changes";
 
 // One watcher of the feed's head per process, however many readers wait on it: while any does, it
@@ -53,7 +54,7 @@ export class FeedWaiter {
         settle: (value) => {
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
-          this.waiting.delete(entry);
+          if (this.waiting.delete(entry)) metrics().feedWaitingReads.dec();
           resolve(value);
         },
       };
@@ -61,6 +62,7 @@ export class FeedWaiter {
     if (signal?.aborted) entry.settle(false);
     else {
       this.waiting.add(entry);
+      metrics().feedWaitingReads.inc();
       this.ticking ??= setTimeout(() => this.tick(), TICK_MS);
     }
     return { changed, cursor: () => entry.after };

@@ -25,11 +25,39 @@ const NUMBER_CHANGES = `
 
 const BATCH = 5000;
 
+// Per pool, the run under way and the one queued after it. A caller arriving during a run waits for
+// the next one, which all such callers share: its snapshot is newer than their call, so none misses a
+// change committed before it asked, and a thousand long polls arriving at once cost two runs, not a
+// thousand transactions of four round trips each on a small pool.
+type Sequencing = { current: Promise<number | null>; next: Promise<number | null> | null };
+const sequencing = new WeakMap<Pool, Sequencing>();
+const settled = () => undefined;
+
 /**
  * Gives every committed, unnumbered change its feed position; returns how many it numbered, or null
  * when another sequencer was running (its numbers are visible once it commits).
  */
-export async function sequenceChanges(pool: Pool): Promise<number | null> {
+export function sequenceChanges(pool: Pool): Promise<number | null> {
+  const state = sequencing.get(pool);
+  if (!state) return startRun(pool);
+  state.next ??= state.current.then(settled, settled).then(() => startRun(pool));
+  return state.next;
+}
+
+function startRun(pool: Pool): Promise<number | null> {
+  const run = numberChanges(pool);
+  const state: Sequencing = { current: run, next: null };
+  sequencing.set(pool, state);
+  // Runs before any queued run's start (one step after the run settles, that start two): with none
+  // queued, the pool has no run under way.
+  const forget = () => {
+    if (sequencing.get(pool) === state && state.next === null) sequencing.delete(pool);
+  };
+  run.then(forget, forget);
+  return run;
+}
+
+async function numberChanges(pool: Pool): Promise<number | null> {
   let total = 0;
   for (;;) {
     const numbered = await withTransaction(pool, async (tx) => {

@@ -3,8 +3,9 @@ import { recordChangesSql } from "../outbox/payment-change";
 import { CUSTOMER_ERASED } from "../outbox/redact-changes";
 import { REDACTED } from "../canonical/redacted";
 
-// A data subject's erasure, as the payments see it: the customer becomes REDACTED (not null: a
-// later event or refetch fills a null customer back in, never a redacted one), every financial
+// A data subject's erasure, as the payments see it: the customer (id and e-mail, even one not known
+// yet) becomes REDACTED (not null: a later event or refetch fills a null customer in, never a
+// redacted one, so a refund naming the e-mail a month later can't bring it back), every financial
 // fact and the status history stay. The host is told once: the first payment changed records one
 // `customer.erased` change listing every payment changed (the others change in place, no new
 // version: their recorded versions are redacted by the outbox, so the feed says nothing new of
@@ -12,12 +13,9 @@ import { REDACTED } from "../canonical/redacted";
 
 const ERASE = `
   UPDATE payments p
-     SET customer_id = CASE WHEN p.customer_id IS NULL THEN NULL ELSE '${REDACTED}' END,
-         customer_email = CASE WHEN p.customer_email IS NULL THEN NULL ELSE '${REDACTED}' END,
-         updated_at = now()
+     SET customer_id = '${REDACTED}', customer_email = '${REDACTED}', updated_at = now()
    WHERE p.id = ANY($1::bigint[])
-     AND (p.customer_id IS DISTINCT FROM '${REDACTED}' AND p.customer_id IS NOT NULL
-          OR p.customer_email IS DISTINCT FROM '${REDACTED}' AND p.customer_email IS NOT NULL)
+     AND (p.customer_id IS DISTINCT FROM '${REDACTED}' OR p.customer_email IS DISTINCT FROM '${REDACTED}')
   RETURNING p.id, p.provider, p.gateway_account AS account, p.gateway_charge_id AS "chargeId"`;
 
 const RECORD_ERASURE = `

@@ -45,6 +45,8 @@ export function maskEvent(role: Role, event: EventDetail): MaskedEvent {
     headers: Object.fromEntries(Object.entries(event.headers).map(([name, value]) => [name, SAFE_HEADERS.has(name) ? value : MASKED])),
     queryString: maskedValue(event.queryString),
     lastError: errorCategory(event.lastError),
+    // The digest of bytes the role may not see is theirs no more than the bytes.
+    redaction: event.redaction && { ...event.redaction, originalSha256: null },
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readFixture } from "../testing/gateway-fixtures";
-import { REDACTED, personalValues, redactPayload, redactText } from "./personal-data";
+import { REDACTED, identifierHash, isSubjectKey, personalValues, redactPayload, redactText } from "./personal-data";
 import { DRIVERS, findDriver } from "./registry";
 
 // Each driver's declared paths, run on its gateway's own published bodies: the person goes, the
@@ -92,5 +92,27 @@ describe("redaction by the subject's identifiers", () => {
       "1",
       "a@b.co",
     ]);
+  });
+
+  it("finds a document or a whole phone number however it is punctuated, and hashes each form alike", () => {
+    const text = "CPF 390.533.447-05, fone +55 (11) 97654-3210, outro 39053344705";
+    expect(redactText(text, ["39053344705", "5511976543210"])).toEqual({
+      text: `CPF ${REDACTED}, fone +${REDACTED}, outro ${REDACTED}`,
+      changed: 3,
+    });
+    expect(identifierHash("k", "390.533.447-05")).toBe(identifierHash("k", "39053344705"));
+    expect(identifierHash("k", "+55 (11) 97654-3210")).toBe(identifierHash("k", "5511976543210"));
+  });
+});
+
+describe("isSubjectKey: what singles a person out, so a later delivery naming it is theirs", () => {
+  it("is an e-mail, a document or a whole phone number", () => {
+    for (const key of ["ana@exemplo.com.br", "390.533.447-05", "12.345.678/0001-95", "+55 11 97654-3210", "1197654321"])
+      expect(isSubjectKey(key), key).toBe(true);
+  });
+
+  it("is not a zip code, a local phone number, a city or a date: many people share those", () => {
+    for (const shared of ["01310-100", "01310100", "976543210", "São Paulo", "1990-05-17", "Rua Augusta 1234, apto 56, 01310-100"])
+      expect(isSubjectKey(shared), shared).toBe(false);
   });
 });

@@ -20,20 +20,44 @@ export type RedactionTarget = { paths: readonly PersonalDataPath[]; identifiers:
 
 export type Redaction = { value: unknown; changed: number };
 
-// Identifiers are matched case-insensitively (e-mails are), and a document by its digits as well as
-// as written (a CPF is sent as 123.456.789-09 by one gateway and 12345678909 by the next).
+/**
+ * The digits of a document (CPF 11, CNPJ 14) or a whole phone number (area code included: 10 or
+ * more digits), written with its punctuation or without ("390.533.447-05", "+55 (11) 97654-3210");
+ * null for anything else, a zip code (8 digits) or a local phone number included: those are shared
+ * by many people and name nobody.
+ */
+export function numberDigits(text: string): string | null {
+  const trimmed = text.trim();
+  if (!/^[\d\s./()+-]+$/.test(trimmed)) return null;
+  const digits = trimmed.replace(/\D/g, "");
+  return digits.length >= 10 ? digits : null;
+}
+
+/** Does this value single its person out (an e-mail, a document, a whole phone number), so that a later delivery naming it is theirs? */
+export const isSubjectKey = (value: string) => value.includes("@") || numberDigits(value) !== null;
+
+// Identifiers are matched case-insensitively (e-mails are), and a document or phone by its digits as
+// well as as written (a CPF is sent as 123.456.789-09 by one gateway and 12345678909 by the next).
 function identifierPattern(identifiers: readonly string[]): RegExp | null {
   const forms = new Set<string>();
   for (const identifier of identifiers) {
     const trimmed = identifier.trim();
     if (trimmed.length < 3 || trimmed === REDACTED) continue;
     forms.add(trimmed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-    const digits = trimmed.replace(/\D/g, "");
-    // A document written with its punctuation or without, digit by digit with optional separators.
-    if (digits.length >= 11 && digits.length === trimmed.replace(/[\s./-]/g, "").length) forms.add(digits.split("").join("[\\s./-]?"));
+    const digits = numberDigits(trimmed);
+    // Written with its punctuation or without: digit by digit, with at most two separators between.
+    if (digits !== null) forms.add(digits.split("").join("[\\s./()-]{0,2}"));
   }
   if (forms.size === 0) return null;
   return new RegExp([...forms].sort((a, b) => b.length - a.length).join("|"), "giu");
+}
+
+/**
+ * The identifiers as one regular expression (what redactText replaces), for PostgreSQL's `~*` to
+ * find the rows that name one of them; null when there is none to look for.
+ */
+export function identifierRegexSource(identifiers: readonly string[]): string | null {
+  return identifierPattern(identifiers)?.source ?? null;
 }
 
 /** `text` with every occurrence of an identifier replaced, and how many there were. */
@@ -148,11 +172,9 @@ export function personalValues(value: unknown, paths: readonly PersonalDataPath[
     .filter((entry): entry is string => typeof entry === "string");
 }
 
-/** An identifier as it is hashed and compared: trimmed, lower-cased, a document by its digits alone. */
+/** An identifier as it is hashed and compared: trimmed, lower-cased, a document or phone by its digits alone. */
 export function normalIdentifier(identifier: string): string {
-  const trimmed = identifier.trim().toLowerCase();
-  const digits = trimmed.replace(/\D/g, "");
-  return digits.length >= 11 && digits.length === trimmed.replace(/[\s./-]/g, "").length ? digits : trimmed;
+  return numberDigits(identifier) ?? identifier.trim().toLowerCase();
 }
 
 /** The keyed hash (HMAC-SHA256, hex) an erasure keeps of an identifier instead of the identifier. */

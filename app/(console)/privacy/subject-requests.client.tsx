@@ -17,13 +17,14 @@ const KINDS: { kind: Kind; label: string }[] = [
 ];
 
 const SUMMARY_LABELS: Record<string, string> = {
-  identifiers: "identifiers",
+  identifiers: "identifiers found",
   payments: "payments",
   events: "events",
   changes: "payment changes",
   deliveries: "deliveries",
   archiveEntries: "archived events",
   signatureFailures: "signature failures",
+  mentions: "mentions by others",
 };
 
 /** The export as a file the admin keeps or sends to the subject; the object URL lives as long as the result. */
@@ -49,7 +50,7 @@ function ExportPanel({ result }: { result: ExportResult }) {
         <span className="spacer" />
         <ExportDownload json={result.json} />
       </div>
-      <div className="stat-grid" data-testid="export-summary">
+      <div className="stat-grid compact" data-testid="export-summary">
         {Object.entries(result.summary).map(([name, count]) => (
           <div key={name} className="stat" data-count={name}>
             <div className="value">{count}</div>
@@ -57,7 +58,10 @@ function ExportPanel({ result }: { result: ExportResult }) {
           </div>
         ))}
       </div>
-      <p className="muted">Audited as privacy_export, with a keyed hash of the identifier.</p>
+      <p className="muted">
+        Mentions by others are audit entries, bulk replays and processing errors that name them. Audited as privacy_export, with a keyed
+        hash of the identifier.
+      </p>
       <details>
         <summary>The JSON</summary>
         <pre className="raw" data-testid="export-json">
@@ -91,7 +95,12 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
         </p>
       ) : null}
       <h3>What would change, per table and archive</h3>
-      <CountsTable label="What the erasure would change" counts={preview.counts} empty="Nothing to change." />
+      <CountsTable
+        label="What the erasure would change"
+        counts={preview.counts}
+        empty="Nothing to change."
+        nothingIn="Nothing to change in"
+      />
       {preview.archives.length > 0 ? (
         <>
           <h3>Archive files to rewrite</h3>
@@ -101,6 +110,7 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
       <h3>Payments affected ({preview.payments.length})</h3>
       <ErasedPaymentsTable label="Payments affected" payments={preview.payments} />
       <form
+        className="confirm-erasure"
         onSubmit={(event) => {
           event.preventDefault();
           startTransition(async () => {
@@ -115,6 +125,7 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
           <input
             value={confirmation}
             onChange={(event) => setConfirmation(event.target.value)}
+            size={36}
             autoComplete="off"
             spellCheck={false}
             required
@@ -190,6 +201,7 @@ export function SubjectRequests({ providers }: { providers: string[] }) {
             <input
               value={value}
               onChange={(event) => edit(() => setValue(event.target.value))}
+              size={36}
               autoComplete="off"
               spellCheck={false}
               required
@@ -213,6 +225,11 @@ export function SubjectRequests({ providers }: { providers: string[] }) {
             Dry run erasure
           </button>
         </form>
+        <p className="muted">
+          <strong>Export</strong> shows how much is stored about them and gives the JSON to send them. <strong>Dry run erasure</strong>{" "}
+          shows what erasing them would change, changing nothing; the erasure itself is confirmed there. The identifiers they are stored
+          under besides this one (their customer id beside an e-mail, the CPF in a body) are followed too.
+        </p>
         {error ? (
           <p role="alert" className="banner bad">
             {error}

@@ -1,7 +1,7 @@
 import type { Pool } from "../../db/pool";
 import { normalIdentifier } from "../../providers/personal-data";
 import { listArchivedPartitions, scanArchivedPartition, type ArchivedInboxRow } from "../partitions/archived-partition-rows";
-import { readArchiveMembers, type ArchivedEvent } from "../retention/archive-files";
+import { readArchiveMembers, readArchivedEvents, type ArchivedEvent } from "../retention/archive-files";
 
 // Where a subject hides from the database: a whole month archived by RETENTION_PARTITION_MONTHS
 // (its rows dropped, only the partition's archive file holds them), and a retention archive's body
@@ -83,3 +83,23 @@ const pick = (row: ArchivedInboxRow) => ({
   customer_id: row.customer_id,
   customer_email: row.customer_email,
 });
+
+/**
+ * The bodies of rows whose payload a retention archive holds (their row keeps only the columns),
+ * read from their files and set on them: what those bodies name (a document, a phone) is the
+ * subject's too, whichever identifier found the row.
+ */
+export async function readArchivedBodies(
+  archiveDir: string,
+  rows: Iterable<{ id: number; archive_file: string | null; payload: unknown; partition?: string | null }>,
+): Promise<void> {
+  const byFile = new Map<string, Map<number, { payload: unknown }>>();
+  for (const row of rows) {
+    if (row.archive_file === null || row.payload != null || row.partition) continue;
+    const inFile = byFile.get(row.archive_file) ?? new Map<number, { payload: unknown }>();
+    byFile.set(row.archive_file, inFile.set(Number(row.id), row));
+  }
+  for (const [file, inFile] of byFile) {
+    for (const [id, event] of await readArchivedEvents(archiveDir, file, new Set(inFile.keys()))) inFile.get(id)!.payload = event.payload;
+  }
+}

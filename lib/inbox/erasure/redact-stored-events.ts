@@ -2,7 +2,15 @@ import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { sha256Hex } from "../../crypto/digest";
 import { withTransaction, type Pool, type Queryable } from "../../db/pool";
-import { REDACTED, normalIdentifier, redactPayload, redactText, type RedactionTarget } from "../../providers/personal-data";
+import {
+  REDACTED,
+  identifierRegexSource,
+  normalIdentifier,
+  numberDigits,
+  redactPayload,
+  redactText,
+  type RedactionTarget,
+} from "../../providers/personal-data";
 import { findDriver } from "../../providers/registry";
 import { jsonbText } from "../ingest/normalize-event";
 import { markPartitionArchive, type ArchivedInboxRow } from "../partitions/archived-partition-rows";
@@ -58,13 +66,14 @@ type LiveRow = {
 
 /**
  * Redacts the subject's events still in the inbox (not archived), on `db` (the erasure's
- * transaction, which locks them). Returns how many rows changed.
+ * transaction, which locks them); with `dryRun`, only counts those it would change (a notice that
+ * names nobody is the subject's, and has nothing to redact). Returns how many rows changed.
  */
-export async function redactInboxEvents(db: Queryable, ids: readonly number[], subject: Subject): Promise<number> {
+export async function redactInboxEvents(db: Queryable, ids: readonly number[], subject: Subject, dryRun = false): Promise<number> {
   if (ids.length === 0) return 0;
   const { rows } = await db.query<LiveRow>(
     `SELECT id, provider, payload, raw_body, headers, query_string, last_error, customer_id, customer_email
-       FROM webhook_inbox WHERE id = ANY($1::bigint[]) AND archived_at IS NULL ORDER BY id FOR UPDATE`,
+       FROM webhook_inbox WHERE id = ANY($1::bigint[]) AND archived_at IS NULL ORDER BY id ${dryRun ? "" : "FOR UPDATE"}`,
     [ids],
   );
   const erased = new Set(subject.identifiers.map(normalIdentifier));
@@ -90,6 +99,8 @@ export async function redactInboxEvents(db: Queryable, ids: readonly number[], s
       next.customerId === row.customer_id &&
       next.customerEmail === row.customer_email;
     if (same) continue;
+    changed += 1;
+    if (dryRun) continue;
     await db.query(
       `UPDATE webhook_inbox
           SET payload = $2::jsonb, raw_body = $3, headers = $4::jsonb, query_string = $5, last_error = $6,
@@ -109,29 +120,68 @@ export async function redactInboxEvents(db: Queryable, ids: readonly number[], s
         row.raw_body === null ? null : sha256Hex(row.raw_body),
       ],
     );
-    changed += 1;
   }
   return changed;
 }
 
 /**
- * Rejected deliveries (signature failures) that name the subject: their excerpt and headers are
- * dropped (an unverified body is nobody's record). Returns how many.
+ * Rejected deliveries (signature failures) that name the subject by one of their keys (an e-mail, a
+ * customer id, a document, a phone number: not a city or a zip code, which name many people): their
+ * excerpt and headers are dropped (an unverified body is nobody's record). With `dryRun`, counts
+ * them. Returns how many.
  */
-export async function redactSignatureFailures(db: Queryable, subject: Subject): Promise<number> {
-  const patterns = subject.identifiers
-    .filter((identifier) => identifier.trim().length >= 3)
-    .map((identifier) => `%${likeEscaped(identifier.trim())}%`);
+export async function redactSignatureFailures(db: Queryable, keys: readonly string[], dryRun = false): Promise<number> {
+  const patterns = keys.filter((key) => key.trim().length >= 3).map((key) => `%${likeEscaped(key.trim())}%`);
   if (patterns.length === 0) return 0;
-  const digits = subject.identifiers.map((identifier) => normalIdentifier(identifier)).filter((identifier) => /^\d{11,}$/.test(identifier));
-  const { rowCount } = await db.query(
-    `UPDATE signature_failures SET body_excerpt = '${REDACTED}', headers = '{}'
-      WHERE body_excerpt <> '${REDACTED}'
+  const digits = keys.flatMap((key) => numberDigits(key) ?? []);
+  const naming = `body_excerpt <> '${REDACTED}'
         AND (body_excerpt ILIKE ANY($1::text[]) OR headers::text ILIKE ANY($1::text[])
-             OR regexp_replace(body_excerpt, '[\\s./-]', '', 'g') LIKE ANY($2::text[]))`,
-    [patterns, digits.map((document) => `%${document}%`)],
-  );
+             OR regexp_replace(body_excerpt, '[\\s./()+-]', '', 'g') LIKE ANY($2::text[]))`;
+  const params = [patterns, digits.map((document) => `%${document}%`)];
+  if (dryRun) {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM signature_failures WHERE ${naming}`, params);
+    return rows[0]!.n;
+  }
+  const { rowCount } = await db.query(`UPDATE signature_failures SET body_excerpt = '${REDACTED}', headers = '{}' WHERE ${naming}`, params);
   return rowCount ?? 0;
+}
+
+export type InboxTraces = { processing_attempts: number; replay_runs: number };
+
+/**
+ * What the inbox wrote about the subject besides their events' rows: a processing attempt's error
+ * that quotes them, and a bulk replay whose filter or error names them (support replayed "the
+ * events of ana@..."). The identifiers in them become REDACTED; the attempt, its outcome and the
+ * run (who, when, how many) stay. With `dryRun`, counts what would change. Returns the rows per table.
+ */
+export async function redactInboxTraces(
+  db: Queryable,
+  inboxIds: readonly number[],
+  identifiers: readonly string[],
+  dryRun = false,
+): Promise<InboxTraces> {
+  const pattern = identifierRegexSource(identifiers);
+  if (pattern === null) return { processing_attempts: 0, replay_runs: 0 };
+  const { rows: attempts } = await db.query<{ id: number; error: string }>(
+    `SELECT id, error FROM processing_attempts WHERE inbox_id = ANY($1::bigint[]) AND error ~* $2 ORDER BY id ${dryRun ? "" : "FOR UPDATE"}`,
+    [inboxIds, pattern],
+  );
+  const { rows: runs } = await db.query<{ id: number; filter: unknown; error: string | null }>(
+    `SELECT id, filter, error FROM replay_runs WHERE filter::text ~* $1 OR error ~* $1 ORDER BY id ${dryRun ? "" : "FOR UPDATE"}`,
+    [pattern],
+  );
+  if (dryRun) return { processing_attempts: attempts.length, replay_runs: runs.length };
+  for (const attempt of attempts) {
+    await db.query("UPDATE processing_attempts SET error = $2 WHERE id = $1", [attempt.id, redactText(attempt.error, identifiers).text]);
+  }
+  for (const run of runs) {
+    await db.query("UPDATE replay_runs SET filter = $2::jsonb, error = $3 WHERE id = $1", [
+      run.id,
+      JSON.stringify(redactPayload(run.filter, { paths: [], identifiers }).value),
+      run.error === null ? null : redactText(run.error, identifiers).text,
+    ]);
+  }
+  return { processing_attempts: attempts.length, replay_runs: runs.length };
 }
 
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);

@@ -11,6 +11,7 @@ import { normalizeEvent, UNPARSEABLE_TYPE } from "../ingest/normalize-event";
 import { observeCharge, reconciledObservation, refetchesUnmappedType, type ChargeObservation } from "./observe-charge";
 import type { ProviderDriver } from "../../providers/types";
 import type { ProviderName } from "../../providers/registry";
+import { keptCustomers } from "./kept-customer";
 import { scheduleRetry } from "./schedule-retry";
 import {
   finishAttempt,
@@ -168,7 +169,7 @@ function applying(
 async function settleTogether(deps: ProcessDeps, settlements: readonly Settlement[]): Promise<ProcessOutcome[]> {
   if (settlements.length === 0) return [];
   try {
-    const { outcomes, settled } = await withTransaction(deps.pool, (tx) => settleInTransaction(tx, settlements));
+    const { outcomes, settled } = await withTransaction(deps.pool, (tx) => settleInTransaction(tx, deps.config, settlements));
     recordAll(settled);
     return outcomes;
   } catch (error) {
@@ -191,12 +192,17 @@ async function settleTogether(deps: ProcessDeps, settlements: readonly Settlemen
 
 async function settleInTransaction(
   tx: Queryable,
+  config: AppConfig,
   settlements: readonly Settlement[],
 ): Promise<{ outcomes: ProcessOutcome[]; settled: Settled[] }> {
   const applies = settlements.flatMap((s) => (s.kind === "apply" ? [s] : []));
   const results = await applyChargeUpdates(
     tx,
-    applies.map(({ update }) => update),
+    await keptCustomers(
+      tx,
+      config,
+      applies.map(({ update }) => update),
+    ),
   );
   const resultOf = new Map(applies.map(({ started }, index) => [started.id, results[index]!]));
   const settled = settlements.map((settlement): Settled => {

@@ -28,6 +28,11 @@ export type EventDetail = {
   processedAt: Date | null;
   /** "delivery" (stored value: a webhook the gateway sent), or "reconcile": recovered from the gateway's API by a reconciliation run (at receivedAt). */
   source: string;
+  /**
+   * Set when the stored body is a redaction (an erasure, PII_AT_REST=redact): when, the original
+   * bytes' SHA-256, and when their signature was verified (the redacted bytes can't be verified).
+   */
+  redaction: { at: Date; originalSha256: string | null; signatureVerifiedAt: Date | null } | null;
 };
 
 export type AttemptRow = {
@@ -54,17 +59,22 @@ export type TimelineEntry = {
 };
 
 export async function getEvent(db: Queryable, id: number): Promise<EventDetail | null> {
-  const { rows } = await db.query<EventDetail>(
+  const { rows } = await db.query<
+    Omit<EventDetail, "redaction"> & { redactedAt: Date | null; originalSha256: string | null; signatureVerifiedAt: Date | null }
+  >(
     `SELECT id, provider, gateway_account AS account, event_id AS "eventId", event_id_derived AS "eventIdDerived", event_type AS "eventType",
             resource_id AS "resourceId", customer_id AS "customerId", customer_email AS "customerEmail", payload,
             raw_body AS "rawBody", headers, query_string AS "queryString", occurred_at AS "occurredAt",
             occurred_at_precision AS "occurredAtPrecision", received_at AS "receivedAt", status,
             ignored_reason AS "ignoredReason", attempts, next_attempt_at AS "nextAttemptAt",
-            last_error AS "lastError", processed_at AS "processedAt", archived_at AS "archivedAt", source
+            last_error AS "lastError", processed_at AS "processedAt", archived_at AS "archivedAt", source,
+            redacted_at AS "redactedAt", original_sha256 AS "originalSha256", signature_verified_at AS "signatureVerifiedAt"
        FROM webhook_inbox WHERE id = $1`,
     [id],
   );
-  return rows[0] ?? null;
+  if (!rows[0]) return null;
+  const { redactedAt, originalSha256, signatureVerifiedAt, ...event } = rows[0];
+  return { ...event, redaction: redactedAt ? { at: redactedAt, originalSha256, signatureVerifiedAt } : null };
 }
 
 export async function listAttempts(db: Queryable, inboxId: number): Promise<AttemptRow[]> {

@@ -65,7 +65,7 @@ async function stored(payments: { chargeId: string; inboxIds: number[] }[]) {
 }
 
 describe("financial retention", () => {
-  it("purges payments untouched for FINANCIAL_RETENTION_YEARS with their whole trail, audited, and only when set", async () => {
+  it("purges payments untouched for FINANCIAL_RETENTION_YEARS with their whole trail, audited, and only when on", async () => {
     const old = [await paidAndRefunded(), await paidAndRefunded()];
     const recent = await paidAndRefunded();
     const oldCharges = old.map((payment) => payment.chargeId);
@@ -79,13 +79,15 @@ describe("financial retention", () => {
     const unset = configWith();
     expect(unset.retention.financialYears).toBeNull();
 
-    // Unset (the default): the job archives old payloads as ever, and no payment goes.
+    // Off (the default): the job archives old payloads as ever, and no payment goes.
     const off = await runJob(retentionJob, { ...processDeps(app, unset) }, {});
     expect(off.events).toBe(5);
     expect(off.financial).toBeNull();
     expect(await stored(old)).toEqual({ payments: 2, transitions: 4, changes: 4, events: 4, keys: 4, attempts: 4 });
 
-    const config = configWith({ FINANCIAL_RETENTION_YEARS: "6" });
+    // On, its period defaults to 6 years (Brazil's prescription, counted from the year after).
+    const config = configWith({ FINANCIAL_RETENTION: "on" });
+    expect(config.retention.financialYears).toBe(6);
     const on = await runJob(retentionJob, processDeps(app, config), {});
     expect(on.financial).toMatchObject({ payments: 2, transitions: 4, changes: 4, events: 4 });
     expect(await stored(old)).toEqual({ payments: 0, transitions: 0, changes: 0, events: 0, keys: 0, attempts: 0 });
@@ -106,7 +108,9 @@ describe("financial retention", () => {
     expect((await app.pool.query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'financial_retention'")).rows[0].n).toBe(2);
   });
 
-  it("refuses a period shorter than Brazil's five-year tax prescription", () => {
-    expect(() => configWith({ FINANCIAL_RETENTION_YEARS: "4" })).toThrow(/FINANCIAL_RETENTION_YEARS/);
+  it("refuses a period shorter than Brazil's five-year tax prescription, and a period with the purge off", () => {
+    expect(() => configWith({ FINANCIAL_RETENTION: "on", FINANCIAL_RETENTION_YEARS: "4" })).toThrow(/FINANCIAL_RETENTION_YEARS/);
+    expect(configWith({ FINANCIAL_RETENTION: "on", FINANCIAL_RETENTION_YEARS: "10" }).retention.financialYears).toBe(10);
+    expect(() => configWith({ FINANCIAL_RETENTION_YEARS: "6" })).toThrow(/FINANCIAL_RETENTION=on/);
   });
 });

@@ -6,10 +6,11 @@ import type { RetentionDeps } from "./archive-settled-events";
 
 // Financial retention: the books and their supporting records are kept until the tax authority's
 // claim prescribes (5 years from the first day of the year after the fact, Brazil's CTN arts.
-// 173-174), and then nothing obliges us to keep them. With FINANCIAL_RETENTION_YEARS set, the
-// retention job deletes the payments nothing has changed for that long, with their whole trail:
-// status history, feed changes (their deliveries follow by cascade) and the inbox events that made
-// them, each table by the room that owns it, one transaction per batch. Unset, nothing is purged.
+// 173-174), and then nothing obliges us to keep them. With FINANCIAL_RETENTION=on, the retention
+// job deletes the payments nothing has changed for FINANCIAL_RETENTION_YEARS (6 by default), with
+// their whole trail: status history, feed changes (their deliveries follow by cascade) and the
+// inbox events that made them, each table by the room that owns it, one transaction per batch.
+// Off, nothing is purged.
 
 export type FinancialPurge = { cutoff: Date; payments: number; transitions: number; changes: number; events: number };
 

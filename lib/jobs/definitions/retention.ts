@@ -10,14 +10,14 @@ const retentionData = z.object({
   dryRun: z.boolean().default(false),
 });
 
-/** `financial`: what FINANCIAL_RETENTION_YEARS purged; null when it is unset or on a dry run. */
+/** `financial`: what financial retention purged; null when FINANCIAL_RETENTION is off or on a dry run. */
 export type RetentionRun = RetentionResult & { partitions: PartitionArchiveOutcome[]; financial: FinancialPurge | null };
 
 /**
  * Archives and purges the payloads of old settled events (one run at a time: its lock), then, with
  * RETENTION_PARTITION_MONTHS set, archives and drops whole monthly partitions that old, and with
- * FINANCIAL_RETENTION_YEARS set, purges payments untouched that long with their trail. Scheduled on
- * RETENTION_CRON, or `cli retention`. A first run over a large backlog takes a while; the next
+ * FINANCIAL_RETENTION=on, purges payments untouched for FINANCIAL_RETENTION_YEARS with their
+ * trail. Scheduled on RETENTION_CRON, or `cli retention`. A first run over a large backlog takes a while; the next
  * scheduled run resumes where it stopped.
  */
 export const retentionJob: JobDefinition<z.infer<typeof retentionData>, RetentionRun> = {

@@ -13,7 +13,7 @@ import { migrateCommand } from "./migrate-command";
 import { privacyEraseCommand, privacyExportCommand } from "./privacy-commands";
 import { archivePartitionCommand, createPartitionCommand, partitionsCommand, restorePartitionCommand } from "./partition-commands";
 import { reconcileCommand, reconcileRunsCommand } from "./reconcile-commands";
-import { createUserCommand, resetPasswordCommand, resetTwoFactorCommand } from "./user-commands";
+import { createUserCommand, resetPasswordCommand, resetTwoFactorCommand, unlinkSsoCommand } from "./user-commands";
 
 /**
  * Every `npm run cli` command, in the order the help lists them. A new command is an entry made
@@ -43,4 +43,5 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   createUserCommand,
   resetPasswordCommand,
   resetTwoFactorCommand,
+  unlinkSsoCommand,
 ];

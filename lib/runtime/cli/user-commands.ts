@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unlinkOidcIdentity } from "../../auth/oidc-sign-in";
 import { disableTwoFactor } from "../../auth/two-factor";
 import { createUser, resetPassword, type CreateUserInput } from "../../auth/users";
 import { cliActor, command, option } from "./cli-command";
@@ -50,6 +51,17 @@ export const resetTwoFactorCommand = command({
     const deps = { prisma: runtime.prisma(), pool: runtime.pool(), config: runtime.config };
     const { email } = await disableTwoFactor(deps, { email: values.email ?? "" }, { name: cliActor() });
     console.log(`two-step sign-in is off for ${email}`);
+    return 0;
+  },
+});
+
+export const unlinkSsoCommand = command({
+  name: "user:unlink-sso",
+  summary: "forget the single sign-on identity linked to a user (their next sign-in links by verified e-mail again); ends their sessions",
+  options: z.object({ email: option(z.string().optional(), { arg: "E" }) }),
+  run: async (runtime, values) => {
+    const { email, subject } = await unlinkOidcIdentity(runtime.prisma(), values.email ?? "", cliActor());
+    console.log(`${email} is no longer linked to subject ${subject}; their sessions have been signed out`);
     return 0;
   },
 });

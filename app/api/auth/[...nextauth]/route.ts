@@ -1,17 +1,19 @@
 import NextAuth from "next-auth";
 import { NextRequest } from "next/server";
-import { authOptions } from "@/app/_server/auth";
+import { authOptions, clientIp } from "@/app/_server/auth";
 import { errorResponse } from "@/app/_server/route-handler";
 import { BodyTooLargeError, readBodyWithLimit } from "@/lib/request/read-body";
 import { AUTH_BODY_LIMIT_BYTES } from "@/lib/request/body-limits";
 
 type Context = { params: Promise<{ nextauth: string[] }> };
 
-// next-auth's own endpoints: sign-in (credentials), sign-out, session, CSRF. next-auth reads and
-// parses whatever body it is given (an unauthenticated 80 MB JSON post exhausted the heap), so the
-// body is read here first, at most AUTH_BODY_LIMIT_BYTES, and handed on as a copy.
+// next-auth's own endpoints: sign-in (credentials; single sign-on's start and callback), sign-out,
+// session, CSRF. next-auth reads and parses whatever body it is given (an unauthenticated 80 MB JSON
+// post exhausted the heap), so the body is read here first, at most AUTH_BODY_LIMIT_BYTES, and
+// handed on as a copy. The client's address goes to the sign-ins' audit rows.
 async function handler(request: NextRequest, context: Context) {
-  if (request.method !== "POST") return NextAuth(request, context, authOptions());
+  const options = authOptions({ ip: clientIp(request.headers) });
+  if (request.method !== "POST") return NextAuth(request, context, options);
   let body: Buffer;
   try {
     body = await readBodyWithLimit(request, AUTH_BODY_LIMIT_BYTES);
@@ -20,7 +22,7 @@ async function handler(request: NextRequest, context: Context) {
     throw error;
   }
   const bounded = new NextRequest(request.url, { method: request.method, headers: request.headers, body: new Uint8Array(body) });
-  return NextAuth(bounded, context, authOptions());
+  return NextAuth(bounded, context, options);
 }
 
 export { handler as GET, handler as POST };

@@ -1,5 +1,6 @@
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiChecker } from "@/e2e/harness/openapi";
 import { useWebRuntime } from "@/e2e/harness/web-runtime";
 import { erasuresJob } from "@/lib/jobs/definitions/erasures";
 import { runJob } from "@/lib/jobs/work-jobs";
@@ -9,7 +10,10 @@ import { testConfig } from "@/lib/testing/test-worker";
 
 const HASH_KEY = "api-test-hash-key-0123456789abcdef";
 
-// The host asks for an erasure through the real route handlers; a worker's job runs it.
+// The host asks for an erasure through the real route handlers; a worker's job runs it. Each answer
+// is checked against docs/openapi.json (the contract test checks them again through the running server).
+
+const checker = openApiChecker();
 
 let app: TestApp;
 let start: (request: Request) => Promise<Response>;
@@ -53,8 +57,12 @@ describe("/api/privacy/erasures", () => {
     expect(await changeStripePayment(app, processDeps(app), payment, { kind: "succeeded" })).toBe("processed");
     const response = await post({ email: "Erase.Me@example.com" }, "host-token");
     expect(response.status).toBe(202);
-    const { id } = (await response.json()) as { id: string };
-    expect(await (await get(id)).json()).toMatchObject({ id, status: "queued" });
+    const started = await response.json();
+    expect(checker.answer("POST", "/api/privacy/erasures", 202, started)).toEqual([]);
+    const { id } = started as { id: string };
+    const queued = await (await get(id)).json();
+    expect(queued).toMatchObject({ id, status: "queued", finishedAt: null });
+    expect(checker.answer("GET", "/api/privacy/erasures/{id}", 200, queued)).toEqual([]);
     const { rows } = await app.pool.query<{ data: { erasureId: number } }>("SELECT data FROM pgboss.job WHERE name = $1", [
       erasuresJob.name,
     ]);
@@ -63,10 +71,20 @@ describe("/api/privacy/erasures", () => {
     const erasure = await (await get(id)).json();
     expect(erasure).toMatchObject({
       status: "done",
+      subjectKind: "email",
+      provider: null,
       counts: { payments: 1, inbox_events: 1 },
-      payments: [{ provider: "stripe", chargeId: payment.chargeId }],
+      payments: [{ provider: "stripe", account: "default", chargeId: payment.chargeId, status: "paid", amount: payment.amount }],
     });
+    expect(checker.answer("GET", "/api/privacy/erasures/{id}", 200, erasure)).toEqual([]);
     expect(JSON.stringify(erasure)).not.toMatch(/erase\.me|cus_erase_me/i);
+    expect(erasure).not.toHaveProperty("subjectHash");
     expect((await get("999999")).status).toBe(404);
+    // A token scoped to Asaas reads the erasures of Asaas customer ids only.
+    expect((await get(id, "scoped-token")).status).toBe(403);
+    const scoped = await post({ customerId: "cus_000005219613", provider: "asaas" }, "scoped-token");
+    expect(scoped.status).toBe(202);
+    const { id: asaasId } = (await scoped.json()) as { id: string };
+    expect(await (await get(asaasId, "scoped-token")).json()).toMatchObject({ id: asaasId, subjectKind: "customerId", provider: "asaas" });
   });
 });
