@@ -6,7 +6,7 @@ import type { ProviderName } from "../../providers/registry";
 
 // What processing writes of a payment's customer. The event's stored body was checked against the
 // erasures when it was stored (store-event.ts), but a refetch answers with the person in full, and a
-// notice that names nobody (a notice-only gateway's) has its payment's customer only from the API: so
+// notice that names nobody (some gateways send only an id) has its payment's customer only from the API: so
 // the customer each update names is asked of erased_identifiers again, in the transaction that
 // writes it, and an erased one is written REDACTED (which no later event fills back in). A gateway
 // whose bodies are stored redacted (PII_AT_REST=redact) keeps the customer id, the key payments are
