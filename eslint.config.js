@@ -19,6 +19,9 @@ import tseslint from "typescript-eslint";
 //   queue          pg-boss: queues, job schemas, dispatch
 //   http           the OUTBOUND gateway client: timeouts, rate limit, circuit breaker, JWKS
 //   audit          the audit log
+//   gateway-accounts  the accounts of each gateway (the environment's and the database's): their
+//                  sealed secrets, the per-process cache every reception, refetch and
+//                  reconciliation reads, and the changes that keep it current
 //   auth           users, roles, permissions, API tokens
 //   outbox         the payment change: its columns, the piece the payment statement embeds, its JSON,
 //                  its numbering and the feed
@@ -69,6 +72,7 @@ export const LIB_LAYERS = [
   "queue",
   "http",
   "audit",
+  "gateway-accounts",
   "auth",
   "outbox",
   "payments",
@@ -146,6 +150,7 @@ export const TABLE_OWNERS = {
   delivery_attempts: "destinations",
   reconcile_runs: "reconcile",
   reconcile_cursors: "reconcile",
+  gateway_accounts: "gateway-accounts",
   privacy_erasures: "erasure",
   erased_identifiers: "erasure",
 };
@@ -401,6 +406,7 @@ export default tseslint.config(
       "app/api/payments/**",
       "app/api/payment-changes/**",
       "app/api/privacy/**",
+      "app/api/gateway-accounts/**",
       "app/api/health/**",
       "app/api/metrics/**",
       "app/api/auth/**",

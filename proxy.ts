@@ -25,9 +25,9 @@ export default async function proxy(request: NextRequestWithAuth) {
 
 export const config = {
   // Webhooks, health, metrics (a scraper's bearer token, not a session), the host API, the change
-  // feed, the host API's OpenAPI document, the privacy requests and next-auth's own routes answer for
-  // themselves; static assets need no policy.
+  // feed, the host API's OpenAPI document, the privacy requests, the gateway accounts and next-auth's
+  // own routes answer for themselves; static assets need no policy.
   matcher: [
-    "/((?!api/webhooks|api/health|api/metrics|api/payments|api/payment-changes|api/openapi.json|api/privacy|api/auth|_next/static|_next/image|favicon.ico).*)",
+    "/((?!api/webhooks|api/health|api/metrics|api/payments|api/payment-changes|api/openapi.json|api/privacy|api/gateway-accounts|api/auth|_next/static|_next/image|favicon.ico).*)",
   ],
 };

@@ -45,7 +45,7 @@ function comparable(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => {
       const varies =
-        ["committedAt", "updatedAt", "createdAt", "finishedAt", "timestamp", "cursor"].includes(key) ||
+        ["committedAt", "updatedAt", "createdAt", "finishedAt", "addedAt", "timestamp", "cursor"].includes(key) ||
         (key === "id" && (typeof inner === "number" || /^(chg|test)_/.test(String(inner))));
       return [key, varies ? "(varies)" : comparable(inner)];
     }),
@@ -109,6 +109,7 @@ beforeAll(async () => {
     REFETCH_STRIPE: "none",
     AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
     PAYMENTS_API_TOKENS: `${TOKEN},zoop:${ZOOP_TOKEN}`,
+    ACCOUNT_SECRETS_KEY: "e2e-openapi-account-secrets-key-0123456789",
     DESTINATION_URL: `http://127.0.0.1:${(host.address() as AddressInfo).port}/webhooks`,
     DESTINATION_SECRET: secret,
   });
@@ -170,6 +171,39 @@ describe("[HOST][OPENAPI] the running server against docs/openapi.json", () => {
     await checked("GET", template, "/api/payments/stripe/ch_nobody", 404);
     await checked("GET", template, path, 401, { token: null });
     await checked("GET", template, path, 403, { token: ZOOP_TOKEN });
+  });
+
+  it("adds, rotates, reads and removes a gateway account as the document shows, never showing a secret, and its errors", async () => {
+    const template = "/api/gateway-accounts/{provider}/{name}";
+    const path = "/api/gateway-accounts/asaas/loja-a";
+    const added = operation(template, "put").requestBody!.content["application/json"]!.example as {
+      secrets: string[];
+      credentials: { apiKey: string };
+    };
+    const created = await checked("PUT", template, path, 201, { body: added });
+    expect(comparable(created)).toEqual(comparable(exampleAnswer(template, "put", 201)));
+    // A rotation: the new secret first, the old one still verifying.
+    const shown = exampleAnswer(template, "put", 200) as { secrets: { fingerprint: string }[] };
+    const rotated = "asaas-webhook-token-loja-a-rotated-0123";
+    const changed = await checked("PUT", template, path, 200, { body: { secrets: [rotated, ...added.secrets] } });
+    expect(comparable(changed)).toEqual(comparable(shown));
+    const read = await checked("GET", template, path, 200);
+    expect(comparable(read)).toEqual(comparable(exampleAnswer(template, "get", 200)));
+    for (const answer of [created, changed, read]) {
+      for (const secret of [rotated, ...added.secrets, added.credentials.apiKey]) expect(JSON.stringify(answer)).not.toContain(secret);
+    }
+    await checked("PUT", template, "/api/gateway-accounts/asaas/loja%20a", 400, { body: added });
+    await checked("PUT", template, path, 400, { body: { secrets: "not a list" } });
+    await checked("PUT", template, path, 400, { body: { credentials: { marketplaceId: "asaas takes none" } } });
+    await checked("PUT", template, "/api/gateway-accounts/asaas/default", 409, { body: added });
+    await checked("PUT", template, "/api/gateway-accounts/nopay/loja-a", 404, { body: added });
+    await checked("PUT", template, path, 401, { body: added, token: null });
+    await checked("GET", template, path, 403, { token: ZOOP_TOKEN });
+    await checked("DELETE", template, path, 403, { token: ZOOP_TOKEN });
+    const removed = await fetch(`${server.url}${path}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(removed.status).toBe(204);
+    await checked("GET", template, path, 404);
+    await checked("DELETE", template, path, 404);
   });
 
   it("pushes payment.updated and destination.test messages as the document shows them", async () => {

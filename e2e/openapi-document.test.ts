@@ -28,6 +28,8 @@ describe("docs/openapi.json", () => {
       expect.arrayContaining([
         "POST /api/payments request",
         "GET /api/payment-changes 200",
+        "PUT /api/gateway-accounts/{provider}/{name} request",
+        "PUT /api/gateway-accounts/{provider}/{name} 201",
         "webhook payment.updated",
         "webhook customer.erased",
         "webhook destination.test",

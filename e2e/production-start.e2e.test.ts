@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { encode } from "next-auth/jwt";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_WEB_HEAP_LIMIT_MB } from "@/lib/config/env";
 import { freePort } from "@/lib/db/embedded";
 import { waitFor } from "@/lib/testing/test-worker";
 import { allProcStats } from "./harness/proc-stat";
@@ -86,7 +87,7 @@ describe("npm start in production with no configuration", () => {
     const log = (await startLauncher()).join("");
     const file = join(dataDir, "secrets.env");
     expect(log).toContain(
-      `production secrets: generated AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN (in ${file}, mode 0600)`,
+      `production secrets: generated AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN, ACCOUNT_SECRETS_KEY (in ${file}, mode 0600)`,
     );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const secrets = parseEnv(readFileSync(file, "utf8"));
@@ -96,7 +97,7 @@ describe("npm start in production with no configuration", () => {
     expect(log).not.toContain("Demo admin");
     // The web process runs with its heap bounded (WEB_HEAP_LIMIT_MB's default).
     const web = childCommandLines(launcher!.child.pid!).find((line) => line.includes("worker/web-server.ts"));
-    expect(web).toContain("--max-old-space-size=192");
+    expect(web).toContain(`--max-old-space-size=${DEFAULT_WEB_HEAP_LIMIT_MB}`);
     // The hint names the CLI, never the embedded database's URL (it carries a generated password).
     expect(log).toMatch(/no console users yet.*\n\[launcher\]\s+npm run cli -- user:create/);
     expect(log).not.toMatch(/postgres(ql)?:\/\/[^\s]*:[^\s]*@/);
@@ -148,7 +149,7 @@ describe("npm start in production with no configuration", () => {
     const before = readFileSync(join(dataDir, "secrets.env"), "utf8");
     await stopLauncher();
     const log = (await startLauncher()).join("");
-    expect(log).toContain("production secrets: reused AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN");
+    expect(log).toContain("production secrets: reused AUTH_SECRET, PAYMENTS_API_TOKENS, HEALTH_TOKENS, METRICS_TOKEN, ACCOUNT_SECRETS_KEY");
     expect(log).not.toContain("no console users yet");
     expect(readFileSync(join(dataDir, "secrets.env"), "utf8")).toBe(before);
   });

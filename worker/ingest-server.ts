@@ -10,8 +10,8 @@ const runtime = await startIngestRuntime();
 const { config } = runtime;
 const log = logger("ingest");
 
-const server = createIngestServer({ pool: runtime.pool, boss: runtime.boss, config });
-server.listen(config.ingestPort, () => log.info({ port: config.ingestPort }, "listening (POST /api/webhooks/{provider})"));
+const server = createIngestServer({ pool: runtime.pool, boss: runtime.boss, config, accounts: runtime.accounts });
+server.listen(config.ingestPort, () => log.info({ port: config.ingestPort }, "listening (POST /api/webhooks/{provider}[/{account}])"));
 
 stopOnSignals(
   async (signal) => {

@@ -6,8 +6,11 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { freePort } from "@/lib/db/embedded";
 import { createPool, type Pool } from "@/lib/db/pool";
+import { loadConfig } from "@/lib/config/env";
+import { startAccountDirectory } from "@/lib/gateway-accounts/account-directory";
 import { startAppServer, stopChild } from "../harness/app-server";
-import { webhookFor, randomId, type PaymentFacts } from "@/lib/testing/gateway-events";
+import { webhookFor, randomId, type PaymentFacts, type SignedWebhook } from "@/lib/testing/gateway-events";
+import { seedStripeAccounts } from "./seed-accounts";
 import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";
@@ -28,9 +31,16 @@ import { groupPids, groupRssMb } from "./group-rss";
 //   flat     the same on a third database whose inbox is one plain table (the baseline for monthly
 //            partitions: same code, same ledger, no partitions, no worker)
 // then a lone request's latency (one connection) on `npm run ingest` with and without group commit,
+//   accounts 1      the same `npm run ingest` on a database holding one gateway account, every
+//                  request to its URL (/api/webhooks/stripe/<account>), signed with its secret
+//   accounts N      the same on a database holding --accounts (10,000) accounts: every request to
+//                  one of them (what holding them costs: the per-process cache), then each to a
+//                  random one's URL with its own secret (the traffic spread over every account)
 // the route at a fixed --rate for its latency, an optional soak at that rate, the database's own
 // ceiling for the insert (pgbench, worker paused), where each request's CPU went, and each
 // process's resident memory. Builds the app first when there is no .next build.
+// `--accounts-only` measures the account targets alone (A B C C B A), with the time a process's
+// cache takes to read and open the N accounts.
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -39,14 +49,18 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "15" },
     rate: { type: "string", default: "500" },
     "soak-seconds": { type: "string", default: "0" },
+    accounts: { type: "string", default: "10000" },
+    "accounts-only": { type: "boolean", default: false },
   },
 });
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
 const rate = Number(values.rate);
+const accountCount = Number(values.accounts);
 const secret = "whsec_bench_ingest";
+const ACCOUNT_SECRETS_KEY = "bench-account-secrets-key-0123456789abcdef";
 
-function signedEvent() {
+function signedEvent(signingSecret = secret) {
   const payment: PaymentFacts = {
     chargeId: randomId("ch"),
     amount: 1999,
@@ -54,8 +68,17 @@ function signedEvent() {
     customerId: "cus_bench",
     customerEmail: "bench@example.com",
   };
-  return webhookFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, secret);
+  return webhookFor("stripe", payment, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() }, signingSecret);
 }
+
+/** What one request sends: its path and a freshly signed event. */
+type Delivery = { path: string; webhook: SignedWebhook };
+
+/** Deliveries to one of `accounts` accounts' URLs, picked at random, each signed with that account's secret. */
+const toAccounts = (accounts: { name: string; secret: string }[]) => (): Delivery => {
+  const account = accounts[Math.floor(Math.random() * accounts.length)]!;
+  return { path: `/api/webhooks/stripe/${account.name}`, webhook: signedEvent(account.secret) };
+};
 
 type Result = { name: string; rps: number; p50: number; p99: number; mean: number; bad: number; total: number };
 /** CPU ms per request, by who spent it, over one measured load. */
@@ -63,11 +86,17 @@ type CpuPerRequest = { server: number; database: number; worker: number; generat
 type CountedResult = Result & { cpu: CpuPerRequest };
 
 /** `load`, with the CPU the server's process group, the database, the worker and this process spent. */
-async function loadCounted(name: string, base: string, path: string, groups: { server: number; worker: number }): Promise<CountedResult> {
+async function loadCounted(
+  name: string,
+  base: string,
+  path: string,
+  groups: { server: number; worker: number },
+  deliver?: () => Delivery,
+): Promise<CountedResult> {
   const server = countCpu(() => groupPids(groups.server));
   const worker = countCpu(() => groupPids(groups.worker));
   const generatorBefore = process.cpuUsage();
-  const result = await load(name, base, path, { seconds });
+  const result = await load(name, base, path, { seconds, deliver });
   const generator = process.cpuUsage(generatorBefore);
   const { databaseMs, processesMs: serverMs } = server();
   const { processesMs: workerMs } = worker();
@@ -87,8 +116,9 @@ async function load(
   name: string,
   base: string,
   path: string,
-  options: { seconds: number; rate?: number; connections?: number },
+  options: { seconds: number; rate?: number; connections?: number; deliver?: () => Delivery },
 ): Promise<Result> {
+  const deliver = options.deliver ?? (() => ({ path, webhook: signedEvent() }));
   const result = await autocannon({
     url: base,
     connections: options.connections ?? connections,
@@ -99,8 +129,8 @@ async function load(
         method: "POST",
         path,
         setupRequest: (request) => {
-          const webhook = signedEvent();
-          return { ...request, body: webhook.body, headers: webhook.headers };
+          const { path: to, webhook } = deliver();
+          return { ...request, path: to, body: webhook.body, headers: webhook.headers };
         },
       },
     ],
@@ -289,7 +319,103 @@ try {
 // Whatever a library left open (sockets, timers), the benchmark is over.
 process.exit(exitCode);
 
+type Target = [title: string, base: string, path: string, serverPid: number, deliver?: () => Delivery];
+
+/**
+ * The account targets: `npm run ingest` on a database holding one account (every delivery to it),
+ * and on one holding `accountCount`, twice: every delivery to one of them (what holding them costs:
+ * the cache, the lookup) and each to a random one (the same traffic spread over every account, as a
+ * marketplace's is: its rows then land all over the inbox's account index). No worker on either
+ * (their databases are their own). And how long a process takes to load the many into its cache.
+ */
+async function accountTargets(name: string, env: Record<string, string>): Promise<{ targets: Target[]; loadMs: number }> {
+  const started: Target[] = [];
+  let loadMs = 0;
+  for (const [suffix, count] of [
+    ["acc1", 1],
+    ["accn", accountCount],
+  ] as const) {
+    const database = await freshBenchDatabase(`${name}_${suffix}`);
+    cleanups.push({ what: `dropping database ${name}_${suffix}`, run: database.drop });
+    const seedPool = createPool(database.url, 2, "bench");
+    try {
+      const accounts = await seedStripeAccounts(seedPool, count, ACCOUNT_SECRETS_KEY);
+      if (count === accountCount) loadMs = await cacheLoadMs(seedPool, database.url);
+      const port = await freePort();
+      const server = startScript("worker/ingest-server.ts", {
+        ...env,
+        DATABASE_URL: database.url,
+        INGEST_PORT: String(port),
+        ACCOUNT_SECRETS_KEY,
+      });
+      cleanups.push({ what: `stopping the ingest of ${count} account(s)`, run: () => stopChild(server) });
+      const url = `http://127.0.0.1:${port}`;
+      await waitListening(url);
+      const held = `npm run ingest, ${count.toLocaleString("en-US")} account${count === 1 ? "" : "s"} in the database`;
+      started.push([`${held}, all deliveries to one`, url, "/api/webhooks/stripe", server.pid!, toAccounts(accounts.slice(0, 1))]);
+      if (count > 1)
+        started.push([`${held}, each delivery to a random one`, url, "/api/webhooks/stripe", server.pid!, toAccounts(accounts)]);
+    } finally {
+      await seedPool.end();
+    }
+  }
+  return { targets: started, loadMs };
+}
+
+/** How long one process's cache takes to read and open every account of the database (a process's start). */
+async function cacheLoadMs(pool: Pool, url: string): Promise<number> {
+  const config = loadConfig({ DATABASE_URL: url, ACCOUNT_SECRETS_KEY });
+  const started = performance.now();
+  const directory = startAccountDirectory(config, pool, { databaseUrl: url, applicationName: "bench", watch: false });
+  await directory.ready();
+  const ms = performance.now() - started;
+  if (directory.databaseCount() !== accountCount) throw new Error(`the cache holds ${directory.databaseCount()} accounts`);
+  await directory.close();
+  return Math.round(ms);
+}
+
+/** `--accounts-only`: the account targets alone, A B C C B A, and their ratios. */
+async function runAccounts(): Promise<void> {
+  const name = `webhook_inbox_bench_accounts_${process.pid}`;
+  const env = { WEBHOOK_SECRET_STRIPE: secret, SWEEPER_STALE_MINUTES: "60" };
+  const { targets, loadMs } = await accountTargets(name, env);
+  console.log(
+    `accounts benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C C B A, after a 3s warm-up each), no worker`,
+  );
+  const runs = new Map<string, Result[]>();
+  // The ingest process's own CPU per request: on a shared machine a steadier figure than req/s.
+  const serverMs = new Map<string, number>();
+  for (const [title, base, path, server, deliver] of [...targets, ...[...targets].reverse()]) {
+    await load(title, base, path, { seconds: 3, deliver });
+    const cpu = countCpu(() => groupPids(server));
+    const measured = await load(title, base, path, { seconds, deliver });
+    serverMs.set(title, (serverMs.get(title) ?? 0) + cpu().processesMs);
+    console.log(`  ${title}: ${measured.rps.toFixed(0)} req/s, p99 ${measured.p99} ms`);
+    runs.set(title, [...(runs.get(title) ?? []), measured]);
+  }
+  const [one, held, spread] = targets.map(([title]) => combineResults(runs.get(title)!)) as [Result, Result, Result];
+  console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors | ingest process ms/req |\n|---|---|---|---|---|---|---|");
+  for (const r of [one, held, spread])
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} | ${(serverMs.get(r.name)! / r.total).toFixed(2)} |`,
+    );
+  printAccountsRatio(one, held, spread, loadMs);
+  console.log(
+    `resident memory now: ingest with 1 account ${groupRssMb(targets[0]![3])} MB, with ${accountCount.toLocaleString("en-US")} ${groupRssMb(targets[1]![3])} MB`,
+  );
+}
+
+function printAccountsRatio(one: Result, held: Result, spread: Result, loadMs: number): void {
+  const many = accountCount.toLocaleString("en-US");
+  console.log(
+    `accounts: ingest with ${many} accounts in the database / with 1 account = ${(held.rps / one.rps).toFixed(2)}x (goal >= 0.95)` +
+      ` · the same traffic spread over the ${many} accounts / 1 account = ${(spread.rps / one.rps).toFixed(2)}x` +
+      ` · p99 ${one.p99} / ${held.p99} / ${spread.p99} ms · a process's cache read and opened the ${many} accounts in ${loadMs} ms`,
+  );
+}
+
 async function run(): Promise<void> {
+  if (values["accounts-only"]) return runAccounts();
   const name = `webhook_inbox_bench_ingest_${process.pid}`;
   const { url, drop } = await freshBenchDatabase(name);
   cleanups.push({ what: `dropping database ${name}`, run: drop });
@@ -338,11 +464,12 @@ async function run(): Promise<void> {
   cleanups.push({ what: "stopping the unpartitioned ingest", run: () => stopChild(flatIngest) });
   const partIngestUrl = `http://127.0.0.1:${partIngestPort}`;
   const flatIngestUrl = `http://127.0.0.1:${flatIngestPort}`;
+  const accounts = await accountTargets(name, env);
   await Promise.all([bareUrl, seedUrl, ingestUrl, offUrl, partIngestUrl, flatIngestUrl].map((serverUrl) => waitListening(serverUrl)));
   console.log(
     `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C ... C B A, after a 3s warm-up each), worker draining throughout`,
   );
-  const targets: [string, string, string, number][] = [
+  const targets: Target[] = [
     ["bare node:http + pg (reference)", bareUrl, "/api/webhooks/stripe", bare.pid!],
     ["Next.js trivial route (404)", app.url, "/api/webhooks/unknown", app.pids.web],
     ["Next.js POST /api/webhooks/stripe", app.url, "/api/webhooks/stripe", app.pids.web],
@@ -351,13 +478,14 @@ async function run(): Promise<void> {
     ["npm run ingest, group commit off", offUrl, "/api/webhooks/stripe", off.pid!],
     ["npm run ingest, partitioned inbox, no worker", partIngestUrl, "/api/webhooks/stripe", partIngest.pid!],
     ["npm run ingest, unpartitioned inbox, no worker (baseline)", flatIngestUrl, "/api/webhooks/stripe", flatIngest.pid!],
+    ...accounts.targets,
   ];
   // Measured in the order A B C ... C B A: the worker's backlog grows through the run, and each
   // target's two halves then see, between them, the same background as every other target's.
   const runs = new Map<string, CountedResult[]>();
-  for (const [title, base, path, server] of [...targets, ...[...targets].reverse()]) {
-    await load(title, base, path, { seconds: 3 });
-    const run = await loadCounted(title, base, path, { server, worker: app.pids.worker });
+  for (const [title, base, path, server, deliver] of [...targets, ...[...targets].reverse()]) {
+    await load(title, base, path, { seconds: 3, deliver });
+    const run = await loadCounted(title, base, path, { server, worker: app.pids.worker }, deliver);
     runs.set(title, [...(runs.get(title) ?? []), run]);
   }
   const counted = targets.map(([title]) => combineRuns(runs.get(title)!));
@@ -390,7 +518,10 @@ async function run(): Promise<void> {
 
   console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
   for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
-  const [bareResult, trivial, route, lean, seedResult, leanOff, partLean, flatLean] = results as [
+  const [bareResult, trivial, route, lean, seedResult, leanOff, partLean, flatLean, oneAccount, heldAccounts, spreadAccounts] = results as [
+    Result,
+    Result,
+    Result,
     Result,
     Result,
     Result,
@@ -420,6 +551,7 @@ async function run(): Promise<void> {
           `${flatCeiling.tps} tx/s, ${flatCeiling.databaseMsPerInsert.toFixed(2)} ms per insert = ` +
           `${(Number(ceiling.tps) / Number(flatCeiling.tps)).toFixed(2)}x partitioned / unpartitioned`),
   );
+  printAccountsRatio(oneAccount, heldAccounts, spreadAccounts, accounts.loadMs);
   printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);

@@ -37,6 +37,8 @@ export type OpenApiChecker = {
   examples: () => { where: string; example: unknown; problems: string[] }[];
 };
 
+const OPERATION_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
 const DOCUMENT_ID = "https://webhook-inbox.test/openapi.json";
 
 const describe = (errors: ErrorObject[] | null | undefined) =>
@@ -86,6 +88,8 @@ export function openApiChecker(document: OpenApiDocument = readOpenApiDocument()
       const found: { where: string; media: Media | undefined }[] = [];
       for (const [path, operations] of Object.entries(document.paths)) {
         for (const [method, op] of Object.entries(operations)) {
+          // A path item holds its operations beside what they share (`parameters`).
+          if (!OPERATION_METHODS.has(method)) continue;
           const name = `${method.toUpperCase()} ${path}`;
           found.push({ where: `${name} request`, media: op.requestBody?.content["application/json"] });
           for (const [status, response] of Object.entries(op.responses)) {

@@ -12,6 +12,7 @@ export function useWebRuntime(app: TestApp, env: Record<string, string> = {}): (
   return async () => {
     const { webRuntime } = await import("@/lib/runtime/web-runtime");
     const runtime = webRuntime();
+    await runtime.closeAccounts();
     await (await runtime.boss()).stop({ graceful: false });
     await runtime.pool.end();
     await runtime.feed.pool.end();

@@ -28,7 +28,11 @@ import type { PaymentHistory } from "./history";
 // Stripe lists the events it was given (addEvents: the simulator's, sent or withheld); the
 // others list the payments they know, in their true current state. A Stripe payment added for a
 // connected account (addConnected) is read only with `Stripe-Account: <its acct_>`, any other read
-// (none: the platform's own account) answering 404 as Stripe does (docs.stripe.com/connect/authentication).
+// (none: the platform's own account) answering 404 as Stripe does (docs.stripe.com/connect/authentication);
+// Stripe events added for a connected account are listed only with that header. A payment added for
+// another account of a gateway (addAccount: an Asaas subaccount, a Mercado Pago seller) is read and
+// listed only with that account's own credentials, which the fake accepts beside the default ones;
+// read with another account's, it is 404, as a gateway that scopes objects to the key's account says.
 
 /** The API credentials the fake gateway accepts by default (tests point the app's keys at them). */
 export const FAKE_GATEWAY_KEYS = {
@@ -275,6 +279,13 @@ export type ListedStripeEvent = { id: string; created: number; type: string };
 
 type ListContext = { query: URLSearchParams; histories: PaymentHistory[]; events: ListedStripeEvent[] };
 
+/**
+ * Whose objects a request reads: null for the default credentials' own (the platform), `acct:<id>`
+ * for a Stripe connected account (the platform's key plus Stripe-Account), `key:<apiKey>` for an
+ * account of its own credentials.
+ */
+type Owner = string | null;
+
 const firstMs = (history: PaymentHistory) => history.steps[0]!.occurredAtMs;
 const lastMs = (history: PaymentHistory) => history.steps.at(-1)!.occurredAtMs;
 /** A gateway's payments whose time (`at`) passes `within`, oldest first. */
@@ -433,12 +444,15 @@ export function testGatewayCredentials(): GatewayCredentials {
 
 export type FakeGateway = {
   url: string;
-  /** When each request arrived (ms), for rate-limit checks, and whether its authentication was right. */
-  requests: { path: string; at: number; authorized: boolean; stripeAccount: string | null }[];
+  /**
+   * When each request arrived (ms), for rate-limit checks, whether its authentication was right, and
+   * whose objects it read (`as`: null the default credentials' own, `acct:<id>`, `key:<apiKey>`).
+   */
+  requests: { path: string; at: number; authorized: boolean; stripeAccount: string | null; as: Owner }[];
   /** Pagar.me's webhook signing key, published at `${url}/.well-known/jwks.json`. */
   pagarmeKey: SigningKey;
-  /** The Stripe events GET /v1/events lists (sent or not). */
-  addEvents: (events: ListedStripeEvent[]) => void;
+  /** The Stripe events GET /v1/events lists (sent or not); a connected account's only with its Stripe-Account. */
+  addEvents: (events: ListedStripeEvent[], connectedAccount?: string) => void;
   /**
    * Answers requests whose path matches instead of the fake (a 429, a 500, an odd page; a Readable
    * body is streamed as is); return undefined to let the fake answer. Null removes it.
@@ -453,6 +467,8 @@ export type FakeGateway = {
   add: (histories: PaymentHistory[]) => void;
   /** Stripe payments that live in the connected account `account` (acct_...), not the platform's. */
   addConnected: (account: string, histories: PaymentHistory[]) => void;
+  /** Payments of another account of their gateway, read and listed only with its own `credentials`. */
+  addAccount: (credentials: ApiCredentials, histories: PaymentHistory[]) => void;
   close: () => Promise<void>;
 };
 
@@ -464,7 +480,17 @@ export async function startFakeGateway(
   const byCharge = new Map<string, PaymentHistory>();
   const add = (more: PaymentHistory[]) => more.forEach((history) => byCharge.set(history.payment.chargeId, history));
   add(histories);
-  const connectedAccount = new Map<string, string>();
+  // Whose each payment (by charge id) and each listed Stripe event (by id) is: absent, the default's.
+  const owners = new Map<string, string>();
+  const eventOwners = new Map<string, string>();
+  // The credentials of other accounts, by provider: accepted besides the default ones.
+  const accountCredentials = new Map<ProviderName, ApiCredentials[]>();
+  /** Whose objects a request with these headers reads, or undefined when no known credentials authenticate it. */
+  const ownerOf = (provider: ProviderName, request: IncomingMessage, path: string, stripeAccount: string | null): Owner | undefined => {
+    if (authenticated(provider, request, path, credentials[provider])) return stripeAccount === null ? null : `acct:${stripeAccount}`;
+    const account = (accountCredentials.get(provider) ?? []).find((candidate) => authenticated(provider, request, path, candidate));
+    return account ? `key:${account.apiKey}` : undefined;
+  };
   // A new kid per start: an app that cached an earlier run's key must fetch this one.
   const pagarmeKey = generateSigningKey(`fake-gateway-${randomBytes(6).toString("hex")}`);
   const requests: FakeGateway["requests"] = [];
@@ -477,9 +503,10 @@ export async function startFakeGateway(
     const listRoute = LIST_ROUTES.find((candidate) => candidate.path.test(path));
     const route = listRoute ? undefined : ROUTES.find((candidate) => candidate.path.test(path));
     const provider = listRoute?.provider ?? route?.provider;
-    const authorized = provider !== undefined && authenticated(provider, request, path, credentials[provider]);
     const stripeAccount = [request.headers["stripe-account"]].flat()[0] ?? null;
-    requests.push({ path, at: Date.now(), authorized, stripeAccount });
+    const as = provider === undefined ? undefined : ownerOf(provider, request, path, stripeAccount);
+    const authorized = as !== undefined;
+    requests.push({ path, at: Date.now(), authorized, stripeAccount, as: as ?? null });
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify(body));
@@ -497,12 +524,20 @@ export async function startFakeGateway(
     if (intercepted) return reply(intercepted.status, intercepted.body);
     if (listRoute) {
       const query = new URLSearchParams(path.slice(path.indexOf("?") + 1 || path.length));
-      return reply(200, listRoute.list({ query, histories: [...byCharge.values()], events }));
+      const own = (key: string) => (owners.get(key) ?? null) === as;
+      return reply(
+        200,
+        listRoute.list({
+          query,
+          histories: [...byCharge.values()].filter((history) => own(history.payment.chargeId)),
+          events: events.filter((event) => (eventOwners.get(event.id) ?? null) === as),
+        }),
+      );
     }
     if (!route) return reply(404, { error: `no such API: ${path}` });
     const id = decodeURIComponent(route.path.exec(path)![1]!);
     const history = byCharge.get(id);
-    const elsewhere = route.provider === "stripe" && (connectedAccount.get(id) ?? null) !== stripeAccount;
+    const elsewhere = (owners.get(id) ?? null) !== as;
     if (!history || history.provider !== route.provider || elsewhere) {
       return reply(404, { error: { code: "resource_missing", message: `No such charge: '${id}'` } });
     }
@@ -524,15 +559,28 @@ export async function startFakeGateway(
     add,
     addConnected: (account, more) => {
       add(more);
-      for (const history of more) connectedAccount.set(history.payment.chargeId, account);
+      for (const history of more) owners.set(history.payment.chargeId, `acct:${account}`);
     },
-    addEvents: (more) => {
-      for (const event of more) events.push(event);
+    addAccount: (own, more) => {
+      add(more);
+      for (const history of more) {
+        owners.set(history.payment.chargeId, `key:${own.apiKey}`);
+        const known = accountCredentials.get(history.provider) ?? [];
+        if (!known.some((candidate) => candidate.apiKey === own.apiKey)) accountCredentials.set(history.provider, [...known, own]);
+      }
+    },
+    addEvents: (more, connectedAccount) => {
+      for (const event of more) {
+        events.push(event);
+        if (connectedAccount) eventOwners.set(event.id, `acct:${connectedAccount}`);
+      }
       events.sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
     },
     reset: () => {
       byCharge.clear();
-      connectedAccount.clear();
+      owners.clear();
+      eventOwners.clear();
+      accountCredentials.clear();
       events.length = 0;
     },
     intercept: (handler) => {

@@ -91,14 +91,15 @@ export type SendResult = { status: number; body?: string };
 export type Sender = (webhook: SignedWebhook) => Promise<SendResult>;
 
 /** Where a gateway posts a webhook on a running app: {baseUrl}/api/webhooks/{provider}, with any query it signs. */
-export function webhookUrl(baseUrl: string, webhook: SignedWebhook): string {
+export function webhookUrl(baseUrl: string, webhook: SignedWebhook, account?: string): string {
   const query = webhook.query ? `?${webhook.query}` : "";
-  return `${baseUrl.replace(/\/+$/, "")}/api/webhooks/${webhook.provider}${query}`;
+  const path = account === undefined ? webhook.provider : `${webhook.provider}/${encodeURIComponent(account)}`;
+  return `${baseUrl.replace(/\/+$/, "")}/api/webhooks/${path}${query}`;
 }
 
-/** Delivers a signed webhook to a running app over HTTP, as its gateway would. */
-export function postWebhook(baseUrl: string, webhook: SignedWebhook): Promise<Response> {
-  return fetch(webhookUrl(baseUrl, webhook), { method: "POST", headers: webhook.headers, body: webhook.body });
+/** Delivers a signed webhook to a running app over HTTP, as its gateway would (to one of its accounts' URLs when named). */
+export function postWebhook(baseUrl: string, webhook: SignedWebhook, account?: string): Promise<Response> {
+  return fetch(webhookUrl(baseUrl, webhook, account), { method: "POST", headers: webhook.headers, body: webhook.body });
 }
 
 /** An HTTP sender to a running app (postWebhook), reading each answer to its end. */

@@ -97,6 +97,19 @@ describe("alerts", () => {
     expect(rows).toEqual([{ actor: "system:alerts" }]);
   });
 
+  it("names the accounts besides the default one whose events failed", async () => {
+    await app.pool.query(
+      `INSERT INTO webhook_inbox (provider, event_id, event_type, raw_body, status, received_at, processed_at, gateway_account)
+       VALUES ('zoop', 'evt_alert_account_1', 'transaction.succeeded', '\\x7b7d', 'failed', now(), now(), 'loja-b'),
+              ('zoop', 'evt_alert_account_2', 'transaction.succeeded', '\\x7b7d', 'failed', now(), now(), 'loja-a'),
+              ('zoop', 'evt_alert_account_3', 'transaction.succeeded', '\\x7b7d', 'failed', now(), now(), 'default')`,
+    );
+    const alerts = await findAlerts({ pool: app.pool, config: app.config });
+    expect(alerts.find((alert) => alert.kind === "event_failed" && alert.provider === "zoop")?.text).toContain(
+      "zoop: 3 event(s) failed in the last 15 min (accounts: loja-a, loja-b) and need a person",
+    );
+  });
+
   it("sends one alert when several processes race for the same one", async () => {
     const alert = circuitOpenAlert("stripe", 30);
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => sendAlert(deps(), alert)));

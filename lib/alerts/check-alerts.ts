@@ -1,3 +1,4 @@
+import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import { configuredProviders } from "../config/configured-providers";
 import { formatAge } from "../time/format-time";
 import type { GoneDestination, SentDelivery } from "../destinations/deliver-changes";
@@ -9,11 +10,16 @@ import { countStrayEvents } from "../inbox/partitions/list-inbox-partitions";
 import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
 
+const NAMED_ACCOUNTS = 5;
+
 // Events that failed within the window, per provider: settled by a worker (processed_at) or stored
 // as failed at ingest (received_at). Bounded to a week of received_at so the (status, received_at)
 // index keeps it small.
+// The accounts beside the default one that they belong to, at most five: the alert says which
+// subaccount or seller needs a look (the account filter on the console shows the rest).
 const RECENT_FAILURES = `
-  SELECT provider, count(*)::int AS n
+  SELECT provider, count(*)::int AS n,
+         (array_agg(DISTINCT gateway_account ORDER BY gateway_account) FILTER (WHERE gateway_account <> '${DEFAULT_ACCOUNT}'))[1:${NAMED_ACCOUNTS}] AS accounts
     FROM webhook_inbox
    WHERE status = 'failed' AND received_at > now() - interval '7 days'
      AND COALESCE(processed_at, received_at) > now() - make_interval(mins => $1)
@@ -28,6 +34,9 @@ const STALE_PENDING = `
    ORDER BY provider`;
 
 const PREFIX = "[webhook-inbox]";
+
+/** ", accounts a, b" for alerts whose events belong to accounts besides the default one; "" otherwise. */
+const ofAccounts = (accounts: string[] | null) => (accounts && accounts.length > 0 ? ` (accounts: ${accounts.join(", ")})` : "");
 
 /**
  * No worker has beaten recently while events wait. Raised by the web process (a stopped worker
@@ -54,7 +63,7 @@ export async function findWorkerDownAlert(deps: AlertDeps): Promise<Alert | null
 export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
   const { windowMinutes, pendingAgeMinutes } = deps.config.alerts;
   const [failures, stats, stale, received, strays, reconciled, destinations] = await Promise.all([
-    deps.pool.query<{ provider: string; n: number }>(RECENT_FAILURES, [windowMinutes]),
+    deps.pool.query<{ provider: string; n: number; accounts: string[] | null }>(RECENT_FAILURES, [windowMinutes]),
     providerStats(deps.pool),
     deps.pool.query<{ provider: string; n: number; minutes: number }>(STALE_PENDING, [pendingAgeMinutes]),
     webhooksReceived(deps.pool, configuredProviders(deps.config)),
@@ -66,7 +75,7 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
     ...failures.rows.map((row) => ({
       kind: "event_failed" as const,
       provider: row.provider,
-      text: `${PREFIX} ${row.provider}: ${row.n} event(s) failed in the last ${windowMinutes} min and need a person (console: Events, status failed).`,
+      text: `${PREFIX} ${row.provider}: ${row.n} event(s) failed in the last ${windowMinutes} min${ofAccounts(row.accounts)} and need a person (console: Events, status failed).`,
     })),
     ...stats
       .filter((provider) => provider.ignoredJump)
@@ -106,7 +115,7 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
       kind: "reconcile_missed" as const,
       provider: row.provider,
       text:
-        `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never sent and ${row.repaired} payment(s) ` +
+        `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never sent and ${row.repaired} payment(s)${ofAccounts(row.accounts)} ` +
         `in another state than the gateway's in the last ${windowMinutes} min (recovered; console: Reconciliation). Is the webhook endpoint still configured at the gateway?`,
     })),
     ...destinations.filter((destination) => destination.circuitOpen).map(destinationFailingAlert),

@@ -31,6 +31,13 @@ export const AUDIT_ACTIONS = [
   "privacy_export",
   "privacy_erasure",
   "financial_retention",
+  "gateway_account_added",
+  "gateway_account_updated",
+  "gateway_account_rotated",
+  "gateway_account_enabled",
+  "gateway_account_disabled",
+  "gateway_account_removed",
+  "gateway_accounts_resealed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -18,6 +18,7 @@ const EXPECTED: Record<Permission, readonly Role[]> = {
   "payments.reconcile": ["finance", "admin"],
   "destinations.manage": ["admin"],
   "privacy.manage": ["admin"],
+  "gateways.manage": ["admin"],
 };
 
 const entries = [
@@ -101,6 +102,7 @@ describe("every entry point checks its permission", () => {
     const routes = all.filter((path) => path.startsWith(join(APP, "api")) && path.endsWith("route.ts"));
     const publicRoutes = [
       "/api/webhooks/[provider]",
+      "/api/webhooks/[provider]/[account]",
       "/api/health",
       "/api/auth/[...nextauth]",
       "/api/payments",
@@ -108,6 +110,7 @@ describe("every entry point checks its permission", () => {
       "/api/payment-changes",
       "/api/privacy/erasures",
       "/api/privacy/erasures/[id]",
+      "/api/gateway-accounts/[provider]/[name]",
       "/api/metrics",
       "/api/openapi.json",
     ];
@@ -119,7 +122,7 @@ describe("every entry point checks its permission", () => {
     }
     expect(checked.map(({ route }) => `GET ${route}`).sort()).toEqual(Object.keys(ROUTE_ACCESS).sort());
     // The host API is token-protected instead.
-    for (const route of routes.filter((path) => /\/api\/(payments|payment-changes|privacy)\//.test(path))) {
+    for (const route of routes.filter((path) => /\/api\/(payments|payment-changes|privacy|gateway-accounts)\//.test(path))) {
       expect(readFileSync(route, "utf8")).toContain("requireApiToken(request)");
     }
     expect(readFileSync(join(APP, "api/metrics/route.ts"), "utf8")).toContain("checkMetricsAccess(");

@@ -23,6 +23,7 @@ export const PAGE_ACCESS = {
   "/destinations/[id]": "destinations.manage",
   "/privacy": "privacy.manage",
   "/privacy/erasures/[id]": "privacy.manage",
+  "/gateway-accounts": "gateways.manage",
   "/account": "account.own",
 } as const satisfies Record<string, Permission>;
 
@@ -48,6 +49,10 @@ export const ACTION_ACCESS = {
   exportSubject: "privacy.manage",
   previewErasure: "privacy.manage",
   startErasure: "privacy.manage",
+  addGatewayAccount: "gateways.manage",
+  rotateGatewayAccount: "gateways.manage",
+  setGatewayAccountEnabled: "gateways.manage",
+  removeGatewayAccount: "gateways.manage",
   changePassword: "account.own",
   startTwoFactorEnrolment: "account.own",
   confirmTwoFactorEnrolment: "account.own",

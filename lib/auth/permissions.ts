@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   "payments.reconcile",
   "destinations.manage",
   "privacy.manage",
+  // The gateways' accounts: their webhook secrets and API keys (written, never read back).
+  "gateways.manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -40,6 +42,7 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "destinations.manage",
     // A data subject's export and erasure: the whole person unmasked, and an irreversible change.
     "privacy.manage",
+    "gateways.manage",
   ],
 };
 

@@ -80,7 +80,7 @@ describe("loadConfig", () => {
     // Every secret the example file ships is on the refused list.
     const secrets = text
       .split("\n")
-      .map((line) => /^(AUTH_SECRET|PAYMENTS_API_TOKENS|WEBHOOK_SECRET_\w+|\w+_TOKENS?)=(.+)$/.exec(line))
+      .map((line) => /^(AUTH_SECRET|ACCOUNT_SECRETS_KEY|PAYMENTS_API_TOKENS|WEBHOOK_SECRET_\w+|\w+_TOKENS?)=(.+)$/.exec(line))
       .filter((match) => match !== null)
       .map((match) => [match[1]!, match[2]!] as const);
     expect(secrets.length).toBeGreaterThanOrEqual(4);

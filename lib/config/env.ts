@@ -146,6 +146,10 @@ const baseSchema = z
     HEALTH_TOKENS: csv,
     AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     PRIVACY_HASH_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+    // Keys sealing the gateway accounts' secrets in the database, newest first (lib/gateway-accounts).
+    ACCOUNT_SECRETS_KEY: csv.refine((keys) => keys.every((key) => key.length >= 32), "each key must be at least 32 characters"),
+    // The accounts cache's safety net: how often each process checks the table besides its notifications.
+    ACCOUNTS_RELOAD_SECONDS: positiveInt(30),
     NEXTAUTH_URL: z.url().optional(),
     LOGIN_MAX_FAILURES: positiveInt(5),
     LOGIN_WINDOW_MINUTES: positiveInt(15),
@@ -243,6 +247,12 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
        * AUTH_SECRET when unset. Changing it forgets who was erased: later deliveries are no longer redacted.
        */
       privacyHashKey: b.PRIVACY_HASH_KEY ?? b.AUTH_SECRET,
+      /**
+       * The gateway accounts kept in the database: the keys their secrets are sealed with (the first
+       * seals, any opens; none: such accounts can't be added or read) and how often each process
+       * checks the table for changes its notifications missed.
+       */
+      gatewayAccounts: { secretKeys: b.ACCOUNT_SECRETS_KEY, reloadSeconds: b.ACCOUNTS_RELOAD_SECONDS },
       /** The console's public URL (next-auth's NEXTAUTH_URL); the launcher defaults it to localhost. */
       publicUrl: b.NEXTAUTH_URL,
       /**

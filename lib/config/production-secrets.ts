@@ -16,6 +16,8 @@ const GENERATED = {
   PAYMENTS_API_TOKENS: () => randomBytes(32).toString("base64url"),
   HEALTH_TOKENS: () => randomBytes(32).toString("base64url"),
   METRICS_TOKEN: () => randomBytes(32).toString("base64url"),
+  // Seals the database's gateway accounts' secrets: losing it loses them (the file is kept beside the database).
+  ACCOUNT_SECRETS_KEY: () => randomBytes(32).toString("base64url"),
 } satisfies Record<string, () => string>;
 
 export type GeneratedSecret = keyof typeof GENERATED;

@@ -37,6 +37,8 @@ describe("a gateway is its driver plus one registry line", () => {
       reconcileIntervalMinutes: 60,
       piiAtRest: "keep",
       enabled: false,
+      enabledWithoutSecret: false,
+      accounts: [],
     });
     expect(
       fakeConfig({
@@ -76,10 +78,44 @@ describe("a gateway is its driver plus one registry line", () => {
         "WEBHOOK_SECRET_FAKEPAY",
         "RECONCILE_INTERVAL_MINUTES_FAKEPAY",
         "PII_AT_REST_FAKEPAY",
+        "FAKEPAY_ACCOUNTS",
+        "WEBHOOK_SECRET_FAKEPAY_<NAME>",
+        "FAKEPAY_API_KEY_<NAME>",
+        "FAKEPAY_GATEWAY_ACCOUNT_ID_<NAME>",
       ].sort(),
     );
     const documented = new Set(configVariables().map(({ documentedAs }) => documentedAs));
     for (const { documentedAs } of variables) expect(documented, documentedAs).toContain(documentedAs);
+  });
+});
+
+describe("a gateway's named accounts", () => {
+  it("are the names <PROVIDER>_ACCOUNTS lists, each read from the variables suffixed by its name", () => {
+    const config = fakeConfig({
+      FAKEPAY_ACCOUNTS: "loja-a, acct_1AbC",
+      WEBHOOK_SECRET_FAKEPAY_LOJA_A: "new-secret,old-secret",
+      FAKEPAY_API_KEY_LOJA_A: "key-a",
+      FAKEPAY_GATEWAY_ACCOUNT_ID_ACCT_1ABC: "acct_1AbC",
+      // Not a credential this gateway's API uses: not read.
+      FAKEPAY_MARKETPLACE_ID_LOJA_A: "mp",
+    });
+    expect(config.accounts).toEqual([
+      { name: "loja-a", secrets: ["new-secret", "old-secret"], credentials: { apiKey: "key-a" }, gatewayAccountId: null },
+      { name: "acct_1AbC", secrets: [], credentials: {}, gatewayAccountId: "acct_1AbC" },
+    ]);
+    // The default account's variables are untouched by them.
+    expect(config).toMatchObject({ secrets: [], credentials: {}, enabled: false });
+  });
+
+  it("refuses a name that is not one, the default's, or two names sharing their variables", () => {
+    expect(() => loadConfig({ FAKEPAY_ACCOUNTS: "loja a" }, drivers)).toThrow(/FAKEPAY_ACCOUNTS: "loja a" is not an account name/);
+    expect(() => loadConfig({ FAKEPAY_ACCOUNTS: "default" }, drivers)).toThrow(/FAKEPAY_ACCOUNTS: "default" is the gateway's own/);
+    expect(() => loadConfig({ FAKEPAY_ACCOUNTS: "loja-a,LOJA_A" }, drivers)).toThrow(/share the variables \*_LOJA_A/);
+  });
+
+  it("have their secrets measured in production like the default account's", () => {
+    const env = { NODE_ENV: "production", STANDARD_ACCOUNTS: "shop", WEBHOOK_SECRET_STANDARD_SHOP: "whsec_c2hvcnQ=" };
+    expect(() => loadConfig(env)).toThrow(/WEBHOOK_SECRET_STANDARD_SHOP: each whsec_ secret must decode to at least 16 bytes/);
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { accountVariableSuffix, DEFAULT_ACCOUNT, isAccountName } from "../canonical/gateway-account";
 import type { ProviderName } from "../providers/registry";
 import type { ApiCredential, ApiCredentials, ProviderDriver } from "../providers/types";
 import { csv, timeZone } from "./env-values";
@@ -6,6 +7,8 @@ import { csv, timeZone } from "./env-values";
 // A gateway's variables, named from its driver's name and defaulting to what its driver declares:
 // WEBHOOK_SECRET_<P>, <P>_API_URL, its API credentials, PAYMENT_SOURCE_<P>, REFETCH_<P>, <P>_TIMEZONE;
 // and the variables of its own its driver declares (ProviderDriver.settings), under their full names.
+// Besides the default account those make, <P>_ACCOUNTS names more accounts, each with its variables
+// suffixed by its name (ACCOUNT_VARIABLES).
 
 type Env = Record<string, string | undefined>;
 
@@ -22,6 +25,25 @@ const FIELD_VARIABLES = {
   piiAtRest: "PII_AT_REST_<PROVIDER>",
 } as const satisfies Record<string, string>;
 type Field = keyof typeof FIELD_VARIABLES;
+
+/** A named account's variables, as docs/configuration.md spells them; `list` names the accounts. */
+const ACCOUNT_VARIABLES = {
+  list: "<PROVIDER>_ACCOUNTS",
+  secrets: "WEBHOOK_SECRET_<PROVIDER>_<NAME>",
+  apiKey: "<PROVIDER>_API_KEY_<NAME>",
+  marketplaceId: "<PROVIDER>_MARKETPLACE_ID_<NAME>",
+  gatewayAccountId: "<PROVIDER>_GATEWAY_ACCOUNT_ID_<NAME>",
+} as const;
+type AccountField = Exclude<keyof typeof ACCOUNT_VARIABLES, "list">;
+
+const accountVariableOf = (provider: string, field: AccountField | "list", name = "") =>
+  ACCOUNT_VARIABLES[field].replace("<PROVIDER>", provider.toUpperCase()).replace("<NAME>", accountVariableSuffix(name));
+
+/**
+ * An account of a gateway named in the environment (`<PROVIDER>_ACCOUNTS`): its webhook secrets,
+ * its API credentials (those its driver's API uses) and the gateway's own id for it, if any.
+ */
+export type EnvAccount = { name: string; secrets: string[]; credentials: ApiCredentials; gatewayAccountId: string | null };
 
 const variableOf = (provider: string, field: Field) => FIELD_VARIABLES[field].replace("<PROVIDER>", provider.toUpperCase());
 
@@ -72,6 +94,8 @@ function providerSchema(driver: ProviderDriver) {
          * driver names as enough on its own (a signature scheme that needs no shared secret).
          */
         enabled: raw.secrets.length > 0 || raw.enabledBy,
+        /** A variable the driver names as enough on its own is set: an account with no secret of its own is verified too. */
+        enabledWithoutSecret: raw.enabledBy,
       };
     });
 }
@@ -79,14 +103,49 @@ function providerSchema(driver: ProviderDriver) {
 export type ProviderConfig = z.output<ReturnType<typeof providerSchema>> & {
   /** What the driver's own variables made (ProviderDriver.settings); undefined when it declares none. */
   settings: unknown;
+  /** The accounts besides the default one that the environment names (`<PROVIDER>_ACCOUNTS`). */
+  accounts: EnvAccount[];
 };
+
+const apiCredentialsOf = (driver: ProviderDriver): readonly ApiCredential[] => driver.apiAuth?.uses ?? [];
 
 /** The fields a driver reads: all but the API credentials its API doesn't use. */
 function fieldsOf(driver: ProviderDriver): Field[] {
-  const uses: readonly string[] = driver.apiAuth?.uses ?? [];
+  const uses: readonly string[] = apiCredentialsOf(driver);
   return (Object.keys(FIELD_VARIABLES) as Field[]).filter(
     (field) => (field !== "apiKey" && field !== "marketplaceId") || uses.includes(field),
   );
+}
+
+/** A named account's fields a driver reads: its secrets, the API credentials its API uses, the gateway's id. */
+const accountFieldsOf = (driver: ProviderDriver): AccountField[] => ["secrets", ...apiCredentialsOf(driver), "gatewayAccountId"];
+
+type Issue = { variable: string; message: string };
+
+/** The accounts `<PROVIDER>_ACCOUNTS` names, each read from its suffixed variables; or what is wrong. */
+function envAccounts(driver: ProviderDriver, env: Env): { accounts: EnvAccount[]; issues: Issue[] } {
+  const list = accountVariableOf(driver.name, "list");
+  const names = csv.parse(env[list]);
+  const issues: Issue[] = [];
+  const suffixes = new Map<string, string>();
+  for (const name of names) {
+    const suffix = accountVariableSuffix(name);
+    if (!isAccountName(name))
+      issues.push({ variable: list, message: `"${name}" is not an account name (letters, digits, _ . -; 100 at most)` });
+    else if (name === DEFAULT_ACCOUNT)
+      issues.push({ variable: list, message: `"${DEFAULT_ACCOUNT}" is the gateway's own variables' account` });
+    else if (suffixes.has(suffix))
+      issues.push({ variable: list, message: `"${name}" and "${suffixes.get(suffix)}" share the variables *_${suffix}` });
+    suffixes.set(suffix, name);
+  }
+  if (issues.length > 0) return { accounts: [], issues };
+  const accounts = names.map((name): EnvAccount => {
+    const value = (field: AccountField) => env[accountVariableOf(driver.name, field, name)];
+    const credentials: ApiCredentials = {};
+    for (const credential of apiCredentialsOf(driver)) if (value(credential) !== undefined) credentials[credential] = value(credential);
+    return { name, secrets: csv.parse(value("secrets")), credentials, gatewayAccountId: value("gatewayAccountId") ?? null };
+  });
+  return { accounts, issues };
 }
 
 /** The variables of its own a driver declares, by their full names. */
@@ -96,6 +155,11 @@ const settingVariables = (driver: ProviderDriver): string[] => Object.keys(drive
 export function providerVariables(driver: ProviderDriver): { variable: string; documentedAs: string }[] {
   return [
     ...fieldsOf(driver).map((field) => ({ variable: variableOf(driver.name, field), documentedAs: FIELD_VARIABLES[field] })),
+    { variable: accountVariableOf(driver.name, "list"), documentedAs: ACCOUNT_VARIABLES.list },
+    ...accountFieldsOf(driver).map((field) => ({
+      variable: ACCOUNT_VARIABLES[field].replace("<PROVIDER>", driver.name.toUpperCase()),
+      documentedAs: ACCOUNT_VARIABLES[field],
+    })),
     ...settingVariables(driver).map((variable) => ({ variable, documentedAs: variable })),
   ];
 }
@@ -118,7 +182,10 @@ export function providersSchema(drivers: readonly ProviderDriver<ProviderName>[]
       for (const issue of settings.error?.issues ?? []) {
         context.addIssue({ code: "custom", path: [String(issue.path[0])], message: issue.message });
       }
-      if (result.success && settings.success) providers[driver.name] = { ...result.data, settings: settings.data };
+      const named = envAccounts(driver, env);
+      for (const issue of named.issues) context.addIssue({ code: "custom", path: [issue.variable], message: issue.message });
+      if (result.success && settings.success)
+        providers[driver.name] = { ...result.data, settings: settings.data, accounts: named.accounts };
     }
     return providers;
   });

@@ -1,5 +1,6 @@
-import { findDriver } from "../providers/registry";
+import { DRIVERS } from "../providers/registry";
 import { parseApiToken } from "./api-tokens";
+import { DEVELOPMENT_SECRET_VALUES } from "./development-values";
 
 // How weak a secret production refuses: a one-character token or a `whsec_` with nothing after it (an
 // empty HMAC key anyone can sign with) would pass every other check. Webhook secrets are whatever the
@@ -17,13 +18,15 @@ const WHSEC_KEYS = ["DESTINATION_SECRET"];
 const SINGLE_SECRETS = ["OIDC_CLIENT_SECRET"];
 const whsecKey = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ""), "base64");
 
+/** The driver of WEBHOOK_SECRET_<PROVIDER> or of one of its accounts' WEBHOOK_SECRET_<PROVIDER>_<NAME>. */
+function webhookSecretDriver(name: string) {
+  const rest = name.slice(WEBHOOK_SECRET.length).toLowerCase();
+  return DRIVERS.find((driver) => rest === driver.name || rest.startsWith(`${driver.name}_`));
+}
+
 /** The key a secret stands for, where it is not the text itself (whsec_ and base64). */
 const secretKeyOf = (name: string) =>
-  WHSEC_KEYS.includes(name)
-    ? whsecKey
-    : name.startsWith(WEBHOOK_SECRET)
-      ? findDriver(name.slice(WEBHOOK_SECRET.length).toLowerCase())?.verification?.secretKey
-      : undefined;
+  WHSEC_KEYS.includes(name) ? whsecKey : name.startsWith(WEBHOOK_SECRET) ? webhookSecretDriver(name)?.verification?.secretKey : undefined;
 
 function strength(name: string, part: string): number {
   if (secretKeyOf(name)) return secretKeyOf(name)!(part).length;
@@ -49,4 +52,18 @@ export function weakSecrets(env: Record<string, string | undefined>): string[] {
         : `  ${name}: each secret must be at least ${MIN_SECRET_LENGTH} characters`,
     )
     .sort();
+}
+
+/**
+ * Why production refuses one of an account's webhook secrets kept in the database, or null: the
+ * floor WEBHOOK_SECRET_<PROVIDER> has, and none of .env.example's development values.
+ */
+export function accountSecretProblem(provider: string, secret: string): string | null {
+  const name = `${WEBHOOK_SECRET}${provider.toUpperCase()}`;
+  if (strength(name, secret) < MIN_SECRET_LENGTH) {
+    return secretKeyOf(name)
+      ? `each whsec_ secret must decode to at least ${MIN_SECRET_LENGTH} bytes of key`
+      : `each secret must be at least ${MIN_SECRET_LENGTH} characters`;
+  }
+  return DEVELOPMENT_SECRET_VALUES.has(secret) ? "that is a development value from .env.example" : null;
 }

@@ -13,6 +13,7 @@ const NAV: { href: PageRoute; label: string }[] = [
   { href: "/alerts", label: "Alerts" },
   { href: "/reconciliation", label: "Reconciliation" },
   { href: "/destinations", label: "Destinations" },
+  { href: "/gateway-accounts", label: "Gateway accounts" },
   { href: "/privacy", label: "Personal data" },
 ];
 

@@ -20,8 +20,14 @@ const optionalTime = z.iso
  */
 export const reconcileGateway = consoleAction(
   z
-    .object({ provider: z.enum(PROVIDER_NAMES), since: optionalTime, until: optionalTime, dryRun: z.boolean() })
+    .object({
+      provider: z.enum(PROVIDER_NAMES),
+      account: z.string().trim().min(1).max(200).optional(),
+      since: optionalTime,
+      until: optionalTime,
+      dryRun: z.boolean(),
+    })
     .refine((input) => !input.until || input.since, { message: "until needs since" }),
-  async ({ boss }, { provider, since, until, dryRun }, { user }): Promise<RequestedReconciliation> =>
-    reconcileInWorker(await boss(), { provider, since, until, dryRun, actor: user.email }, WAIT_MS),
+  async ({ boss }, { provider, account, since, until, dryRun }, { user }): Promise<RequestedReconciliation> =>
+    reconcileInWorker(await boss(), { provider, account, since, until, dryRun, actor: user.email }, WAIT_MS),
 );

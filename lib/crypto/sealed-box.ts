@@ -4,8 +4,18 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 // secret serves several uses without one's ciphertexts opening under another. Stored as
 // "v1.<iv>.<tag>.<ciphertext>", base64url.
 
+// Derived once per (secret, purpose): a process opening thousands of sealed values (the gateway
+// accounts' cache) would otherwise run HKDF for each. A process has a handful of secrets.
+const derived = new Map<string, Buffer>();
+
 function keyFor(secret: string, purpose: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), `webhook-inbox ${purpose}`, 32));
+  const id = `${purpose}\u0000${secret}`;
+  let key = derived.get(id);
+  if (!key) {
+    key = Buffer.from(hkdfSync("sha256", secret, Buffer.alloc(0), `webhook-inbox ${purpose}`, 32));
+    derived.set(id, key);
+  }
+  return key;
 }
 
 export function seal(secret: string, purpose: string, plaintext: string): string {

@@ -135,6 +135,22 @@ describe("Prisma client on the migrated schema", () => {
       payments: [payment.id],
     });
     expect(await prisma.erasedIdentifier.count()).toBe(1);
+    const cursor = await prisma.reconcileCursor.create({
+      data: { provider: "asaas", gatewayAccount: "loja-a", windowStart: new Date(0), windowEnd: new Date() },
+    });
+    expect(
+      await prisma.reconcileCursor.findUniqueOrThrow({
+        where: { provider_gatewayAccount: { provider: "asaas", gatewayAccount: "loja-a" } },
+      }),
+    ).toEqual(cursor);
+    const first = await prisma.gatewayAccount.create({ data: { provider: "asaas", name: "loja-a", sealed: "v1.x.y.z" } });
+    const second = await prisma.gatewayAccount.create({ data: { provider: "asaas", name: "loja-b", sealed: "v1.x.y.z" } });
+    expect(second.version).toBeGreaterThan(first.version);
+    expect(first).toMatchObject({ enabled: true, gatewayAccountId: null, secretFingerprints: [], credentialFingerprints: {} });
+    // One account per gateway id: loja-c can't claim the id loja-a stands for by its name.
+    await expect(
+      prisma.gatewayAccount.create({ data: { provider: "asaas", name: "loja-c", gatewayAccountId: "loja-a", sealed: "v1.x.y.z" } }),
+    ).rejects.toThrow();
     await expect(
       prisma.inboxEventKey.create({ data: { provider: "stripe", eventId: "evt_prisma", inboxId: 0n, receivedAt: new Date() } }),
     ).rejects.toThrow();

@@ -30,6 +30,8 @@ export type GatewayClient = {
   /** `headers`: the request's own (a driver's, e.g. which account it reads), beside options.headers. */
   fetchJson: (path: string, headers?: Record<string, string>) => Promise<unknown>;
   breaker: CircuitBreaker;
+  /** The same gateway (its rate limiter and circuit breaker) with another account's authentication instead of options.headers. */
+  authenticatedWith: (headers: Record<string, string>) => GatewayClient;
 };
 
 /**
@@ -42,14 +44,24 @@ export type GatewayClient = {
 export function createGatewayClient(name: string, options: GatewayClientOptions): GatewayClient {
   const limiter = new RateLimiter(options.ratePerSecond);
   const breaker = new CircuitBreaker(name, options.breakerFailures, options.breakerCooldownMs, Date.now, options.onCircuitOpen);
-  const base = options.baseUrl.replace(/\/+$/, "");
   trackBreaker(name, breaker);
+  return authenticatedClient(name, options, limiter, breaker, options.headers);
+}
+
+function authenticatedClient(
+  name: string,
+  options: GatewayClientOptions,
+  limiter: RateLimiter,
+  breaker: CircuitBreaker,
+  authentication: Record<string, string>,
+): GatewayClient {
+  const base = options.baseUrl.replace(/\/+$/, "");
 
   // The authentication set last (names compared as HTTP does, case-insensitively): a request's own
   // headers never replace it, nor add a second value to it.
   function requestHeaders(own: Record<string, string>): Headers {
     const sent = new Headers({ accept: "application/json" });
-    for (const [name, value] of [...Object.entries(own), ...Object.entries(options.headers)]) sent.set(name, value);
+    for (const [name, value] of [...Object.entries(own), ...Object.entries(authentication)]) sent.set(name, value);
     return sent;
   }
 
@@ -100,5 +112,5 @@ export function createGatewayClient(name: string, options: GatewayClientOptions)
     }
   }
 
-  return { fetchJson, breaker };
+  return { fetchJson, breaker, authenticatedWith: (headers) => authenticatedClient(name, options, limiter, breaker, headers) };
 }

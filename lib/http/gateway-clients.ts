@@ -1,15 +1,29 @@
+import { createHash } from "node:crypto";
 import type { AppConfig } from "../config/env";
-import { credentialVariable, type ProviderConfig } from "../config/provider-config";
 import { findDriver, type ProviderName } from "../providers/registry";
-import type { ProviderDriver } from "../providers/types";
+import type { ApiCredentials } from "../providers/types";
 import { createGatewayClient, type GatewayClient } from "./gateway-client";
 
-export type GatewayClients = (provider: ProviderName) => GatewayClient | undefined;
+/**
+ * The outbound client of a gateway's API, authenticated with `credentials` (one account's: the
+ * default account's when left out); undefined when the gateway has no API URL.
+ */
+export type GatewayClients = (provider: ProviderName, credentials?: ApiCredentials) => GatewayClient | undefined;
 
-/** One outbound client per gateway with an API URL, created on first use and shared by the process. */
+// Clients of other credentials than the default's, past which the map starts again: a key rotated
+// every day on 10,000 accounts would otherwise keep every old client. One is cheap to make again.
+const MAX_ACCOUNT_CLIENTS = 50_000;
+
+/**
+ * One client per gateway with an API URL, created on first use and shared by the process: its rate
+ * limiter and circuit breaker are the gateway's, whichever account a request authenticates as (the
+ * gateway's API is down for all its accounts at once). Each set of credentials gets its own
+ * authentication over them, keyed by a hash of the headers it makes, never by the credentials.
+ */
 export function createGatewayClients(config: AppConfig, onCircuitOpen?: (provider: ProviderName) => void): GatewayClients {
   const clients = new Map<ProviderName, GatewayClient>();
-  return (provider) => {
+  const byCredentials = new Map<string, GatewayClient>();
+  const gatewayClient = (provider: ProviderName) => {
     const existing = clients.get(provider);
     if (existing) return existing;
     const { apiUrl, credentials } = config.providers[provider];
@@ -27,16 +41,19 @@ export function createGatewayClients(config: AppConfig, onCircuitOpen?: (provide
     clients.set(provider, client);
     return client;
   };
-}
-
-/** The variables a driver's API needs that this configuration lacks, e.g. ["<PROVIDER>_MARKETPLACE_ID"]. */
-export function missingCredentials(driver: ProviderDriver, providerConfig: ProviderConfig): string[] {
-  return (driver.apiAuth?.needs ?? [])
-    .filter((credential) => !providerConfig.credentials[credential])
-    .map((credential) => credentialVariable(driver.name, credential));
-}
-
-/** "<P>_API_KEY, which is not set" / "<P>_API_KEY and <P>_MARKETPLACE_ID, which are not set". */
-export function notSet(variables: string[]): string {
-  return `${variables.join(" and ")}, which ${variables.length > 1 ? "are" : "is"} not set`;
+  return (provider, credentials) => {
+    const client = gatewayClient(provider);
+    if (!client || !credentials || credentials === config.providers[provider].credentials) return client;
+    const headers = findDriver(provider)?.apiAuth?.headers(credentials) ?? {};
+    const key = `${provider} ${createHash("sha256")
+      .update(JSON.stringify(Object.entries(headers).sort()))
+      .digest("hex")}`;
+    let authenticated = byCredentials.get(key);
+    if (!authenticated) {
+      if (byCredentials.size >= MAX_ACCOUNT_CLIENTS) byCredentials.clear();
+      authenticated = client.authenticatedWith(headers);
+      byCredentials.set(key, authenticated);
+    }
+    return authenticated;
+  };
 }

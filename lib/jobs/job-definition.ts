@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
 import type { GatewayClients } from "../http/gateway-clients";
+import type { AccountDirectory } from "../gateway-accounts/account-directory";
 import type { PgBoss } from "../queue/boss";
 
 /** What every job's `run` may use: the worker builds it once (lib/runtime), the CLI for one command. */
@@ -11,6 +12,8 @@ export type JobDeps = {
   boss: PgBoss;
   config: AppConfig;
   gateways: GatewayClients;
+  /** The gateway accounts (refetch and reconciliation credentials); unset: the configuration's alone. */
+  accounts?: AccountDirectory;
   /** Recorded on each processing attempt (host and pid), so an operator can tell which worker ran it. */
   workerId: string;
 };

@@ -14,7 +14,8 @@ export const PENDING_ACCOUNTS_SHOWN = 10;
 /** What a scrape reads of a circuit breaker (lib/http's, which reports itself here). */
 export type BreakerState = { readonly state: "closed" | "half_open" | "open" };
 
-export type IngestResult = "stored" | "stored_failed" | "duplicate" | "rejected" | "not_configured" | "unverifiable";
+export type IngestResult =
+  "stored" | "stored_failed" | "duplicate" | "rejected" | "not_configured" | "unverifiable" | "unknown_account" | "account_unavailable";
 
 function createMetrics() {
   const registry = new Registry();
@@ -26,7 +27,7 @@ function createMetrics() {
     breakers,
     ingestTotal: new Counter({
       name: "webhook_inbox_ingest_total",
-      help: "Webhooks answered by the ingest route, by provider and result (stored, stored_failed, duplicate, rejected, not_configured, unverifiable).",
+      help: "Webhooks answered by the ingest route, by provider and result (stored, stored_failed, duplicate, rejected, not_configured, unverifiable, unknown_account, account_unavailable).",
       labelNames: ["provider", "result"] as const,
       registers: [registry],
     }),

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { parseWith } from "./parse-helpers";
-import { ParseError, type GatewayLister } from "./types";
+import { ParseError, type GatewayFetch, type GatewayLister } from "./types";
 
 // Stripe's events list, for reconciliation (docs.stripe.com/api/events/list; Stripe's own guide
 // docs.stripe.com/webhooks/process-undelivered-events): `GET /v1/events` with `created[gte]`,
 // `created[lt]`, up to 20 exact `types[]`, `limit` 1..100, newest first, `has_more` and
 // `starting_after=<last id>` for the next (older) page. Events are kept 30 days, each rendered in
 // the API version of its creation, exactly as a webhook carries it. Bearer secret key (the driver's
-// apiAuth).
+// apiAuth); a connected account's events are listed with the platform's key and `Stripe-Account`
+// (docs.stripe.com/connect/authentication).
 
 /** The event types the driver maps (charge, dispute, refund via charge.refunded, payment intent). */
 export const STRIPE_LISTED_TYPES = [
@@ -34,12 +35,18 @@ const eventListSchema = z.object({
   has_more: z.boolean(),
 });
 
+/** The platform's reads of a connected account's objects carry `Stripe-Account: acct_…` (none: its own). */
+export function asAccount(platformFetch: GatewayFetch, account: string | undefined): GatewayFetch {
+  return account ? (path) => platformFetch(path, { "Stripe-Account": account }) : platformFetch;
+}
+
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 export const stripeLister: GatewayLister = {
   kind: "events",
   retentionDays: 30,
-  async listPage(fetchJson, { since, until, pageToken, pageSize }) {
+  async listPage(platformFetch, { since, until, pageToken, pageSize }, context) {
+    const fetchJson = asAccount(platformFetch, context?.account);
     const query = new URLSearchParams({
       "created[gte]": String(seconds(since)),
       "created[lt]": String(seconds(until)),

@@ -9,7 +9,7 @@ import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutco
 import type { GatewayFetch, SyncVerifyingDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
 import { bearerAuth } from "./api-auth";
-import { stripeLister } from "./stripe-list";
+import { asAccount, stripeLister } from "./stripe-list";
 
 // Stripe. Key rule: the event `id` (evt_...), stable across resends. Time rule: `created`, Unix
 // seconds (precision "second"). Signature: `Stripe-Signature: t=<unix>,v1=<hex>[,v1=...]`,
@@ -308,9 +308,10 @@ export const stripeDriver: SyncVerifyingDriver<"stripe"> = {
     return account.success ? (account.data ?? null) : null;
   },
 
+  readsOtherAccounts: true,
+
   async refetch(chargeId, platformFetch, context) {
-    const account = context?.account;
-    const fetchJson: GatewayFetch = account ? (path) => platformFetch(path, { "Stripe-Account": account }) : platformFetch;
+    const fetchJson = asAccount(platformFetch, context?.account);
     const charge = parseCharge(await fetchJson(`/v1/charges/${encodeURIComponent(chargeId)}`), "refetch");
     // `disputed` stays true once any dispute was opened; absent (an old API version), look anyway.
     const disputes = charge.disputed === false ? [] : await disputeOutcomes(chargeId, fetchJson);

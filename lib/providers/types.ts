@@ -200,6 +200,12 @@ export interface ProviderDriver<Name extends string = string, Settings = unknown
    * processing attempt, replay and stuck-payment refetch; the refetch is handed it.
    */
   accountOf?(payload: unknown): string | null;
+  /**
+   * Its API reads another account's objects with the default account's credentials when told which
+   * (RefetchContext.account; Stripe Connect's `Stripe-Account`): an account registered without
+   * credentials of its own can then be reconciled.
+   */
+  readonly readsOtherAccounts?: boolean;
   /** GETs the charge from the gateway and maps it; absent when the gateway offers nothing to fetch. */
   refetch?(resourceId: string, fetchJson: GatewayFetch, context?: RefetchContext<Settings>): Promise<ChargeSnapshot>;
   /** Its list API, for reconciliation; absent when the gateway documents none we can use. */

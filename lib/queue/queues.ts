@@ -27,6 +27,8 @@ export const erasureJobSchema = z.object({ erasureId: z.number().int().positive(
 
 export const reconcileRequestSchema = z.object({
   provider: z.enum(PROVIDER_NAMES),
+  /** The gateway account (unset: the default account). */
+  account: z.string().min(1).max(200).optional(),
   since: z.coerce.date().optional(),
   until: z.coerce.date().optional(),
   dryRun: z.boolean(),

@@ -1,3 +1,4 @@
+import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import type { Queryable } from "../db/pool";
 
 // The record of each run: what it listed and what it found, for the console, the alerts and metrics.
@@ -17,11 +18,11 @@ export const emptyCounts = (): RunCounts => ({ pages: 0, listed: 0, missingInges
 
 export async function startRun(
   db: Queryable,
-  run: { provider: string; trigger: RunTrigger; actor: string | null; since: Date; until: Date },
+  run: { provider: string; account: string; trigger: RunTrigger; actor: string | null; since: Date; until: Date },
 ): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO reconcile_runs (provider, trigger, actor, window_start, window_end) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [run.provider, run.trigger, run.actor, run.since, run.until],
+    `INSERT INTO reconcile_runs (provider, gateway_account, trigger, actor, window_start, window_end) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    [run.provider, run.account, run.trigger, run.actor, run.since, run.until],
   );
   return Number(rows[0]!.id);
 }
@@ -48,6 +49,8 @@ export async function recordProgress(
 export type ReconcileRunRow = RunCounts & {
   id: number;
   provider: string;
+  /** The gateway account listed. */
+  account: string;
   trigger: string;
   actor: string | null;
   windowStart: string;
@@ -60,7 +63,7 @@ export type ReconcileRunRow = RunCounts & {
 
 // The columns as ReconcileRunRow names; times become ISO strings (the row crosses to the console).
 const RUN_COLUMNS = `
-  id::float8 AS id, provider, trigger, actor, to_json(window_start)#>>'{}' AS "windowStart", to_json(window_end)#>>'{}' AS "windowEnd",
+  id::float8 AS id, provider, gateway_account AS account, trigger, actor, to_json(window_start)#>>'{}' AS "windowStart", to_json(window_end)#>>'{}' AS "windowEnd",
   status, pages, listed, missing_ingested AS "missingIngested", repaired, stuck_refetched AS "stuckRefetched", errors,
   last_error AS "lastError", to_json(started_at)#>>'{}' AS "startedAt", to_json(finished_at)#>>'{}' AS "finishedAt"`;
 
@@ -84,9 +87,11 @@ export async function recoveredByProvider(db: Queryable): Promise<{ provider: st
 export async function runsWithFindings(
   db: Queryable,
   windowMinutes: number,
-): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number }[]> {
-  const { rows } = await db.query<{ provider: string; runs: number; missingIngested: number; repaired: number }>(
-    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS "missingIngested", sum(repaired)::int AS repaired
+): Promise<{ provider: string; runs: number; missingIngested: number; repaired: number; accounts: string[] | null }[]> {
+  // Its accounts besides the default one, at most five: whose webhooks to look at.
+  const { rows } = await db.query<{ provider: string; runs: number; missingIngested: number; repaired: number; accounts: string[] | null }>(
+    `SELECT provider, count(*)::int AS runs, sum(missing_ingested)::int AS "missingIngested", sum(repaired)::int AS repaired,
+            (array_agg(DISTINCT gateway_account ORDER BY gateway_account) FILTER (WHERE gateway_account <> '${DEFAULT_ACCOUNT}'))[1:5] AS accounts
        FROM reconcile_runs
       WHERE finished_at > now() - make_interval(mins => $1) AND (missing_ingested > 0 OR repaired > 0)
       GROUP BY provider ORDER BY provider`,

@@ -59,9 +59,15 @@ export function driftKey(observed: ObservedCharge, updatedAt: string | null, loc
  * Records the drift as a derived event (source "reconcile") with its job, for the worker to apply like
  * any other; false when the same drift was recorded before.
  */
-export async function recordDriftEvent(deps: DriftDeps, provider: string, observed: ObservedCharge, key: string): Promise<boolean> {
+export async function recordDriftEvent(
+  deps: DriftDeps,
+  where: { provider: string; /** The account whose credentials read it; unset: the default's run. */ account?: string },
+  observed: ObservedCharge,
+  key: string,
+): Promise<boolean> {
   const inboxId = await storeEvent(deps, {
-    provider,
+    provider: where.provider,
+    ...(where.account === undefined ? {} : { account: where.account }),
     columns: {
       eventId: key,
       eventIdDerived: true,

@@ -1,10 +1,11 @@
 import type { ProviderName } from "../providers/registry";
+import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import type { PgBoss } from "../queue/boss";
 import { QUEUES, type ReconcileRequestJob } from "../queue/queues";
 import type { ReconcileResult } from "./run-reconciliation";
 
 /** The console's answer: the run's result, or that it is still queued or running when the wait ends. */
-export type RequestedReconciliation = ReconcileResult | { outcome: "waiting"; provider: ProviderName; started: boolean };
+export type RequestedReconciliation = ReconcileResult | { outcome: "waiting"; provider: ProviderName; account: string; started: boolean };
 
 const POLL_MS = 250;
 
@@ -21,7 +22,13 @@ export async function reconcileInWorker(boss: PgBoss, request: ReconcileRequestJ
     const job = await boss.getJobById<ReconcileRequestJob>(QUEUES.reconcileRequests, id);
     if (job?.state === "completed") return job.output as ReconcileResult;
     if (job?.state === "failed" || job?.state === "cancelled") throw new Error("the reconciliation failed in the worker (see its log)");
-    if (Date.now() >= deadline) return { outcome: "waiting", provider: request.provider, started: job?.state === "active" };
+    if (Date.now() >= deadline)
+      return {
+        outcome: "waiting",
+        provider: request.provider,
+        account: request.account ?? DEFAULT_ACCOUNT,
+        started: job?.state === "active",
+      };
     await new Promise((done) => setTimeout(done, POLL_MS));
   }
 }

@@ -9,7 +9,8 @@ import { createGatewayClients } from "../http/gateway-clients";
 import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { renderMetrics } from "../ops/render-metrics";
 import { runReconciliation, type ReconcileRequest, type ReconcileResult } from "./run-reconciliation";
-import { reconcilableProviders, runDueReconciliations } from "./run-due-reconciliations";
+import { configAccounts } from "../gateway-accounts/account-directory";
+import { reconcilableAccounts, reconcilableProviders, runDueReconciliations } from "./run-due-reconciliations";
 
 // Reconciliation against the fake gateway's list APIs and a real database, processed by a real
 // pg-boss worker: missed events ingested under their own key, drift repaired through derived events,
@@ -274,7 +275,7 @@ describe("Stripe: the events list", () => {
     const holder = await app.pool.connect();
     try {
       await holder.query("SELECT pg_advisory_lock(hashtextextended('reconcile:stripe', 0))");
-      expect(await reconcile(window())).toEqual({ outcome: "busy", provider: "stripe" });
+      expect(await reconcile(window())).toEqual({ outcome: "busy", provider: "stripe", account: "default" });
     } finally {
       await holder.query("SELECT pg_advisory_unlock_all()");
       holder.release();
@@ -401,6 +402,107 @@ describe("gateways without an events API: Mercado Pago's payments search", () =>
   });
 });
 
+describe("accounts: each listed with its own credentials from its own cursor", () => {
+  it("lists a Stripe Connect account's events with Stripe-Account, ingests the missed dispute under that account, and refetches it from there", async () => {
+    const connected = "acct_1Listed";
+    const overrides = { STRIPE_ACCOUNTS: connected };
+    const history = generateHistories(seed++, 60, ["stripe"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 600_000, sameSecondRate: 0 })
+      .map((candidate) => ({ ...candidate, payment: { ...candidate.payment, account: connected } }))
+      .find(
+        (candidate) =>
+          !candidate.payment.integration && candidate.steps.map((step) => step.kind).join() === "succeeded,dispute_opened,dispute_lost",
+      )!;
+    const events = history.steps.flatMap((step) => stripeEvents(history.payment, step));
+    gateway.addConnected(connected, [history]);
+    gateway.addEvents(events, connected);
+    const before = gateway.requests.length;
+    // The platform's own run lists none of them: they are the connected account's.
+    expect(counted(await reconcile(window(), overrides))).toMatchObject({ account: "default", listed: 0 });
+    const result = counted(await reconcile({ ...window(), account: connected }, overrides));
+    expect(result).toMatchObject({ outcome: "finished", account: connected, listed: events.length, missingIngested: events.length });
+    const lists = gateway.requests.slice(before).filter((request) => request.path.startsWith("/v1/events"));
+    expect(lists.map((request) => request.stripeAccount)).toEqual([null, connected]);
+    await settled();
+    expect(await paymentStates([history])).toEqual([
+      { chargeId: history.payment.chargeId, app: "charged_back/0", truth: "charged_back/0" },
+    ]);
+    // The dispute's refetch read the connected account (without the header the fake Stripe answers 404).
+    const reads = gateway.requests.slice(before).filter((request) => request.path.startsWith(`/v1/charges/${history.payment.chargeId}`));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(new Set(reads.map((read) => read.stripeAccount))).toEqual(new Set([connected]));
+    const stored = await app.pool.query("SELECT DISTINCT gateway_account FROM webhook_inbox WHERE resource_id = $1", [
+      history.payment.chargeId,
+    ]);
+    expect(stored.rows).toEqual([{ gateway_account: connected }]);
+  });
+
+  it("keeps a cursor per account and repairs each Asaas subaccount's payments, read with its own key", async () => {
+    const overrides = {
+      ASAAS_ACCOUNTS: "loja-a,loja-b",
+      ASAAS_API_KEY_LOJA_A: "$aact_reconcile_loja_a",
+      ASAAS_API_KEY_LOJA_B: "$aact_reconcile_loja_b",
+      // Only the subaccounts are due: the other gateways' schedules are off here.
+      RECONCILE_INTERVAL_MINUTES_STRIPE: "0",
+      RECONCILE_INTERVAL_MINUTES_MERCADOPAGO: "0",
+      RECONCILE_INTERVAL_MINUTES_STANDARD: "0",
+    };
+    const paid = (count: number) =>
+      generateHistories(seed++, 40, ["asaas"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 })
+        .filter((history) => history.truth.status === "paid" && history.truth.amountRefunded === 0)
+        .slice(0, count);
+    const lojas = { "loja-a": paid(2), "loja-b": paid(3) };
+    for (const [name, histories] of Object.entries(lojas)) {
+      gateway.addAccount({ apiKey: overrides[`ASAAS_API_KEY_${name === "loja-a" ? "LOJA_A" : "LOJA_B"}`] }, histories);
+      // Ours say pending: each payment drifted.
+      for (const { payment } of histories)
+        await app.pool.query(
+          `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, registered_by, gateway_account)
+           VALUES ('asaas', $1, 'pending', $2, 'brl', 'host', $3)`,
+          [payment.chargeId, payment.amount, name],
+        );
+    }
+    const config = testConfig(app.env, overrides);
+    const before = gateway.requests.length;
+    const results = await runDueReconciliations({ pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) });
+    expect(
+      results
+        .map((result) => counted(result))
+        .map(({ provider, account, listed, repaired, errors }) => ({ provider, account, listed, repaired, errors })),
+    ).toEqual([
+      { provider: "asaas", account: "loja-a", listed: 2, repaired: 2, errors: 0 },
+      { provider: "asaas", account: "loja-b", listed: 3, repaired: 3, errors: 0 },
+    ]);
+    const lists = gateway.requests.slice(before).filter((request) => request.path.startsWith("/v3/payments?"));
+    expect(new Set(lists.map((request) => request.as))).toEqual(new Set(["key:$aact_reconcile_loja_a", "key:$aact_reconcile_loja_b"]));
+    const cursors = await app.pool.query("SELECT provider, gateway_account, complete FROM reconcile_cursors ORDER BY gateway_account");
+    expect(cursors.rows).toEqual([
+      { provider: "asaas", gateway_account: "loja-a", complete: true },
+      { provider: "asaas", gateway_account: "loja-b", complete: true },
+    ]);
+    const runs = await app.pool.query("SELECT gateway_account, trigger FROM reconcile_runs ORDER BY gateway_account");
+    expect(runs.rows).toEqual([
+      { gateway_account: "loja-a", trigger: "schedule" },
+      { gateway_account: "loja-b", trigger: "schedule" },
+    ]);
+    await settled();
+    for (const [name, histories] of Object.entries(lojas)) {
+      expect((await paymentStates(histories)).map(({ app: ours }) => ours)).toEqual(histories.map(() => "paid/0"));
+      const repairs = await app.pool.query(
+        "SELECT DISTINCT gateway_account FROM webhook_inbox WHERE source = 'reconcile' AND resource_id = ANY($1)",
+        [histories.map((history) => history.payment.chargeId)],
+      );
+      expect(repairs.rows).toEqual([{ gateway_account: name }]);
+    }
+    // The alert names the accounts whose webhooks to look at.
+    const alerts = await findAlerts({ pool: app.pool, config });
+    expect(alerts.find((alert) => alert.kind === "reconcile_missed" && alert.provider === "asaas")?.text).toContain(
+      "5 payment(s) (accounts: loja-a, loja-b)",
+    );
+    // Each account's interval runs from its own last run: none is due again yet.
+    expect(await runDueReconciliations({ pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) })).toEqual([]);
+  });
+});
+
 describe("the worker's schedule", () => {
   it("runs a gateway once its API credentials are set, on its own interval, and not again before it", async () => {
     const deps = (overrides: Record<string, string>) => {
@@ -408,10 +510,10 @@ describe("the worker's schedule", () => {
       return { pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) };
     };
     const stripeOnly = { RECONCILE_INTERVAL_MINUTES_MERCADOPAGO: "0", RECONCILE_INTERVAL_MINUTES_STANDARD: "0" };
-    expect(reconcilableProviders(testConfig(app.env, { STRIPE_API_KEY: "" }), { scheduled: true })).not.toContain("stripe");
-    expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }), { scheduled: true })).not.toContain(
-      "stripe",
-    );
+    const scheduled = (config: ReturnType<typeof testConfig>) =>
+      reconcilableAccounts(config, configAccounts(config), { scheduled: true }).map(({ provider }) => provider);
+    expect(scheduled(testConfig(app.env, { STRIPE_API_KEY: "" }))).not.toContain("stripe");
+    expect(scheduled(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).not.toContain("stripe");
     expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).toContain("stripe");
     const first = await runDueReconciliations(deps(stripeOnly));
     expect(first.map((result) => result.provider)).toEqual(["stripe"]);

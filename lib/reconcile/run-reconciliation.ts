@@ -3,7 +3,11 @@ import type { AppConfig } from "../config/env";
 import type { ProviderName } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import type { ObservedCharge } from "../canonical/observed-charge";
-import { missingCredentials, notSet, type GatewayClients } from "../http/gateway-clients";
+import type { GatewayClients } from "../http/gateway-clients";
+import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
+import { accountAccess, notSet, type AccountAccess } from "../gateway-accounts/account-access";
+import { configAccounts, type AccountDirectory } from "../gateway-accounts/account-directory";
+import { hasOwnCredentials, type GatewayAccount } from "../gateway-accounts/gateway-account";
 import { storeEvent } from "../inbox/ingest/store-event";
 import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
@@ -14,10 +18,20 @@ import { drifted, driftKey, localPayments, recordDriftEvent, type LocalPayment }
 import { findStuckPayments } from "./find-stuck-payments";
 import { recordAudit } from "../audit/record-audit";
 
-export type ReconcileDeps = { pool: Pool; boss: PgBoss; config: AppConfig; gateways: GatewayClients; now?: () => Date };
+export type ReconcileDeps = {
+  pool: Pool;
+  boss: PgBoss;
+  config: AppConfig;
+  gateways: GatewayClients;
+  /** The gateway accounts (unset: the configuration's alone). */
+  accounts?: AccountDirectory;
+  now?: () => Date;
+};
 
 export type ReconcileRequest = {
   provider: ProviderName;
+  /** The account listed, with its own credentials and cursor; unset: the default account. */
+  account?: string;
   /** An explicit window (CLI, console); unset, the gateway's cursor decides and is moved on. */
   since?: Date;
   until?: Date;
@@ -38,11 +52,12 @@ export type Finding = {
 };
 
 export type ReconcileResult =
-  | { outcome: "busy"; provider: ProviderName }
-  | { outcome: "unavailable"; provider: ProviderName; reason: string }
+  | { outcome: "busy"; provider: ProviderName; account: string }
+  | { outcome: "unavailable"; provider: ProviderName; account: string; reason: string }
   | (RunCounts & {
       outcome: "finished" | "interrupted";
       provider: ProviderName;
+      account: string;
       runId: number | null;
       dryRun: boolean;
       since: string;
@@ -59,38 +74,63 @@ function describe(error: unknown): string {
   return (error instanceof Error ? `${error.name === "Error" ? "" : `${error.name}: `}${error.message}` : String(error)).slice(0, 1000);
 }
 
-// Session-level, on a connection held for the run: a second run of the same gateway (another worker,
+// Session-level, on a connection held for the run: a second run of the same account (another worker,
 // the CLI, the console) finds it taken and backs off instead of listing the same pages twice.
 const TRY_LOCK = `SELECT pg_try_advisory_lock(hashtextextended('reconcile:' || $1, 0)) AS locked`;
 const UNLOCK = `SELECT pg_advisory_unlock(hashtextextended('reconcile:' || $1, 0))`;
+// The default account's key is the provider alone, as it was before accounts.
+const lockKey = (provider: string, account: string) => (account === DEFAULT_ACCOUNT ? provider : `${provider}/${account}`);
 
 /**
- * One reconciliation run of one gateway: lists its window page by page through the gateway's
- * authenticated client (rate limiter, circuit breaker), ingests listed events we never received
- * through the inbox's own insert (same key, source "reconcile"), turns listed charges whose state
- * differs from ours into derived events, then refetches payments stuck in a non-final state. Each
- * page moves the gateway's cursor, so a run stopped by a 429, a 5xx or an open circuit is resumed
- * where it stopped by the next one. Never two at once per gateway.
+ * How an account is listed, or why it can't be: its own credentials, or (where its driver reads
+ * other accounts with the default's: readsOtherAccounts) the default account's naming it.
+ */
+export function reconcileAccess(
+  accounts: AccountDirectory,
+  config: AppConfig,
+  driver: ProviderDriver<ProviderName>,
+  account: GatewayAccount,
+): AccountAccess | { unavailable: string } {
+  const { provider } = account;
+  if (!config.providers[provider].apiUrl) return { unavailable: `${provider} has no API URL (set ${provider.toUpperCase()}_API_URL)` };
+  if (!driver.lister && !driver.refetch) return { unavailable: `${provider} has neither a list API nor a refetch` };
+  if (account.name !== DEFAULT_ACCOUNT && !hasOwnCredentials(account, driver.apiAuth?.uses ?? []) && !driver.readsOtherAccounts)
+    return { unavailable: `${provider} account "${account.name}" has no API credentials of its own` };
+  const access = accountAccess(accounts, driver, account.name);
+  if ("unavailable" in access) return access;
+  if (access.missing.length > 0) return { unavailable: `reconciliation needs ${notSet(access.missing)}` };
+  return access;
+}
+
+/**
+ * One reconciliation run of one gateway account: lists its window page by page through the gateway's
+ * client authenticated as the account (rate limiter, circuit breaker), ingests listed events we never
+ * received through the inbox's own insert (same key, source "reconcile"), turns listed charges whose
+ * state differs from ours into derived events, then refetches the account's payments stuck in a
+ * non-final state. Each page moves the account's cursor, so a run stopped by a 429, a 5xx or an open
+ * circuit is resumed where it stopped by the next one. Never two at once per account.
  */
 export async function runReconciliation(deps: ReconcileDeps, request: ReconcileRequest): Promise<ReconcileResult> {
   const { provider } = request;
+  const accountName = request.account ?? DEFAULT_ACCOUNT;
   const driver = findDriver(provider);
-  const client = deps.gateways(provider);
-  if (!driver || !client)
-    return { outcome: "unavailable", provider, reason: `${provider} has no API URL (set ${provider.toUpperCase()}_API_URL)` };
-  const missing = missingCredentials(driver, deps.config.providers[provider]);
-  if (missing.length > 0) return { outcome: "unavailable", provider, reason: `reconciliation needs ${notSet(missing)}` };
-  if (!driver.lister && !driver.refetch)
-    return { outcome: "unavailable", provider, reason: `${provider} has neither a list API nor a refetch` };
+  const accounts = deps.accounts ?? configAccounts(deps.config);
+  await accounts.ready();
+  const account = accounts.find(provider, accountName);
+  if (!driver || !account)
+    return { outcome: "unavailable", provider, account: accountName, reason: `no ${provider} account "${accountName}"` };
+  const access = reconcileAccess(accounts, deps.config, driver, account);
+  if ("unavailable" in access) return { outcome: "unavailable", provider, account: accountName, reason: access.unavailable };
 
   const lockClient = request.dryRun ? null : await deps.pool.connect();
+  const key = lockKey(provider, accountName);
   try {
-    if (lockClient && !(await lockClient.query<{ locked: boolean }>(TRY_LOCK, [provider])).rows[0]!.locked)
-      return { outcome: "busy", provider };
+    if (lockClient && !(await lockClient.query<{ locked: boolean }>(TRY_LOCK, [key])).rows[0]!.locked)
+      return { outcome: "busy", provider, account: accountName };
     try {
-      return await reconcile(deps, driver, client.fetchJson, request);
+      return await reconcile({ ...deps, accounts }, driver, access, { ...request, account: accountName });
     } finally {
-      if (lockClient) await lockClient.query(UNLOCK, [provider]);
+      if (lockClient) await lockClient.query(UNLOCK, [key]);
     }
   } finally {
     lockClient?.release();
@@ -98,10 +138,12 @@ export async function runReconciliation(deps: ReconcileDeps, request: ReconcileR
 }
 
 type Run = {
-  deps: ReconcileDeps;
+  deps: ReconcileDeps & { accounts: AccountDirectory };
   driver: ProviderDriver<ProviderName>;
   fetchJson: GatewayFetch;
-  request: ReconcileRequest;
+  /** How the account is read: its credentials, and the account named to the API when they are the default's. */
+  access: AccountAccess;
+  request: ReconcileRequest & { account: string };
   runId: number | null;
   counts: RunCounts;
   findings: Finding[];
@@ -118,27 +160,29 @@ function recordError(run: Run, error: unknown): void {
 }
 
 async function reconcile(
-  deps: ReconcileDeps,
+  deps: Run["deps"],
   driver: ProviderDriver<ProviderName>,
-  fetchJson: Run["fetchJson"],
-  request: ReconcileRequest,
+  access: AccountAccess,
+  request: Run["request"],
 ): Promise<ReconcileResult> {
   const now = deps.now?.() ?? new Date();
   const explicit = request.since !== undefined;
   const window: ReconcileWindow = explicit
     ? { since: request.since!, until: request.until ?? now, pageToken: null }
-    : await nextWindow(deps.pool, deps.config, request.provider, now, driver.lister?.retentionDays);
+    : await nextWindow(deps.pool, deps.config, { provider: request.provider, account: request.account }, now, driver.lister?.retentionDays);
   const dryRun = request.dryRun === true;
   const runId = dryRun
     ? null
     : await startRun(deps.pool, {
         provider: request.provider,
+        account: request.account,
         trigger: request.trigger,
         actor: request.actor ?? null,
         since: window.since,
         until: window.until,
       });
-  const run: Run = { deps, driver, fetchJson, request, runId, counts: emptyCounts(), findings: [], lastError: null };
+  const fetchJson = deps.gateways(request.provider, access.credentials)!.fetchJson;
+  const run: Run = { deps, driver, fetchJson, access, request, runId, counts: emptyCounts(), findings: [], lastError: null };
 
   let complete = true;
   try {
@@ -158,12 +202,21 @@ async function reconcile(
     await recordAudit(deps.pool, {
       actor: request.actor ?? request.trigger,
       action: "reconcile",
-      details: { provider: request.provider, runId, since: window.since, until: window.until, outcome, ...run.counts },
+      details: {
+        provider: request.provider,
+        account: request.account,
+        runId,
+        since: window.since,
+        until: window.until,
+        outcome,
+        ...run.counts,
+      },
     });
   }
   return {
     outcome,
     provider: request.provider,
+    account: request.account,
     runId,
     dryRun,
     since: window.since.toISOString(),
@@ -179,9 +232,10 @@ async function reconcile(
 async function listWindow(run: Run, lister: GatewayLister, window: ReconcileWindow, moveCursor: boolean): Promise<boolean> {
   const { config, pool } = run.deps;
   const providerConfig = config.providers[run.request.provider];
+  const cursor = { provider: run.request.provider, account: run.request.account };
   let pageToken = window.pageToken;
   // The window is pinned before the first page: a run stopped anywhere in it resumes this window.
-  if (moveCursor) await saveCursor(pool, run.request.provider, window, false);
+  if (moveCursor) await saveCursor(pool, cursor, window, false);
   for (let page = 0; page < config.reconcile.maxPages; page++) {
     const observedAt = new Date().toISOString();
     let listed;
@@ -189,7 +243,12 @@ async function listWindow(run: Run, lister: GatewayLister, window: ReconcileWind
       listed = await lister.listPage(
         run.fetchJson,
         { since: window.since, until: window.until, pageToken, pageSize: config.reconcile.pageSize },
-        { credentials: providerConfig.credentials, settings: providerConfig.settings, timeZone: providerConfig.timeZone },
+        {
+          credentials: run.access.credentials,
+          settings: providerConfig.settings,
+          timeZone: providerConfig.timeZone,
+          ...(run.access.readAs ? { account: run.access.readAs } : {}),
+        },
       );
     } catch (error) {
       // The cursor still points at this page: the next run starts here.
@@ -201,7 +260,7 @@ async function listWindow(run: Run, lister: GatewayLister, window: ReconcileWind
     await handleItems(run, listed.items, observedAt);
     pageToken = listed.nextPageToken;
     const done = pageToken === null;
-    if (moveCursor) await saveCursor(pool, run.request.provider, { ...window, pageToken }, done);
+    if (moveCursor) await saveCursor(pool, cursor, { ...window, pageToken }, done);
     if (run.runId !== null) await recordProgress(pool, run.runId, run.counts, run.lastError);
     if (done) return true;
   }
@@ -246,7 +305,11 @@ async function repairIfDrifted(
   const createsPayments = run.deps.config.providers[run.request.provider].paymentSource === "gateway";
   if (!drifted(local, observed.snapshot, createsPayments)) return;
   const key = driftKey(observed, updatedAt, local);
-  if (run.runId !== null && !(await recordDriftEvent(run.deps, run.request.provider, observed, key))) return;
+  if (
+    run.runId !== null &&
+    !(await recordDriftEvent(run.deps, { provider: run.request.provider, account: storedAccount(run) }, observed, key))
+  )
+    return;
   if (run.runId === null && (await keyExists(run.deps.pool, run.request.provider, [key])).size > 0) return;
   run.counts.repaired++;
   found(run, {
@@ -295,6 +358,8 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
     if (run.runId !== null) {
       const inboxId = await storeEvent(deps, {
         provider: driver.name,
+        // Listed with the account's credentials: the account's, whatever its body names.
+        account: storedAccount(run),
         columns: normalized.columns,
         error: normalized.ok ? null : normalized.error,
         rawBody,
@@ -316,21 +381,44 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
   }
 }
 
-/** Payments in a non-final state with no news for a while: refetched, and repaired where they drifted. */
+/**
+ * The account what a run stores belongs to: the run's, unless it is the default's (then the event's
+ * own body may name another, as a delivery's would).
+ */
+const storedAccount = (run: Run): string | undefined => (run.request.account === DEFAULT_ACCOUNT ? undefined : run.request.account);
+
+/**
+ * The account's payments in a non-final state with no news for a while: refetched, and repaired
+ * where they drifted. The default account's run takes every payment of an account no one registered
+ * (an unregistered connected account's, read naming the account its latest event names).
+ */
 async function refetchStuck(run: Run): Promise<void> {
   const { deps, driver } = run;
   const providerConfig = deps.config.providers[driver.name];
-  const stuck = await findStuckPayments(deps.pool, driver.name, deps.config.reconcile.stuckMinutes, deps.config.reconcile.stuckLimit);
-  for (const { lastPayload, ...payment } of stuck) {
+  const scope =
+    run.request.account === DEFAULT_ACCOUNT
+      ? { notOf: deps.accounts.list(driver.name).flatMap((account) => (account.name === DEFAULT_ACCOUNT ? [] : [account.name])) }
+      : { of: run.request.account };
+  const stuck = await findStuckPayments(
+    deps.pool,
+    driver.name,
+    scope,
+    deps.config.reconcile.stuckMinutes,
+    deps.config.reconcile.stuckLimit,
+  );
+  for (const { lastPayload, account: paymentAccount, ...payment } of stuck) {
     const observedAt = new Date().toISOString();
-    const account = driver.accountOf?.(lastPayload) ?? undefined;
+    const access = accountAccess(deps.accounts, driver, paymentAccount, driver.accountOf?.(lastPayload) ?? null);
     let snapshot;
     try {
-      snapshot = await driver.refetch!(payment.chargeId, run.fetchJson, {
-        credentials: providerConfig.credentials,
+      if ("unavailable" in access) throw new Error(access.unavailable);
+      const fetchJson =
+        access.credentials === run.access.credentials ? run.fetchJson : deps.gateways(driver.name, access.credentials)!.fetchJson;
+      snapshot = await driver.refetch!(payment.chargeId, fetchJson, {
+        credentials: access.credentials,
         settings: providerConfig.settings,
         timeZone: providerConfig.timeZone,
-        ...(account ? { account } : {}),
+        ...(access.readAs ? { account: access.readAs } : {}),
       });
     } catch (error) {
       recordError(run, error);

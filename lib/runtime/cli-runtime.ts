@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
-import type { AppConfig } from "../config/env";
+import { requireDatabaseUrl, type AppConfig } from "../config/env";
+import { startAccountDirectory, type AccountDirectory } from "../gateway-accounts/account-directory";
 import type { Pool } from "../db/pool";
 import { createPrisma, type PrismaClient } from "../db/prisma";
 import { createGatewayClients } from "../http/gateway-clients";
@@ -17,6 +18,8 @@ export type CliRuntime = {
   prisma: () => PrismaClient;
   /** What a job's `run` needs, for the commands that do a job's work now. */
   jobDeps: () => Promise<JobDeps>;
+  /** The gateway accounts, read once (a command is over before a change would matter). */
+  accounts: () => AccountDirectory;
   close: () => Promise<void>;
 };
 
@@ -29,6 +32,13 @@ export function openCliRuntime(devDatabase: (urlFile: string) => void): CliRunti
   const openPool = () => (pool ??= processPool(config, "cli", 3));
   const startBoss = () => (boss ??= startProducer(config));
   const openPrisma = () => (prisma ??= createPrisma(openPool()));
+  let accounts: AccountDirectory | undefined;
+  const openAccounts = () =>
+    (accounts ??= startAccountDirectory(config, openPool(), {
+      databaseUrl: requireDatabaseUrl(config),
+      applicationName: "webhook-inbox:cli",
+      watch: false,
+    }));
   return {
     config,
     pool: openPool,
@@ -39,14 +49,17 @@ export function openCliRuntime(devDatabase: (urlFile: string) => void): CliRunti
       boss: await startBoss(),
       config,
       gateways: createGatewayClients(config),
+      accounts: openAccounts(),
       workerId: `cli:${hostname()}:${process.pid}`,
     }),
+    accounts: openAccounts,
     close: async () => {
       if (boss)
         await boss.then(
           (started) => started.stop({ graceful: false }),
           () => undefined,
         );
+      if (accounts) await accounts.close();
       if (prisma) await prisma.$disconnect();
       if (pool) await pool.end();
     },

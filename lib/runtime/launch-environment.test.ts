@@ -12,6 +12,7 @@ describe("a production start on the embedded database", () => {
       HEALTH_TOKENS: "operator-health-token-0123456789",
       METRICS_TOKEN: "operator-metrics-token-0123456789",
       PAYMENTS_API_TOKENS: "stripe:operator-payments-token-0123",
+      ACCOUNT_SECRETS_KEY: "operator-account-secrets-key-0123456789",
     });
     const secrets = ensureProductionSecrets(join(mkdtempSync(join(tmpdir(), "inbox-launch-")), "data"), operatorSecrets(config));
     expect(secrets.generated).toEqual(["AUTH_SECRET"]);

@@ -21,6 +21,7 @@ export function operatorSecrets(config: AppConfig): Record<GeneratedSecret, stri
     PAYMENTS_API_TOKENS: config.paymentsApiTokens.map(apiTokenEntry).join(","),
     HEALTH_TOKENS: config.healthTokens.join(","),
     METRICS_TOKEN: config.metricsToken,
+    ACCOUNT_SECRETS_KEY: config.gatewayAccounts.secretKeys.join(",") || undefined,
   };
 }
 

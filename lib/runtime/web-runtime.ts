@@ -1,9 +1,10 @@
 import type { PgBoss } from "pg-boss";
-import { appConfig, type AppConfig } from "../config/env";
+import { appConfig, requireDatabaseUrl, type AppConfig } from "../config/env";
 import type { Pool } from "../db/pool";
 import { createReadRouter, primaryOnly, REPLICA_STATEMENT_MS, type ReadRouter } from "../db/read-replica";
 import { createPrisma, type PrismaClient } from "../db/prisma";
 import { createGatewayClients, type GatewayClients } from "../http/gateway-clients";
+import { startAccountDirectory, type AccountDirectory } from "../gateway-accounts/account-directory";
 import { configureLogger } from "../observability/logger";
 import { createChangeFeed, type ChangeFeed } from "../outbox/read-change-feed";
 import { processPool, startProducer } from "./connections";
@@ -20,6 +21,10 @@ export type WebRuntime = {
   gateways: GatewayClients;
   /** The change feed's reads, on a pool of their own: long polls never take ingest's connections. */
   feed: ChangeFeed;
+  /** The gateway accounts, cached and kept current (started on first use, with its listening connection). */
+  accounts: () => AccountDirectory;
+  /** Stops keeping the accounts current (tests; the process otherwise ends with them). */
+  closeAccounts: () => Promise<void>;
 };
 
 /** Connections of the web process's change feed pool, beside DATABASE_POOL_MAX. */
@@ -49,7 +54,23 @@ function createWebRuntime(): WebRuntime {
     return started;
   };
   const feed = createChangeFeed(processPool(config, "web-feed", FEED_POOL_SIZE));
-  return { config, pool, prisma: createPrisma(pool), reads, boss, gateways: createGatewayClients(config), feed };
+  let directory: AccountDirectory | undefined;
+  const accounts = () =>
+    (directory ??= startAccountDirectory(config, pool, {
+      databaseUrl: requireDatabaseUrl(config),
+      applicationName: "webhook-inbox:web-accounts",
+    }));
+  return {
+    config,
+    pool,
+    prisma: createPrisma(pool),
+    reads,
+    boss,
+    gateways: createGatewayClients(config),
+    feed,
+    accounts,
+    closeAccounts: async () => directory?.close(),
+  };
 }
 
 // Kept on globalThis so `next dev` module reloads don't open a new pool each time.

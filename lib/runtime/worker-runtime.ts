@@ -7,6 +7,7 @@ import { requireSessionPooling } from "../db/pool";
 import { syncConfiguredDestination } from "../destinations/manage-destinations";
 import { startDeliveryWorker } from "../destinations/run-delivery-worker";
 import { createGatewayClients } from "../http/gateway-clients";
+import { startAccountDirectory } from "../gateway-accounts/account-directory";
 import { missingCredentialWarnings } from "../inbox/process/observe-charge";
 import { holdWorkerLiveness, reclaimDeadWorkerJobs } from "../inbox/process/reclaim-dead-worker-jobs";
 import { recordHeartbeat, recordWorkerStart, recordWorkerStopped, recordWorkerStopping } from "../inbox/process/worker-heartbeats";
@@ -59,7 +60,12 @@ export async function startWorkerRuntime(): Promise<WorkerRuntime> {
       logger("alerts").error({ provider, error: message(error) }, "circuit alert failed"),
     );
   });
-  const deps: JobDeps = { pool, boss, config, gateways, workerId };
+  // Every account's credentials, kept current: an account added or rotated anywhere is refetched with at once.
+  const accounts = startAccountDirectory(config, pool, {
+    databaseUrl: requireDatabaseUrl(config),
+    applicationName: "webhook-inbox:worker-accounts",
+  });
+  const deps: JobDeps = { pool, boss, config, gateways, accounts, workerId };
   for (const warning of missingCredentialWarnings(config)) log.warn(warning);
 
   // A database that is still starting (or restarting) gets ~30 s before the process gives up and the
@@ -125,6 +131,7 @@ export async function startWorkerRuntime(): Promise<WorkerRuntime> {
     await Promise.all([boss.stop({ graceful: true, timeout: 30_000 }), deliveries.stop()]);
     await recordWorkerStopped(pool, workerId).catch(stateFailed);
     liveness.stop();
+    await accounts.close();
     await Promise.all([pool.end(), deliveryPool.end()]);
   };
   return { config, log, deps, metricsPort: metricsServer?.port, stop };

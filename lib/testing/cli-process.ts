@@ -2,13 +2,15 @@ import { spawn, spawnSync } from "node:child_process";
 
 /**
  * Runs the operator CLI the way operators do (`npm run cli` is worker/cli.ts), as a process with
- * `env` over this one's; its exit code, its output (stdout then stderr) and its stdout alone.
+ * `env` over this one's and `input` on its standard input; its exit code, its output (stdout then
+ * stderr) and its stdout alone.
  */
-export function runCli(env: Record<string, string>, args: string[]): { code: number | null; out: string; stdout: string } {
+export function runCli(env: Record<string, string>, args: string[], input = ""): { code: number | null; out: string; stdout: string } {
   const result = spawnSync(process.execPath, ["--import", "tsx", "worker/cli.ts", ...args], {
     env: { ...process.env, ...env },
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
+    input,
   });
   return { code: result.status, out: result.stdout + result.stderr, stdout: result.stdout };
 }

@@ -10,15 +10,16 @@ export const dynamic = "force-dynamic";
 
 export default async function ReconciliationPage() {
   await requirePageAccess("/reconciliation");
-  const { pool, config } = webRuntime();
-  const view = await getReconciliationView(pool, config);
+  const { pool, config, accounts } = webRuntime();
+  const view = await getReconciliationView(pool, config, accounts());
   return (
     <>
       <h1>Reconciliation</h1>
       <p className="muted">
         Each gateway&apos;s list API compared with the inbox: events it never sent are ingested under their own key (a late webhook is then
         a duplicate), payments whose state differs from the gateway&apos;s are repaired through derived events, and payments stuck in a
-        non-final state are refetched. See docs/reconciliation.md for what each gateway shows and cannot show.
+        non-final state are refetched. Each gateway account is listed with its own credentials from its own cursor (leave Account empty for
+        the default one). See docs/reconciliation.md for what each gateway shows and cannot show.
       </p>
       <ReconcileForm providers={view.providers} />
       <RunsTable runs={view.runs} />

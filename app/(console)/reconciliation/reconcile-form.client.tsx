@@ -17,22 +17,26 @@ const findingColumns = column.columns([
   }),
 ]);
 
+/** "P" for the default account, "P account A" for another. */
+const whose = (result: { provider: string; account: string }) =>
+  result.account === "default" ? result.provider : `${result.provider} account ${result.account}`;
+
 function Summary({ result }: { result: RequestedReconciliation }) {
   if (result.outcome === "waiting")
     return (
       <p role="status">
         {result.started
-          ? `The ${result.provider} run is still going in a worker; it shows in the runs below when it ends.`
+          ? `The ${whose(result)} run is still going in a worker; it shows in the runs below when it ends.`
           : "No worker has taken the request yet: is a worker running? It runs when one does."}
       </p>
     );
-  if (result.outcome === "busy") return <p role="status">A run of {result.provider} is in progress; try again when it ends.</p>;
+  if (result.outcome === "busy") return <p role="status">A run of {whose(result)} is in progress; try again when it ends.</p>;
   if (result.outcome === "unavailable") return <p role="status">{result.reason}</p>;
   const [ingest, repair] = result.dryRun ? ["would ingest", "would repair"] : ["ingested", "repaired"];
   return (
     <div role="status" data-testid="reconcile-result">
       <p>
-        {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {result.provider}, {result.since} to {result.until}. Listed{" "}
+        {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {whose(result)}, {result.since} to {result.until}. Listed{" "}
         <strong>{result.listed}</strong> in {result.pages} page(s); {ingest}{" "}
         <strong data-testid="reconcile-missing">{result.missingIngested}</strong> missed event(s), {repair}{" "}
         <strong data-testid="reconcile-repaired">{result.repaired}</strong> payment(s); refetched {result.stuckRefetched} stuck payment(s);{" "}
@@ -57,6 +61,7 @@ function Summary({ result }: { result: RequestedReconciliation }) {
 export function ReconcileForm({ providers }: { providers: string[] }) {
   const router = useRouter();
   const [provider, setProvider] = useState(providers[0] ?? "");
+  const [account, setAccount] = useState("");
   const [since, setSince] = useState("");
   const [until, setUntil] = useState("");
   const [result, setResult] = useState<RequestedReconciliation | null>(null);
@@ -64,7 +69,13 @@ export function ReconcileForm({ providers }: { providers: string[] }) {
   const [pending, startTransition] = useTransition();
   const submit = (dryRun: boolean) =>
     startTransition(async () => {
-      const answer = await reconcileGateway({ provider: provider as never, since: since || undefined, until: until || undefined, dryRun });
+      const answer = await reconcileGateway({
+        provider: provider as never,
+        account: account.trim() || undefined,
+        since: since || undefined,
+        until: until || undefined,
+        dryRun,
+      });
       setResult(answer.ok ? answer.data : null);
       setError(answer.ok ? null : answer.error);
       if (!dryRun) router.refresh();
@@ -81,6 +92,9 @@ export function ReconcileForm({ providers }: { providers: string[] }) {
               <option key={name}>{name}</option>
             ))}
           </select>
+        </label>
+        <label>
+          Account <input name="account" placeholder="default" value={account} onChange={(event) => setAccount(event.target.value)} />
         </label>
         <label>
           Since{" "}

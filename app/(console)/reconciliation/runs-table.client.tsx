@@ -17,7 +17,10 @@ const COUNTS: [string, "listed" | "missingIngested" | "repaired" | "stuckRefetch
 const column = dataColumns<ReconcileRunRow>();
 const columns = column.columns([
   column.accessor("startedAt", { header: "Started", cell: (info) => <DisplayTime value={info.getValue()} /> }),
-  column.accessor("provider", { header: "Gateway" }),
+  column.accessor((run) => (run.account === "default" ? run.provider : `${run.provider} / ${run.account}`), {
+    id: "gateway",
+    header: "Gateway",
+  }),
   column.accessor((run) => run.actor ?? run.trigger, { id: "by", header: "By" }),
   column.accessor("windowStart", {
     header: "Window",

@@ -1,4 +1,7 @@
-import { enableHint, findDriver } from "../../providers/registry";
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
+import { configAccounts, type AccountDirectory } from "../../gateway-accounts/account-directory";
+import type { GatewayAccount } from "../../gateway-accounts/gateway-account";
+import { enableHint, findDriver, type ProviderName } from "../../providers/registry";
 import { KeysUnavailableError } from "../../http/jwks-cache";
 import type { HeaderMap, ProviderDriver } from "../../providers/types";
 import { normalizeEvent } from "./normalize-event";
@@ -6,16 +9,36 @@ import { recordSignatureFailure } from "./signature-failures";
 import { rememberNonce } from "./signature-nonces";
 import { verificationNeeds } from "./signature-keys";
 import { storeEvent, type StoreDeps } from "./store-event";
+import { accountNamedByBody } from "./event-account";
 
-export type IngestDeps = StoreDeps;
+/** `accounts`: the process's gateway accounts (unset: the configuration's alone). */
+export type IngestDeps = StoreDeps & { accounts?: AccountDirectory };
 
-export type IngestRequest = { provider: string; rawBody: Buffer; headers: HeaderMap; query?: URLSearchParams };
+export type IngestRequest = {
+  provider: string;
+  rawBody: Buffer;
+  headers: HeaderMap;
+  query?: URLSearchParams;
+  /** The account its URL names (`/api/webhooks/{provider}/{account}`, deliveryAccount); unset: the default. */
+  account?: GatewayAccount;
+};
 
 export type IngestOutcome =
   | { kind: "stored"; inboxId: number; duplicate: false; status: "pending" | "failed" }
   | { kind: "duplicate"; duplicate: true }
   | { kind: "unknown_provider" }
-  | { kind: "not_configured"; provider: string; /** What turns it on, in its driver's words (enableHint). */ enableWith: string }
+  | {
+      kind: "not_configured";
+      provider: string;
+      /** What turns it on: in its driver's words (enableHint) for the default account, an account's secret otherwise. */
+      enableWith: string;
+      /** A named account with no secret. */
+      account?: string;
+    }
+  /** The URL names an account the gateway doesn't have: nothing to verify with, nothing stored. */
+  | { kind: "unknown_account"; provider: string; account: string }
+  /** The URL's account is disabled, or its secrets can't be opened: refused for now (the gateway retries). */
+  | { kind: "account_unavailable"; provider: string; account: string; reason: "disabled" | "unreadable" }
   | { kind: "rejected"; reason: string }
   /** We could not check the signature (the sender's published keys are unreachable): nothing stored. */
   | { kind: "unverifiable"; reason: string };
@@ -46,21 +69,53 @@ export function keptQuery(driver: ProviderDriver, query: URLSearchParams): strin
 }
 
 /**
+ * The account a delivery's URL names, looked up before its body is read: the account, or the answer
+ * that refuses it (unknown: 404; disabled or unreadable: retry later). `default` is the default
+ * account, as `/api/webhooks/{provider}` is.
+ */
+export async function deliveryAccount(
+  deps: Pick<IngestDeps, "config" | "accounts">,
+  provider: ProviderName,
+  name: string,
+): Promise<{ account: GatewayAccount } | { refused: IngestOutcome }> {
+  const accounts = deps.accounts ?? configAccounts(deps.config);
+  await accounts.ready();
+  const account = accounts.find(provider, name);
+  if (!account) return { refused: { kind: "unknown_account", provider, account: name } };
+  if (!account.enabled) return { refused: { kind: "account_unavailable", provider, account: name, reason: "disabled" } };
+  if (account.unreadable) return { refused: { kind: "account_unavailable", provider, account: name, reason: "unreadable" } };
+  return { account };
+}
+
+/**
  * Verifies, normalizes and stores one delivery, and enqueues its processing job in the same
- * statement: a committed row always has its job, a failed statement leaves neither.
+ * statement: a committed row always has its job, a failed statement leaves neither. It is verified
+ * with its account's secrets only (the URL's, else the default's): another account's secret is a
+ * bad signature here.
  */
 export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Promise<IngestOutcome> {
   const driver = findDriver(request.provider);
   if (!driver) return { kind: "unknown_provider" };
   const providerConfig = deps.config.providers[driver.name];
-  if (!providerConfig.enabled) return { kind: "not_configured", provider: driver.name, enableWith: enableHint(driver) };
+  const account = request.account ?? (deps.accounts ?? configAccounts(deps.config)).find(driver.name, DEFAULT_ACCOUNT)!;
+  const named = account.name === DEFAULT_ACCOUNT ? undefined : account.name;
+  if (account.secrets.length === 0 && !providerConfig.enabledWithoutSecret) {
+    return named
+      ? {
+          kind: "not_configured",
+          provider: driver.name,
+          account: named,
+          enableWith: `give ${driver.name} account "${named}" a webhook secret`,
+        }
+      : { kind: "not_configured", provider: driver.name, enableWith: enableHint(driver) };
+  }
 
   const now = deps.now?.() ?? new Date();
   const query = request.query ?? new URLSearchParams();
   let verdict;
   try {
     verdict = await driver.verify(request.rawBody, request.headers, {
-      secrets: providerConfig.secrets,
+      secrets: account.secrets,
       nowSeconds: Math.floor(now.getTime() / 1000),
       toleranceSeconds: deps.config.toleranceSeconds,
       query,
@@ -94,6 +149,8 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   }
   const inboxId = await storeEvent(deps, {
     provider: driver.name,
+    // The URL's account, else the one the body names (an event of a connected account or seller).
+    account: named ?? accountNamedByBody(deps, driver.name, normalized.columns.account) ?? undefined,
     columns: normalized.columns,
     error: normalized.ok ? null : normalized.error,
     rawBody: request.rawBody,

@@ -9,6 +9,9 @@ export type IngestReply = {
   headers?: Record<string, string>;
 };
 
+/** How long a disabled account's gateway is asked to wait before resending. */
+const DISABLED_RETRY_AFTER_SECONDS = 300;
+
 /** The HTTP answer to a webhook, the same from the Next.js route and the lean ingest server. */
 export function ingestReply(outcome: IngestOutcome, provider: string): IngestReply {
   switch (outcome.kind) {
@@ -26,7 +29,41 @@ export function ingestReply(outcome: IngestOutcome, provider: string): IngestRep
         headers: { "retry-after": "60" },
       };
     case "not_configured":
-      return { status: 503, body: { error: `provider "${outcome.provider}" is not configured`, code: "NOT_CONFIGURED" } };
+      return {
+        status: 503,
+        body: {
+          error: outcome.account
+            ? `account "${outcome.account}" of provider "${outcome.provider}" has no webhook secret`
+            : `provider "${outcome.provider}" is not configured`,
+          code: "NOT_CONFIGURED",
+        },
+      };
+    case "unknown_account":
+      // Nothing to verify with: a typo in the URL configured at the gateway, or an account removed.
+      return {
+        status: 404,
+        body: { error: `unknown account "${outcome.account}" of provider "${outcome.provider}"`, code: "UNKNOWN_ACCOUNT" },
+      };
+    case "account_unavailable":
+      // Refused for now, nothing stored: the gateway keeps resending (for days, or until its queue
+      // pauses and keeps them) and the deliveries arrive once the account is enabled again.
+      return outcome.reason === "disabled"
+        ? {
+            status: 503,
+            body: {
+              error: `account "${outcome.account}" of provider "${outcome.provider}" is disabled; retry later`,
+              code: "ACCOUNT_DISABLED",
+            },
+            headers: { "retry-after": String(DISABLED_RETRY_AFTER_SECONDS) },
+          }
+        : {
+            status: 503,
+            body: {
+              error: `account "${outcome.account}" of provider "${outcome.provider}" can't be read right now; retry later`,
+              code: "ACCOUNT_UNREADABLE",
+            },
+            headers: { "retry-after": "60" },
+          };
     case "unknown_provider":
       return { status: 404, body: unknownProvider(provider) };
   }
@@ -42,13 +79,16 @@ export function recordWebhookReceived(log: Logger, provider: string, outcome: In
   const result = outcome.kind === "stored" && outcome.status === "failed" ? "stored_failed" : outcome.kind;
   recordIngest(provider, result, seconds);
   const inboxId = outcome.kind === "stored" ? outcome.inboxId : undefined;
-  const reason = outcome.kind === "rejected" || outcome.kind === "unverifiable" ? outcome.reason : undefined;
+  const reason =
+    outcome.kind === "rejected" || outcome.kind === "unverifiable" || outcome.kind === "account_unavailable" ? outcome.reason : undefined;
+  const account = "account" in outcome ? outcome.account : undefined;
   log[result === "stored" || result === "duplicate" ? "info" : "warn"](
-    { result, inboxId, reason, ms: Math.round(seconds * 1000), bytes },
+    { result, inboxId, account, reason, ms: Math.round(seconds * 1000), bytes },
     "webhook answered",
   );
   if (outcome.kind === "not_configured") {
-    log.error(`refusing ${outcome.provider} webhooks: it is not enabled (${outcome.enableWith}); unsigned events are never accepted`);
+    const what = outcome.account ? `account "${outcome.account}" webhooks` : "webhooks";
+    log.error(`refusing ${outcome.provider} ${what}: it is not enabled (${outcome.enableWith}); unsigned events are never accepted`);
   }
 }
 

@@ -11,9 +11,10 @@ import { receiveWebhook } from "./receive-webhook";
 import { logger } from "../../observability/logger";
 
 // The lean webhook server of `npm run ingest`: node:http, no framework, serving only
-// /api/webhooks/{provider} through the same reception pipeline as the Next.js route.
+// /api/webhooks/{provider} and /api/webhooks/{provider}/{account} through the same reception
+// pipeline as the Next.js routes.
 
-const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)\/?$/;
+const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)(?:\/([^/]+))?\/?$/;
 
 /** Is this a webhook delivery (what the web server keeps its reserved sockets for)? */
 export function isWebhookRequest(request: IncomingMessage): boolean {
@@ -53,10 +54,11 @@ async function handle(deps: IngestDeps, request: IncomingMessage, response: Serv
   const match = WEBHOOK_PATH.exec(url.pathname);
   if (!match) return send(response, 404, { error: "not found", code: "NOT_FOUND" });
   const reply = await receiveWebhook(
-    { config: deps.config, ingestDeps: () => deps },
+    { config: deps.config, accounts: deps.accounts, ingestDeps: () => deps },
     {
       method: request.method ?? "",
       provider: decodeURIComponent(match[1]!),
+      ...(match[2] === undefined ? {} : { account: decodeURIComponent(match[2]) }),
       headers: headerMap(request),
       query: url.searchParams,
       readBody: (limitBytes) => readBody(request, response, limitBytes),

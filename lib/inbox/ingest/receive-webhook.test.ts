@@ -7,7 +7,7 @@ import { receiveWebhook, type WebhookRequest } from "./receive-webhook";
 // The steps that answer before anything is stored, without a server or a database: what both
 // servers answer is what this returns (the stored path is tested through each server).
 
-const config = loadConfig({ WEBHOOK_BODY_LIMIT_BYTES: "64" });
+const config = loadConfig({ WEBHOOK_BODY_LIMIT_BYTES: "64", ASAAS_ACCOUNTS: "loja-a", WEBHOOK_SECRET_ASAAS_LOJA_A: "loja-a-token" });
 
 function request(overrides: Partial<WebhookRequest> = {}) {
   const reads: number[] = [];
@@ -47,6 +47,19 @@ describe("receiveWebhook", () => {
       body: { error: 'unknown provider "nope"', code: "NOT_FOUND" },
     });
     expect([...get.reads, ...unknown.reads]).toEqual([]);
+  });
+
+  it("answers 404 to an account the gateway doesn't have, without reading the body; reads a known account's", async () => {
+    const unknown = request({ provider: "asaas", account: "loja-z" });
+    expect(await receiveWebhook(deps, unknown.value)).toEqual({
+      status: 404,
+      headers: {},
+      body: { error: 'unknown account "loja-z" of provider "asaas"', code: "UNKNOWN_ACCOUNT" },
+    });
+    expect(unknown.reads).toEqual([]);
+    const known = request({ provider: "asaas", account: "loja-a" });
+    expect((await receiveWebhook(deps, known.value)).status).toBe(413);
+    expect(known.reads).toEqual([64]);
   });
 
   it("reads the body with the configured limit and answers 413 past it", async () => {

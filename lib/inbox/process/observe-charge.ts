@@ -2,7 +2,10 @@ import type { AppConfig } from "../../config/env";
 import type { ProviderConfig } from "../../config/provider-config";
 import type { ChargeSnapshot } from "../../canonical/charge-event";
 import { observedChargeSchema } from "../../canonical/observed-charge";
-import { missingCredentials, notSet, type GatewayClients } from "../../http/gateway-clients";
+import type { GatewayClients } from "../../http/gateway-clients";
+import { accountAccess, notSet } from "../../gateway-accounts/account-access";
+import { configAccounts, type AccountDirectory } from "../../gateway-accounts/account-directory";
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
 import { isoToMicros, type EventTime } from "../../payments/state-machine";
 import { findDriver, PROVIDER_NAMES, type ProviderName } from "../../providers/registry";
 import type { NormalizedEvent, ProviderDriver } from "../../providers/types";
@@ -75,33 +78,39 @@ export function refetchesUnmappedType(config: AppConfig, driver: ProviderDriver<
   );
 }
 
-/** The state to apply: the event's own, or, where configured, the gateway's current one. */
+/**
+ * The state to apply: the event's own, or, where configured, the gateway's current one, read with the
+ * credentials of the event's account (`account`, its gateway_account; accountAccess).
+ */
 export async function observeCharge(
-  deps: { config: AppConfig; gateways: GatewayClients },
+  deps: { config: AppConfig; gateways: GatewayClients; accounts?: AccountDirectory },
   driver: ProviderDriver<ProviderName>,
   event: NormalizedEvent & { resourceId: string },
+  account: string = DEFAULT_ACCOUNT,
 ): Promise<ChargeObservation> {
   const own = ownObservation(deps.config, driver.name, event);
   if (own) return own;
   const providerConfig = deps.config.providers[driver.name];
-  const client = deps.gateways(driver.name);
-  if (!driver.refetch || !client) {
+  if (!driver.refetch || !providerConfig.apiUrl) {
     throw new Error(
       `refetch is configured for ${driver.name} ${event.type}, but ${driver.name} has no API to fetch from (set ${driver.name.toUpperCase()}_API_URL)`,
     );
   }
-  const missing = missingCredentials(driver, providerConfig);
-  if (missing.length > 0) {
-    throw new MissingCredentialError(`refetch needs ${notSet(missing)}; waiting for it (set it and restart the worker)`);
+  const access = accountAccess(deps.accounts ?? configAccounts(deps.config), driver, account, driver.accountOf?.(event.payload) ?? null);
+  if ("unavailable" in access) throw new MissingCredentialError(`refetch can't read ${access.unavailable}`);
+  if (access.missing.length > 0) {
+    throw new MissingCredentialError(
+      `refetch needs ${notSet(access.missing)}; waiting for it (a variable: set it and restart the worker; an account in the database: its change reaches the worker by itself)`,
+    );
   }
+  const client = deps.gateways(driver.name, access.credentials)!;
   // The fetch starts before any lock is taken; its start time is when the state was true.
   const fetchedAt = BigInt(Date.now()) * 1000n;
-  const account = driver.accountOf?.(event.payload) ?? undefined;
   const snapshot = await driver.refetch(event.resourceId, client.fetchJson, {
-    credentials: providerConfig.credentials,
+    credentials: access.credentials,
     settings: providerConfig.settings,
     eventType: event.type,
-    ...(account ? { account } : {}),
+    ...(access.readAs ? { account: access.readAs } : {}),
   });
   return { snapshot, at: { micros: fetchedAt, precision: "millisecond" }, source: "refetch" };
 }
@@ -137,7 +146,8 @@ export function missingCredentialWarnings(config: AppConfig): string[] {
     const driver = findDriver(provider);
     const providerConfig = config.providers[provider];
     if (!driver || !providerConfig.enabled || !refetches(driver, providerConfig)) return [];
-    const missing = missingCredentials(driver, providerConfig);
+    const access = accountAccess(configAccounts(config), driver, DEFAULT_ACCOUNT);
+    const missing = "missing" in access ? access.missing : [];
     if (missing.length === 0) return [];
     return [
       `refetch for ${provider} needs ${notSet(missing)}: ` +

@@ -5,6 +5,8 @@ import { applyChargeUpdates, paymentKey, type ChargeUpdate } from "../../payment
 import type { IgnoredReason } from "../../payments/state-machine";
 import { findDriver } from "../../providers/registry";
 import type { GatewayClients } from "../../http/gateway-clients";
+import type { AccountDirectory } from "../../gateway-accounts/account-directory";
+import { accountNamedByBody } from "../ingest/event-account";
 import { normalizeEvent, UNPARSEABLE_TYPE } from "../ingest/normalize-event";
 import { observeCharge, reconciledObservation, refetchesUnmappedType, type ChargeObservation } from "./observe-charge";
 import type { ProviderDriver } from "../../providers/types";
@@ -27,6 +29,8 @@ export type ProcessDeps = {
   boss: PgBoss;
   config: AppConfig;
   gateways: GatewayClients;
+  /** The gateway accounts whose credentials refetches use; unset: the configuration's alone. */
+  accounts?: AccountDirectory;
   /** Recorded on each attempt (host and pid), so an operator can tell which worker ran it. */
   workerId: string;
 };
@@ -115,14 +119,18 @@ async function prepare(deps: ProcessDeps, attempt: StartedAttempt): Promise<Sett
   // Parsing is deterministic: retrying the same bytes cannot help. A fixed driver + replay can.
   if (!normalized.ok) return { kind: "fail", started, error: normalized.error };
   const { event } = normalized;
-  if (started.eventType === UNPARSEABLE_TYPE) started = await reviveColumns(deps.pool, started, normalized.columns);
+  if (started.eventType === UNPARSEABLE_TYPE) {
+    const account = accountNamedByBody(deps, driver.name, normalized.columns.account);
+    started = await reviveColumns(deps.pool, started, { ...normalized.columns, account });
+  }
   try {
     if (event.charge === null && !event.refetchRequired && !refetchesUnmappedType(deps.config, driver, event)) {
       return { kind: "ignore", started, reason: "uninteresting_type" };
     }
     const resourceId = event.resourceId;
     if (!resourceId) return { kind: "ignore", started, reason: "no_resource" };
-    return applying(deps, driver, started, resourceId, await observeCharge(deps, driver, { ...event, resourceId }), event.occurredAt);
+    const observation = await observeCharge(deps, driver, { ...event, resourceId }, started.account);
+    return applying(deps, driver, started, resourceId, observation, event.occurredAt);
   } catch (error) {
     return scheduleRetry(deps, started, error);
   }

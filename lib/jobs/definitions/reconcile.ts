@@ -8,6 +8,8 @@ import type { JobDefinition } from "../job-definition";
 const reconcileData = z.object({
   /** One gateway now (`cli reconcile`); unset, every gateway whose interval has passed (the schedule). */
   provider: z.enum(PROVIDER_NAMES).optional(),
+  /** With a provider: which of its accounts (unset: the default account). */
+  account: z.string().min(1).max(200).optional(),
   /** With a provider: an explicit window, else the gateway's cursor. */
   since: z.coerce.date().optional(),
   until: z.coerce.date().optional(),
@@ -18,8 +20,8 @@ const reconcileData = z.object({
 });
 
 /**
- * Reconciliation: every minute, the gateways whose RECONCILE_INTERVAL_MINUTES_<P> has passed, one
- * after the other; or the one gateway asked for. A run lists at most RECONCILE_MAX_PAGES pages
+ * Reconciliation: every minute, the gateway accounts whose RECONCILE_INTERVAL_MINUTES_<P> has passed,
+ * one after the other; or the one account asked for. A run lists at most RECONCILE_MAX_PAGES pages
  * through the rate limiter: well within the hour it may take.
  */
 export const reconcileJob: JobDefinition<z.infer<typeof reconcileData>, ReconcileResult[]> = {
@@ -37,6 +39,7 @@ export const reconcileJob: JobDefinition<z.infer<typeof reconcileData>, Reconcil
       logger("reconcile")[level](
         {
           provider: result.provider,
+          account: result.account,
           runId: result.runId,
           listed: result.listed,
           missingIngested: result.missingIngested,

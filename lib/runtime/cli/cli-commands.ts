@@ -1,4 +1,13 @@
 import type { CliCommand } from "./cli-command";
+import {
+  addAccountCommand,
+  disableAccountCommand,
+  enableAccountCommand,
+  listAccountsCommand,
+  removeAccountCommand,
+  resealAccountsCommand,
+  rotateAccountCommand,
+} from "./account-commands";
 import { replayCommand, restoreCommand, retentionCommand, sweepCommand } from "./event-commands";
 import { migrateCommand } from "./migrate-command";
 import { privacyEraseCommand, privacyExportCommand } from "./privacy-commands";
@@ -22,6 +31,13 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   restorePartitionCommand,
   reconcileCommand,
   reconcileRunsCommand,
+  addAccountCommand,
+  listAccountsCommand,
+  rotateAccountCommand,
+  disableAccountCommand,
+  enableAccountCommand,
+  removeAccountCommand,
+  resealAccountsCommand,
   privacyExportCommand,
   privacyEraseCommand,
   createUserCommand,

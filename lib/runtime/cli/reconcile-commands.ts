@@ -5,13 +5,18 @@ import { findDriver, PROVIDER_NAMES } from "../../providers/registry";
 import { listRuns } from "../../reconcile/reconcile-runs";
 import type { ReconcileResult } from "../../reconcile/run-reconciliation";
 import { cliActor, command, flag, option } from "./cli-command";
+import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
+
+/** "P" for the default account, "P account A" for another. */
+const whose = (result: { provider: string; account: string }) =>
+  result.account === DEFAULT_ACCOUNT ? result.provider : `${result.provider} account ${result.account}`;
 
 function printReconcileResult(result: ReconcileResult): void {
-  if (result.outcome === "busy") return console.log(`a reconciliation of ${result.provider} is already running; nothing done`);
-  if (result.outcome === "unavailable") return console.log(`${result.provider}: ${result.reason}`);
+  if (result.outcome === "busy") return console.log(`a reconciliation of ${whose(result)} is already running; nothing done`);
+  if (result.outcome === "unavailable") return console.log(`${whose(result)}: ${result.reason}`);
   const verb = result.dryRun ? "would ingest" : "ingested";
   console.log(
-    `${result.provider} ${result.since} .. ${result.until}${result.runId ? ` (run #${result.runId})` : ""}: listed ${result.listed} in ${result.pages} page(s); ` +
+    `${whose(result)} ${result.since} .. ${result.until}${result.runId ? ` (run #${result.runId})` : ""}: listed ${result.listed} in ${result.pages} page(s); ` +
       `${verb} ${result.missingIngested} missed event(s), ${result.dryRun ? "would repair" : "repaired"} ${result.repaired} payment(s), ` +
       `refetched ${result.stuckRefetched} stuck payment(s), ${result.errors} error(s)${result.complete ? "" : " (window not finished: the next run resumes it)"}`,
   );
@@ -39,14 +44,16 @@ export const reconcileCommand = command({
         arg: "P",
         help: `the gateway (${listingGateways.join(", ")}; ${stuckOnlyGateways.join(", ")}: stuck payments only)`,
       }),
+      account: option(z.string().min(1).optional(), { arg: "A", help: "one of its accounts (unset: the default account)" }),
       since: option(time("--since"), { arg: "T" }),
       until: option(time("--until"), { arg: "T", help: "this window (ISO-8601; --until defaults to now); unset, the gateway's cursor" }),
       "dry-run": flag("print what a run would ingest and repair, change nothing"),
     })
     .refine(({ since, until }) => !until || since, "--until needs --since"),
-  run: async (runtime, { provider, since, until, "dry-run": dryRun }) => {
+  run: async (runtime, { provider, account, since, until, "dry-run": dryRun }) => {
     const [result] = await runJob(reconcileJob, await runtime.jobDeps(), {
       provider,
+      account,
       since,
       until,
       dryRun,
@@ -64,7 +71,7 @@ export const reconcileRunsCommand = command({
   run: async (runtime) => {
     for (const run of await listRuns(runtime.pool(), 20)) {
       console.log(
-        `#${run.id} ${run.provider} ${run.status} ${run.windowStart} .. ${run.windowEnd}: listed ${run.listed}, missed ${run.missingIngested}, ` +
+        `#${run.id} ${whose(run)} ${run.status} ${run.windowStart} .. ${run.windowEnd}: listed ${run.listed}, missed ${run.missingIngested}, ` +
           `repaired ${run.repaired}, stuck refetched ${run.stuckRefetched}, errors ${run.errors}${run.lastError ? ` (${run.lastError})` : ""}`,
       );
     }

@@ -1,0 +1,11 @@
+import type { NextRequest } from "next/server";
+import { withErrors } from "@/app/_server/route-handler";
+import { answerWebhook } from "../../answer-webhook";
+
+export const dynamic = "force-dynamic";
+
+/** A gateway delivers one webhook for one of its accounts (`default` is the default account). */
+export const POST = withErrors(async (request: NextRequest, context: RouteContext<"/api/webhooks/[provider]/[account]">) => {
+  const { provider, account } = await context.params;
+  return answerWebhook(request, provider, account);
+});
