@@ -1,8 +1,8 @@
-import { Secret, TOTP } from "otpauth";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
-import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
+import { horizontalOverflow, pageIn, rendered, screenshot } from "./harness/browser";
+import { codeFor, wrongCodeFor } from "./harness/one-time-codes";
 import { CONSOLE_PASSWORD, startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 
 // Console access through the built app in Chromium, at 1440 and 390 px: two-step sign-in required
@@ -26,18 +26,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => world?.close());
-
-const codeFor = (secret: string, offsetSteps = 0) =>
-  new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offsetSteps * 30_000 });
-/** A 6-digit code that isn't any of the ones the window accepts now. */
-const wrongCodeFor = (secret: string) => {
-  const valid = new Set([-1, 0, 1].map((offset) => codeFor(secret, offset)));
-  return ["000000", "111111", "222222", "333333"].find((code) => !valid.has(code))!;
-};
-
-async function pageIn(context: BrowserContext): Promise<Page> {
-  return context.pages()[0] ?? (await context.newPage());
-}
 
 /** The login form's first step; returns once the server answered (signed in, or asking for a code). */
 async function submitPassword(page: Page, email: string, password: string): Promise<void> {

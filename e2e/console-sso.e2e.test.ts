@@ -1,12 +1,12 @@
 import { generateKeyPairSync } from "node:crypto";
 import { parseEnv } from "node:util";
-import { Secret, TOTP } from "otpauth";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config/env";
 import { confirmEnrolment, startEnrolment } from "@/lib/auth/two-factor";
 import { updateUser } from "@/lib/auth/users";
-import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
+import { horizontalOverflow, pageIn, rendered, screenshot } from "./harness/browser";
+import { codeFor, wrongCodeFor } from "./harness/one-time-codes";
 import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 import { blocksRunBy } from "./harness/doc-blocks";
 import { cookieHeader, csrfToken } from "./harness/http-session";
@@ -81,19 +81,6 @@ afterAll(async () => {
   await world?.close();
   await idp?.close();
 });
-
-const codeFor = (secret: string, offsetSteps = 0) =>
-  new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + offsetSteps * 30_000 });
-
-/** A 6-digit code that isn't any of the ones the window accepts now. */
-const wrongCodeFor = (secret: string) => {
-  const valid = new Set([-1, 0, 1].map((offset) => codeFor(secret, offset)));
-  return ["000000", "111111", "222222", "333333"].find((code) => !valid.has(code))!;
-};
-
-async function pageIn(context: BrowserContext): Promise<Page> {
-  return context.pages()[0] ?? (await context.newPage());
-}
 
 /** From the login page through the provider's own sign-in and consent pages, back to the console. */
 async function signInWithProvider(page: Page, login: string): Promise<void> {

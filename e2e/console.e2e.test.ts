@@ -5,7 +5,7 @@ import { eventFilterSql } from "@/lib/inbox/queries/event-filter";
 import { webhookFor, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import type { AppServer } from "./harness/app-server";
-import { screenshot, signIn } from "./harness/browser";
+import { pageIn, screenshot, signIn } from "./harness/browser";
 import { CONSOLE_PASSWORD, startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 import type { FakeGateway } from "./simulator/fake-gateway";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
@@ -80,7 +80,7 @@ afterAll(async () => {
 describe("operations console", () => {
   it("[ADMIN][AUTH]: signs in, sees the overview, signs out; bad passwords are refused and audited", async () => {
     const context = await world.openBrowser();
-    const page = context.pages()[0] ?? (await context.newPage());
+    const page = await pageIn(context);
     await page.goto(`${server.url}/events`);
     expect(page.url()).toContain("/login");
     await page.getByLabel("E-mail").fill(email("admin"));

@@ -6,7 +6,7 @@ import { signedWebhook } from "@/lib/testing/gateway-events";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import { startAppServer, type AppServer } from "./harness/app-server";
-import { openBrowser } from "./harness/browser";
+import { openBrowser, pageIn } from "./harness/browser";
 import { cookieHeader, httpSignIn, httpSignOut } from "./harness/http-session";
 import { postWebhook } from "./simulator/send-webhooks";
 
@@ -52,7 +52,7 @@ afterAll(async () => {
 async function browser(): Promise<Page> {
   const context = await openBrowser();
   contexts.push(context);
-  return context.pages()[0] ?? (await context.newPage());
+  return pageIn(context);
 }
 
 /** Console errors and CSP violations of a page, collected from its first load on. */

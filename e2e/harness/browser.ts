@@ -39,7 +39,7 @@ export async function openBrowser(
 }
 
 export async function signIn(context: BrowserContext, baseUrl: string, email: string, password: string): Promise<Page> {
-  const page = context.pages()[0] ?? (await context.newPage());
+  const page = await pageIn(context);
   await page.goto(`${baseUrl}/login`);
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(password);
@@ -68,4 +68,9 @@ export async function rendered(page: Page): Promise<void> {
 export async function horizontalOverflow(page: Page): Promise<number> {
   await rendered(page);
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** The context's first page (a persistent context opens with one), or a new one. */
+export async function pageIn(context: BrowserContext): Promise<Page> {
+  return context.pages()[0] ?? (await context.newPage());
 }
