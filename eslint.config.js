@@ -8,6 +8,7 @@ import tseslint from "typescript-eslint";
 // its own folder and folders listed before it, never one listed after it (rule `layers/lib-order`):
 //
 //   errors         the AppError class and its code -> HTTP status table
+//   text           words for people: a count with its noun, a status's label
 //   crypto         constant-time comparison, HMAC and hashes
 //   request        inbound request helpers: body limits, client address, input schemas, headers
 //   canonical      the payment vocabulary drivers and payments share
@@ -61,6 +62,7 @@ import tseslint from "typescript-eslint";
 // patterns too.)
 export const LIB_LAYERS = [
   "errors",
+  "text",
   "crypto",
   "request",
   "canonical",
@@ -284,7 +286,7 @@ const libPatterns = [
 
 const consolePatterns = [
   {
-    regex: String.raw`^(?:@/|(?:\.\./)+)lib/(?!console/|runtime/web-runtime$|request/|time/|canonical/money$)`,
+    regex: String.raw`^(?:@/|(?:\.\./)+)lib/(?!console/|runtime/web-runtime$|request/|time/|text/|canonical/money$)`,
     message: "app/ reaches lib/ through lib/console (a page's get-*-view.ts, an action module): see eslint.config.js.",
   },
 ];
@@ -390,6 +392,7 @@ export default tseslint.config(
   //                            (lib/console sits below lib/runtime in LIB_LAYERS: it never fetches them)
   //   lib/request              parsing what the request brings (row ids, body limits): the edge's job
   //   lib/time                 an instant in the viewer's zone, which client components format too
+  //   lib/text                 a count in words and a status's label, which client components write too
   //   lib/canonical/money      the one money formatter, which the CSV and client components use too
   // Exempt, as framework glue: app/_server/ (the session and sign-in through next-auth, the action and
   // route-handler wrappers, CSV responses, API tokens: they use lib/auth, lib/audit, lib/errors,
@@ -413,7 +416,7 @@ export default tseslint.config(
     ],
     rules: { "no-restricted-imports": restrict(consolePatterns) },
   },
-  // A client component runs in the browser: of lib/ it takes formatting (lib/time, lib/canonical/money) and the types of
+  // A client component runs in the browser: of lib/ it takes formatting (lib/time, lib/text, lib/canonical/money) and the types of
   // its view, never a module that reaches the database.
   {
     files: ["app/**/*.client.tsx"],
@@ -421,7 +424,7 @@ export default tseslint.config(
       "no-restricted-imports": restrict([
         ...consolePatterns,
         {
-          regex: "^@/lib/(?!time/|canonical/money$)",
+          regex: "^@/lib/(?!time/|text/|canonical/money$)",
           message: "client components take only types from lib/ (import type): the rest reaches the database.",
           allowTypeImports: true,
         },

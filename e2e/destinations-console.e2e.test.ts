@@ -90,7 +90,7 @@ describe("[ADMIN][DESTINATIONS] console", () => {
       dialog.accept().catch(() => undefined);
     });
     await row.getByRole("button", { name: "Resend dead" }).click();
-    await page.getByRole("status").filter({ hasText: "Resending 1 deliveries." }).waitFor();
+    await page.getByRole("status").filter({ hasText: "Resending 1 delivery." }).waitFor();
     await waitFor(async () => receiver!.applied.length === 1, 30_000, "the resent change at the host");
     expect(receiver.applied[0]).toMatchObject({ chargeId: refused, version: 1, status: "paid" });
     const { rows: audit } = await app.pool.query("SELECT actor FROM audit_log WHERE action = 'delivery_resent'");

@@ -84,7 +84,7 @@ describe("[ADMIN][GATEWAY ACCOUNTS] console", () => {
     const rotation = page.getByRole("form", { name: "Rotate asaas/loja-web" });
     await rotation.getByLabel("New webhook secret").fill(ROTATED);
     await rotation.getByRole("button", { name: "Rotate" }).click();
-    await page.getByRole("status").filter({ hasText: "Rotated asaas/loja-web: 2 secret(s)" }).waitFor();
+    await page.getByRole("status").filter({ hasText: "Rotated asaas/loja-web: 2 secrets verify now" }).waitFor();
     await waitFor(async () => (await shownSecrets(page, "loja-web")).length === 2, 10_000, "both secrets shown");
     expect(await shownSecrets(page, "loja-web")).toEqual([fingerprint(ROTATED), fingerprint(SECRET)]);
     await waitFor(async () => (await delivered("loja-web", ROTATED)) === 200, 5_000, "the new secret verifies");

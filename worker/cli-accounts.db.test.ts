@@ -35,7 +35,7 @@ describe("npm run cli, gateway accounts", { timeout: 300_000 }, () => {
     expect(listed.code).toBe(0);
     expect(listed.out).toContain("asaas/from-env  enabled  environment");
     expect(listed.out).toContain(`apiKey ${fingerprint("$aact_cli_key")}`);
-    expect(listed.out).toContain("1 account(s) in the database");
+    expect(listed.out).toContain("1 account in the database");
     for (const output of [added.out, listed.out]) for (const secret of [TOKEN, "$aact_cli_key"]) expect(output).not.toContain(secret);
 
     const rotated = cli(["accounts:rotate", ...named, "--secret", "-"], "asaas-token-rotated-0123456789");

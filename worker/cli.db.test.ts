@@ -46,7 +46,7 @@ describe("npm run cli", { timeout: 240_000 }, () => {
   it("replay --dry-run counts without changing anything", () => {
     const result = cli("replay", "--provider", "stripe", "--status", "failed", "--dry-run");
     expect(result).toMatchObject({ code: 0 });
-    expect(result.out).toContain("would replay 2 event(s) (stripe: 2)");
+    expect(result.out).toContain("would replay 2 events (stripe: 2)");
   });
 
   it("replay puts matching events back to pending, dispatches them and audits it", async () => {
@@ -61,7 +61,7 @@ describe("npm run cli", { timeout: 240_000 }, () => {
       "--type",
       "charge.succeeded",
     );
-    expect(result.out).toContain("replayed 3 event(s)");
+    expect(result.out).toContain("replayed 3 events");
     const { rows } = await app.pool.query("SELECT event_id FROM webhook_inbox WHERE status = 'pending' ORDER BY event_id");
     expect(rows.map((row) => row.event_id)).toEqual(["e1", "e2", "e3"]);
     expect((await app.pool.query("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhooks'")).rows[0].n).toBe(3);

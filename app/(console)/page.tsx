@@ -8,11 +8,10 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 import { WebhooksReceivedTable, WorkersTable } from "./liveness-tables.client";
 import { ProviderStatsTable } from "./provider-stats-table.client";
 import { StatCards } from "./stat-cards";
+import { agree, plural } from "@/lib/text/words";
 
 export const metadata: Metadata = { title: "Overview" };
 export const dynamic = "force-dynamic";
-
-const plural = (count: number, word: string, words = `${word}s`) => `${count} ${count === 1 ? word : words}`;
 
 export default async function OverviewPage() {
   await requirePageAccess("/");
@@ -25,8 +24,8 @@ export default async function OverviewPage() {
       <h1>Overview</h1>
       {view.noWorkerAlive ? (
         <div className="banner bad" role="alert" data-testid="no-worker-banner">
-          <strong>No worker is alive:</strong> {plural(backlog.pending, "event")} wait and no worker is running (none has sent a heartbeat
-          in the last few seconds). Start one with <code>npm run worker</code>.
+          <strong>No worker is alive:</strong> {plural(backlog.pending, "event")} {agree(backlog.pending, "waits", "wait")} and no worker is
+          running (none has sent a heartbeat in the last few seconds). Start one with <code>npm run worker</code>.
         </div>
       ) : view.oldPending ? (
         <div className="banner warn" role="status" data-testid="old-pending-banner">
@@ -36,7 +35,7 @@ export default async function OverviewPage() {
       ) : null}
       {backlog.failed > 0 ? (
         <div className="banner bad" role="alert">
-          <strong>{plural(backlog.failed, "failed event")}</strong> need a person.{" "}
+          <strong>{plural(backlog.failed, "failed event")}</strong> {agree(backlog.failed, "needs", "need")} a person.{" "}
           <Link href="/events?status=failed">Review failed events</Link>
         </div>
       ) : null}
@@ -46,7 +45,8 @@ export default async function OverviewPage() {
           {view.deliveries.failing
             .map(({ name, reason }) => `${name} (${reason === "gone" ? "switched off after a 410" : "circuit open"})`)
             .join(", ")}
-          : {plural(view.deliveries.undelivered, "push", "pushes")} wait. <Link href="/destinations">Destinations</Link>
+          : {plural(view.deliveries.undelivered, "push", "pushes")} {agree(view.deliveries.undelivered, "waits", "wait")}.{" "}
+          <Link href="/destinations">Destinations</Link>
         </div>
       ) : null}
       {jumped.length > 0 ? (

@@ -1,5 +1,6 @@
 import { Money } from "@/app/_components/money";
 import type { PaymentsView, PaymentMoney } from "@/lib/console/get-payments-view";
+import { plural } from "@/lib/text/words";
 
 /** Each figure of a total, in the order shown, with what it counts (docs/console.md, "Totals"). */
 const FIGURES: { key: keyof PaymentMoney; label: string; meaning: string }[] = [
@@ -34,9 +35,7 @@ export function PaymentTotals({
           <div key={total.currency ?? "none"} style={{ display: "contents" }}>
             <dt>{total.currency ? total.currency.toUpperCase() : "No amount yet"}</dt>
             <dd data-testid={`${testId}-${total.currency ?? "none"}`}>
-              <strong>
-                {total.payments.toLocaleString("en-US")} payment{total.payments === 1 ? "" : "s"}
-              </strong>{" "}
+              <strong>{plural(total.payments, "payment")}</strong>{" "}
               <span className="muted">
                 (
                 {Object.entries(total.byStatus)

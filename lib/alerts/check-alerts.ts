@@ -9,6 +9,7 @@ import { silentForLongerThanUsual, webhooksReceived } from "../inbox/queries/web
 import { countStrayEvents } from "../inbox/partitions/list-inbox-partitions";
 import { runsWithFindings } from "../reconcile/reconcile-runs";
 import { sendAlert, type Alert, type AlertDeps, type AlertOutcome } from "./send-alert";
+import { agree, plural } from "../text/words";
 
 const NAMED_ACCOUNTS = 5;
 
@@ -50,7 +51,7 @@ export async function findWorkerDownAlert(deps: AlertDeps): Promise<Alert | null
     kind: "worker_down",
     provider: "all",
     text:
-      `${PREFIX} no worker alive: ${backlog.pending} event(s) pending` +
+      `${PREFIX} no worker alive: ${plural(backlog.pending, "event")} pending` +
       `${last === null ? " and no worker ever seen" : `, the last worker heartbeat ${last}s ago`}: start \`npm run worker\`.`,
   };
 }
@@ -75,7 +76,7 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
     ...failures.rows.map((row) => ({
       kind: "event_failed" as const,
       provider: row.provider,
-      text: `${PREFIX} ${row.provider}: ${row.n} event(s) failed in the last ${windowMinutes} min${ofAccounts(row.accounts)} and need a person (console: Events, status failed).`,
+      text: `${PREFIX} ${row.provider}: ${plural(row.n, "event")} failed in the last ${windowMinutes} min${ofAccounts(row.accounts)} and ${agree(row.n, "needs", "need")} a person (console: Events, status failed).`,
     })),
     ...stats
       .filter((provider) => provider.ignoredJump)
@@ -89,7 +90,7 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
     ...stale.rows.map((row) => ({
       kind: "pending_stale" as const,
       provider: row.provider,
-      text: `${PREFIX} ${row.provider}: the oldest of ${row.n} pending event(s) has waited ${row.minutes} min (threshold ${pendingAgeMinutes} min): are the workers running?`,
+      text: `${PREFIX} ${row.provider}: the oldest of ${plural(row.n, "pending event")} has waited ${row.minutes} min (threshold ${pendingAgeMinutes} min): are the workers running?`,
     })),
     ...received.filter(silentForLongerThanUsual).map((provider) => ({
       kind: "provider_silent" as const,
@@ -104,7 +105,7 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
             kind: "partition_strays" as const,
             provider: "all",
             text:
-              `${PREFIX} ${strays} event(s) were stored in the inbox's default partition: their month had no partition ` +
+              `${PREFIX} ${plural(strays, "event")} ${agree(strays, "was", "were")} stored in the inbox's default partition: their month had no partition ` +
               "(a clock far off, or no worker ran to create it ahead). Creating their month's partition moves them: " +
               "`npm run cli -- partitions:create --month YYYY-MM` (workers create this month and the next two).",
           },
@@ -115,7 +116,7 @@ export async function findAlerts(deps: AlertDeps): Promise<Alert[]> {
       kind: "reconcile_missed" as const,
       provider: row.provider,
       text:
-        `${PREFIX} ${row.provider}: reconciliation found ${row.missingIngested} event(s) the gateway never sent and ${row.repaired} payment(s)${ofAccounts(row.accounts)} ` +
+        `${PREFIX} ${row.provider}: reconciliation found ${plural(row.missingIngested, "event")} the gateway never sent and ${plural(row.repaired, "payment")}${ofAccounts(row.accounts)} ` +
         `in another state than the gateway's in the last ${windowMinutes} min (recovered; console: Reconciliation). Is the webhook endpoint still configured at the gateway?`,
     })),
     ...destinations.filter((destination) => destination.circuitOpen).map(destinationFailingAlert),
@@ -151,7 +152,7 @@ export function destinationFailingAlert({ id, name, undelivered, oldestUndeliver
     kind: "destination_failing",
     provider: `destination:${id}`,
     text:
-      `${PREFIX} destination ${name} (id ${id}) is failing: its circuit opened after repeated failed pushes; ${undelivered} push(es) wait, ` +
+      `${PREFIX} destination ${name} (id ${id}) is failing: its circuit opened after repeated failed pushes; ${plural(undelivered, "push", "pushes")} ${agree(undelivered, "waits", "wait")}, ` +
       `the oldest change for ${formatAge(oldestUndeliveredSeconds)}. Is the receiver up? (console: Destinations)`,
   };
 }

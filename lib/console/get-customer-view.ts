@@ -6,6 +6,7 @@ import { customerSummary, type CustomerTotal } from "../payments/customer-summar
 import { shownCustomer } from "../privacy/shown-customer";
 import { paramsFromFilter } from "./event-filter-params";
 import { eventTableRows, type EventTableRow } from "./get-events-view";
+import { plural } from "../text/words";
 import { paymentTableRow, type PaymentTableRow } from "./payment-table-row";
 
 export type CustomerPageView = {
@@ -50,7 +51,7 @@ export async function getCustomerView(db: Queryable, role: Role, reference: stri
     withoutPayment:
       orphans.total > 0
         ? {
-            sentence: `${orphans.atLeast ? "More than " : ""}${orphans.total} event${one ? "" : "s"} for this customer ${one ? "has" : "have"} no payment yet`,
+            sentence: `${orphans.atLeast ? "More than " : ""}${plural(orphans.total, "event")} for this customer ${one ? "has" : "have"} no payment yet`,
             href: `/events?${paramsFromFilter(orphanFilter).toString()}`,
           }
         : null,

@@ -4,6 +4,7 @@ import { backlogSummary } from "../inbox/queries/inbox-stats";
 import { workersSummary, type WorkersSummary } from "../inbox/process/worker-heartbeats";
 import { webhooksQueueDepth } from "../queue/boss";
 import { QUEUES } from "../queue/queues";
+import { agree, plural } from "../text/words";
 
 export type HealthReport = {
   /** Everything works: database and queue reachable, and a worker alive whenever events wait. */
@@ -75,7 +76,7 @@ export async function checkHealth(
   if (report.inbox && report.workers && report.inbox.pending > 0 && report.workers.alive === 0) {
     const last = report.workers.lastHeartbeatSecondsAgo;
     report.problems.push(
-      `no worker alive: ${report.inbox.pending} event(s) wait; ${last === null ? "no worker ever beat" : `last heartbeat ${last}s ago`}`,
+      `no worker alive: ${plural(report.inbox.pending, "event")} ${agree(report.inbox.pending, "waits", "wait")}; ${last === null ? "no worker ever beat" : `last heartbeat ${last}s ago`}`,
     );
   }
   report.healthy = report.problems.length === 0;

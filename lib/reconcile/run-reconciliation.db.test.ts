@@ -496,7 +496,7 @@ describe("accounts: each listed with its own credentials from its own cursor", (
     // The alert names the accounts whose webhooks to look at.
     const alerts = await findAlerts({ pool: app.pool, config });
     expect(alerts.find((alert) => alert.kind === "reconcile_missed" && alert.provider === "asaas")?.text).toContain(
-      "5 payment(s) (accounts: loja-a, loja-b)",
+      "5 payments (accounts: loja-a, loja-b)",
     );
     // Each account's interval runs from its own last run: none is due again yet.
     expect(await runDueReconciliations({ pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) })).toEqual([]);
@@ -533,7 +533,7 @@ describe("what a run found, told", () => {
       {
         kind: "reconcile_missed",
         provider: "stripe",
-        text: expect.stringContaining(`found ${events.length} event(s) the gateway never sent`),
+        text: expect.stringContaining(`found ${events.length} events the gateway never sent`),
       },
     ]);
     const text = await renderMetrics(app.pool, async () => app.boss);

@@ -7,6 +7,7 @@ import { CopyButton } from "@/app/_components/copy-button.client";
 import type { ActionResult } from "@/app/_server/action";
 import type { AccountView } from "@/lib/console/get-account-view";
 import { changePassword, confirmTwoFactorEnrolment, disableTwoFactor, startTwoFactorEnrolment } from "./actions";
+import { plural } from "@/lib/text/words";
 
 type Message = { kind: "ok" | "bad"; text: string } | null;
 type Enrolment = { uri: string; secret: string; qrDataUrl: string };
@@ -114,10 +115,7 @@ export function AccountSettings({ view }: { view: AccountView }) {
           </>
         ) : view.twoFactor ? (
           <>
-            <p>
-              On: signing in asks for a code from your authenticator app. {view.recoveryCodesLeft} recovery code
-              {view.recoveryCodesLeft === 1 ? "" : "s"} left.
-            </p>
+            <p>On: signing in asks for a code from your authenticator app. {plural(view.recoveryCodesLeft, "recovery code")} left.</p>
             {view.twoFactorRequired ? (
               <p className="muted">Required for your role here, so it can&apos;t be turned off.</p>
             ) : (

@@ -16,6 +16,7 @@ import {
   setDestinationEnabled,
   updateDestination,
 } from "./actions";
+import { plural } from "@/lib/text/words";
 
 type DestinationTableRow = DestinationsView["destinations"][number];
 
@@ -212,7 +213,7 @@ export function DestinationsManager({
                   if (!window.confirm(`Resend ${destination.dead} dead deliveries to ${destination.name}?`)) return;
                   run(
                     () => resendDeliveries({ destinationId: destination.id }),
-                    (data) => `Resending ${data.resent} deliveries.`,
+                    (data) => `Resending ${plural(data.resent, "delivery", "deliveries")}.`,
                   );
                 }}
               >

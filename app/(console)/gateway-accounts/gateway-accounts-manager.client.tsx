@@ -7,6 +7,7 @@ import { DisplayTime } from "@/app/_components/display-time.client";
 import type { ActionResult } from "@/app/_server/action";
 import type { GatewayAccountsView } from "@/lib/console/get-gateway-accounts-view";
 import { addGatewayAccount, removeGatewayAccount, rotateGatewayAccount, setGatewayAccountEnabled } from "./actions";
+import { agree, plural } from "@/lib/text/words";
 
 type Account = GatewayAccountsView["accounts"][number];
 type Gateway = GatewayAccountsView["gateways"][number];
@@ -168,7 +169,7 @@ export function GatewayAccountsManager({
             run(
               () => rotateGatewayAccount(input),
               (account) =>
-                `Rotated ${account.provider}/${account.name}: ${account.secrets.length} secret(s) verify now; retire the old ones once the gateway signs with the new.`,
+                `Rotated ${account.provider}/${account.name}: ${plural(account.secrets.length, "secret")} ${agree(account.secrets.length, "verifies", "verify")} now; retire the old ones once the gateway signs with the new.`,
               () => setRotating(null),
             );
           }}

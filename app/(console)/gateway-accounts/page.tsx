@@ -4,6 +4,7 @@ import { requirePageAccess } from "@/app/_server/session";
 import { getGatewayAccountsView } from "@/lib/console/get-gateway-accounts-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EnvironmentAccounts, GatewayAccountsManager } from "./gateway-accounts-manager.client";
+import { plural } from "@/lib/text/words";
 
 export const metadata: Metadata = { title: "Gateway accounts" };
 export const dynamic = "force-dynamic";
@@ -17,7 +18,7 @@ export default async function GatewayAccountsPage({ searchParams }: { searchPara
   const href = (page: number) => `?${new URLSearchParams({ ...query, page: String(page) }).toString()}`;
   const paging: DataTablePaging = {
     testId: "accounts-total",
-    summary: `Page ${view.page} of ${pages} · ${view.total.toLocaleString("en-US")} ${view.total === 1 ? "account" : "accounts"}`,
+    summary: `Page ${view.page} of ${pages} · ${plural(view.total, "account")}`,
     prevHref: view.page > 1 ? href(view.page - 1) : null,
     nextHref: view.page * view.pageSize < view.total ? href(view.page + 1) : null,
   };

@@ -4,6 +4,7 @@ import { getPrivacyView } from "@/lib/console/get-privacy-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { ErasuresTable } from "./privacy-tables.client";
 import { SubjectRequests } from "./subject-requests.client";
+import { plural } from "@/lib/text/words";
 
 export const metadata: Metadata = { title: "Personal data" };
 export const dynamic = "force-dynamic";
@@ -25,7 +26,7 @@ export default async function PrivacyPage({ searchParams }: { searchParams: Prom
         rows={view.erasures}
         paging={{
           testId: "erasures-total",
-          summary: `Page ${view.page} of ${pages} · ${view.total.toLocaleString("en-US")} erasure${view.total === 1 ? "" : "s"}`,
+          summary: `Page ${view.page} of ${pages} · ${plural(view.total, "erasure")}`,
           prevHref: view.page > 1 ? `/privacy?page=${view.page - 1}` : null,
           nextHref: view.page * view.pageSize < view.total ? `/privacy?page=${view.page + 1}` : null,
         }}

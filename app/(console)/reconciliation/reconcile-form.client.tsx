@@ -5,6 +5,7 @@ import { useState, useTransition } from "react";
 import type { Finding, RequestedReconciliation } from "@/lib/console/reconciliation-actions";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { reconcileGateway } from "./actions";
+import { agree, plural } from "@/lib/text/words";
 
 const column = dataColumns<Finding>();
 const findingColumns = column.columns([
@@ -37,10 +38,10 @@ function Summary({ result }: { result: RequestedReconciliation }) {
     <div role="status" data-testid="reconcile-result">
       <p>
         {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {whose(result)}, {result.since} to {result.until}. Listed{" "}
-        <strong>{result.listed}</strong> in {result.pages} page(s); {ingest}{" "}
-        <strong data-testid="reconcile-missing">{result.missingIngested}</strong> missed event(s), {repair}{" "}
-        <strong data-testid="reconcile-repaired">{result.repaired}</strong> payment(s); refetched {result.stuckRefetched} stuck payment(s);{" "}
-        {result.errors} error(s).
+        <strong>{result.listed}</strong> in {plural(result.pages, "page")}; {ingest}{" "}
+        <strong data-testid="reconcile-missing">{result.missingIngested}</strong> missed {agree(result.missingIngested, "event", "events")},{" "}
+        {repair} <strong data-testid="reconcile-repaired">{result.repaired}</strong> {agree(result.repaired, "payment", "payments")};
+        refetched {plural(result.stuckRefetched, "stuck payment")}; {plural(result.errors, "error")}.
         {result.complete ? "" : " The window is not finished: the next run resumes it."}
       </p>
       {result.lastError ? <p className="muted">Last error: {result.lastError}</p> : null}

@@ -13,6 +13,7 @@ import {
 import { PROVIDER_NAMES, type ProviderName } from "../../providers/registry";
 import type { CliRuntime } from "../cli-runtime";
 import { cliActor, command, flag, option } from "./cli-command";
+import { plural } from "../../text/words";
 
 // The gateway accounts kept in the database (lib/gateway-accounts): the same changes the console and
 // the host API make, audited as the CLI user. A secret given as `-` is read from standard input, so
@@ -102,7 +103,9 @@ export const listAccountsCommand = command({
     for (const account of environmentAccountViews(runtime.config, provider as ProviderName | undefined)) console.log(describe(account));
     const { accounts, total } = await listGatewayAccountViews(runtime.pool(), { provider, page, pageSize: 200 });
     for (const account of accounts) console.log(describe(account));
-    console.log(`${total} account(s) in the database${total > accounts.length ? ` (page ${page} of ${Math.ceil(total / 200)})` : ""}`);
+    console.log(
+      `${plural(total, "account")} in the database${total > accounts.length ? ` (page ${page} of ${Math.ceil(total / 200)})` : ""}`,
+    );
     return 0;
   },
 });

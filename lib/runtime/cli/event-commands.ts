@@ -8,6 +8,7 @@ import { sweeperJob } from "../../jobs/definitions/sweeper";
 import { runJob } from "../../jobs/work-jobs";
 import { cliActor, command, flag, option } from "./cli-command";
 import { describePartitionArchive } from "./partition-commands";
+import { plural } from "../../text/words";
 
 // The stored events: replay, sweep, retention and restore.
 
@@ -47,7 +48,7 @@ export const replayCommand = command({
     const deps = { pool: runtime.pool(), boss: await runtime.boss(), config: runtime.config };
     const result = await replayEvents(deps, filter, { actor: cliActor(), dryRun: values["dry-run"] });
     const providers = perProvider(result.byProvider);
-    console.log(`${result.dryRun ? "would replay" : "replayed"} ${result.total} event(s)${providers ? ` (${providers})` : ""}`);
+    console.log(`${result.dryRun ? "would replay" : "replayed"} ${plural(result.total, "event")}${providers ? ` (${providers})` : ""}`);
     return 0;
   },
 });
@@ -67,7 +68,9 @@ export const sweepCommand = command({
   run: async (runtime, values) => {
     const minutes = values["stale-minutes"];
     const result = await runJob(sweeperJob, await runtime.jobDeps(), minutes === undefined ? {} : { staleSeconds: minutes * 60 });
-    console.log(result.skipped ? "another sweep is running; nothing done" : `re-dispatched ${result.dispatched} stale pending event(s)`);
+    console.log(
+      result.skipped ? "another sweep is running; nothing done" : `re-dispatched ${plural(result.dispatched, "stale pending event")}`,
+    );
     return 0;
   },
 });
@@ -86,7 +89,7 @@ export const retentionCommand = command({
     if (result.skipped) console.log("another retention run is in progress; nothing done");
     else {
       console.log(
-        `${result.dryRun ? "would archive" : "archived and purged"} ${result.events} event(s), ${result.bytes} raw bytes, ` +
+        `${result.dryRun ? "would archive" : "archived and purged"} ${plural(result.events, "event")}, ${plural(result.bytes, "raw byte")}, ` +
           `received before ${result.cutoff.toISOString()}${providers ? ` (${providers})` : ""}` +
           (result.dryRun ? "" : ` into ${archiveDir}`),
       );
@@ -95,7 +98,7 @@ export const retentionCommand = command({
     if (result.financial) {
       const { payments, transitions, changes, events, cutoff } = result.financial;
       console.log(
-        `purged ${payments} payment(s) unchanged since ${cutoff.toISOString()}, with ${transitions} transition(s), ${changes} change(s) and ${events} event(s)`,
+        `purged ${plural(payments, "payment")} unchanged since ${cutoff.toISOString()}, with ${plural(transitions, "transition")}, ${plural(changes, "change")} and ${plural(events, "event")}`,
       );
     }
     return 0;
@@ -137,7 +140,7 @@ export const restoreCommand = command({
   options: restoreOptions,
   run: async (runtime, selector) => {
     const result = await restoreArchivedEvents({ pool: runtime.pool(), config: runtime.config }, selector, { actor: cliActor() });
-    console.log(`restored ${result.restored} archived event(s)`);
+    console.log(`restored ${plural(result.restored, "archived event")}`);
     return 0;
   },
 });

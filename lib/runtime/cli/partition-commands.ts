@@ -4,12 +4,13 @@ import { ensureInboxPartitions } from "../../inbox/partitions/ensure-inbox-parti
 import { countStrayEvents, listInboxPartitions } from "../../inbox/partitions/list-inbox-partitions";
 import { restoreInboxPartition } from "../../inbox/partitions/restore-inbox-partition";
 import { cliActor, command, option } from "./cli-command";
+import { plural } from "../../text/words";
 
 // The inbox's monthly partitions: list, create a month, archive a whole month, restore it.
 
 export function describePartitionArchive(outcome: PartitionArchiveOutcome, archiveDir: string): string {
   const { name } = outcome;
-  if (outcome.outcome === "archived") return `archived ${outcome.rows} event(s) of ${name} into ${archiveDir}/${outcome.file}`;
+  if (outcome.outcome === "archived") return `archived ${plural(outcome.rows, "event")} of ${name} into ${archiveDir}/${outcome.file}`;
   if (outcome.outcome === "unsettled") return `${name} still holds pending or failed events; nothing done`;
   return `${name} is busy (its lock was not granted in time, or another run holds it); try again`;
 }
@@ -31,7 +32,7 @@ export const partitionsCommand = command({
         `${partition.name.padEnd(24)} ${from} .. ${partition.to.toISOString().slice(0, 10)}  ${partition.state.padEnd(8)} ~${partition.rows} rows`,
       );
     }
-    console.log(`${await countStrayEvents(pool)} event(s) in the default partition`);
+    console.log(`${plural(await countStrayEvents(pool), "event")} in the default partition`);
     return 0;
   },
 });
@@ -71,7 +72,7 @@ export const restorePartitionCommand = command({
   run: async (runtime, { name }) => {
     const deps = { pool: runtime.pool(), archiveDir: runtime.config.retention.archiveDir };
     const { restored } = await restoreInboxPartition(deps, name, { actor: cliActor() });
-    console.log(`restored ${restored} event(s) into ${name}`);
+    console.log(`restored ${plural(restored, "event")} into ${name}`);
     return 0;
   },
 });

@@ -6,6 +6,7 @@ import { listRuns } from "../../reconcile/reconcile-runs";
 import type { ReconcileResult } from "../../reconcile/run-reconciliation";
 import { cliActor, command, flag, option } from "./cli-command";
 import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
+import { plural } from "../../text/words";
 
 /** "P" for the default account, "P account A" for another. */
 const whose = (result: { provider: string; account: string }) =>
@@ -16,9 +17,9 @@ function printReconcileResult(result: ReconcileResult): void {
   if (result.outcome === "unavailable") return console.log(`${whose(result)}: ${result.reason}`);
   const verb = result.dryRun ? "would ingest" : "ingested";
   console.log(
-    `${whose(result)} ${result.since} .. ${result.until}${result.runId ? ` (run #${result.runId})` : ""}: listed ${result.listed} in ${result.pages} page(s); ` +
-      `${verb} ${result.missingIngested} missed event(s), ${result.dryRun ? "would repair" : "repaired"} ${result.repaired} payment(s), ` +
-      `refetched ${result.stuckRefetched} stuck payment(s), ${result.errors} error(s)${result.complete ? "" : " (window not finished: the next run resumes it)"}`,
+    `${whose(result)} ${result.since} .. ${result.until}${result.runId ? ` (run #${result.runId})` : ""}: listed ${result.listed} in ${plural(result.pages, "page")}; ` +
+      `${verb} ${plural(result.missingIngested, "missed event")}, ${result.dryRun ? "would repair" : "repaired"} ${plural(result.repaired, "payment")}, ` +
+      `refetched ${plural(result.stuckRefetched, "stuck payment")}, ${plural(result.errors, "error")}${result.complete ? "" : " (window not finished: the next run resumes it)"}`,
   );
   if (result.lastError) console.log(`  last error: ${result.lastError}`);
   for (const finding of result.findings.slice(0, 50)) {

@@ -8,6 +8,7 @@ import type { DestinationView } from "@/lib/console/get-destination-view";
 import { fromZonedInput } from "@/lib/time/format-time";
 import { QueuedWindow } from "./queued-window";
 import { countResendable, previewRecovery, recoverChanges, resendDeliveries, retryDeliveries, setDestinationPaused } from "../actions";
+import { plural } from "@/lib/text/words";
 
 type Message = { kind: "ok" | "bad"; text: string };
 
@@ -29,8 +30,6 @@ export function useConsoleAction() {
   ) : null;
   return { pending, run, status };
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
 /** Retry now (the whole queue) and pause / resume, beside the state they act on. */
 export function DestinationActions({ state }: { state: DestinationView["state"] }) {

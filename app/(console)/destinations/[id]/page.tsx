@@ -12,6 +12,7 @@ import { DeliveriesTable } from "./deliveries-table.client";
 import { BulkResend, DestinationActions, RecoverSince } from "./incident-actions.client";
 import { QueuedWindow } from "./queued-window";
 import { StateHeader } from "./state-header";
+import { plural } from "@/lib/text/words";
 
 export const metadata: Metadata = { title: "Deliveries" };
 export const dynamic = "force-dynamic";
@@ -28,7 +29,7 @@ function paging(
   const href = (page: number) => `?${new URLSearchParams({ ...params, [param]: String(page) }).toString()}${hash}`;
   return {
     testId: `${noun[0]}-total`,
-    summary: `Page ${list.page} of ${list.totalCapped ? "many" : pages} · ${list.total.toLocaleString("en-US")}${list.totalCapped ? "+" : ""} ${list.total === 1 ? noun[0] : noun[1]}`,
+    summary: `Page ${list.page} of ${list.totalCapped ? "many" : pages} · ${list.totalCapped ? `${list.total.toLocaleString("en-US")}+ ${noun[1]}` : plural(list.total, noun[0], noun[1])}`,
     prevHref: list.page > 1 ? href(list.page - 1) : null,
     nextHref: list.page * list.pageSize < list.total ? href(list.page + 1) : null,
   };

@@ -8,6 +8,7 @@ import { getEventsView } from "@/lib/console/get-events-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { EventFilters } from "../event-filters.client";
 import { EventsTable } from "../events-table.client";
+import { plural } from "@/lib/text/words";
 
 export const metadata: Metadata = { title: "Events" };
 export const dynamic = "force-dynamic";
@@ -68,7 +69,7 @@ export default async function EventsPage({ searchParams }: { searchParams: Promi
         sort={{ key: sortKey!, desc: direction === "desc" }}
         paging={{
           testId: "events-total",
-          summary: `Page ${Math.min(pageNumber, pages)} of ${view.atLeast ? "many" : pages} · ${view.total.toLocaleString("en-US")}${view.atLeast ? "+" : ""} event${view.total === 1 ? "" : "s"}`,
+          summary: `Page ${Math.min(pageNumber, pages)} of ${view.atLeast ? "many" : pages} · ${view.atLeast ? `${view.total.toLocaleString("en-US")}+ events` : plural(view.total, "event")}`,
           prevHref: link("before", view.prevCursor, pageNumber - 1),
           nextHref: link("cursor", view.nextCursor, pageNumber + 1),
           extra: (

@@ -9,6 +9,7 @@ import { getPaymentsView } from "@/lib/console/get-payments-view";
 import { webRuntime } from "@/lib/runtime/web-runtime";
 import { PaymentFilters } from "../payment-filters";
 import { PaymentTotals } from "@/app/_components/payment-totals";
+import { plural } from "@/lib/text/words";
 
 export const metadata: Metadata = { title: "Payments" };
 export const dynamic = "force-dynamic";
@@ -61,7 +62,7 @@ export default async function PaymentsPage({ searchParams }: { searchParams: Pro
         sort={{ key: sortKey!, desc: direction === "desc" }}
         paging={{
           testId: "payments-total",
-          summary: `Page ${view.page} of ${view.totalCapped ? "many" : pages} · ${view.total.toLocaleString("en-US")}${view.totalCapped ? "+" : ""} payment${view.total === 1 ? "" : "s"}`,
+          summary: `Page ${view.page} of ${view.totalCapped ? "many" : pages} · ${view.totalCapped ? `${view.total.toLocaleString("en-US")}+ payments` : plural(view.total, "payment")}`,
           prevHref: view.page > 1 ? pageLink(view.page - 1) : null,
           nextHref: view.page * view.pageSize < view.total ? pageLink(view.page + 1) : null,
         }}

@@ -4,6 +4,7 @@ import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { PaymentChangesView } from "@/lib/console/get-payment-changes-view";
+import { plural } from "@/lib/text/words";
 
 type PaymentChangeRow = PaymentChangesView["changes"][number];
 
@@ -46,7 +47,7 @@ const columns = column.columns([
           <div key={delivery.id}>
             {delivery.destinationName}: <DeliveryBadge status={delivery.status} />{" "}
             <span className="muted">
-              {delivery.attempts} attempt{delivery.attempts === 1 ? "" : "s"}
+              {plural(delivery.attempts, "attempt")}
               {delivery.lastStatusCode ? `, last ${delivery.lastStatusCode}` : ""}
             </span>
           </div>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useEffect, useState } from "react";
 import { StatusBadge } from "@/app/_components/status-badge";
 import type { ReplayRunView } from "@/lib/console/get-replay-run-view";
+import { plural } from "@/lib/text/words";
 
 type View = {
   run: Pick<ReplayRunView["run"], "id" | "expected" | "replayed" | "error">;
@@ -37,7 +38,7 @@ export function ReplayProgress({ initial }: { initial: View }) {
           <span data-testid="replay-state">{state.label}</span>
         </div>
         <p data-testid="replay-progress">
-          {run.replayed} / {run.expected} event{run.expected === 1 ? "" : "s"} replayed
+          {run.replayed} / {plural(run.expected, "event")} replayed
         </p>
         <progress max={Math.max(run.expected, 1)} value={run.replayed} style={{ width: "100%" }} aria-label="Replay progress" />
         {run.error ? <p className="banner bad">{run.error}</p> : null}

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { startBulkReplay } from "@/app/(console)/events/actions";
+import { plural } from "@/lib/text/words";
 
 export function BulkReplayForm({
   filter,
@@ -32,7 +33,7 @@ export function BulkReplayForm({
     >
       {needsConfirmation ? (
         <label>
-          This replays {expected} event{expected === 1 ? "" : "s"}. Type {expected} to confirm.
+          This replays {plural(expected, "event")}. Type {expected} to confirm.
           <input
             value={confirmation}
             onChange={(event) => setConfirmation(event.target.value)}
@@ -49,7 +50,7 @@ export function BulkReplayForm({
       ) : null}
       <p>
         <button className="danger" type="submit" disabled={!confirmed || pending}>
-          {pending ? "Starting…" : `Replay ${expected} event${expected === 1 ? "" : "s"}`}
+          {pending ? "Starting…" : `Replay ${plural(expected, "event")}`}
         </button>
       </p>
     </form>

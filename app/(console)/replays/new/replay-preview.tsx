@@ -1,7 +1,6 @@
 import type { ReplayPreviewView } from "@/lib/console/get-replay-preview-view";
 import { BreakdownTable, EffectsTable, SamplesTable } from "./replay-preview-tables.client";
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+import { plural } from "@/lib/text/words";
 
 /** What the replay takes: its scope, the filter as the explorer had it, and the counts. */
 export function ReplayScope({ view, filter }: { view: ReplayPreviewView; filter: string }) {
