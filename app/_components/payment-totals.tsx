@@ -1,6 +1,6 @@
 import { Money } from "@/app/_components/money";
 import type { PaymentsView, PaymentMoney } from "@/lib/console/get-payments-view";
-import { plural } from "@/lib/text/words";
+import { plural, statusLabel } from "@/lib/text/words";
 
 /** Each figure of a total, in the order shown, with what it counts (docs/console.md, "Totals"). */
 const FIGURES: { key: keyof PaymentMoney; label: string; meaning: string }[] = [
@@ -39,7 +39,7 @@ export function PaymentTotals({
               <span className="muted">
                 (
                 {Object.entries(total.byStatus)
-                  .map(([status, count]) => `${count} ${status.replaceAll("_", " ")}`)
+                  .map(([status, count]) => `${count} ${statusLabel(status)}`)
                   .join(", ")}
                 )
               </span>

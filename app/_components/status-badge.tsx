@@ -1,12 +1,14 @@
+import { statusLabel } from "@/lib/text/words";
+
 /**
  * A status word with its color; the word itself carries the meaning (not the color alone). The
- * reason code stays visible (filters use it); the explanation sentence is the tooltip.
+ * reason stays visible, in words (filters use it); the explanation sentence is the tooltip.
  */
 export function StatusBadge({ status, reason, explanation }: { status: string; reason?: string | null; explanation?: string | null }) {
   return (
     <span className={`badge ${status}`} title={explanation || reason || undefined}>
-      {status}
-      {reason ? ` · ${reason.replaceAll("_", " ")}` : ""}
+      {statusLabel(status)}
+      {reason ? ` · ${statusLabel(reason)}` : ""}
     </span>
   );
 }

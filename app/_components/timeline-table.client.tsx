@@ -6,6 +6,7 @@ import { DataTable, dataColumns } from "./data-table.client";
 import { DisplayTime } from "./display-time.client";
 import { RecoveredLabel } from "./recovered-label";
 import { StatusBadge } from "./status-badge";
+import { statusLabel } from "@/lib/text/words";
 
 type TimelineEntry = EventPageView["timeline"][number];
 
@@ -33,7 +34,7 @@ const columns = column.columns([
       if (!applied) return <span className="muted">none</span>;
       return (
         <span>
-          {applied.fromStatus ?? "new"} → <strong>{applied.toStatus}</strong>
+          {statusLabel(applied.fromStatus ?? "new")} → <strong>{statusLabel(applied.toStatus)}</strong>
           {applied.source === "refetch" ? <span className="muted"> (refetched)</span> : null}
         </span>
       );

@@ -1,6 +1,7 @@
 import type { paymentFilterChoices, ParsedPaymentParams } from "@/lib/console/payment-filter-params";
 import { ProviderSelect } from "@/app/_components/provider-select";
 import { AccountInput } from "@/app/_components/account-input";
+import { statusLabel } from "@/lib/text/words";
 
 const day = (date: Date | undefined) => (date ? date.toISOString().slice(0, 10) : "");
 
@@ -46,11 +47,11 @@ export function PaymentFilters({
           <option value="">any</option>
           {choices.statuses.map((status) => (
             <option key={status} value={status}>
-              {status.replaceAll("_", " ")}
+              {statusLabel(status)}
             </option>
           ))}
           {filter.statuses && filter.statuses.length > 1 ? (
-            <option value={filter.statuses.join(",")}>{filter.statuses.join(" or ")}</option>
+            <option value={filter.statuses.join(",")}>{filter.statuses.map(statusLabel).join(" or ")}</option>
           ) : null}
         </select>
       </label>

@@ -5,14 +5,14 @@ import { useState, useTransition } from "react";
 import type { Finding, RequestedReconciliation } from "@/lib/console/reconciliation-actions";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { reconcileGateway } from "./actions";
-import { agree, plural } from "@/lib/text/words";
+import { agree, plural, statusLabel } from "@/lib/text/words";
 
 const column = dataColumns<Finding>();
 const findingColumns = column.columns([
-  column.accessor("kind", { header: "Kind", cell: (info) => info.getValue().replace("_", " ") }),
+  column.accessor("kind", { header: "Kind", cell: (info) => statusLabel(info.getValue()) }),
   column.accessor((finding) => finding.resourceId ?? "—", { id: "charge", header: "Charge", meta: { mono: true } }),
   column.accessor((finding) => finding.eventType ?? "—", { id: "event", header: "Event" }),
-  column.accessor((finding) => (finding.theirs ? `${finding.ours ?? "none"} → ${finding.theirs}` : "—"), {
+  column.accessor((finding) => (finding.theirs ? `${statusLabel(finding.ours ?? "none")} → ${statusLabel(finding.theirs)}` : "—"), {
     id: "states",
     header: "Ours → gateway's",
   }),

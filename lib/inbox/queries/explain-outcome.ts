@@ -2,6 +2,7 @@ import type { ChargeStatus } from "../../canonical/charge-event";
 import type { Queryable } from "../../db/pool";
 import { findDriver } from "../../providers/registry";
 import { formatTime } from "../../time/format-time";
+import { statusLabel as words } from "../../text/words";
 
 // Why an event was ignored or failed, as a sentence built from stored facts: the event's own
 // reason or error, what the event said about the charge (its stored bytes, parsed again), and the
@@ -20,8 +21,6 @@ export type OutcomeFacts = {
   observed: ChargeStatus | null;
   prior: PriorChange | null;
 };
-
-const words = (status: string) => status.replaceAll("_", " ");
 
 const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id);
 

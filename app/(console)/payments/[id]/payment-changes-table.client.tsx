@@ -4,7 +4,7 @@ import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import type { PaymentChangesView } from "@/lib/console/get-payment-changes-view";
-import { plural } from "@/lib/text/words";
+import { plural, statusLabel } from "@/lib/text/words";
 
 type PaymentChangeRow = PaymentChangesView["changes"][number];
 
@@ -23,7 +23,7 @@ const columns = column.columns([
     header: "Change",
     cell: (info) => (
       <>
-        {info.row.original.previousStatus ?? "new"} → <strong>{info.getValue()}</strong>
+        {statusLabel(info.row.original.previousStatus ?? "new")} → <strong>{statusLabel(info.getValue())}</strong>
       </>
     ),
   }),

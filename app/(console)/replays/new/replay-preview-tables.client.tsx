@@ -7,6 +7,7 @@ import { FullId } from "@/app/_components/full-id.client";
 import { Money } from "@/app/_components/money";
 import { StatusBadge } from "@/app/_components/status-badge";
 import type { ReplayPreviewView } from "@/lib/console/get-replay-preview-view";
+import { statusLabel } from "@/lib/text/words";
 
 type Breakdown = ReplayPreviewView["breakdown"][number];
 type PaymentEffect = ReplayPreviewView["effects"][number];
@@ -18,7 +19,7 @@ function EffectText({ effect }: { effect: PaymentEffect }) {
   const refundChanged = effect.fromRefunded !== effect.toRefunded && effect.fromRefunded !== null;
   return (
     <span>
-      {effect.from ?? "new"} → <strong>{effect.to}</strong>
+      {statusLabel(effect.from ?? "new")} → <strong>{effect.to && statusLabel(effect.to)}</strong>
       {refundChanged ? (
         <span className="muted">
           {" "}
