@@ -53,7 +53,7 @@ function receivedColumns(now: string) {
       cell: (info) => <Link href={`/events?provider=${info.getValue()}`}>{info.getValue()}</Link>,
     }),
     received.accessor("lastReceivedAt", {
-      header: "Last webhook",
+      header: "Last event stored",
       cell: (info) => (
         <>
           <DisplayTime value={info.getValue()} now={now} />
@@ -61,7 +61,7 @@ function receivedColumns(now: string) {
         </>
       ),
     }),
-    received.accessor("weekTotal", { header: "Last 7 days", meta: { numeric: true } }),
+    received.accessor("weekTotal", { header: "Events stored, last 7 days", meta: { numeric: true } }),
     received.accessor("rejectedLastHour", {
       header: "Rejected signatures, last hour",
       meta: { numeric: true },
@@ -70,7 +70,10 @@ function receivedColumns(now: string) {
   ]);
 }
 
-/** Per configured provider: its last webhook and the webhooks refused for their signature. */
+/**
+ * Per configured provider: its last event stored and how many it stored in 7 days (a resent webhook is
+ * stored once, so these count events, not deliveries), and the webhooks refused for their signature.
+ */
 export function WebhooksReceivedTable({ webhooks, now }: { webhooks: Received[]; now: string }) {
   return (
     <DataTable

@@ -65,7 +65,7 @@ export default async function OverviewPage() {
       <WebhooksReceivedTable webhooks={view.webhooks} now={now} />
       <h2 id="workers">Workers</h2>
       <WorkersTable workers={view.workers} now={now} />
-      <h2>By provider</h2>
+      <h2>Events by provider</h2>
       <ProviderStatsTable rows={view.rows} />
       <div className="panel" style={{ marginTop: 16 }}>
         <VolumeChart data={view.volume} title="Last 24 hours" zone={await displayZone()} />

@@ -2,11 +2,11 @@
 
 import Link from "next/link";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
-import type { ProviderWindowRow } from "@/lib/console/get-overview-view";
+import type { ProviderRow } from "@/lib/console/get-overview-view";
 
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 
-const column = dataColumns<ProviderWindowRow>();
+const column = dataColumns<ProviderRow>();
 const columns = column.columns([
   column.accessor("provider", {
     header: "Provider",
@@ -17,14 +17,15 @@ const columns = column.columns([
       </>
     ),
   }),
-  column.accessor("window", { header: "Window", cell: (info) => `last ${info.getValue()}` }),
-  column.accessor("total", { header: "Events", meta: { numeric: true } }),
-  column.accessor("processed", { header: "Processed", meta: { numeric: true } }),
-  column.accessor("ignored", { header: "Ignored", meta: { numeric: true } }),
-  column.accessor("failed", { header: "Failed", meta: { numeric: true } }),
-  column.accessor("pending", { header: "Pending", meta: { numeric: true } }),
-  column.accessor("ignoredRatio", {
-    header: "Ignored ratio",
+  column.accessor((row) => row.events.hour, { id: "hour", header: "Last hour", meta: { numeric: true } }),
+  column.accessor((row) => row.events.day, { id: "day", header: "Last day", meta: { numeric: true } }),
+  column.accessor((row) => row.events.week, { id: "week", header: "Last 7 days", meta: { numeric: true } }),
+  column.accessor((row) => row.week.processed, { id: "processed", header: "Processed", meta: { numeric: true } }),
+  column.accessor((row) => row.week.ignored, { id: "ignored", header: "Ignored", meta: { numeric: true } }),
+  column.accessor((row) => row.week.failed, { id: "failed", header: "Failed", meta: { numeric: true } }),
+  column.accessor((row) => row.week.pending, { id: "pending", header: "Pending", meta: { numeric: true } }),
+  column.accessor("hourIgnoredRatio", {
+    header: "Ignored, last hour",
     meta: { numeric: true },
     cell: (info) => (
       <>
@@ -35,18 +36,33 @@ const columns = column.columns([
       </>
     ),
   }),
-  column.accessor("failedRatio", { header: "Failed ratio", meta: { numeric: true }, cell: (info) => percent(info.getValue()) }),
+  column.accessor((row) => row.week.ignoredRatio, {
+    id: "ignoredRatio",
+    header: "Ignored, 7 days",
+    meta: { numeric: true },
+    cell: (info) => percent(info.getValue()),
+  }),
+  column.accessor((row) => row.week.failedRatio, {
+    id: "failedRatio",
+    header: "Failed, 7 days",
+    meta: { numeric: true },
+    cell: (info) => percent(info.getValue()),
+  }),
 ]);
 
-/** Events per provider by window; on narrow screens each row is a card, so no ratio hides in a scroll box. */
-export function ProviderStatsTable({ rows }: { rows: ProviderWindowRow[] }) {
+/**
+ * One row per provider: the events it stored over the last hour, day and 7 days, the 7 days by
+ * status and their ratios, and the last hour's ignored ratio against the rest of its week. On narrow
+ * screens each row is a card, so no ratio hides in a scroll box.
+ */
+export function ProviderStatsTable({ rows }: { rows: ProviderRow[] }) {
   return (
     <DataTable
-      label="Events per provider by window"
+      label="Events stored per provider"
       columns={columns}
       rows={rows}
-      rowKey={(row) => `${row.provider}-${row.window}`}
-      rowProps={(row) => ({ "data-provider": row.provider, "data-window": row.window })}
+      rowKey={(row) => row.provider}
+      rowProps={(row) => ({ "data-provider": row.provider })}
       empty="No events in the last 7 days. Gateways send webhooks to /api/webhooks/{provider}."
     />
   );

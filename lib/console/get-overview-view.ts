@@ -14,24 +14,21 @@ import {
 } from "../inbox/queries/inbox-stats";
 import { silentForLongerThanUsual, webhooksReceived, type WebhooksReceived } from "../inbox/queries/webhooks-received";
 
-/** One provider over one window, as the overview's table shows it. */
-export type ProviderWindowRow = {
+/** One provider's events by window, as the overview's table shows it: one row per provider. */
+export type ProviderRow = {
   provider: string;
-  window: StatWindow;
-  total: number;
-  processed: number;
-  ignored: number;
-  failed: number;
-  pending: number;
-  ignoredRatio: number;
-  failedRatio: number;
-  /** Set on the hour row: the ignored ratio jumped, and the rest of the week's ratio to compare. */
+  /** Events stored over each window (the last hour, day and 7 days). */
+  events: Record<StatWindow, number>;
+  /** The last 7 days' events by status, and their ratios. */
+  week: { processed: number; ignored: number; failed: number; pending: number; ignoredRatio: number; failedRatio: number };
+  /** The last hour's ignored ratio; whether it jumped, against the rest of the week's (null when the week has nothing else). */
+  hourIgnoredRatio: number;
   ignoredJump: boolean;
   baselineIgnoredRatio: number | null;
 };
 
 export type OverviewView = {
-  rows: ProviderWindowRow[];
+  rows: ProviderRow[];
   jumped: string[];
   volume: HourlyVolume[];
   backlog: BacklogSummary;
@@ -52,7 +49,7 @@ export type OverviewView = {
 // Longer than a live worker ever leaves an event waiting (retries are scheduled, not pending-due).
 const OLD_PENDING_SECONDS = 120;
 
-/** What the overview shows: per provider and window counts and ratios, the day's volume, the backlog. */
+/** What the overview shows: per provider its counts by window and ratios, the day's volume, the backlog. */
 export async function getOverviewView(db: Queryable, config: AppConfig): Promise<OverviewView> {
   const [stats, volume, backlog, workers, webhooks, destinations] = await Promise.all([
     providerStats(db),
@@ -63,17 +60,20 @@ export async function getOverviewView(db: Queryable, config: AppConfig): Promise
     destinationHealth(db),
   ]);
   const oldest = Math.max(0, ...destinations.map((destination) => destination.oldestUndeliveredSeconds));
-  const rows = stats.flatMap((row) =>
-    (Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => {
-      const { total, processed, ignored, failed, pending, ignoredRatio, failedRatio } = row.windows[window];
-      const hour = window === "hour";
-      return {
-        ...{ provider: row.provider, window, total, processed, ignored, failed, pending, ignoredRatio, failedRatio },
-        ignoredJump: hour && row.ignoredJump,
-        baselineIgnoredRatio: hour && row.windows.week.total > total ? row.baselineIgnoredRatio : null,
-      };
-    }),
-  );
+  const rows = stats.map(({ provider, windows, ignoredJump, baselineIgnoredRatio }): ProviderRow => {
+    const { processed, ignored, failed, pending, ignoredRatio, failedRatio } = windows.week;
+    return {
+      provider,
+      events: Object.fromEntries((Object.keys(STAT_WINDOWS) as StatWindow[]).map((window) => [window, windows[window].total])) as Record<
+        StatWindow,
+        number
+      >,
+      week: { processed, ignored, failed, pending, ignoredRatio, failedRatio },
+      hourIgnoredRatio: windows.hour.ignoredRatio,
+      ignoredJump,
+      baselineIgnoredRatio: windows.week.total > windows.hour.total ? baselineIgnoredRatio : null,
+    };
+  });
   return {
     rows,
     jumped: stats.filter((row) => row.ignoredJump).map((row) => row.provider),
