@@ -24,7 +24,7 @@ export function loadEnvFiles(options: { developmentDefaults?: boolean } = {}, cw
   return loaded;
 }
 
-/** Where the running embedded database leaves its URL, so `npm run cli` finds it while `npm run dev` runs. */
+/** Where the running embedded database leaves its URL, so `npm run cli` finds it while `npm run dev` or `npm start` runs. */
 export const EMBEDDED_URL_FILE = ".data/embedded-database-url";
 
 export function writeEmbeddedUrl(url: string, cwd: string = process.cwd(), development = false): void {
@@ -38,8 +38,8 @@ export function removeEmbeddedUrl(cwd: string = process.cwd()): void {
 }
 
 /**
- * For the CLI: without DATABASE_URL, use the embedded database a running `npm run dev` started, and
- * the development values its web and worker run on (so a keyed hash the CLI writes is the one the
+ * For the CLI: without DATABASE_URL, use the embedded database a running `npm run dev` or `npm start` started, and
+ * for `npm run dev`'s the development values its web and worker run on (so a keyed hash the CLI writes is the one the
  * app computes). Returns the URL it picked up, if any.
  */
 export function useRunningEmbeddedDatabase(cwd: string = process.cwd()): string | null {

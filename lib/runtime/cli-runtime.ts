@@ -23,7 +23,7 @@ export type CliRuntime = {
   close: () => Promise<void>;
 };
 
-/** `npm run cli`'s wiring: configuration (with a running `npm run dev`'s database, see loadProcessConfig), a small pool. */
+/** `npm run cli`'s wiring: configuration (with a running `npm run dev`'s or `npm start`'s embedded database, see loadProcessConfig), a small pool. */
 export function openCliRuntime(devDatabase: (urlFile: string) => void): CliRuntime {
   const config = loadProcessConfig({ devDatabase });
   let pool: Pool | undefined;
