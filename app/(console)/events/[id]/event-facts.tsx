@@ -34,7 +34,12 @@ export function EventFacts({ view }: { view: EventPageView }) {
           </dd>
           <dt>Occurred</dt>
           <dd>
-            <DisplayTime value={event.occurredAt} /> <span className="muted">{event.occurredAtPrecision ?? ""}</span>
+            <DisplayTime value={event.occurredAt} />{" "}
+            {event.occurredAtPrecision ? (
+              <span className="muted" data-testid="occurred-precision">
+                (the gateway&apos;s time, to the {event.occurredAtPrecision})
+              </span>
+            ) : null}
           </dd>
           <dt>Received</dt>
           <dd>
