@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { Finding, RequestedReconciliation } from "@/lib/console/reconciliation-actions";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
+import { DisplayTime } from "@/app/_components/display-time.client";
 import { reconcileGateway } from "./actions";
 import { agree, plural, statusLabel } from "@/lib/text/words";
 
@@ -37,8 +38,8 @@ function Summary({ result }: { result: RequestedReconciliation }) {
   return (
     <div role="status" data-testid="reconcile-result">
       <p>
-        {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {whose(result)}, {result.since} to {result.until}. Listed{" "}
-        <strong>{result.listed}</strong> in {plural(result.pages, "page")}; {ingest}{" "}
+        {result.dryRun ? "Preview (nothing written)" : `Run #${result.runId}`}: {whose(result)}, <DisplayTime value={result.since} /> to{" "}
+        <DisplayTime value={result.until} />. Listed <strong>{result.listed}</strong> in {plural(result.pages, "page")}; {ingest}{" "}
         <strong data-testid="reconcile-missing">{result.missingIngested}</strong> missed {agree(result.missingIngested, "event", "events")},{" "}
         {repair} <strong data-testid="reconcile-repaired">{result.repaired}</strong> {agree(result.repaired, "payment", "payments")};
         refetched {plural(result.stuckRefetched, "stuck payment")}; {plural(result.errors, "error")}.
