@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { Breakable } from "@/app/_components/breakable";
 import { PaymentTotals } from "@/app/_components/payment-totals";
 import { PaymentsTable } from "@/app/_components/payments-table.client";
 import { requirePageAccess } from "@/app/_server/session";
@@ -36,7 +37,20 @@ export default async function CustomerPage({ params }: { params: Promise<{ refer
         <h2 id="who">Known as</h2>
         <dl className="kv">
           <dt>E-mails</dt>
-          <dd>{view.emails.join(", ") || "—"}</dd>
+          <dd>
+            {/* One item per e-mail: an address may itself hold a comma. */}
+            {view.emails.length > 0 ? (
+              <ul className="plain" data-testid="customer-emails">
+                {view.emails.map((email) => (
+                  <li key={email}>
+                    <Breakable text={email} />
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              "—"
+            )}
+          </dd>
           <dt>Customer ids</dt>
           <dd className="mono">{view.customerIds.join(", ") || "—"}</dd>
         </dl>
