@@ -16,7 +16,7 @@ import {
   setDestinationEnabled,
   updateDestination,
 } from "./actions";
-import { plural } from "@/lib/text/words";
+import { plural, statusLabel } from "@/lib/text/words";
 
 type DestinationTableRow = DestinationsView["destinations"][number];
 
@@ -84,6 +84,32 @@ function destinationColumns(actions: (destination: DestinationTableRow) => React
 
 type Message = { kind: "ok" | "bad"; text: string; secret?: string };
 
+/** A set of checkboxes under one legend (what a multi-select list box was: clearer, and usable by touch and keyboard). */
+function Choices({
+  legend,
+  name,
+  values,
+  checked,
+  label = (value) => value,
+}: {
+  legend: string;
+  name: string;
+  values: string[];
+  checked: string[] | undefined;
+  label?: (value: string) => string;
+}) {
+  return (
+    <fieldset className="choices">
+      <legend>{legend}</legend>
+      {values.map((value) => (
+        <label key={value}>
+          <input type="checkbox" name={name} value={value} defaultChecked={checked?.includes(value) ?? false} /> {label(value)}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 export function DestinationsManager({
   destinations,
   providers,
@@ -147,22 +173,8 @@ export function DestinationsManager({
           URL
           <input name="url" type="url" required placeholder="https://shop.internal/payments-webhook" defaultValue={editing?.url} />
         </label>
-        <label>
-          Providers (none: all)
-          <select name="providers" multiple defaultValue={editing?.providers}>
-            {providers.map((provider) => (
-              <option key={provider}>{provider}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Statuses (none: all)
-          <select name="statuses" multiple defaultValue={editing?.statuses}>
-            {statuses.map((status) => (
-              <option key={status}>{status}</option>
-            ))}
-          </select>
-        </label>
+        <Choices legend="Providers (none: all)" name="providers" values={providers} checked={editing?.providers} />
+        <Choices legend="Statuses (none: all)" name="statuses" values={statuses} checked={editing?.statuses} label={statusLabel} />
         <label>
           <input name="enabled" type="checkbox" defaultChecked={editing?.enabled ?? true} /> Enabled
         </label>
