@@ -31,8 +31,8 @@ const hostPayments: { facts: PaymentFacts; steps: HistoryStep["kind"][] }[] = []
 // The web server restores archived payloads from here; the retention run in a test writes here.
 const archiveDir = mkdtempSync(join(tmpdir(), "console-ux-archive-"));
 
-function browserAs(user: string, viewport = { width: 1440, height: 900 }): Promise<Page> {
-  return world.browserAs(user, viewport);
+function browserAs(user: string, viewport = { width: 1440, height: 900 }, options: { touch?: boolean } = {}): Promise<Page> {
+  return world.browserAs(user, viewport, options);
 }
 
 async function scalar<T>(sql: string, params: unknown[] = []): Promise<T> {
@@ -324,6 +324,192 @@ describe("console UX", () => {
       { attempt: 2, outcome: "processed" },
     ]);
   });
+
+  it("[SUPPORT][WORDING]: counts, statuses, ids, words, hints and forms read right at 1440 and 390 px, with no console error or warning", async () => {
+    // After the replay: one more host payment's event fails (its payment is not registered), with an e-mail holding a comma.
+    const facts: PaymentFacts = {
+      chargeId: "ch_host_9",
+      amount: 700,
+      currency: "usd",
+      customerId: "cus_host_9",
+      customerEmail: "ana,bia@shop.example",
+    };
+    const webhook = webhookFor(
+      "standard",
+      facts,
+      { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
+      TEST_SECRETS.standard,
+    );
+    expect((await postWebhook(server.url, webhook)).status).toBe(200);
+    await world.settled(30_000);
+    expect(await scalar<number>("SELECT count(*)::int FROM webhook_inbox WHERE status = 'failed'")).toBe(1);
+    const failedId = await scalar<number>("SELECT id FROM webhook_inbox WHERE resource_id = 'ch_host_9'");
+    const providers = await scalar<number>("SELECT count(DISTINCT provider)::int FROM webhook_inbox");
+    const statuses = (await app.pool.query<{ status: string }>("SELECT DISTINCT status FROM payments ORDER BY 1")).rows.map(
+      (row) => row.status,
+    );
+    expect(statuses).toContain("partially_refunded");
+    const partial = await scalar<number>("SELECT id FROM payments WHERE status = 'partially_refunded' ORDER BY id LIMIT 1");
+    const stripeEvent = await scalar<number>("SELECT id FROM webhook_inbox WHERE provider = 'stripe' ORDER BY id LIMIT 1");
+
+    // Where a line breaks inside an id: only right after a separator, never mid-piece ("gebwn" / "h").
+    const idBreaks = (page: Page, selector: string) =>
+      page.locator(selector).evaluateAll((elements) =>
+        elements.flatMap((element) => {
+          const text = element.textContent ?? "";
+          const range = document.createRange();
+          const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+          let previous: { top: number; char: string } | null = null;
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let index = 0; index < node.textContent!.length; index++) {
+              range.setStart(node, index);
+              range.setEnd(node, index + 1);
+              const top = Math.round(range.getClientRects()[0]?.top ?? NaN);
+              const char = node.textContent![index]!;
+              if (previous && top > previous.top + 2 && !"_-.:/".includes(previous.char)) return [text];
+              previous = { top, char };
+            }
+          }
+          return [];
+        }),
+      );
+    // Words (letters) set across two lines: none, outside ids and code.
+    const brokenWords = (page: Page, selector: string) =>
+      page.locator(selector).evaluateAll((elements) =>
+        elements.flatMap((element) => {
+          const broken: string[] = [];
+          const range = document.createRange();
+          const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            if (node.parentElement?.closest(".mono, code, pre")) continue;
+            for (const match of node.textContent!.matchAll(/\p{L}{2,}/gu)) {
+              range.setStart(node, match.index);
+              range.setEnd(node, match.index + match[0].length);
+              const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+              if (tops.size > 1) broken.push(match[0]);
+            }
+          }
+          return broken;
+        }),
+      );
+
+    const problems: Record<string, unknown> = {};
+    for (const width of [1440, 390]) {
+      const page = await browserAs(ADMIN, { width, height: 900 });
+      const logged: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error" || message.type() === "warning") logged.push(`${page.url()}: ${message.text()}`);
+      });
+      const at = (name: string, value: unknown) => (problems[`${name}@${width}`] = value);
+
+      // Overview: the count agrees with its verb; one row per provider; the figures say they count stored events.
+      await page.goto(`${server.url}/`);
+      await rendered(page);
+      at("failed banner", await page.getByRole("alert").filter({ hasText: "failed event" }).textContent());
+      at("by-provider rows", await page.locator("table[aria-label='Events stored per provider'] tbody tr").count());
+      at("week header", await page.locator("table[aria-label='Webhooks received per provider'] th").allTextContents());
+      await screenshot(page, `ux-lows-overview-${width}`, width > 390);
+
+      // Payments: a status reads the same on its badge, in the filter and in the totals.
+      await page.goto(`${server.url}/payments`);
+      await page.getByRole("table", { name: "Payments" }).locator("tbody tr").first().waitFor();
+      await rendered(page);
+      const labels: Record<string, unknown> = {};
+      for (const status of statuses) {
+        const option = await page.locator(`select[name=status] option[value=${status}]`).textContent();
+        const badge = await page.locator(`tr[data-status=${status}] td[data-col=status] .badge`).first().textContent();
+        labels[status] = option === badge && !badge?.includes("_") ? "same" : { option, badge };
+      }
+      at("status labels", labels);
+      at("totals mention", (await page.getByTestId("payment-totals").textContent())?.includes("_") ? "code" : "words");
+      at("totals words", await brokenWords(page, ".payment-totals dd"));
+      await screenshot(page, `ux-lows-payments-${width}`, false);
+
+      // Events: ids wrap only after a separator, whole in their title; the failed event's e-mail is one link.
+      await page.goto(`${server.url}/events`);
+      await page.locator(`tr[data-event-id="${failedId}"]`).waitFor();
+      await rendered(page);
+      at(
+        "id breaks",
+        await idBreaks(page, "table[aria-label=Events] td[data-col=eventId] .mono, table[aria-label=Events] td[data-col=resourceId] .mono"),
+      );
+      const eventIdCell = page.locator(`tr[data-event-id="${failedId}"] td[data-col=eventId] .mono`);
+      at("id title", (await eventIdCell.getAttribute("title")) === (await eventIdCell.textContent()));
+      at("e-mail links", await page.locator(`tr[data-event-id="${failedId}"] td[data-col=customerShown] a`).allTextContents());
+      at("search hint", await page.locator("input[name=q]").evaluate((input) => getComputedStyle(input, "::placeholder").color));
+      await screenshot(page, `ux-lows-events-${width}`, false);
+
+      // The payment and event pages: words stay whole; the event time's precision in words.
+      await page.goto(`${server.url}/payments/${partial}`);
+      await page.locator("dl.kv").first().waitFor();
+      await rendered(page);
+      at("payment words", await brokenWords(page, ".kv dd"));
+      await screenshot(page, `ux-lows-payment-${width}`, false);
+      await page.goto(`${server.url}/events/${stripeEvent}`);
+      await page.getByTestId("occurred-precision").waitFor();
+      await rendered(page);
+      at("precision", await page.getByTestId("occurred-precision").textContent());
+      at("event words", await brokenWords(page, ".kv dd"));
+      await page.goto(`${server.url}/events/${failedId}`);
+      await page.getByTestId("occurred-precision").waitFor();
+      await rendered(page);
+      at("event words (microseconds)", await brokenWords(page, ".kv dd"));
+      await screenshot(page, `ux-lows-event-${width}`, false);
+
+      // A destination's providers and statuses: checkboxes under a legend, no multi-select list box.
+      await page.goto(`${server.url}/destinations`);
+      await page.getByRole("form", { name: "Add a destination" }).waitFor();
+      await rendered(page);
+      at("list boxes", await page.locator("select[multiple]").count());
+      at(
+        "provider boxes",
+        await page.getByRole("group", { name: "Providers (none: all)" }).getByRole("checkbox", { name: "stripe" }).count(),
+      );
+      at(
+        "status boxes",
+        await page.getByRole("group", { name: "Statuses (none: all)" }).getByRole("checkbox", { name: "partially refunded" }).count(),
+      );
+      await screenshot(page, `ux-lows-destinations-${width}`, false);
+      at("console", logged);
+    }
+    expect(problems).toEqual(
+      Object.fromEntries(
+        [1440, 390].flatMap((width) =>
+          Object.entries({
+            "failed banner": "1 failed event needs a person. Review failed events",
+            "by-provider rows": providers,
+            "week header": ["Provider", "Last event stored", "Events stored, last 7 days", "Rejected signatures, last hour"],
+            "status labels": Object.fromEntries(statuses.map((status) => [status, "same"])),
+            "totals mention": "words",
+            "totals words": [],
+            "id breaks": [],
+            "id title": true,
+            "e-mail links": ["ana,bia@shop.example"],
+            "search hint": expect.not.stringMatching(/^rgba\(0, 0, 0, 0\)$/),
+            "payment words": [],
+            precision: "(the gateway's time, to the second)",
+            "event words": [],
+            "event words (microseconds)": [],
+            "list boxes": 0,
+            "provider boxes": 1,
+            "status boxes": 1,
+            console: [],
+          }).map(([name, value]) => [`${name}@${width}`, value]),
+        ),
+      ),
+    );
+
+    // On a touch screen the "Press / to search" hint is not shown; a keyboard's `/` still finds the box.
+    const phone = await browserAs(ADMIN, { width: 390, height: 844 }, { touch: true });
+    await phone.goto(`${server.url}/events`);
+    await phone.locator("input[name=q]").waitFor();
+    await rendered(phone);
+    expect(await phone.locator("input[name=q]").evaluate((input) => getComputedStyle(input, "::placeholder").color)).toBe(
+      "rgba(0, 0, 0, 0)",
+    );
+    await phone.keyboard.press("/");
+    expect(await phone.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("q");
+  }, 240_000);
 
   it("[SUPPORT][ARCHIVE]: an event retention archived says so, and Restore brings back its exact bytes", async () => {
     // Last in this file: it moves one settled event past RETENTION_DAYS and archives it.

@@ -22,11 +22,12 @@ export function chromiumPath(): string {
 
 /**
  * A fresh browser profile (one per user role, so sessions don't mix). `ignoreHTTPSErrors`: for a
- * test's own https server with a certificate made for the run (the identity provider's).
+ * test's own https server with a certificate made for the run (the identity provider's). `touch`: a
+ * phone's touch screen (a coarse pointer that can't hover) instead of a mouse.
  */
 export async function openBrowser(
   viewport = { width: 1360, height: 900 },
-  options: { ignoreHTTPSErrors?: boolean } = {},
+  options: { ignoreHTTPSErrors?: boolean; touch?: boolean } = {},
 ): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "webhook-inbox-e2e-")), {
     executablePath: chromiumPath(),
@@ -35,6 +36,8 @@ export async function openBrowser(
     viewport,
     timezoneId: "America/Sao_Paulo",
     ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
+    hasTouch: options.touch ?? false,
+    isMobile: options.touch ?? false,
   });
 }
 

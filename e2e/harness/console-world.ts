@@ -42,8 +42,8 @@ export type ConsoleWorld = {
   secrets: Record<string, string>;
   /** A fresh Chromium profile, closed with the world. */
   openBrowser: (viewport?: { width: number; height: number }) => Promise<BrowserContext>;
-  /** A fresh Chromium profile signed in as one of the users, on the overview. */
-  browserAs: (email: string, viewport?: { width: number; height: number }) => Promise<Page>;
+  /** A fresh Chromium profile signed in as one of the users, on the overview (`touch`: a phone's touch screen). */
+  browserAs: (email: string, viewport?: { width: number; height: number }, options?: { touch?: boolean }) => Promise<Page>;
   /** Sends the histories' webhooks as planned, retried like a gateway until each is acknowledged. */
   sendHistories: (plan: Omit<WebhookPlanOptions, "secrets">, concurrency: number) => Promise<void>;
   /** Waits until no stored event is pending (the worker has processed, ignored or failed each). */
@@ -74,8 +74,8 @@ export async function startConsoleWorld(options: ConsoleWorldOptions): Promise<C
     await app.close();
     throw error;
   }
-  const browser = async (viewport?: { width: number; height: number }) => {
-    const context = await openBrowser(viewport, { ignoreHTTPSErrors: options.ignoreHTTPSErrors });
+  const browser = async (viewport?: { width: number; height: number }, touch = false) => {
+    const context = await openBrowser(viewport, { ignoreHTTPSErrors: options.ignoreHTTPSErrors, touch });
     contexts.push(context);
     return context;
   };
@@ -86,7 +86,7 @@ export async function startConsoleWorld(options: ConsoleWorldOptions): Promise<C
     histories,
     secrets,
     openBrowser: browser,
-    browserAs: async (email, viewport) => signIn(await browser(viewport), server.url, email, CONSOLE_PASSWORD),
+    browserAs: async (email, viewport, { touch } = {}) => signIn(await browser(viewport, touch), server.url, email, CONSOLE_PASSWORD),
     sendHistories: async (plan, concurrency) => {
       const webhooks = planWebhooks(histories, { ...plan, secrets });
       expect((await sendAll(webhooks, httpSender(server.url), { concurrency, secrets })).failed).toBe(0);
