@@ -72,6 +72,8 @@ afterAll(async () => {
   await gateway?.close();
 });
 
+const CONSOLE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/;
+
 /** `npm run cli -- reconcile ...` as an operator runs it, against the app's database and gateways. */
 function cli(args: string[]): Promise<{ code: number; output: string }> {
   return runScript("worker/cli.ts", args, env);
@@ -177,6 +179,10 @@ describe("[FINANCE][RECONCILE]: the Reconciliation page and what it recovered, i
       await page.getByRole("button", { name: "Preview" }).click();
       await page.getByTestId("reconcile-result").getByText("Preview (nothing written)").waitFor();
       expect(await page.getByTestId("reconcile-missing").textContent()).toBe(String(events));
+      // The window is written like every console time (zone named), not as raw ISO.
+      const windowTimes = await page.getByTestId("reconcile-result").locator("p time").allTextContents();
+      expect(windowTimes).toEqual([expect.stringMatching(CONSOLE_TIME), expect.stringMatching(CONSOLE_TIME)]);
+      expect(await page.getByTestId("reconcile-result").textContent()).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
       const runsBefore = await page.getByTestId("reconcile-run").count();
       await page.getByRole("button", { name: "Run", exact: true }).click();
       await page
