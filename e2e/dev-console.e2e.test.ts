@@ -11,7 +11,8 @@ import { openBrowser, signIn } from "./harness/browser";
 // `npm run dev` as a developer runs it (no DATABASE_URL, no DATA_DIR: the embedded database in its
 // default place), then the console in Chromium for a while. `next dev` watches the checkout: a data
 // directory inside it, written on every page view, made the HMR socket send "reloadPage" (a full
-// reload 1-2 times a second), so forms and searches lost what was typed.
+// reload 1-2 times a second), so forms and searches lost what was typed. Meanwhile the browser
+// console must stay quiet: no React warning (keys, hydration) on the sign-in page or the lists.
 
 const PAGES = ["Events", "Payments", "Destinations", "Overview"];
 const BROWSE_MS = 25_000;
@@ -23,6 +24,9 @@ let dev: ChildProcess | undefined;
 let output = "";
 let baseUrl = "";
 let context: BrowserContext | undefined;
+// What the browser console said (errors and warnings) from the sign-in page on: React's development
+// warnings (a list without keys, a hydration mismatch) show only under `next dev`.
+const consoleProblems: string[] = [];
 
 beforeAll(async () => {
   const port = await freePort();
@@ -79,6 +83,9 @@ describe("npm run dev under page views", () => {
     expect(admin, output).not.toBeNull();
     context = await openBrowser();
     context.setDefaultTimeout(120_000);
+    context.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") consoleProblems.push(`${message.page()?.url()}: ${message.text()}`);
+    });
     const page = await signIn(context, baseUrl, admin![1]!, admin![2]!);
     const open = async (label: string) => {
       const link = page.getByRole("link", { name: label, exact: true });
@@ -106,5 +113,9 @@ describe("npm run dev under page views", () => {
     await page.waitForTimeout(2_000);
     expect({ views: views >= 5, loads, reloadMessages }).toEqual({ views: true, loads: 0, reloadMessages: [] });
     expect(await page.evaluate(() => (window as { devConsoleMarker?: string }).devConsoleMarker)).toBe("kept");
+  });
+
+  it("logs no React warning or error on the sign-in page and the pages browsed (lists with pagers included)", () => {
+    expect(consoleProblems).toEqual([]);
   });
 });
