@@ -470,6 +470,12 @@ describe("console UX", () => {
         await page.getByRole("group", { name: "Statuses (none: all)" }).getByRole("checkbox", { name: "partially refunded" }).count(),
       );
       await screenshot(page, `ux-lows-destinations-${width}`, false);
+      // The guide it names is a link that opens it.
+      await page.getByRole("link", { name: "docs/host-integration.md" }).click();
+      await page.getByRole("heading", { name: "docs/host-integration.md" }).waitFor();
+      at("docs link", (await page.getByTestId("doc-text").textContent())?.startsWith("# ") ? "opens the guide" : "empty");
+      await rendered(page);
+      at("docs overflow", await horizontalOverflow(page));
       at("console", logged);
     }
     expect(problems).toEqual(
@@ -493,6 +499,8 @@ describe("console UX", () => {
             "list boxes": 0,
             "provider boxes": 1,
             "status boxes": 1,
+            "docs link": "opens the guide",
+            "docs overflow": 0,
             console: [],
           }).map(([name, value]) => [`${name}@${width}`, value]),
         ),

@@ -25,6 +25,7 @@ export const PAGE_ACCESS = {
   "/privacy/erasures/[id]": "privacy.manage",
   "/gateway-accounts": "gateways.manage",
   "/account": "account.own",
+  "/docs/[name]": "events.read",
 } as const satisfies Record<string, Permission>;
 
 export const ACTION_ACCESS = {

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import type { DataTablePaging } from "@/app/_components/data-table.client";
 import { requirePageAccess } from "@/app/_server/session";
 import { getGatewayAccountsView } from "@/lib/console/get-gateway-accounts-view";
@@ -32,7 +33,7 @@ export default async function GatewayAccountsPage({ searchParams }: { searchPara
       </p>
       {view.canSeal ? null : (
         <p role="alert" className="banner bad">
-          ACCOUNT_SECRETS_KEY is not set: accounts can&apos;t be added here (see docs/operations.md).
+          ACCOUNT_SECRETS_KEY is not set: accounts can&apos;t be added here (see <Link href="/docs/operations">docs/operations.md</Link>).
         </p>
       )}
       <form className="panel filters" method="get" aria-label="Filter accounts">
