@@ -141,6 +141,8 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
     "last_gateway_event_at",
     "payment_id",
     "account",
+    "decline_code",
+    "decline_message",
   ]);
   const { where, params } = paymentFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
   const rows = batches((afterId) =>
@@ -172,6 +174,8 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
       time(row.lastGatewayEventAt),
       row.id,
       row.account,
+      row.declineReason?.code,
+      row.declineReason?.message,
     ]);
   }
 }
