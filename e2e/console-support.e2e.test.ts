@@ -176,7 +176,7 @@ describe("console for support: any part of an id, in words", () => {
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       const [header, ...lines] = bytes.toString("utf8").slice(1).trim().split("\r\n");
       const names = header!.split(",");
-      expect(names.slice(0, 3)).toEqual(["provider", "charge_id", "status"]);
+      expect(names.slice(0, 4)).toEqual(["provider", "charge_id", "account", "status"]);
       const cells = lines.map((line) => line.split(","));
       expect(cells.map((cell) => cell[names.indexOf("charge_id")]).sort()).toEqual(expected);
       for (const cell of cells) {
@@ -184,6 +184,18 @@ describe("console for support: any part of an id, in words", () => {
         expect(Date.now() - refundedAt).toBeLessThan(86_400_000);
         expect(Date.parse(cell[names.indexOf("created_at")]!)).toBeLessThanOrEqual(refundedAt);
       }
+      // Sorted by amount, the file lists them in the order the page shows.
+      await page.goto(`${page.url()}&sort=amount_asc`);
+      const onScreen = await page
+        .locator("table[aria-label=Payments] tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-charge")));
+      const sorted = await page.request.get(`${server.url}${await page.getByTestId("export-payments").getAttribute("href")}`);
+      const [sortedHeader, ...sortedLines] = (await sorted.text())
+        .replace(/^\ufeff/, "")
+        .trim()
+        .split("\r\n");
+      const chargeAt = sortedHeader!.split(",").indexOf("charge_id");
+      expect(sortedLines.map((line) => line.split(",")[chargeAt])).toEqual(onScreen);
     }
   }, 300_000);
 
