@@ -56,10 +56,15 @@ const registration = operation("/api/payments", "post").requestBody!.content["ap
   chargeId: string;
   amount: number;
   currency: string;
-  customerId: string;
-  customerEmail: string;
+  customer: { id: string; email: string };
 };
-const facts: PaymentFacts = { ...registration, currency: registration.currency.toLowerCase() };
+const facts: PaymentFacts = {
+  chargeId: registration.chargeId,
+  amount: registration.amount,
+  currency: registration.currency.toLowerCase(),
+  customerId: registration.customer.id,
+  customerEmail: registration.customer.email,
+};
 const step = (kind: HistoryStep["kind"], amountRefunded: number, at: string): HistoryStep => ({
   kind,
   amountRefunded,
@@ -134,6 +139,11 @@ describe("[HOST][OPENAPI] the running server against docs/openapi.json", () => {
     const again = await checked("POST", "/api/payments", "/api/payments", 200, { body: registration });
     expect(comparable(again)).toEqual(comparable(exampleAnswer("/api/payments", "post", 200)));
     await checked("POST", "/api/payments", "/api/payments", 400, { body: { ...registration, amount: -1 } });
+    // The deprecated flat field beside a different customer.id: the documented 400, word for word.
+    const conflict = await checked("POST", "/api/payments", "/api/payments", 400, {
+      body: { ...registration, chargeId: "ch_openapi_conflict", customerId: "cus_other" },
+    });
+    expect(conflict).toEqual(exampleAnswer("/api/payments", "post", 400));
     await checked("POST", "/api/payments", "/api/payments", 401, { body: registration, token: null });
     await checked("POST", "/api/payments", "/api/payments", 403, { body: registration, token: ZOOP_TOKEN });
   });

@@ -336,8 +336,7 @@ async function registerAsHost(url: string, token: string | undefined, histories:
           chargeId: payment.chargeId,
           amount: payment.amount,
           currency: payment.currency,
-          customerId: payment.customerId,
-          customerEmail: payment.customerEmail,
+          customer: { id: payment.customerId, email: payment.customerEmail },
         }),
       });
       const answer = `${response.status} ${(await response.text()).slice(0, 300)}`;
