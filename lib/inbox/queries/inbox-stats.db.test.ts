@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PoolClient } from "../../db/pool";
+import { stressRollup } from "../../testing/rollup-stress";
 import { sameSlotClients } from "../../testing/same-slot-clients";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { compactHourlyCounts } from "../maintenance/compact-hourly-counts";
@@ -161,6 +163,65 @@ describe("the hourly rollup the overview reads", () => {
       ["pending", 1],
       ["processed", 2],
     ]);
+  });
+
+  it("stays exact at every moment under concurrent ingests, settles, moves and purges, folded concurrently", async () => {
+    const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const hours = [0, 1, 2, 5].map((back) => new Date(thisHour - back * 3_600_000 + 60_000));
+    const mine = (writer: number) => `stress${writer}-%`;
+    // A random few of the writer's own events.
+    const some = (limit: number) => `SELECT id FROM webhook_inbox WHERE event_id LIKE $1 ORDER BY random() LIMIT ${limit}`;
+    async function write(client: PoolClient, writer: number, next: () => number) {
+      const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]!;
+      const status = () => pick(["pending", "processed", "failed", "ignored"]);
+      const choice = next();
+      if (choice < 0.4) {
+        const rows = Array.from({ length: 1 + Math.floor(next() * 4) }, () => [pick(["stress-a", "stress-b"]), status(), pick(hours)]);
+        await client.query(
+          `INSERT INTO webhook_inbox (provider, event_id, event_type, status, received_at, raw_body)
+           SELECT provider, $1 || gen_random_uuid(), 'x', status, received_at, '\\x00'
+             FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS t(provider, status, received_at)`,
+          [mine(writer).slice(0, -1), ...[0, 1, 2].map((column) => rows.map((row) => row[column]))],
+        );
+      } else if (choice < 0.7) {
+        await client.query(`UPDATE webhook_inbox SET status = $2 WHERE id IN (${some(3)})`, [mine(writer), status()]);
+      } else if (choice < 0.8) {
+        await client.query(`UPDATE webhook_inbox SET received_at = $2 WHERE id IN (${some(1)})`, [mine(writer), pick(hours)]);
+      } else if (choice < 0.9) {
+        await client.query(`DELETE FROM webhook_inbox WHERE id IN (${some(2)})`, [mine(writer)]);
+      } else {
+        // Holds a transaction's counts uncommitted a little longer.
+        await client.query("SELECT pg_sleep(0.02)");
+      }
+    }
+    async function read(client: PoolClient) {
+      const rollup = await client.query(
+        `SELECT hour, provider, status, sum(n)::int AS n FROM inbox_hourly_counts WHERE provider LIKE 'stress-%'
+          GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`,
+      );
+      const truth = await client.query(
+        `SELECT date_trunc('hour', received_at, 'UTC') AS hour, provider, status, count(*)::int AS n
+           FROM webhook_inbox WHERE provider LIKE 'stress-%' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      );
+      return { rollup: rollup.rows, truth: truth.rows };
+    }
+    const fold = () => compactHourlyCounts(app.pool);
+    const { differed, folds, reads } = await stressRollup(app.pool, { writers: 6, steps: 40, write, fold, folders: 2, read });
+    expect(differed[0]?.rollup).toEqual(differed[0]?.truth);
+    expect(differed).toHaveLength(0);
+    expect(folds).toBeGreaterThan(1);
+    expect(reads).toBeGreaterThan(1);
+    const { rows } = await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_inbox WHERE provider LIKE 'stress-%'");
+    expect(rows[0]!.n).toBeGreaterThan(0);
+    // Folded twice at rest: one total per key, every delta gone, no total left at zero.
+    await fold();
+    await fold();
+    const folded = await app.pool.query(
+      `SELECT hour, provider, status FROM inbox_hourly_counts GROUP BY 1, 2, 3 HAVING count(*) > 1 OR bool_or(slot <> 0) OR bool_or(n = 0)`,
+    );
+    expect(folded.rows).toEqual([]);
+    const atRest = await rollupAndTruth();
+    expect(atRest.rollup).toEqual(atRest.truth);
   });
 
   it("is emptied with the inbox by TRUNCATE", async () => {
