@@ -13,7 +13,7 @@ export function reportPartitionsCreated(created: string[]): void {
 }
 
 /**
- * Upkeep of the tables their rooms keep: the hourly rollups' old slots folded into one row each
+ * Upkeep of the tables their rooms keep: the hourly rollups' deltas folded into one row per key
  * (inbox_hourly_counts, payment_hourly_totals), and this month's inbox partition and the next ones
  * created, so a month never starts in the default partition while a worker runs. Every minute, as
  * the sweeper that used to do it: each step is a no-op when there is nothing to do.
