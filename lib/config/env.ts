@@ -52,6 +52,7 @@ const reconcileSchema = {
   RECONCILE_STUCK_MINUTES: positiveInt(60),
   RECONCILE_STUCK_LIMIT: z.coerce.number().int().min(0).default(100),
   RECONCILE_RUNS_KEEP_DAYS: positiveInt(30),
+  RECONCILE_CONCURRENCY: positiveInt(2),
 };
 // Pushing payment changes to the host (lib/destinations): one destination may come from here.
 const destinationSchema = {
@@ -309,6 +310,8 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         stuckLimit: b.RECONCILE_STUCK_LIMIT,
         /** Runs that found nothing are deleted this many days after they started (the maintenance job). */
         runsKeepDays: b.RECONCILE_RUNS_KEEP_DAYS,
+        /** Scheduled runs of one gateway's accounts a worker runs at once (they share its rate limiter). */
+        concurrency: b.RECONCILE_CONCURRENCY,
       },
       /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
       logFormat: b.LOG_FORMAT,
