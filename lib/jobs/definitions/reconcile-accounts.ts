@@ -50,7 +50,9 @@ export const reconcileAccountJob: JobDefinition<z.infer<typeof accountData>, Rec
   work: (config) => ({
     localConcurrency: Math.max(RUNS_PER_WORKER, config.reconcile.concurrency),
     localGroupConcurrency: config.reconcile.concurrency,
-    pollingIntervalSeconds: 2,
+    // pg-boss's shortest: a slot fetches again at once after a run longer than this, else waits for
+    // it, so short runs (nothing to find) go at most 2 a second per slot (docs/benchmarks.md).
+    pollingIntervalSeconds: 0.5,
   }),
   run: (deps, { provider, account }) => runReconciliation(deps, { provider, account, trigger: "schedule" }),
   report: (result) => reportReconciliations([result]),
