@@ -25,7 +25,7 @@ export const dateParamSchema = z.coerce
   .refine((date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999, "must be between the years 1 and 9999");
 
 /**
- * A comma-separated list of known values (`provider=stripe,asaas`). An empty value ("provider=") is
+ * A comma-separated list of known values (`status=paid,refunded`). An empty value ("provider=") is
  * refused rather than read as "none of them": a feed reader whose filter matched nothing would be
  * moved past every change and lose them.
  */
