@@ -123,6 +123,8 @@ describe("POST /api/webhooks/{provider}", () => {
     expect(await count("webhook_inbox")).toBe(0);
     expect(await webhookJobs()).toBe(0);
     expect(await count("signature_failures WHERE provider = 'stripe'")).toBe(5);
+    // The gateway's own URL: the default account's.
+    expect(await count("signature_failures WHERE provider = 'stripe' AND gateway_account = 'default'")).toBe(5);
   });
 
   it("accepts events signed with the old and the new secret during a rotation", async () => {
