@@ -545,6 +545,18 @@ describe("processEvents: a batch settles together, each event as it would alone"
     ]);
   });
 
+  it("gives each job its event's received_at, and starts it only in that time's partition", async () => {
+    const id = await ingest(facts(), { kind: "succeeded" });
+    const { rows: jobs } = await app.pool.query<{ data: { receivedAt: string } }>(
+      "SELECT data FROM pgboss.job WHERE name = 'webhooks' AND data->>'inboxId' = $1",
+      [String(id)],
+    );
+    const { rows: stored } = await app.pool.query(`SELECT to_jsonb(received_at) #>> '{}' AS at FROM webhook_inbox WHERE id = $1`, [id]);
+    expect(jobs.map((job) => job.data.receivedAt)).toEqual([stored[0].at]);
+    expect(await processEvents(depsWith(), [id], ["2001-01-01T00:00:00+00:00"])).toEqual(["skipped"]);
+    expect(await processEvents(depsWith(), [id], [jobs[0]!.data.receivedAt])).toEqual(["processed"]);
+  });
+
   it("starts an attempt by locking its event's row, not by writing a new version of it", async () => {
     const id = await ingest(facts(), { kind: "succeeded" });
     const version = async () => (await app.pool.query("SELECT xmin::text, ctid::text FROM webhook_inbox WHERE id = $1", [id])).rows[0];

@@ -11,7 +11,7 @@ import type { EventSource } from "../ingest/store-event";
 // settle it.
 
 /** An attempt this worker started: the event's stored bytes and the attempt that counts. */
-export type StartedAttempt = DispatchableEvent & {
+export type StartedAttempt = Required<DispatchableEvent> & {
   eventType: string;
   eventIdDerived: boolean;
   source: EventSource;
@@ -34,11 +34,13 @@ export type StartedAttempt = DispatchableEvent & {
 // done, or replayed and done again) or whose retry is not due yet starts nothing.
 const START_ATTEMPTS = plannedPerCall(`
   WITH locked AS (
-    SELECT id, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts, source,
-           gateway_account
+    SELECT id, received_at, provider, event_id, event_id_derived, event_type, resource_id, raw_body, headers, query_string, attempts,
+           source, gateway_account
       FROM webhook_inbox
      WHERE id = ANY($1::bigint[]) AND status = 'pending'
        AND (next_attempt_at IS NULL OR next_attempt_at <= now() + interval '1 second')
+       -- The jobs' received_at, when every one carries it: planned per call, only their partitions are read.
+       AND ($3::timestamptz[] IS NULL OR received_at = ANY($3::timestamptz[]))
        FOR NO KEY UPDATE
   ), abandoned AS (
     UPDATE processing_attempts
@@ -55,7 +57,7 @@ const START_ATTEMPTS = plannedPerCall(`
     SELECT id, COALESCE((SELECT max(attempt) FROM processing_attempts WHERE inbox_id = locked.id), 0) + 1, $2 FROM locked
     RETURNING id, inbox_id
   )
-  SELECT locked.id, locked.provider, locked.event_id AS "eventId", locked.event_type AS "eventType",
+  SELECT locked.id, to_jsonb(locked.received_at) #>> '{}' AS "receivedAt", locked.provider, locked.event_id AS "eventId", locked.event_type AS "eventType",
          locked.event_id_derived AS "eventIdDerived", locked.source,
          locked.resource_id AS "resourceId", locked.raw_body AS "rawBody", locked.headers,
          locked.query_string AS "queryString", COALESCE(counted.attempts, locked.attempts) + 1 AS attempts,
@@ -78,9 +80,18 @@ const LOCK_OWN_ATTEMPT = preparedStatement(
   `SELECT 1 FROM webhook_inbox WHERE id = $1 AND status = 'pending' AND attempts = $2 - 1 FOR UPDATE`,
 );
 
-/** Starts an attempt of each pending, due event in one statement; events not started are absent. */
-export async function startAttempts(pool: Pool, workerId: string, inboxIds: readonly number[]): Promise<Map<number, StartedAttempt>> {
-  const { rows } = await pool.query<StartedAttempt>(START_ATTEMPTS([inboxIds, workerId]));
+/**
+ * Starts an attempt of each pending, due event in one statement; events not started are absent.
+ * `receivedAt` (the jobs', in the order of `inboxIds`) confines it to their partitions when complete.
+ */
+export async function startAttempts(
+  pool: Pool,
+  workerId: string,
+  inboxIds: readonly number[],
+  receivedAt: readonly (string | undefined)[] = [],
+): Promise<Map<number, StartedAttempt>> {
+  const complete = receivedAt.length === inboxIds.length && receivedAt.every((at) => at !== undefined);
+  const { rows } = await pool.query<StartedAttempt>(START_ATTEMPTS([inboxIds, workerId, complete ? receivedAt : null]));
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -97,6 +108,7 @@ const SETTLE_EVENTS = plannedPerCall(`
            attempts = s.attempts
       FROM settling s
      WHERE w.id = s.inbox_id AND w.attempts = s.attempts - 1 AND w.status = 'pending'
+       AND w.received_at = ANY($7::timestamptz[])
     RETURNING w.id
   ), finished AS (
     UPDATE processing_attempts a
@@ -128,6 +140,7 @@ export async function settleEvents(tx: Queryable, settled: readonly Settled[]): 
       settled.map(({ reason }) => reason ?? null),
       settled.map(({ error }) => error ?? null),
       settled.map(({ started }) => started.attemptId),
+      settled.map(({ started }) => started.receivedAt),
     ]),
   );
   if (rows.length === settled.length) return;
