@@ -348,5 +348,11 @@ describe("console for support and finance", () => {
       await page.waitForURL(/status=pending/);
       await expect.poll(() => page.locator("table[aria-label=Events] tbody tr").count()).toBe(12);
     }
+    // The rejected delivery, listed with the account whose URL it came to (the gateway's own: default).
+    const page = await browserAs(ADMIN, WIDTHS[0]!);
+    await page.goto(`${server.url}/signatures`);
+    const rejected = page.locator("table[aria-label='Rejected webhooks'] tbody tr").first();
+    expect(await rejected.locator("td[data-col=provider]").textContent()).toBe("stripe");
+    expect(await rejected.locator("td[data-col=account]").textContent()).toBe("default");
   }, 120_000);
 });
