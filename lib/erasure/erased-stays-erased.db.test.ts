@@ -1,0 +1,81 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processEvents } from "../inbox/process/process-event";
+import { REDACTED } from "../providers/personal-data";
+import { randomId, signedWebhook, stripeEvent } from "../testing/gateway-events";
+import { processDeps } from "../testing/payment-events";
+import { createTestApp, ingestWebhook, TEST_SECRETS, type TestApp } from "../testing/test-app";
+import { executeErasure, startErasure } from "./erasures";
+
+// What arrives after an erasure, or while it runs, about the erased person: stored redacted, by
+// whichever of their identifiers it carries, or by the payment it is about.
+
+const HASH_KEY = "privacy-later-hash-key-0123456789abcdef";
+
+let app: TestApp;
+let archiveDir: string;
+
+beforeAll(async () => {
+  archiveDir = mkdtempSync(join(tmpdir(), "privacy-later-"));
+  app = await createTestApp("privacy_later", { PRIVACY_HASH_KEY: HASH_KEY, ARCHIVE_DIR: archiveDir });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+type Person = { email: string; customer: string; name: string; cpf?: string };
+
+/** A Stripe charge event naming its person (billing details with their CPF, a description quoting the e-mail), received and processed. */
+async function deliver(chargeId: string, who: Person, kind: "succeeded" | "refund" = "succeeded"): Promise<number> {
+  const event = stripeEvent(
+    { chargeId, amount: 5000, currency: "brl", customerId: who.customer, customerEmail: who.email },
+    { kind, amountRefunded: kind === "refund" ? 5000 : 0, occurredAtMs: Date.now() - (kind === "refund" ? 0 : 5000) },
+  );
+  Object.assign(event.data.object, {
+    billing_details: { email: who.email, name: who.name, tax_id: who.cpf ?? null, phone: null },
+    description: `Pedido de ${who.email}`,
+  });
+  expect((await ingestWebhook(app, signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe))).status).toBe(200);
+  const { rows } = await app.pool.query<{ id: number }>("SELECT id FROM webhook_inbox WHERE event_id = $1", [event.id]);
+  await processEvents(processDeps(app), [rows[0]!.id]);
+  return rows[0]!.id;
+}
+
+async function erase(subject: { email: string }): Promise<void> {
+  const deps = { pool: app.pool, archiveDir, hashKey: HASH_KEY };
+  const erasure = await executeErasure(deps, await startErasure(deps, subject, { name: "test" }));
+  expect(erasure!.status).toBe("done");
+}
+
+const dump = () =>
+  execFileSync("pg_dump", ["--data-only", app.db.url], { maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] }).toString(
+    "utf8",
+  );
+
+describe("after an erasure", () => {
+  it("stores a later event on an erased payment redacted, though it names the person by a new e-mail and customer id", async () => {
+    const chargeId = randomId("ch");
+    const before: Person = { email: "dora.before@exemplo.com.br", customer: "cus_DoraBefore", name: "Dora Antunes Belchior" };
+    await deliver(chargeId, before);
+    await erase({ email: before.email });
+    // At the gateway she changed her e-mail (and her customer record) since; the refund is of the erased payment.
+    const after: Person = { email: "dora.new@exemplo.com.br", customer: "cus_DoraAfter", name: "Dora A. Belchior" };
+    const id = await deliver(chargeId, after, "refund");
+    const { rows } = await app.pool.query(
+      "SELECT customer_id, customer_email, redacted_at IS NOT NULL AS redacted, original_sha256 IS NOT NULL AS digest FROM webhook_inbox WHERE id = $1",
+      [id],
+    );
+    expect(rows).toEqual([{ customer_id: REDACTED, customer_email: REDACTED, redacted: true, digest: true }]);
+    const text = dump();
+    for (const identifier of [after.email, after.customer, after.name, before.email]) expect(text).not.toContain(identifier);
+    // The money moved as the event says; the customer stays erased.
+    const { rows: payment } = await app.pool.query(
+      "SELECT status, customer_id, customer_email FROM payments WHERE gateway_charge_id = $1",
+      [chargeId],
+    );
+    expect(payment).toEqual([{ status: "refunded", customer_id: REDACTED, customer_email: REDACTED }]);
+  });
+});
