@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processEvents } from "../inbox/process/process-event";
+import { registerPaymentAndWake } from "../inbox/process/wake-waiting-events";
 import { REDACTED } from "../providers/personal-data";
 import { randomId, signedWebhook, stripeEvent } from "../testing/gateway-events";
 import { processDeps } from "../testing/payment-events";
@@ -77,5 +78,44 @@ describe("after an erasure", () => {
       [chargeId],
     );
     expect(payment).toEqual([{ status: "refunded", customer_id: REDACTED, customer_email: REDACTED }]);
+  });
+
+  it("registers a payment the host names by an erased identifier with its customer redacted; another customer as given", async () => {
+    const erased: Person = { email: "eli.registered@exemplo.com.br", customer: "cus_EliRegistered", name: "Eli Prado Registro" };
+    await deliver(randomId("ch"), erased);
+    await erase({ email: erased.email });
+    const deps = { pool: app.pool, boss: app.boss, config: app.config };
+    const again = randomId("ch");
+    // As POST /api/payments registers it: the host kept (or got back) the e-mail it was told to erase.
+    expect(
+      await registerPaymentAndWake(deps, {
+        provider: "stripe",
+        chargeId: again,
+        amount: 1990,
+        currency: "BRL",
+        customerEmail: erased.email.toUpperCase(),
+      }),
+    ).toMatchObject({ created: true });
+    const byId = randomId("ch");
+    await registerPaymentAndWake(deps, { provider: "stripe", chargeId: byId, amount: 500, currency: "brl", customerId: erased.customer });
+    const other = randomId("ch");
+    await registerPaymentAndWake(deps, {
+      provider: "stripe",
+      chargeId: other,
+      amount: 700,
+      currency: "brl",
+      customerId: "cus_Fresh",
+      customerEmail: "fresh@example.org",
+    });
+    const { rows } = await app.pool.query(
+      "SELECT gateway_charge_id, amount, currency, customer_id, customer_email FROM payments WHERE gateway_charge_id = ANY($1) ORDER BY id",
+      [[again, byId, other]],
+    );
+    expect(rows).toEqual([
+      { gateway_charge_id: again, amount: 1990, currency: "brl", customer_id: REDACTED, customer_email: REDACTED },
+      { gateway_charge_id: byId, amount: 500, currency: "brl", customer_id: REDACTED, customer_email: REDACTED },
+      { gateway_charge_id: other, amount: 700, currency: "brl", customer_id: "cus_Fresh", customer_email: "fresh@example.org" },
+    ]);
+    expect(dump()).not.toContain(erased.email);
   });
 });
