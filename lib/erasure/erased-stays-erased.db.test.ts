@@ -118,4 +118,45 @@ describe("after an erasure", () => {
     ]);
     expect(dump()).not.toContain(erased.email);
   });
+
+  it("erases by e-mail the CPF found beside it: the rows naming only that CPF, before, during and after the erasure", async () => {
+    const fabio: Person = {
+      email: "fabio.cofound@exemplo.com.br",
+      customer: "cus_FabioMain",
+      name: "Fabio Cardoso Lemos",
+      cpf: "286.210.867-50",
+    };
+    await deliver(randomId("ch"), fabio);
+    // The same person at another checkout: another e-mail and customer record, only the CPF in common.
+    const elsewhere = (tag: string): Person => ({
+      email: `f.lemos.${tag}@outro.example`,
+      customer: `cus_FabioOther${tag}`,
+      name: "F. C. Lemos",
+      cpf: "28621086750",
+    });
+    const beforeId = await deliver(randomId("ch"), elsewhere("before"));
+    let duringId: number | undefined;
+    const deps = { pool: app.pool, archiveDir, hashKey: HASH_KEY };
+    const erasureId = await startErasure(deps, { email: fabio.email }, { name: "test" });
+    const erasure = await executeErasure(deps, erasureId, async (step) => {
+      // Found already, its CPF not yet remembered: a delivery naming only the CPF is stored as it came.
+      if (step === "subject_found") duringId = await deliver(randomId("ch"), elsewhere("during"));
+    });
+    expect(erasure!.status).toBe("done");
+    expect(duringId).toBeDefined();
+    const afterId = await deliver(randomId("ch"), elsewhere("after"));
+    const { rows } = await app.pool.query(
+      "SELECT id, customer_id, customer_email, payload::text LIKE '%Lemos%' AS named FROM webhook_inbox WHERE id = ANY($1) ORDER BY id",
+      [[beforeId, duringId, afterId]],
+    );
+    expect(rows).toEqual(
+      [beforeId, duringId, afterId].map((id) => ({ id, customer_id: REDACTED, customer_email: REDACTED, named: false })),
+    );
+    const text = dump();
+    for (const identifier of [fabio.email, fabio.cpf, "28621086750", "FabioOther", "f.lemos.", "Lemos"])
+      expect(text).not.toContain(identifier);
+    // Their payments at the other checkout are theirs too: each customer redacted.
+    const { rows: payments } = await app.pool.query("SELECT DISTINCT customer_email FROM payments WHERE customer_id LIKE 'cus_Fabio%'");
+    expect(payments).toEqual([]);
+  });
 });

@@ -59,11 +59,15 @@ export function deliverySubject(
   return { options, columns, rawBody, payload: body, values, candidates };
 }
 
-/** The body to store, given which of the subject's candidates an erasure removed (ERASED_PAYMENT: all of them). */
+/**
+ * The body to store, given which of the subject's candidates an erasure removed. One is enough: a
+ * delivery naming an erased key (or an erased customer's payment) is that person's, so every
+ * identifier it carries is theirs and redacted, a new customer id beside their CPF included.
+ */
 export function keptBody(subject: DeliverySubject, candidates: readonly string[]): KeptBody {
   const { options, columns, rawBody } = subject;
   if (candidates.length === 0 && options.piiAtRest === "keep") return { columns, rawBody, redaction: null };
-  const erased = candidates.includes(ERASED_PAYMENT) ? subject.values : candidates;
+  const erased = candidates.length > 0 ? subject.values : [];
   const redacted = jsonbText(redactPayload(subject.payload, { paths: options.driver.personalData, identifiers: erased }).value)!;
   const erasedCustomer = (value: string | null) => (value !== null && erased.includes(value) ? REDACTED : value);
   return {
