@@ -211,14 +211,17 @@ describe("console for support and finance", () => {
       const csv = await (await page.request.get(`${server.url}${await page.getByTestId("export-payments").getAttribute("href")}`)).text();
       const lines = csv.trim().split("\r\n");
       // The list's columns first (text() drops the byte order mark: console-support reads the bytes).
-      expect(lines[0]).toMatch(/^provider,charge_id,status,amount,amount_refunded,currency,customer_email/);
+      expect(lines[0]).toMatch(
+        /^provider,charge_id,account,status,decline_code,decline_message,amount,amount_refunded,currency,customer_email/,
+      );
       expect(lines).toHaveLength(1 + matching);
-      const exported = new Set(lines.slice(1).map((line) => line.split(",")[1]));
+      const exported = lines.slice(1).map((line) => line.split(",")[1]);
       const shown = await page
         .locator("table[aria-label=Payments] tbody tr")
         .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-charge")));
-      for (const charge of shown) expect(exported.has(charge!)).toBe(true);
-      for (const line of lines.slice(1)) expect(line.split(",")[2]).toBe("refunded");
+      // In the list's order: the page's rows open the file.
+      expect(exported.slice(0, shown.length)).toEqual(shown);
+      for (const line of lines.slice(1)) expect(line.split(",")[3]).toBe("refunded");
       expect(
         (await rows<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'export' AND actor = $1", [FINANCE]))[0]!.n,
       ).toBeGreaterThan(0);
@@ -345,5 +348,11 @@ describe("console for support and finance", () => {
       await page.waitForURL(/status=pending/);
       await expect.poll(() => page.locator("table[aria-label=Events] tbody tr").count()).toBe(12);
     }
+    // The rejected delivery, listed with the account whose URL it came to (the gateway's own: default).
+    const page = await browserAs(ADMIN, WIDTHS[0]!);
+    await page.goto(`${server.url}/signatures`);
+    const rejected = page.locator("table[aria-label='Rejected webhooks'] tbody tr").first();
+    expect(await rejected.locator("td[data-col=provider]").textContent()).toBe("stripe");
+    expect(await rejected.locator("td[data-col=account]").textContent()).toBe("default");
   }, 120_000);
 });

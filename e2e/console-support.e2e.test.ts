@@ -8,13 +8,15 @@ import { openBrowser, screenshot, signIn } from "./harness/browser";
 import { sendAll, httpSender, planWebhooks } from "./simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "./simulator/fake-gateway";
 import { generateHistories } from "./simulator/history";
+import { readFixture, variant } from "@/lib/testing/gateway-fixtures";
+import { signStripe } from "@/lib/providers/stripe";
 
 // What support and finance quote and ask, on the simulator's data, in Chromium at 1440 and 390 px:
 // the end or the middle of an id finds its events and the page says what it searched; a viewer's
 // e-mail search is refused in words (page and CSV); payments refunded in the last 24 hours, and
 // their CSV with the refund dates, UTF-8 behind a BOM, named after the filter; a bulk replay's
 // dry-run counts before its confirmation and rows, and its run running until its events settle;
-// support told who replays a failed event.
+// support told who replays a failed event; a declined charge says why beside its status.
 
 const PASSWORD = "correct horse battery staple";
 const SUPPORT = "support@support.test";
@@ -174,7 +176,7 @@ describe("console for support: any part of an id, in words", () => {
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       const [header, ...lines] = bytes.toString("utf8").slice(1).trim().split("\r\n");
       const names = header!.split(",");
-      expect(names.slice(0, 3)).toEqual(["provider", "charge_id", "status"]);
+      expect(names.slice(0, 4)).toEqual(["provider", "charge_id", "account", "status"]);
       const cells = lines.map((line) => line.split(","));
       expect(cells.map((cell) => cell[names.indexOf("charge_id")]).sort()).toEqual(expected);
       for (const cell of cells) {
@@ -182,6 +184,18 @@ describe("console for support: any part of an id, in words", () => {
         expect(Date.now() - refundedAt).toBeLessThan(86_400_000);
         expect(Date.parse(cell[names.indexOf("created_at")]!)).toBeLessThanOrEqual(refundedAt);
       }
+      // Sorted by amount, the file lists them in the order the page shows.
+      await page.goto(`${page.url()}&sort=amount_asc`);
+      const onScreen = await page
+        .locator("table[aria-label=Payments] tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-charge")));
+      const sorted = await page.request.get(`${server.url}${await page.getByTestId("export-payments").getAttribute("href")}`);
+      const [sortedHeader, ...sortedLines] = (await sorted.text())
+        .replace(/^\ufeff/, "")
+        .trim()
+        .split("\r\n");
+      const chargeAt = sortedHeader!.split(",").indexOf("charge_id");
+      expect(sortedLines.map((line) => line.split(",")[chargeAt])).toEqual(onScreen);
     }
   }, 300_000);
 
@@ -225,6 +239,46 @@ describe("console for support: any part of an id, in words", () => {
       await expect.poll(() => page.getByTestId("replay-state").textContent(), { timeout: 60_000 }).toBe(`done: 0 of ${events} pending`);
     }
   }, 300_000);
+
+  it("[SUPPORT][DECLINE]: a declined charge's page says why beside its status, and the payments list shows it under the badge", async () => {
+    // stripe/openapi's charge, failed as docs.stripe.com/declines describes an issuer's decline.
+    const charge = readFixture<Record<string, unknown> & { outcome: object }>("stripe/charge.json");
+    const event = readFixture<{ id: string; type: string; created: number; data: { object: object } }>("stripe/event.json");
+    const declined = variant(charge, {
+      id: "ch_e2e_declined",
+      status: "failed",
+      failure_code: "card_declined",
+      failure_message: "Your card has insufficient funds.",
+      outcome: { ...charge.outcome, reason: "insufficient_funds", type: "issuer_declined" },
+    });
+    const created = Math.floor(Date.now() / 1000);
+    const body = JSON.stringify(variant(event, { id: "evt_e2e_declined", type: "charge.failed", created, data: { object: declined } }));
+    const answer = await fetch(`${server.url}/api/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signStripe(TEST_SECRETS.stripe, created, body) },
+      body,
+    });
+    expect(answer.status).toBeLessThan(300);
+    await waitFor(
+      async () =>
+        (await rows("SELECT 1 FROM payments WHERE gateway_charge_id = 'ch_e2e_declined' AND decline_reason IS NOT NULL")).length === 1,
+      30_000,
+      "declined charge applied",
+    );
+    const [payment] = await rows<{ id: number }>("SELECT id FROM payments WHERE gateway_charge_id = 'ch_e2e_declined'");
+    const sentence = "Declined: Your card has insufficient funds. (code insufficient_funds)";
+    for (const width of WIDTHS) {
+      const page = await browserAs(SUPPORT, width);
+      await page.goto(`${server.url}/payments/${payment!.id}`);
+      expect(await page.getByTestId("payment-decline").textContent()).toBe(sentence);
+      expect(await horizontalOverflow(page)).toBe(0);
+      await screenshot(page, `support-declined-payment-${width}`, width > 390);
+      await search(page, "payments", "e2e_declined");
+      const row = page.locator('table[aria-label=Payments] tbody tr[data-charge="ch_e2e_declined"]');
+      expect(await row.getByTestId("row-decline").getAttribute("title")).toBe(sentence);
+      expect(await horizontalOverflow(page)).toBe(0);
+    }
+  }, 120_000);
 
   it("[SUPPORT][REPLAY]: a failed event tells support that finance or an admin replays it", async () => {
     const [event] = await rows<{ id: number }>(

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getSignaturesView } from "@/lib/console/get-signatures-view";
 import { freePort } from "@/lib/db/embedded";
 import { mercadopagoNotification, randomId, signedWebhook, webhookFor, type SignedWebhook } from "@/lib/testing/gateway-events";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
@@ -199,6 +200,9 @@ describe("[GATEWAYS][ACCOUNTS] accounts through the running servers", () => {
     }
     expect(await count("SELECT count(*)::int AS n FROM webhook_inbox")).toBe(stored);
     expect(await count("SELECT count(*)::int AS n FROM signature_failures")).toBe(failures + 6);
+    // Each refusal says whose URL it came to, as the console's rejected webhooks show it.
+    const shown = (await getSignaturesView(app.pool, null)).failures.slice(0, 6).map((failure) => `${failure.provider}/${failure.account}`);
+    expect(shown).toEqual(["asaas/loja-b", "asaas/loja-a", "asaas/loja-b", "asaas/loja-b", "asaas/loja-a", "asaas/loja-b"]);
 
     await waitFor(async () => (await paymentOf(loja.b.payment.chargeId))?.status === "paid", 60_000, "loja-b's payment paid");
     expect(await paymentOf(loja.b.payment.chargeId)).toEqual({ status: "paid", account: "loja-b" });

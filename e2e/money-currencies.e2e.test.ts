@@ -231,8 +231,7 @@ beforeAll(async () => {
         chargeId: history.payment.chargeId,
         amount: history.payment.amount,
         currency: "brl",
-        customerId: history.payment.customerId,
-        customerEmail: CUSTOMER,
+        customer: { id: history.payment.customerId, email: CUSTOMER },
       }),
     });
     expect(response.status).toBe(201);

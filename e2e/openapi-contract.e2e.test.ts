@@ -56,10 +56,15 @@ const registration = operation("/api/payments", "post").requestBody!.content["ap
   chargeId: string;
   amount: number;
   currency: string;
-  customerId: string;
-  customerEmail: string;
+  customer: { id: string; email: string };
 };
-const facts: PaymentFacts = { ...registration, currency: registration.currency.toLowerCase() };
+const facts: PaymentFacts = {
+  chargeId: registration.chargeId,
+  amount: registration.amount,
+  currency: registration.currency.toLowerCase(),
+  customerId: registration.customer.id,
+  customerEmail: registration.customer.email,
+};
 const step = (kind: HistoryStep["kind"], amountRefunded: number, at: string): HistoryStep => ({
   kind,
   amountRefunded,
@@ -134,6 +139,11 @@ describe("[HOST][OPENAPI] the running server against docs/openapi.json", () => {
     const again = await checked("POST", "/api/payments", "/api/payments", 200, { body: registration });
     expect(comparable(again)).toEqual(comparable(exampleAnswer("/api/payments", "post", 200)));
     await checked("POST", "/api/payments", "/api/payments", 400, { body: { ...registration, amount: -1 } });
+    // The deprecated flat field beside a different customer.id: the documented 400, word for word.
+    const conflict = await checked("POST", "/api/payments", "/api/payments", 400, {
+      body: { ...registration, chargeId: "ch_openapi_conflict", customerId: "cus_other" },
+    });
+    expect(conflict).toEqual(exampleAnswer("/api/payments", "post", 400));
     await checked("POST", "/api/payments", "/api/payments", 401, { body: registration, token: null });
     await checked("POST", "/api/payments", "/api/payments", 403, { body: registration, token: ZOOP_TOKEN });
   });
@@ -204,6 +214,29 @@ describe("[HOST][OPENAPI] the running server against docs/openapi.json", () => {
     expect(removed.status).toBe(204);
     await checked("GET", template, path, 404);
     await checked("DELETE", template, path, 404);
+  });
+
+  it("lists a page of the gateway accounts as the document shows, following the cursor, and its errors", async () => {
+    const template = "/api/gateway-accounts";
+    const [first, second] = ["loja-a", "loja-b"].map((name) => `/api/gateway-accounts/asaas/${name}`);
+    const secrets = { first: "asaas-webhook-token-loja-a-0123456789", second: "asaas-webhook-token-loja-b-0123456789" };
+    await checked("PUT", "/api/gateway-accounts/{provider}/{name}", first!, 201, {
+      body: { secrets: [secrets.first], credentials: { apiKey: "$aact_openapi_loja_a_0123456789" } },
+    });
+    await checked("PUT", "/api/gateway-accounts/{provider}/{name}", second!, 201, { body: { secrets: [secrets.second] } });
+    const page = (await checked("GET", template, `${template}?provider=asaas&limit=1`, 200)) as { cursor: string };
+    expect(comparable(page)).toEqual(comparable(exampleAnswer(template, "get", 200)));
+    const next = await checked("GET", template, `${template}?provider=asaas&limit=1&after=${page.cursor}`, 200);
+    expect(next).toMatchObject({ total: 2, cursor: null, data: [{ name: "loja-b", webhookPath: "/api/webhooks/asaas/loja-b" }] });
+    for (const answer of [page, next]) for (const secret of Object.values(secrets)) expect(JSON.stringify(answer)).not.toContain(secret);
+    // A scoped token sees its gateways' accounts only.
+    expect(await checked("GET", template, template, 200, { token: ZOOP_TOKEN })).toEqual({ data: [], total: 0, cursor: null });
+    await checked("GET", template, `${template}?after=nope`, 400);
+    await checked("GET", template, `${template}?provider=`, 400);
+    await checked("GET", template, template, 401, { token: null });
+    await checked("GET", template, `${template}?provider=asaas`, 403, { token: ZOOP_TOKEN });
+    for (const path of [first!, second!])
+      await fetch(`${server.url}${path}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
   });
 
   it("pushes payment.updated and destination.test messages as the document shows them", async () => {

@@ -27,11 +27,14 @@ const FAKE_GATEWAY = "http://127.0.0.1:4010";
 
 type Block = { provider: string; text: string; exports: string; simulate: string[] };
 
-function simulatorBlocks(file: string): Block[] {
+/** The blocks whose simulator command starts `run --provider P` (one per gateway), or with `kind` "account", `run --account A`. */
+function simulatorBlocks(file: string, kind: "gateway" | "account" = "gateway"): Block[] {
   const markdown = readFileSync(file, "utf8");
+  const command =
+    kind === "gateway" ? /npm run simulate -- run --provider \w+/ : /npm run simulate -- run --account [\w.-]+ --provider \w+/;
   return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)]
     .map((match) => match[1]!)
-    .filter((text) => /npm run simulate -- run --provider \w+/.test(text))
+    .filter((text) => command.test(text))
     .map((text) => {
       const lines = text.split("\n");
       const start = lines.findIndex((line) => line.startsWith("npm run dev"));
@@ -105,43 +108,64 @@ describe("[SIMULATOR]: every gateway's block in docs/simulator.md ends with ever
   it.each(blocks.map((block) => [block.provider, block] as const))(
     "%s: the simulator's check says all right, and no payment's status contradicts its amounts",
     async (provider, block) => {
-      const gatewayPort = await freePort();
-      const variables = asRun({ ...exampleValues(), ...exportedVariables(block.exports) }, `http://127.0.0.1:${gatewayPort}`);
-      app = await createTestApp(`simulator_${provider}`);
-      const env = { DATABASE_URL: app.db.url, ...variables };
-      server = await startAppServer(env);
-      const args = block.simulate.map((arg, index) => (block.simulate[index - 1] === "--payments" ? String(PAYMENTS) : arg));
-      // DATABASE_URL set: the simulator reads no .env.example itself, only the same variables as the app.
-      const run = await simulate([...args, "--url", server.url, "--gateway-port", String(gatewayPort), "--drain-timeout", "600"], env);
-      // The simulator's own summary, kept in the test's output (the measured N/N of each gateway).
-      console.log(
-        `${provider}: ${run.output
-          .split("\n")
-          .filter((line) => /^(sent|check|registered|  \d+ )/.test(line))
-          .join(" | ")}`,
-      );
-      expect(run.output).toContain(`check: ${PAYMENTS}/${PAYMENTS} payments in their true final state`);
-      expect(run.code, run.output).toBe(0);
-
-      const { rows } = await app.pool.query<{ chargeId: string }>(
-        `SELECT gateway_charge_id AS "chargeId" FROM payments WHERE provider = $1`,
-        [provider],
-      );
-      expect(rows).toHaveLength(PAYMENTS);
-      const contradictions: string[] = [];
-      for (const { chargeId } of rows) {
-        const response = await fetch(`${server.url}/api/payments/${provider}/${encodeURIComponent(chargeId)}`, {
-          headers: { authorization: `Bearer ${variables.PAYMENTS_API_TOKENS}` },
-        });
-        const payment = (await response.json()) as { status: PaymentStatus; amount: number | null; amountRefunded: number };
-        const contradiction = statusContradiction(payment);
-        if (contradiction) contradictions.push(`${chargeId}: ${contradiction}`);
-      }
-      expect(contradictions).toEqual([]);
+      await runBlock(provider, block);
     },
     900_000,
   );
 });
+
+describe("[SIMULATOR]: one account of many (--account) in docs/simulator.md", () => {
+  const [accountBlock] = simulatorBlocks("docs/simulator.md", "account");
+  it("posts to the account's URL with its secret: every payment right, filed under the account, refetched with its key", async () => {
+    expect(accountBlock).toBeDefined();
+    const account = /--account ([\w.-]+)/.exec(accountBlock!.text)![1]!;
+    const { variables } = await runBlock("asaas", accountBlock!);
+    const { rows } = await app!.pool.query<{ account: string; n: number }>(
+      "SELECT gateway_account AS account, count(*)::int AS n FROM payments WHERE provider = 'asaas' GROUP BY 1",
+    );
+    expect(rows).toEqual([{ account, n: PAYMENTS }]);
+    const events = await app!.pool.query<{ account: string }>("SELECT DISTINCT gateway_account AS account FROM webhook_inbox");
+    expect(events.rows).toEqual([{ account }]);
+    expect(variables[`ASAAS_API_KEY_${account.toUpperCase().replace(/[.-]/g, "_")}`]).toBeDefined();
+  }, 900_000);
+});
+
+/** Runs a block as a reader would (its variables over .env.example's, its simulator command) and checks the payments. */
+async function runBlock(provider: string, block: Block): Promise<{ variables: Record<string, string> }> {
+  const gatewayPort = await freePort();
+  const variables = asRun({ ...exampleValues(), ...exportedVariables(block.exports) }, `http://127.0.0.1:${gatewayPort}`);
+  app = await createTestApp(`simulator_${provider}`);
+  const env = { DATABASE_URL: app.db.url, ...variables };
+  server = await startAppServer(env);
+  const args = block.simulate.map((arg, index) => (block.simulate[index - 1] === "--payments" ? String(PAYMENTS) : arg));
+  // DATABASE_URL set: the simulator reads no .env.example itself, only the same variables as the app.
+  const run = await simulate([...args, "--url", server.url, "--gateway-port", String(gatewayPort), "--drain-timeout", "600"], env);
+  // The simulator's own summary, kept in the test's output (the measured N/N of each gateway).
+  console.log(
+    `${provider}: ${run.output
+      .split("\n")
+      .filter((line) => /^(sent|check|registered|fake gateway|  \d+ )/.test(line))
+      .join(" | ")}`,
+  );
+  expect(run.output).toContain(`check: ${PAYMENTS}/${PAYMENTS} payments in their true final state`);
+  expect(run.code, run.output).toBe(0);
+
+  const { rows } = await app.pool.query<{ chargeId: string }>(`SELECT gateway_charge_id AS "chargeId" FROM payments WHERE provider = $1`, [
+    provider,
+  ]);
+  expect(rows).toHaveLength(PAYMENTS);
+  const contradictions: string[] = [];
+  for (const { chargeId } of rows) {
+    const response = await fetch(`${server.url}/api/payments/${provider}/${encodeURIComponent(chargeId)}`, {
+      headers: { authorization: `Bearer ${variables.PAYMENTS_API_TOKENS}` },
+    });
+    const payment = (await response.json()) as { status: PaymentStatus; amount: number | null; amountRefunded: number };
+    const contradiction = statusContradiction(payment);
+    if (contradiction) contradictions.push(`${chargeId}: ${contradiction}`);
+  }
+  expect(contradictions).toEqual([]);
+  return { variables };
+}
 
 describe("[SIMULATOR]: what it says when a run can't go right", () => {
   it("names each refusal's reason and what to check, and the app's log names the variables a gateway needs", async () => {

@@ -23,7 +23,19 @@ function columnsFor(now: string, withEvents: boolean, withAccounts: boolean) {
       ),
     }),
     ...(withAccounts ? [column.accessor("account", { header: "Account", meta: { mono: true } })] : []),
-    column.accessor("status", { header: "Status", cell: (info) => <StatusBadge status={info.getValue()} /> }),
+    column.accessor("status", {
+      header: "Status",
+      cell: (info) => (
+        <>
+          <StatusBadge status={info.getValue()} />
+          {info.row.original.decline ? (
+            <span className="muted decline-note" title={info.row.original.decline} data-testid="row-decline">
+              {info.row.original.decline}
+            </span>
+          ) : null}
+        </>
+      ),
+    }),
     column.accessor("amount", {
       header: "Amount",
       meta: { numeric: true, sortKey: "amount" },

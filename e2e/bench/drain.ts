@@ -207,7 +207,9 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
   }
 }
 
-const cluster = await startOwnPostgres("bench-drain", { flags: ["-c", "shared_preload_libraries=pg_stat_statements"] });
+const cluster = await startOwnPostgres("bench-drain", {
+  flags: ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track_planning=on"],
+});
 // Every database below (the backlogs, their copies for the ceiling) is created on it.
 process.env.TEST_DATABASE_URL = cluster.url;
 try {

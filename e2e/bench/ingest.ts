@@ -9,6 +9,7 @@ import { createPool, type Pool } from "@/lib/db/pool";
 import { loadConfig } from "@/lib/config/env";
 import { startAccountDirectory } from "@/lib/gateway-accounts/account-directory";
 import { startAppServer, stopChild } from "../harness/app-server";
+import { startOwnPostgres } from "../harness/own-postgres";
 import { webhookFor, randomId, type PaymentFacts, type SignedWebhook } from "@/lib/testing/gateway-events";
 import { seedStripeAccounts } from "./seed-accounts";
 import { flattenInbox, freshBenchDatabase } from "./bench-database";
@@ -18,7 +19,7 @@ import { groupPids, groupRssMb } from "./group-rss";
 
 // `npm run bench:ingest -- [--connections 32] [--seconds 15] [--rate 500] [--soak-seconds 0]`
 // Ingest throughput side by side, in ONE run, same generator (autocannon, in this process), same
-// concurrency, same database server (TEST_DATABASE_URL's), a fresh database, the app's worker
+// concurrency, same database server (a cluster of the bench's own), a fresh database, the app's worker
 // draining throughout; each target is measured twice, in the order A B C ... C B A:
 //   bare     e2e/bench/bare-ingest-server.ts: node:http + pg, the same signed insert, nothing else
 //   seed     the same file as a seed-style server: one INSERT ... ON CONFLICT DO NOTHING of one row
@@ -306,6 +307,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     cleanUp().then(exit, exit);
   });
 }
+
+// A cluster of the bench's own (embedded binaries, PostgreSQL's defaults), not the shared server:
+// every database below is created on it, and nothing else runs there.
+const cluster = await startOwnPostgres("bench-ingest");
+process.env.TEST_DATABASE_URL = cluster.url;
+cleanups.push({ what: "stopping the bench's PostgreSQL", run: () => cluster.stop() });
 
 let exitCode = 0;
 try {

@@ -4,7 +4,12 @@ import { loadConfig } from "@/lib/config/env";
 import { createPool } from "@/lib/db/pool";
 import { createGatewayClients } from "@/lib/http/gateway-clients";
 import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
-import { createProducer } from "@/lib/queue/boss";
+import { createProducer, createWorkerBoss } from "@/lib/queue/boss";
+import { startAccountDirectory } from "@/lib/gateway-accounts/account-directory";
+import { reconcileJob } from "@/lib/jobs/definitions/reconcile";
+import { reconcileAccountJob } from "@/lib/jobs/definitions/reconcile-accounts";
+import { runJob, workJob } from "@/lib/jobs/work-jobs";
+import { seedStripeAccounts } from "./seed-accounts";
 import { runReconciliation } from "@/lib/reconcile/run-reconciliation";
 import { countCpu } from "./cpu-time";
 import { sendAll, planWebhooks, stripeEventsOf } from "../simulator/send-webhooks";
@@ -20,8 +25,15 @@ import { startWorkers, stopWorkers, waitDrained } from "./run-workers";
 //   reconciled  nothing sent: one reconciliation run lists all N (100 a page, over HTTP, rate
 //               limit lifted) and ingests every one as missed, then one worker drains (repairs) them.
 // Prints events/s for each phase and the database's CPU per event, and the ratios reconciled/received.
+// `--accounts N` instead times the schedule over N accounts of one gateway: N Stripe accounts in the
+// database (connected accounts, listed with the platform's key), each due, with nothing to find; one
+// schedule pass enqueues a job per account and one worker's runs (RECONCILE_CONCURRENCY at a time)
+// go through them all: the per-account cost of a scheduled run.
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { events: { type: "string", default: "100000" } } });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { events: { type: "string", default: "100000" }, accounts: { type: "string" } },
+});
 const targetEvents = Number(values.events);
 const secret = "whsec_bench_reconcile";
 
@@ -103,6 +115,58 @@ async function phase(mode: "received" | "reconciled"): Promise<Measured> {
     await gateway.close();
     await drop();
   }
+}
+
+/** `--accounts N`: one schedule pass over N due accounts of one gateway, worked by this process as a worker would. */
+async function accountsPass(count: number): Promise<void> {
+  const { url, drop } = await freshBenchDatabase(`webhook_inbox_bench_reconcile_${process.pid}_accounts`);
+  const gateway = await startFakeGateway([]);
+  const secretKey = "bench-account-secrets-key-0123456789abcdef";
+  const env = {
+    DATABASE_URL: url,
+    WEBHOOK_SECRET_STRIPE: secret,
+    ACCOUNT_SECRETS_KEY: secretKey,
+    ...fakeGatewayEnv(gateway.url),
+    REFETCH_RATE_PER_SECOND: "100000",
+  };
+  const config = loadConfig(env);
+  const pool = createPool(url, 10, "bench");
+  const boss = createWorkerBoss(url, 1);
+  await boss.start();
+  await seedStripeAccounts(pool, count, secretKey);
+  // Started once they are in: it loads them as a worker starting now would.
+  const accounts = startAccountDirectory(config, pool, { databaseUrl: url, applicationName: "bench", watch: false });
+  try {
+    await accounts.ready();
+    const deps = { pool, boss, config, gateways: createGatewayClients(config), accounts, workerId: "bench" };
+    const phase = await measure(async () => {
+      const { enqueued } = await runJob(reconcileJob, deps, {});
+      await workJob(boss, reconcileAccountJob, deps);
+      for (;;) {
+        const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM reconcile_runs WHERE finished_at IS NOT NULL");
+        if (rows[0]!.n >= enqueued) break;
+        await new Promise((tick) => setTimeout(tick, 200));
+      }
+    });
+    const { rows } = await pool.query<{ runs: number; errors: number }>(
+      "SELECT count(*)::int AS runs, sum(errors)::int AS errors FROM reconcile_runs",
+    );
+    console.log(
+      `reconcile --accounts: ${rows[0]!.runs} scheduled runs (${count} stripe accounts + the default; ${rows[0]!.errors} errors) in ${phase.seconds.toFixed(1)}s = ` +
+        `${(rows[0]!.runs / phase.seconds).toFixed(1)} runs/s, ${config.reconcile.concurrency} at a time · CPU per run: database ${(phase.databaseMs / rows[0]!.runs).toFixed(1)} ms + process ${(phase.processMs / rows[0]!.runs).toFixed(1)} ms`,
+    );
+  } finally {
+    await boss.stop({ graceful: false });
+    await accounts.close();
+    await pool.end();
+    await gateway.close();
+    await drop();
+  }
+}
+
+if (values.accounts !== undefined) {
+  await accountsPass(Number(values.accounts));
+  process.exit(0);
 }
 
 const received = await phase("received");

@@ -14,7 +14,11 @@ import {
   type SendReport,
 } from "./send-webhooks";
 import { DEVELOPMENT_SECRET_VALUES } from "@/lib/config/development-values";
-import { enableHint, findDriver, PROVIDER_NAMES } from "@/lib/providers/registry";
+import { enableHint, findDriver, PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
+import { DEFAULT_ACCOUNT, isAccountName } from "@/lib/canonical/gateway-account";
+import { createPool } from "@/lib/db/pool";
+import { configAccounts, startAccountDirectory } from "@/lib/gateway-accounts/account-directory";
+import { hasOwnCredentials, type GatewayAccount } from "@/lib/gateway-accounts/gateway-account";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import {
   webhookFor,
@@ -41,6 +45,10 @@ const USAGE = `usage: npm run simulate -- <run|serve> [options]
   --app-wait S              seconds to wait for the app to answer before sending (default 120)
   --payments N              payments to simulate (default 100)
   --provider P              simulate one gateway: ${SIMULATED_PROVIDERS.join("|")}
+  --account NAME            play that account of each gateway: post to /api/webhooks/{provider}/NAME, signed
+                            with its secret, and serve its payments to its own API credentials. An account
+                            the environment names (<PROVIDER>_ACCOUNTS, WEBHOOK_SECRET_<PROVIDER>_<NAME>), or
+                            one kept in the database (with DATABASE_URL and ACCOUNT_SECRETS_KEY set)
   --providers LIST          several of them, comma-separated (default stripe,standard)
   --duplicates RATE         probability of each extra resend, 0..1 (default 0.3)
   --drop RATE               withhold each event (all its copies) with this probability, 0..1 (default 0):
@@ -88,6 +96,7 @@ function parse(argv: string[]) {
       "app-wait": { type: "string", default: "120" },
       payments: { type: "string", default: "100" },
       provider: { type: "string" },
+      account: { type: "string" },
       providers: { type: "string", default: "stripe,standard" },
       duplicates: { type: "string", default: "0.3" },
       drop: { type: "string", default: "0" },
@@ -114,6 +123,8 @@ function parse(argv: string[]) {
   if (!providers.every(isSimulatedProvider)) {
     throw new Error(`--provider: one of ${SIMULATED_PROVIDERS.join(", ")}`);
   }
+  if (values.account !== undefined && (!isAccountName(values.account) || values.account === DEFAULT_ACCOUNT))
+    throw new Error("--account: an account's name (letters, digits, _ . -), not default (leave it out for the gateway's own URL)");
   const shuffle = values.shuffle;
   if (shuffle !== "none" && shuffle !== "payment" && shuffle !== "full") throw new Error("--shuffle: none, payment or full");
   const number = (name: keyof typeof values, min: number, max = Number.MAX_SAFE_INTEGER) => {
@@ -127,6 +138,7 @@ function parse(argv: string[]) {
     appWaitMs: number("app-wait", 0) * 1000,
     payments: number("payments", 1),
     providers: providers as SimulatedProvider[],
+    account: values.account,
     duplicates: number("duplicates", 0, 0.95),
     drop: number("drop", 0, 0.95),
     awaitReconcileMs: number("await-reconcile", 0) * 1000,
@@ -150,8 +162,57 @@ function parse(argv: string[]) {
   };
 }
 
-/** What each simulated gateway signs with: the app's own secret, or (Pagar.me) the fake gateway's key. */
-function signingSecrets(providers: SimulatedProvider[], gateway: FakeGateway | null): Partial<Record<SimulatedProvider, SigningSecret>> {
+/**
+ * The accounts played (--account), by gateway: from the environment, else (with DATABASE_URL and
+ * ACCOUNT_SECRETS_KEY) the database; none without --account (the gateway's own URL and secret).
+ */
+async function playedAccounts(providers: SimulatedProvider[], name: string | undefined): Promise<Map<ProviderName, GatewayAccount>> {
+  const played = new Map<ProviderName, GatewayAccount>();
+  if (name === undefined) return played;
+  const config = appConfig();
+  const fromDatabase = async () => {
+    if (!config.databaseUrl || config.gatewayAccounts.secretKeys.length === 0) return configAccounts(config);
+    const pool = createPool(config.databaseUrl, 1, "simulator");
+    const directory = startAccountDirectory(config, pool, { databaseUrl: config.databaseUrl, applicationName: "simulator", watch: false });
+    try {
+      await directory.ready();
+      return directory;
+    } finally {
+      await directory.close();
+      await pool.end();
+    }
+  };
+  const accounts = providers.some((provider) => !configAccounts(config).find(provider, name))
+    ? await fromDatabase()
+    : configAccounts(config);
+  for (const provider of providers) {
+    const account = accounts.find(provider, name);
+    if (!account)
+      throw new Error(
+        `--account ${name}: no ${provider} account of that name in the simulator's environment (${provider.toUpperCase()}_ACCOUNTS)` +
+          (config.databaseUrl ? " or database" : ", and no DATABASE_URL to look in the database"),
+      );
+    played.set(provider, account);
+  }
+  return played;
+}
+
+/** Where the played account's payments live at the fake gateway: read with its own credentials, as a connected account, or the default's. */
+function placeInAccount(gateway: FakeGateway, played: Map<ProviderName, GatewayAccount>, histories: PaymentHistory[]): void {
+  for (const [provider, account] of played) {
+    const own = histories.filter((history) => history.provider === provider);
+    const driver = findDriver(provider)!;
+    if (hasOwnCredentials(account, driver.apiAuth?.uses ?? [])) gateway.addAccount(account.credentials, own);
+    else if (driver.readsOtherAccounts) gateway.addConnected(account.gatewayAccountId ?? account.name, own);
+  }
+}
+
+/** What each simulated gateway signs with: the app's own secret (the played account's), or (Pagar.me) the fake gateway's key. */
+function signingSecrets(
+  providers: SimulatedProvider[],
+  gateway: FakeGateway | null,
+  played: Map<ProviderName, GatewayAccount> = new Map(),
+): Partial<Record<SimulatedProvider, SigningSecret>> {
   const config = appConfig();
   return Object.fromEntries(
     providers.map((name) => {
@@ -159,8 +220,14 @@ function signingSecrets(providers: SimulatedProvider[], gateway: FakeGateway | n
         if (!gateway) throw new Error("Pagar.me webhooks are signed with the fake gateway's key: keep --gateway-port on");
         return [name, gateway.pagarmeKey];
       }
-      const secret = config.providers[name].secrets[0];
-      if (!secret) throw new Error(`WEBHOOK_SECRET_${name.toUpperCase()} is not set: the simulator signs with the app's secret`);
+      const account = played.get(name);
+      const secret = account ? account.secrets[0] : config.providers[name].secrets[0];
+      if (!secret)
+        throw new Error(
+          account
+            ? `${name} account "${account.name}" has no webhook secret: the simulator signs with it`
+            : `WEBHOOK_SECRET_${name.toUpperCase()} is not set: the simulator signs with the app's secret`,
+        );
       return [name, secret];
     }),
   );
@@ -336,8 +403,7 @@ async function registerAsHost(url: string, token: string | undefined, histories:
           chargeId: payment.chargeId,
           amount: payment.amount,
           currency: payment.currency,
-          customerId: payment.customerId,
-          customerEmail: payment.customerEmail,
+          customer: { id: payment.customerId, email: payment.customerEmail },
         }),
       });
       const answer = `${response.status} ${(await response.text()).slice(0, 300)}`;
@@ -395,11 +461,15 @@ async function run(options: Options): Promise<number> {
   const unknown = unknownDisputes(options.seed, options.unknown);
   await waitForApp(options.url, options.appWaitMs);
   const token = options.token ?? appConfig().paymentsApiTokens[0]?.token;
+  const played = await playedAccounts(options.providers, options.account);
   const gateway = options.gatewayPort ? await startGateway(histories, options.gatewayPort) : null;
   if (gateway) console.log(`fake gateway API on ${gateway.url} (refetch must authenticate with the app's <PROVIDER>_API_KEY)`);
+  if (gateway) placeInAccount(gateway, played, histories);
+  if (options.account)
+    console.log(`playing account ${options.account}: posting to /api/webhooks/{provider}/${options.account}, signed with its secret`);
   let playedHost: Awaited<ReturnType<typeof startHost>> = null;
   try {
-    const secrets = signingSecrets(options.providers, gateway);
+    const secrets = signingSecrets(options.providers, gateway, played);
     const planned = planWebhooks(histories, { secrets, duplicateRate: options.duplicates, shuffle: options.shuffle, seed: options.seed });
     // The gateway's events list knows every event, sent or not.
     gateway?.addEvents(stripeEventsOf(planned));
@@ -412,7 +482,7 @@ async function run(options: Options): Promise<number> {
     const plan = [
       ...toSend,
       ...unknown.map((history) => ({
-        ...webhookFor("stripe", history.payment, history.steps[0]!, secrets.stripe ?? signingSecrets(["stripe"], gateway).stripe!),
+        ...webhookFor("stripe", history.payment, history.steps[0]!, secrets.stripe ?? signingSecrets(["stripe"], gateway, played).stripe!),
         chargeId: history.payment.chargeId,
         step: 0,
       })),
@@ -425,7 +495,7 @@ async function run(options: Options): Promise<number> {
     await registerAsHost(options.url, token, [...histories, ...unknown], options.concurrency);
     playedHost = await startHost(options, plan.length);
     const started = Date.now();
-    const send = httpSender(options.url);
+    const send = httpSender(options.url, options.account);
     let sent = 0;
     const report = await sendAll(
       plan,
@@ -484,6 +554,7 @@ async function run(options: Options): Promise<number> {
     }
     if (unknown.length > 0 && gateway) {
       gateway.add(unknown);
+      placeInAccount(gateway, played, unknown);
       console.log(
         `${unknown.length} dispute(s) on charges the gateway didn't know failed (${unknown.map((history) => history.payment.chargeId).join(", ")}). ` +
           `The fake gateway knows them now: replay them (console: Events, status failed; or npm run cli -- replay --status failed).`,

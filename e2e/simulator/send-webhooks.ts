@@ -102,10 +102,10 @@ export function postWebhook(baseUrl: string, webhook: SignedWebhook, account?: s
   return fetch(webhookUrl(baseUrl, webhook, account), { method: "POST", headers: webhook.headers, body: webhook.body });
 }
 
-/** An HTTP sender to a running app (postWebhook), reading each answer to its end. */
-export function httpSender(baseUrl: string): Sender {
+/** An HTTP sender to a running app (postWebhook, to that account's URL when named), reading each answer to its end. */
+export function httpSender(baseUrl: string, account?: string): Sender {
   return async (webhook) => {
-    const response = await postWebhook(baseUrl, webhook);
+    const response = await postWebhook(baseUrl, webhook, account);
     const body = await response.text();
     return response.ok ? { status: response.status } : { status: response.status, body: body.slice(0, 500) };
   };

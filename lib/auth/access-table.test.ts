@@ -110,6 +110,7 @@ describe("every entry point checks its permission", () => {
       "/api/payment-changes",
       "/api/privacy/erasures",
       "/api/privacy/erasures/[id]",
+      "/api/gateway-accounts",
       "/api/gateway-accounts/[provider]/[name]",
       "/api/metrics",
       "/api/openapi.json",

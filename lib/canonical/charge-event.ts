@@ -24,6 +24,37 @@ export const CHARGE_STATUSES = [
 ] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 
+/** How long a decline's code and message may be: a gateway's text, kept bounded wherever it is shown. */
+export const DECLINE_CODE_MAX = 64;
+export const DECLINE_MESSAGE_MAX = 300;
+
+/**
+ * Why the gateway (or the issuer behind it) refused the charge, in its own words: a code and a
+ * message, either possibly absent. Not personal data (it describes the refusal, not the payer).
+ */
+export const declineReasonSchema = z.object({
+  code: z.string().min(1).max(DECLINE_CODE_MAX).optional(),
+  message: z.string().min(1).max(DECLINE_MESSAGE_MAX).optional(),
+});
+export type DeclineReason = z.infer<typeof declineReasonSchema>;
+
+/** Trimmed, controls out, cut to `max` characters; undefined when nothing is left. */
+function bounded(text: string | null | undefined, max: number): string | undefined {
+  const clean = text?.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+  if (!clean) return undefined;
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/** A decline reason from a gateway's fields (a number code as text), bounded; undefined when both are empty. */
+export function declineReason(code: string | number | null | undefined, message: string | null | undefined): DeclineReason | undefined {
+  const reason = {
+    code: bounded(code === null || code === undefined ? undefined : String(code), DECLINE_CODE_MAX),
+    message: bounded(message, DECLINE_MESSAGE_MAX),
+  };
+  if (!reason.code && !reason.message) return undefined;
+  return { ...(reason.code ? { code: reason.code } : {}), ...(reason.message ? { message: reason.message } : {}) };
+}
+
 /** What one event (or one refetch) says about a charge. Amounts are in minor units. */
 export const chargeSnapshotSchema = z.object({
   status: z.enum(CHARGE_STATUSES),
@@ -43,6 +74,8 @@ export const chargeSnapshotSchema = z.object({
    * them on as if it were pending, though the graph calls the state final or the step a step back.
    */
   reopens: z.array(z.enum(CHARGE_STATUSES)).optional(),
+  /** Why the charge was refused, when the observation says (a failed charge, or a refused attempt on a pending one). */
+  declineReason: declineReasonSchema.optional(),
 });
 export type ChargeSnapshot = z.infer<typeof chargeSnapshotSchema>;
 

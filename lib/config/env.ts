@@ -51,6 +51,8 @@ const reconcileSchema = {
   RECONCILE_MAX_PAGES: positiveInt(50),
   RECONCILE_STUCK_MINUTES: positiveInt(60),
   RECONCILE_STUCK_LIMIT: z.coerce.number().int().min(0).default(100),
+  RECONCILE_RUNS_KEEP_DAYS: positiveInt(30),
+  RECONCILE_CONCURRENCY: positiveInt(2),
 };
 // Pushing payment changes to the host (lib/destinations): one destination may come from here.
 const destinationSchema = {
@@ -295,7 +297,7 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
        * Reconciliation runs: the first window reaches lookbackHours back; a window is at most
        * maxWindowHours, starts overlapMinutes before the last one ended and ends lagSeconds before now;
        * a run lists at most maxPages pages of pageSize; payments not final and untouched for stuckMinutes
-       * are refetched, at most stuckLimit per run.
+       * are refetched, at most stuckLimit per run. Runs that found nothing are kept runsKeepDays.
        */
       reconcile: {
         lookbackHours: b.RECONCILE_LOOKBACK_HOURS,
@@ -306,6 +308,10 @@ export function configSchema(drivers: readonly ProviderDriver<ProviderName>[] = 
         maxPages: b.RECONCILE_MAX_PAGES,
         stuckMinutes: b.RECONCILE_STUCK_MINUTES,
         stuckLimit: b.RECONCILE_STUCK_LIMIT,
+        /** Runs that found nothing are deleted this many days after they started (the maintenance job). */
+        runsKeepDays: b.RECONCILE_RUNS_KEEP_DAYS,
+        /** Scheduled runs of one gateway's accounts a worker runs at once (they share its rate limiter). */
+        concurrency: b.RECONCILE_CONCURRENCY,
       },
       /** Unset: JSON lines, except under `npm run dev`, where the launcher asks for pretty. */
       logFormat: b.LOG_FORMAT,

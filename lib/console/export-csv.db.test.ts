@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
+import { listEvents } from "../inbox/queries/list-events";
+import { searchPayments, type PaymentFilter, type PaymentSort } from "../payments/search-payments";
 import { csvLine, eventsCsv, eventsExport, paymentsCsv, paymentsExport } from "./export-csv";
 
 let app: TestApp;
@@ -40,7 +42,7 @@ describe("CSV exports", () => {
               ('standard', 'fx_brl', 'paid', 65998, 0, 'brl'), ('standard', 'fx_none', 'pending', 700, 0, NULL)`,
     );
     const lines = await collect(paymentsCsv(app.pool, "support", { provider: "standard" }));
-    const cells = Object.fromEntries(lines.slice(1).map((line) => [line.split(",")[1], line.split(",").slice(3, 6).join(",")]));
+    const cells = Object.fromEntries(lines.slice(1).map((line) => [line.split(",")[1], line.split(",").slice(6, 9).join(",")]));
     expect(cells).toEqual({ fx_jpy: "1234,0,JPY", fx_kwd: "12.345,0.005,KWD", fx_brl: "659.98,0.00,BRL", fx_none: "700,0," });
   });
 
@@ -48,9 +50,9 @@ describe("CSV exports", () => {
     const support = await collect(paymentsCsv(app.pool, "support", { statuses: ["paid"], provider: "stripe" }));
     expect(support).toHaveLength(1 + 1250);
     expect(support[0]).toMatch(
-      /^provider,charge_id,status,amount,amount_refunded,currency,customer_email,customer_id,updated_at,created_at,paid_at,refunded_at,disputed_at,/,
+      /^provider,charge_id,account,status,decline_code,decline_message,amount,amount_refunded,currency,customer_email,customer_id,updated_at,created_at,paid_at,refunded_at,disputed_at,/,
     );
-    expect(support[1]).toMatch(/^stripe,ch_2500,paid,35\.00,0\.00,USD,buyer2500@example\.com,cus_2500,/);
+    expect(support[1]).toMatch(/^stripe,ch_2500,default,paid,,,35\.00,0\.00,USD,buyer2500@example\.com,cus_2500,/);
     const viewer = await collect(paymentsCsv(app.pool, "viewer", { statuses: ["paid"], provider: "stripe" }));
     expect(viewer).toHaveLength(1 + 1250);
     expect(viewer.join("")).not.toMatch(/buyer\d+@example\.com|cus_\d+/);
@@ -63,18 +65,59 @@ describe("CSV exports", () => {
     expect(await collect(eventsCsv(app.pool, "support", { search: "buyer7@" }))).toHaveLength(2);
   });
 
-  it("exports the gateway account as the last column, and only the account's rows when filtered by it", async () => {
+  it("exports the gateway account, and only the account's rows when filtered by it", async () => {
     await app.pool.query("UPDATE payments SET gateway_account = 'acct_csv' WHERE gateway_charge_id IN ('ch_10', 'ch_12')");
     await app.pool.query("UPDATE webhook_inbox SET gateway_account = 'acct_csv' WHERE event_id = 'evt_10'");
     const payments = await collect(paymentsCsv(app.pool, "support", { account: "acct_csv" }));
-    expect(payments[0]!.trimEnd().split(",").at(-1)).toBe("account");
-    expect(payments.slice(1).map((line) => [line.split(",")[1], line.trimEnd().split(",").at(-1)])).toEqual([
+    const account = payments[0]!.trimEnd().split(",").indexOf("account");
+    expect(payments.slice(1).map((line) => [line.split(",")[1], line.trimEnd().split(",")[account]])).toEqual([
       ["ch_12", "acct_csv"],
       ["ch_10", "acct_csv"],
     ]);
     const events = await collect(eventsCsv(app.pool, "support", { account: "acct_csv" }));
-    expect(events.map((line) => line.trimEnd().split(",").at(-1))).toEqual(["account", "acct_csv"]);
-    expect((await collect(eventsCsv(app.pool, "support", { eventId: "evt_11" })))[1]!.trimEnd().split(",").at(-1)).toBe("default");
+    const eventAccount = events[0]!.trimEnd().split(",").indexOf("account");
+    expect(events.slice(1).map((line) => line.split(",")[eventAccount])).toEqual(["acct_csv"]);
+    expect((await collect(eventsCsv(app.pool, "support", { eventId: "evt_11" })))[1]!.split(",")[eventAccount]).toBe("default");
+  });
+
+  it("writes the payments in the list's order: the sort picked, ties by id, a search's exact matches first", async () => {
+    // Equal amounts, so the tie-breaker shows; and a row changed while the file is read stays where it was.
+    await app.pool.query("UPDATE payments SET amount = 5000 WHERE gateway_charge_id IN ('ch_3', 'ch_5', 'ch_7')");
+    const chargeIds = (lines: string[]) => lines.slice(1).map((line) => line.split(",")[1]);
+    for (const [filter, sort] of [
+      [{ provider: "stripe" }, "amount_asc"],
+      [{ provider: "stripe", statuses: ["refunded" as const] }, "amount_desc"],
+      [{ search: "ch_25" }, "created_asc"],
+    ] satisfies [PaymentFilter, PaymentSort][]) {
+      const page = await searchPayments(app.pool, filter, { sort, pageSize: 200 });
+      const exported = chargeIds(await collect(paymentsCsv(app.pool, "support", filter, sort)));
+      expect(exported.slice(0, page.rows.length)).toEqual(page.rows.map((row) => row.chargeId));
+    }
+    const ascending = chargeIds(await collect(paymentsCsv(app.pool, "support", { provider: "stripe" }, "amount_asc")));
+    expect(ascending.slice(-3)).toEqual(["ch_3", "ch_5", "ch_7"]);
+    // The search's exact match leads, whatever the sort says.
+    expect(chargeIds(await collect(paymentsCsv(app.pool, "support", { search: "ch_25" }, "created_asc")))[0]).toBe("ch_25");
+  });
+
+  it("writes the events in the explorer's order, with its columns in its order", async () => {
+    await app.pool.query("UPDATE webhook_inbox SET occurred_at = now() - (id % 7) * interval '1 minute' WHERE event_id LIKE 'evt_1%'");
+    const page = await listEvents(app.pool, { filter: {}, sort: "occurred_asc", limit: 200 });
+    const lines = await collect(eventsCsv(app.pool, "support", {}, "occurred_asc"));
+    const header = lines[0]!.trimEnd().split(",");
+    expect(header.slice(0, 10)).toEqual([
+      "received_at",
+      "occurred_at",
+      "provider",
+      "event_type",
+      "account",
+      "status",
+      "ignored_reason",
+      "charge_id",
+      "customer_email",
+      "event_id",
+    ]);
+    const eventIds = lines.slice(1).map((line) => line.split(",")[header.indexOf("event_id")]);
+    expect(eventIds.slice(0, page.rows.length)).toEqual(page.rows.map((row) => row.eventId));
   });
 
   it("refuses a viewer's e-mail search in words instead of exporting nothing", async () => {

@@ -1,14 +1,23 @@
 import type { Role } from "../auth/permissions";
 import { decimalAmount } from "../canonical/money";
-import type { Queryable } from "../db/pool";
-import { eventFilterSql, type EventFilter } from "../inbox/queries/event-filter";
-import type { EventListRow } from "../inbox/queries/list-events";
+import { cursorRows, type Pool } from "../db/pool";
+import type { EventFilter } from "../inbox/queries/event-filter";
+import { eventsInOrder, type EventListRow, type EventSort } from "../inbox/queries/list-events";
 import { paymentColumns, type PaymentRecord } from "../payments/get-payment";
-import { paymentEventDatesSql, paymentFilterSql, type PaymentEventDates, type PaymentFilter } from "../payments/search-payments";
+import {
+  paymentEventDatesSql,
+  paymentFilterSql,
+  paymentOrderSql,
+  type PaymentEventDates,
+  type PaymentFilter,
+  type PaymentSort,
+} from "../payments/search-payments";
 import { maskEventRow, maskPayment, searchesIdsOnly, searchRefusal } from "../privacy/mask-for-role";
 
-// Exports of the console's lists as CSV, read in keyset batches (newest id first) and yielded line
-// by line: no row cap, and the web holds one batch at a time however large the export.
+// Exports of the console's lists as CSV, in the order the list shows (the sort picked, its tie-breaker,
+// a search's exact matches first) and with its columns in its order, then what the list leaves out.
+// Read through one cursor (cursorRows: one snapshot, a batch at a time) and yielded line by line: no
+// row cap, and the web holds one batch however large the export.
 
 const BATCH = 1000;
 
@@ -37,17 +46,6 @@ export function csvLine(cells: readonly Cell[]): string {
     .join(",")}\r\n`;
 }
 
-/** Rows of a keyset query, a batch at a time, until it is exhausted. */
-async function* batches<Row extends { id: number }>(read: (afterId: number | null) => Promise<Row[]>): AsyncGenerator<Row> {
-  let afterId: number | null = null;
-  for (;;) {
-    const rows = await read(afterId);
-    yield* rows;
-    if (rows.length < BATCH) return;
-    afterId = rows.at(-1)!.id;
-  }
-}
-
 // Without a currency an amount can't be scaled: the cell holds the minor units as stored.
 const csvAmount = (amount: number | null, currency: string | null) =>
   amount === null ? null : currency ? decimalAmount(amount, currency) : String(amount);
@@ -57,77 +55,87 @@ const time = (date: Date | null) => date?.toISOString() ?? null;
 export type CsvExport = { ok: true; lines: AsyncGenerator<string> } | { ok: false; message: string };
 
 /** An events export for `role`: its CSV lines, or why the role may not filter this way (a masked role searching customers). */
-export function eventsExport(db: Queryable, role: Role, filter: EventFilter): CsvExport {
+export function eventsExport(pool: Pool, role: Role, filter: EventFilter, sort?: EventSort): CsvExport {
   const refusal = searchRefusal(role, filter);
-  return refusal ? { ok: false, message: refusal } : { ok: true, lines: eventsCsv(db, role, filter) };
+  return refusal ? { ok: false, message: refusal } : { ok: true, lines: eventsCsv(pool, role, filter, sort) };
 }
 
 /** A payments export for `role`: its CSV lines, or why the role may not search this way (a masked role searching e-mails). */
-export function paymentsExport(db: Queryable, role: Role, filter: PaymentFilter): CsvExport {
+export function paymentsExport(pool: Pool, role: Role, filter: PaymentFilter, sort?: PaymentSort): CsvExport {
   const refusal = searchRefusal(role, filter);
-  return refusal ? { ok: false, message: refusal } : { ok: true, lines: paymentsCsv(db, role, filter) };
+  return refusal ? { ok: false, message: refusal } : { ok: true, lines: paymentsCsv(pool, role, filter, sort) };
 }
 
-/** The events a filter matches, as `role` may see them, one CSV line at a time (header first). */
-export async function* eventsCsv(db: Queryable, role: Role, filter: EventFilter): AsyncGenerator<string> {
+/**
+ * The events a filter matches, as `role` may see them and in the explorer's order, one CSV line at a
+ * time (header first): the explorer's columns in its order (received, occurred, type, account,
+ * status, charge, customer, event id, tries), then the inbox id and the last error.
+ */
+export async function* eventsCsv(pool: Pool, role: Role, filter: EventFilter, sort?: EventSort): AsyncGenerator<string> {
   yield csvLine([
-    "inbox_id",
     "received_at",
     "occurred_at",
     "provider",
     "event_type",
-    "event_id",
-    "charge_id",
-    "customer_email",
+    "account",
     "status",
     "ignored_reason",
+    "charge_id",
+    "customer_email",
+    "event_id",
     "attempts",
+    "inbox_id",
     "last_error",
-    // Last, as later columns come: a reader of the earlier columns by position is not moved.
-    "account",
   ]);
-  const { where, params } = eventFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
-  const rows = batches((afterId) =>
-    db
-      .query<EventListRow>(
-        `SELECT id, provider, gateway_account AS account, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId", customer_email AS "customerEmail",
-                status, ignored_reason AS "ignoredReason", attempts, occurred_at AS "occurredAt", received_at AS "receivedAt", left(last_error, 200) AS "lastError"
-           FROM webhook_inbox
-          WHERE ${where} AND ($${params.length + 1}::bigint IS NULL OR id < $${params.length + 1})
-          ORDER BY id DESC LIMIT ${BATCH}`,
-        [...params, afterId],
-      )
-      .then((result) => result.rows),
+  const { where, params, orderSql } = eventsInOrder({ ...filter, searchIdsOnly: searchesIdsOnly(role) }, sort);
+  const rows = cursorRows<EventListRow>(
+    pool,
+    `SELECT id, provider, gateway_account AS account, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId", customer_email AS "customerEmail",
+            status, ignored_reason AS "ignoredReason", attempts, occurred_at AS "occurredAt", received_at AS "receivedAt", left(last_error, 200) AS "lastError"
+       FROM webhook_inbox
+      WHERE ${where}
+      ORDER BY ${orderSql()}`,
+    params,
+    BATCH,
   );
   for await (const stored of rows) {
     const row = maskEventRow(role, stored);
     yield csvLine([
-      row.id,
       time(row.receivedAt),
       time(row.occurredAt),
       row.provider,
       row.eventType,
-      row.eventId,
-      row.resourceId,
-      row.customerEmail,
+      row.account,
       row.status,
       row.ignoredReason,
+      row.resourceId,
+      row.customerEmail,
+      row.eventId,
       row.attempts,
+      row.id,
       row.lastError,
-      row.account,
     ]);
   }
 }
 
 /**
- * The payments a filter matches, as `role` may see them, one CSV line at a time (header first): the
- * list's columns in its order (charge, status, amounts, customer, updated), then the payment's dates.
+ * The payments a filter matches, as `role` may see them and in the list's order, one CSV line at a
+ * time (header first): the list's columns in its order (charge, account, status and its decline,
+ * amounts, customer, updated), then the payment's dates and id.
  */
-export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFilter): AsyncGenerator<string> {
+export async function* paymentsCsv(
+  pool: Pool,
+  role: Role,
+  filter: PaymentFilter,
+  sort: PaymentSort = "updated_desc",
+): AsyncGenerator<string> {
   yield csvLine([
     "provider",
     "charge_id",
+    "account",
     "status",
+    "decline_code",
+    "decline_message",
     "amount",
     "amount_refunded",
     "currency",
@@ -140,25 +148,25 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
     "disputed_at",
     "last_gateway_event_at",
     "payment_id",
-    "account",
   ]);
-  const { where, params } = paymentFilterSql({ ...filter, searchIdsOnly: searchesIdsOnly(role) });
-  const rows = batches((afterId) =>
-    db
-      .query<PaymentRecord & PaymentEventDates>(
-        `SELECT ${paymentColumns("p")}, ${paymentEventDatesSql()} FROM payments p
-          WHERE ${where} AND ($${params.length + 1}::bigint IS NULL OR p.id < $${params.length + 1})
-          ORDER BY p.id DESC LIMIT ${BATCH}`,
-        [...params, afterId],
-      )
-      .then((result) => result.rows),
+  const scoped = { ...filter, searchIdsOnly: searchesIdsOnly(role) };
+  const { where, params } = paymentFilterSql(scoped);
+  const order = paymentOrderSql(scoped, sort, (value) => `$${params.push(value)}`);
+  const rows = cursorRows<PaymentRecord & PaymentEventDates>(
+    pool,
+    `SELECT ${paymentColumns("p")}, ${paymentEventDatesSql()} FROM payments p WHERE ${where} ORDER BY ${order}`,
+    params,
+    BATCH,
   );
   for await (const stored of rows) {
     const row = maskPayment(role, stored);
     yield csvLine([
       row.provider,
       row.chargeId,
+      row.account,
       row.status,
+      row.declineReason?.code,
+      row.declineReason?.message,
       csvAmount(row.amount, row.currency),
       csvAmount(row.amountRefunded, row.currency),
       row.currency?.toUpperCase(),
@@ -171,7 +179,6 @@ export async function* paymentsCsv(db: Queryable, role: Role, filter: PaymentFil
       time(row.disputedAt),
       time(row.lastGatewayEventAt),
       row.id,
-      row.account,
     ]);
   }
 }

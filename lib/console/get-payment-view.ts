@@ -5,6 +5,7 @@ import { getPaymentById, type PaymentRecord } from "../payments/get-payment";
 import { paymentMoney, wasCaptured, type PaymentMoney } from "../payments/payment-money";
 import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
 import { maskPayment } from "../privacy/mask-for-role";
+import { declineSentence } from "./decline-words";
 
 /** Where one fact came from: the event (or its refetch) that first supplied it, and its outcome. */
 export type FactSource = { fact: string; inboxId: number; eventId: string; eventType: string; status: string; source: string };
@@ -17,6 +18,8 @@ export type PaymentPageView = {
   /** Its money by its status, as the totals count it: nothing captured unless the gateway took it. */
   money: PaymentMoney;
   attemptedOnly: boolean;
+  /** Why the gateway refused it, in words ("Declined: ... (code ...)"); null once it succeeded or when none is known. */
+  decline: string | null;
 };
 
 const FACT_NAMES: Record<string, string> = {
@@ -51,5 +54,6 @@ export async function getPaymentView(db: Queryable, role: Role, id: number): Pro
     factsFrom: await factSources(db, stored.id),
     money: paymentMoney(stored.status, stored.amount, stored.amountRefunded),
     attemptedOnly: !wasCaptured(stored.status),
+    decline: declineSentence(stored.declineReason),
   };
 }

@@ -11,7 +11,7 @@ export type SignaturesView = {
   failureId: number | null;
   prefill: DebuggerFormPrefill | null;
   /** Recent rejected webhooks, without their headers or body. */
-  failures: Pick<SignatureFailureRow, "id" | "receivedAt" | "provider" | "reason" | "bodyBytes">[];
+  failures: Pick<SignatureFailureRow, "id" | "receivedAt" | "provider" | "account" | "reason" | "bodyBytes">[];
 };
 
 /** The signature debugger's page: its schemes, recent rejected webhooks, and the one the link opens (`failure`), prefilled. */
@@ -30,6 +30,13 @@ export async function getSignaturesView(db: Queryable, failureId: number | null)
           truncated: failure.bodyBytes > failure.bodyExcerpt.length,
         }
       : null,
-    failures: failures.map(({ id, receivedAt, provider, reason, bodyBytes }) => ({ id, receivedAt, provider, reason, bodyBytes })),
+    failures: failures.map(({ id, receivedAt, provider, account, reason, bodyBytes }) => ({
+      id,
+      receivedAt,
+      provider,
+      account,
+      reason,
+      bodyBytes,
+    })),
   };
 }

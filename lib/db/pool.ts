@@ -146,6 +146,46 @@ export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient)
   }
 }
 
+/**
+ * The rows of one query, `batch` at a time, through a cursor in a read-only transaction on a client
+ * of its own: one plan, one snapshot (a row that changes while the rows are read neither moves nor
+ * repeats), and only a batch held in memory. The client goes back to the pool when the rows run out,
+ * when the reader stops early (the generator's return) or on an error.
+ */
+export async function* cursorRows<Row extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  sql: string,
+  params: unknown[],
+  batch: number,
+): AsyncGenerator<Row> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on("error", onError);
+  let open = false;
+  try {
+    await client.query("BEGIN READ ONLY");
+    open = true;
+    await client.query(`DECLARE rows_in_order NO SCROLL CURSOR FOR ${sql}`, params);
+    for (;;) {
+      const { rows } = await client.query<Row>(`FETCH ${batch} FROM rows_in_order`);
+      yield* rows;
+      if (rows.length < batch) break;
+    }
+    await client.query("COMMIT");
+    open = false;
+  } catch (error) {
+    broken ??= error instanceof Error && isDatabaseUnavailable(error) ? error : undefined;
+    throw error;
+  } finally {
+    if (open) await client.query("ROLLBACK").catch(() => undefined);
+    client.removeListener("error", onError);
+    client.release(broken);
+  }
+}
+
 /** Runs `work` in a transaction on one client; rolls back on any throw. */
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   return withClient(pool, async (client) => {

@@ -108,7 +108,7 @@ export async function exportSubject(
   );
   const patterns = scope.identifiers.map((identifier) => `%${identifier.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   const { rows: signatureFailures } = await pool.query(
-    `SELECT id, provider, received_at AS "receivedAt", reason, body_excerpt AS "bodyExcerpt"
+    `SELECT id, provider, gateway_account AS account, received_at AS "receivedAt", reason, body_excerpt AS "bodyExcerpt"
        FROM signature_failures WHERE body_excerpt ILIKE ANY($1::text[]) OR headers::text ILIKE ANY($1::text[]) ORDER BY id`,
     [patterns],
   );

@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../testing/test-app";
 import { testConfig, waitFor } from "../testing/test-worker";
 import { startAccountDirectory, type AccountDirectory } from "./account-directory";
+import type { ProviderName } from "../providers/registry";
 import {
+  accountPageQuerySchema,
   getGatewayAccountView,
   listGatewayAccountViews,
   putGatewayAccount,
+  readGatewayAccountPage,
   removeGatewayAccount,
   resealGatewayAccounts,
   rotateGatewayAccount,
@@ -205,5 +208,60 @@ describe("ACCOUNT_SECRETS_KEY", () => {
     await after.ready();
     expect(after.find("mercadopago", "seller-a")).toMatchObject({ credentials: { apiKey: "APP_USR-seller-a" } });
     expect(after.find("mercadopago", "seller-a")?.unreadable).toBeUndefined();
+  });
+});
+
+describe("the host API's page of accounts", () => {
+  const page = (query: Record<string, string>, providers?: ProviderName[]) => {
+    const { provider, after, limit } = accountPageQuerySchema.parse(query);
+    return readGatewayAccountPage(app.pool, app.config, { providers: providers ?? provider, after, limit });
+  };
+
+  it("walks every account, the environment's among the database's, by provider and name, with the total and no secret", async () => {
+    for (const name of ["m-1", "m-2", "m-3"])
+      await putGatewayAccount(deps(), "asaas", name, { secrets: [`${name}-token-0123456789`] }, actor);
+    const names: string[] = [];
+    let cursor: string | null | undefined;
+    let pages = 0;
+    do {
+      const next = await page({ limit: "2", ...(cursor ? { after: cursor } : {}) });
+      expect(next.total).toBe(7);
+      names.push(...next.data.map((account) => `${account.provider}/${account.name}/${account.source}`));
+      cursor = next.cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(4);
+    expect(names).toEqual([
+      "asaas/from-env/environment",
+      "asaas/loja-a/database",
+      "asaas/m-1/database",
+      "asaas/m-2/database",
+      "asaas/m-3/database",
+      "mercadopago/77001/database",
+      "mercadopago/seller-a/database",
+    ]);
+    const everything = JSON.stringify(await page({ limit: "500" }));
+    for (const secret of [SECRET, API_KEY, "env-token-0123456789", "m-1-token-0123456789", "APP_USR-77001"])
+      expect(everything).not.toContain(secret);
+    expect((await page({ limit: "500" })).data[1]).toEqual(await getGatewayAccountView(app.pool, app.config, "asaas", "loja-a"));
+  });
+
+  it("keeps to the gateways asked for (a scoped token's), and refuses a cursor it did not give out", async () => {
+    expect(await page({ provider: "mercadopago" })).toMatchObject({
+      total: 2,
+      cursor: null,
+      data: [{ name: "77001" }, { name: "seller-a" }],
+    });
+    expect(await page({}, ["stripe"])).toEqual({ total: 0, cursor: null, data: [] });
+    const first = await page({ provider: "asaas", limit: "4" });
+    expect(first.data.map((account) => account.name)).toEqual(["from-env", "loja-a", "m-1", "m-2"]);
+    expect(await page({ provider: "asaas", limit: "4", after: first.cursor! })).toMatchObject({
+      total: 5,
+      cursor: null,
+      data: [{ name: "m-3" }],
+    });
+    expect(() => accountPageQuerySchema.parse({ after: "nope" })).toThrow(/cursor/);
+    expect(() => accountPageQuerySchema.parse({ provider: "" })).toThrow();
+    expect(() => accountPageQuerySchema.parse({ limit: "501" })).toThrow();
   });
 });

@@ -5,7 +5,8 @@ import type { AppConfig } from "../config/env";
 import { accountSecretProblem } from "../config/secret-strength";
 import { withTransaction, type Pool, type PoolClient, type Queryable } from "../db/pool";
 import { AppError } from "../errors/app-error";
-import { findDriver, type ProviderName } from "../providers/registry";
+import { findDriver, isProviderName, PROVIDER_NAMES, type ProviderName } from "../providers/registry";
+import { commaListSchema } from "../request/input-schemas";
 import type { ApiCredential, ApiCredentials } from "../providers/types";
 import { ACCOUNTS_CHANNEL } from "./account-directory";
 import { environmentAccounts, type AccountSource } from "./gateway-account";
@@ -432,6 +433,84 @@ export async function listGatewayAccountViews(
     return { accounts: [], total: counted[0]!.total };
   }
   return { accounts: rows.map(viewOf), total: rows[0]?.total ?? 0 };
+}
+
+// The page API's cursor is opaque to readers; inside, the last account given (its provider and name).
+const encodeAccountCursor = (provider: string, name: string) => Buffer.from(JSON.stringify([provider, name])).toString("base64url");
+const accountCursorSchema = z
+  .string()
+  .max(300)
+  .transform((value, context) => {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(value, "base64url").toString());
+    } catch {
+      decoded = null;
+    }
+    const [provider, name] = Array.isArray(decoded) && decoded.length === 2 ? (decoded as unknown[]) : [];
+    if (typeof provider !== "string" || typeof name !== "string" || !isProviderName(provider) || !isAccountName(name)) {
+      context.addIssue({ code: "custom", message: "not a cursor this list gave out" });
+      return z.NEVER;
+    }
+    return { provider, name };
+  });
+
+export const MAX_ACCOUNT_PAGE = 500;
+
+/** `GET /api/gateway-accounts`: `provider` a comma-separated list, `after` the previous page's cursor. */
+export const accountPageQuerySchema = z.object({
+  provider: commaListSchema(PROVIDER_NAMES, "provider").optional(),
+  after: accountCursorSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_ACCOUNT_PAGE).default(100),
+});
+
+export type AccountPage = { data: GatewayAccountView[]; total: number; cursor: string | null };
+
+/**
+ * A page of the accounts of these gateways (undefined: all), the environment's and the database's,
+ * by provider and name after the cursor, with how many there are in all and the cursor of the next
+ * page (null: this was the last). One statement orders both sources, so a page boundary falls in the
+ * same place whichever source its neighbours come from, and the count and the page agree.
+ */
+export async function readGatewayAccountPage(
+  db: Queryable,
+  config: AppConfig,
+  query: { providers?: readonly ProviderName[]; after?: { provider: string; name: string }; limit: number },
+): Promise<AccountPage> {
+  const environment = new Map(
+    environmentAccountViews(config)
+      .filter((account) => !query.providers || query.providers.includes(account.provider))
+      .map((account) => [`${account.provider}/${account.name}`, account]),
+  );
+  const fromEnvironment = [...environment.values()];
+  // UNION drops a database row the environment shadows (the environment's wins, as everywhere).
+  const { rows } = await db.query<{ total: number } & ({ sealed: null; provider: ProviderName; name: string } | StoredRow)>(
+    `WITH listed AS (
+       SELECT provider, name FROM gateway_accounts WHERE ($1::text[] IS NULL OR provider = ANY($1))
+       UNION
+       SELECT * FROM unnest($2::text[], $3::text[])
+     ),
+     page AS (
+       SELECT provider, name FROM listed WHERE $4::text IS NULL OR (provider, name) > ($4, $5)
+        ORDER BY provider, name LIMIT $6
+     )
+     SELECT (SELECT count(*) FROM listed)::int AS total, ${ROW_COLUMNS}
+       FROM (VALUES (0)) AS one (x) LEFT JOIN (page LEFT JOIN gateway_accounts USING (provider, name)) ON true
+      ORDER BY provider, name`,
+    [
+      query.providers ?? null,
+      fromEnvironment.map((account) => account.provider),
+      fromEnvironment.map((account) => account.name),
+      query.after?.provider ?? null,
+      query.after?.name ?? null,
+      query.limit + 1,
+    ],
+  );
+  const total = rows[0]!.total;
+  const listed = rows.filter((row) => row.name !== null);
+  const data = listed.slice(0, query.limit).map((row) => environment.get(`${row.provider}/${row.name}`) ?? viewOf(row as StoredRow));
+  const last = data.at(-1);
+  return { data, total, cursor: listed.length > query.limit && last ? encodeAccountCursor(last.provider, last.name) : null };
 }
 
 /**

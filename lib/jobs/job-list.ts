@@ -4,6 +4,7 @@ import { erasuresJob } from "./definitions/erasures";
 import { erasuresAbandonedJob } from "./definitions/erasures-abandoned";
 import { maintenanceJob } from "./definitions/maintenance";
 import { reconcileJob } from "./definitions/reconcile";
+import { reconcileAccountJob } from "./definitions/reconcile-accounts";
 import { reconcileRequestJob } from "./definitions/reconcile-requests";
 import { replaysAbandonedJob } from "./definitions/replays-abandoned";
 import { replaysJob } from "./definitions/replays";
@@ -21,6 +22,7 @@ export const JOBS: readonly AnyJobDefinition[] = [
   sweeperJob,
   maintenanceJob,
   reconcileJob,
+  reconcileAccountJob,
   reconcileRequestJob,
   replaysJob,
   replaysAbandonedJob,

@@ -48,10 +48,11 @@ describe("jobs", () => {
     expect(await runJob(sweeperJob, deps, null)).toEqual({ dispatched: 0, skipped: false });
   });
 
-  it("are scheduled and worked by a worker from their definition (maintenance folds old slots)", async () => {
+  it("are scheduled and worked by a worker from their definition (maintenance folds the rollups' deltas)", async () => {
     await app.pool.query(
       `INSERT INTO inbox_hourly_counts (hour, provider, status, slot, n)
-       VALUES (date_trunc('hour', now(), 'UTC') - interval '5 hours', 'stripe', 'processed', 3, 2)`,
+       VALUES (date_trunc('hour', now(), 'UTC') - interval '5 hours', 'stripe', 'processed', 1, 2),
+              (date_trunc('hour', now(), 'UTC') - interval '5 hours', 'stripe', 'processed', 1, 1)`,
     );
     const boss = createWorkerBoss(app.db.url, 1);
     await boss.start();
@@ -68,7 +69,7 @@ describe("jobs", () => {
       await boss.stop({ graceful: false });
     }
     const { rows } = await app.pool.query("SELECT slot, n FROM inbox_hourly_counts WHERE provider = 'stripe'");
-    expect(rows).toEqual([{ slot: 0, n: 2 }]);
+    expect(rows).toEqual([{ slot: 0, n: 3 }]);
   });
 
   it("run a job that reports nothing too: a console's bulk replay run is executed by a worker", async () => {

@@ -4,6 +4,7 @@ import { PROVIDER_NAMES } from "../providers/registry";
 import type { Pool, Queryable } from "../db/pool";
 import { CHANGE_JSON, erasedProvidersSql, type PaymentChange } from "./payment-change";
 import { AppError } from "../errors/app-error";
+import { commaListSchema } from "../request/input-schemas";
 import { InFlight } from "../request/in-flight";
 import { FeedWaiter, type WantedChanges } from "./feed-waiter";
 import { sequenceChanges } from "./sequence-changes";
@@ -24,22 +25,14 @@ const cursorSchema = z
     return Number(match[1]);
   });
 
-// An empty value ("provider=") is refused rather than read as "none of them": a reader whose filter
-// matched nothing would be moved past every change and lose them.
-const list = <T extends string>(values: readonly T[], name: string) =>
-  z
-    .string()
-    .transform((value) => value.split(",").filter(Boolean))
-    .pipe(z.array(z.enum(values)).min(1, `${name} needs at least one value (leave it out for all)`).max(values.length));
-
 export const MAX_FEED_LIMIT = 1000;
 export const MAX_FEED_WAIT_SECONDS = 30;
 
 export const changeFeedQuerySchema = z.object({
   after: cursorSchema.optional(),
   limit: z.coerce.number().int().min(1).max(MAX_FEED_LIMIT).default(100),
-  provider: list(PROVIDER_NAMES, "provider").optional(),
-  status: list(CHARGE_STATUSES, "status").optional(),
+  provider: commaListSchema(PROVIDER_NAMES, "provider").optional(),
+  status: commaListSchema(CHARGE_STATUSES, "status").optional(),
   wait: z.coerce.number().min(0).max(MAX_FEED_WAIT_SECONDS).default(0),
 });
 

@@ -127,6 +127,12 @@ const factsFrom = (existing: boolean) =>
 // per account (docs/gateways.md), so the account is a fact of the payment, not part of its key.
 const LEARNT_ACCOUNT = `CASE WHEN p.gateway_account = '${DEFAULT_ACCOUNT}' THEN d.gateway_account ELSE p.gateway_account END`;
 
+// A refusal is kept while the payment has not succeeded (a pending payment may be tried again and keep
+// the last refusal in view until a newer one comes) and cleared once it is authorized or paid, or any
+// state that follows.
+const UNSUCCESSFUL = "('pending', 'failed', 'canceled')";
+const OBSERVED_DECLINE = "NULLIF(jsonb_strip_nulls(jsonb_build_object('code', d.decline_code, 'message', d.decline_message)), '{}'::jsonb)";
+
 const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)";
 
 // Every decided write of the set, in one round trip, each with its ledger entry:
@@ -169,15 +175,16 @@ const WRITE_PAYMENTS = plannedPerCall(`
   WITH decided AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
                          $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::bigint[], $16::text[],
-                         $17::text[], $18::text[], $19::text[], $20::text[])
+                         $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[])
       AS d(kind, payment_id, provider, charge_id, status, amount_refunded, amount, currency, customer_id, customer_email,
-           at, at_precision, inbox_id, from_status, from_amount_refunded, source, event_id, event_type, occurred_at, gateway_account)
+           at, at_precision, inbox_id, from_status, from_amount_refunded, source, event_id, event_type, occurred_at, gateway_account,
+           decline_code, decline_message)
   ), created AS (
     INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
                           customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision, version, facts_from,
-                          gateway_account)
+                          gateway_account, decline_reason)
     SELECT provider, charge_id, status, amount, amount_refunded, currency, customer_id, customer_email, 'gateway', at::timestamptz, at_precision, 1,
-           ${factsFrom(false)}, gateway_account
+           ${factsFrom(false)}, gateway_account, CASE WHEN status IN ${UNSUCCESSFUL} THEN ${OBSERVED_DECLINE} END
       FROM decided d
      WHERE kind = 'create'
      ORDER BY provider, charge_id
@@ -189,6 +196,7 @@ const WRITE_PAYMENTS = plannedPerCall(`
            amount = COALESCE(p.amount, d.amount), currency = COALESCE(p.currency, d.currency),
            customer_id = COALESCE(p.customer_id, d.customer_id), customer_email = COALESCE(p.customer_email, d.customer_email),
            facts_from = ${factsFrom(true)}, gateway_account = ${LEARNT_ACCOUNT},
+           decline_reason = CASE WHEN d.status IN ${UNSUCCESSFUL} THEN COALESCE(${OBSERVED_DECLINE}, p.decline_reason) END,
            last_gateway_event_at = COALESCE(GREATEST(p.last_gateway_event_at, d.at::timestamptz), p.last_gateway_event_at, d.at::timestamptz),
            last_gateway_event_precision = CASE WHEN d.at IS NOT NULL
                 AND (d.at::timestamptz >= p.last_gateway_event_at OR p.last_gateway_event_at IS NULL)
@@ -286,6 +294,8 @@ async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<S
       writes.map(({ update }) => update.cause.eventType),
       writes.map(({ update }) => update.cause.occurredAt),
       writes.map(({ update }) => update.account ?? DEFAULT_ACCOUNT),
+      writes.map(({ snapshot }) => snapshot.declineReason?.code ?? null),
+      writes.map(({ snapshot }) => snapshot.declineReason?.message ?? null),
     ]),
   );
   return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));

@@ -1,3 +1,4 @@
+import type { DeclineReason } from "../canonical/charge-event";
 import type { Queryable } from "../db/pool";
 import { utcTimeSql } from "../outbox/payment-change";
 
@@ -15,6 +16,8 @@ export type PaymentRecord = {
   registeredBy: string;
   lastGatewayEventAt: Date | null;
   updatedAt: Date;
+  /** Why the gateway refused it, until it succeeded; null when no refusal is known. */
+  declineReason: DeclineReason | null;
 };
 
 /** The payments columns as PaymentRecord fields, for a table aliased `alias`. */
@@ -22,7 +25,8 @@ export function paymentColumns(alias: string): string {
   return `${alias}.id, ${alias}.provider, ${alias}.gateway_account AS account, ${alias}.gateway_charge_id AS "chargeId", ${alias}.status, ${alias}.amount,
           ${alias}.amount_refunded AS "amountRefunded", ${alias}.currency, ${alias}.customer_id AS "customerId",
           ${alias}.customer_email AS "customerEmail", ${alias}.registered_by AS "registeredBy",
-          ${alias}.last_gateway_event_at AS "lastGatewayEventAt", ${alias}.updated_at AS "updatedAt"`;
+          ${alias}.last_gateway_event_at AS "lastGatewayEventAt", ${alias}.updated_at AS "updatedAt",
+          ${alias}.decline_reason AS "declineReason"`;
 }
 
 export async function getPayment(db: Queryable, provider: string, chargeId: string): Promise<PaymentRecord | null> {

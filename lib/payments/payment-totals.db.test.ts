@@ -12,6 +12,9 @@ import {
   type TotalsRow,
 } from "@/lib/payments/search-payments";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
+import type { PoolClient } from "@/lib/db/pool";
+import { seededRandom, stressRollup } from "@/lib/testing/rollup-stress";
+import { sameSlotClients } from "@/lib/testing/same-slot-clients";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 
 // The payments list's totals: read from the hourly rollup the triggers keep plus the filter's partial
@@ -31,15 +34,6 @@ const HOUR = 3_600_000;
 const base = Date.UTC(2026, 10, 20, 0, 0, 0);
 const STATUSES = ["pending", "paid", "refunded", "partially_refunded", "disputed"] as const;
 const PROVIDERS = ["stripe", "asaas", "pagarme"];
-
-/** A deterministic stream of numbers in [0, 1), so a failure reproduces. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 /** The sums straight from payments, the way the totals were computed before the rollup. */
 async function summedDirectly(filter: PaymentFilter) {
@@ -65,7 +59,7 @@ describe("payment totals", () => {
   });
 
   it("equals the payments' own sums for every filter, after inserts, updates, refunds and deletes", async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]!;
     await app.pool.query(
       `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency, created_at)
@@ -188,9 +182,9 @@ describe("payment totals", () => {
     expect((await paymentTotals(app.pool, { statuses: ["paid"] })).totals).toEqual([]);
   });
 
-  it("folds old hours' slots into one row each, the totals unchanged, recent hours left to their writers", async () => {
+  it("folds every hour's deltas into one row per key, the totals unchanged", async () => {
     const old = new Date(Date.now() - 3 * 86_400_000);
-    // Written by several connections (each its own slot), then moved between statuses.
+    // Written by several connections, then moved between statuses: a delta per statement and key.
     const clients = await Promise.all([app.pool.connect(), app.pool.connect(), app.pool.connect()]);
     try {
       for (const [index, client] of clients.entries()) {
@@ -214,13 +208,119 @@ describe("payment totals", () => {
     const { rows } = await app.pool.query<{ hour: Date; status: string; slots: number[] }>(
       `SELECT hour, status, array_agg(slot ORDER BY slot)::int[] AS slots FROM payment_hourly_totals GROUP BY 1, 2 ORDER BY 1, 2`,
     );
-    const oldHours = rows.filter((row) => row.hour.getTime() < Date.now() - 2 * 3_600_000);
-    // Old hours: one row per group, in slot 0; the emptied disputed group is gone.
-    expect(oldHours.map((row) => [row.status, row.slots])).toEqual([
-      ["paid", [0]],
-      ["refunded", [0]],
+    // One row per group, in slot 0, this hour's too; the emptied disputed group is gone.
+    expect(rows.map((row) => [row.hour.getTime() < Date.now() - 2 * HOUR ? "old" : "now", row.status, row.slots])).toEqual([
+      ["old", "paid", [0]],
+      ["old", "refunded", [0]],
+      ["now", "paid", [0]],
     ]);
-    expect(rows.length - oldHours.length).toBe(1);
+  });
+
+  it("never makes a writer wait on another's open transaction, on the same hour, provider, status and currency", async () => {
+    // One hour for every write, so a test run across an hour's end still writes the same keys.
+    const hour = new Date(Math.floor(Date.now() / HOUR) * HOUR - HOUR + 60_000);
+    const insert = `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, created_at)
+                    VALUES ('stripe', $1, 'paid', 1000, 'usd', $2) RETURNING id`;
+    const [seeded, refunded] = await Promise.all(
+      ["ch_seed_1", "ch_seed_2"].map(async (id) => (await app.pool.query<{ id: string }>(insert, [id, hour])).rows[0]!.id),
+    );
+    const [holder, other] = await sameSlotClients(app.db.url);
+    try {
+      // A wait for a lock fails the statement instead of hanging the test until the holder commits.
+      await other.query("SET lock_timeout = '2s'");
+      await holder.query("BEGIN");
+      await holder.query(insert, ["ch_held", hour]);
+      await holder.query("UPDATE payments SET status = 'refunded', amount_refunded = amount WHERE id = $1", [seeded]);
+      // A payment written, refunded and deleted on the same keys while the holder's sums are uncommitted.
+      const { rows } = await other.query<{ id: string }>(insert, ["ch_other", hour]);
+      await other.query("UPDATE payments SET status = 'refunded', amount_refunded = amount WHERE id = $1", [refunded]);
+      await other.query("DELETE FROM payments WHERE id = $1", [rows[0]!.id]);
+      await compactPaymentTotals(app.pool);
+      await holder.query("COMMIT");
+    } finally {
+      await Promise.all([holder.end(), other.end()]);
+    }
+    expect((await paymentTotals(app.pool, {})).totals).toEqual(await summedDirectly({}));
+    expect((await paymentTotals(app.pool, {})).totals).toMatchObject([
+      { currency: "usd", payments: 3, byStatus: { paid: 1, refunded: 2 } },
+    ]);
+  });
+
+  it("stay exact at every moment under concurrent writes, refunds, moves and deletes, folded concurrently", async () => {
+    const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const hours = [0, 1, 2, 5].map((back) => new Date(thisHour - back * HOUR + 60_000));
+    const mine = (writer: number) => `stress${writer}_%`;
+    // A random few of the writer's own payments.
+    const some = (limit: number) => `SELECT id FROM payments WHERE gateway_charge_id LIKE $1 ORDER BY random() LIMIT ${limit}`;
+    async function write(client: PoolClient, writer: number, next: () => number) {
+      const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]!;
+      const amount = () => (next() < 0.1 ? null : 100 + Math.floor(next() * 10_000));
+      const currency = () => (next() < 0.1 ? null : pick(["usd", "brl"]));
+      const choice = next();
+      if (choice < 0.35) {
+        const rows = Array.from({ length: 1 + Math.floor(next() * 3) }, () => [
+          pick(PROVIDERS),
+          pick(STATUSES),
+          amount(),
+          currency(),
+          pick(hours),
+        ]);
+        await client.query(
+          `INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency, created_at)
+           SELECT provider, $1 || gen_random_uuid(), status, amount, 0, currency, created_at
+             FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::timestamptz[]) AS t(provider, status, amount, currency, created_at)`,
+          [mine(writer).slice(0, -1), ...[0, 1, 2, 3, 4].map((column) => rows.map((row) => row[column]))],
+        );
+      } else if (choice < 0.55) {
+        await client.query(`UPDATE payments SET status = $2 WHERE id IN (${some(3)})`, [mine(writer), pick(STATUSES)]);
+      } else if (choice < 0.7) {
+        await client.query(
+          `UPDATE payments SET status = 'partially_refunded', amount_refunded = amount / 2 WHERE id IN (${some(2)}) AND amount IS NOT NULL`,
+          [mine(writer)],
+        );
+      } else if (choice < 0.8) {
+        await client.query(`UPDATE payments SET amount = $2, currency = $3, created_at = $4 WHERE id IN (${some(1)})`, [
+          mine(writer),
+          amount(),
+          currency(),
+          pick(hours),
+        ]);
+      } else if (choice < 0.9) {
+        await client.query(`DELETE FROM payments WHERE id IN (${some(2)})`, [mine(writer)]);
+      } else {
+        // Holds a transaction's sums uncommitted a little longer.
+        await client.query("SELECT pg_sleep(0.02)");
+      }
+    }
+    async function read(client: PoolClient) {
+      const rollup = await client.query(
+        `SELECT hour, provider, status, currency, sum(payments)::int AS payments, sum(amount)::text AS amount, sum(refunded)::text AS refunded
+           FROM payment_hourly_totals GROUP BY 1, 2, 3, 4
+         HAVING sum(payments) <> 0 OR sum(amount) <> 0 OR sum(refunded) <> 0 ORDER BY 1, 2, 3, 4`,
+      );
+      const truth = await client.query(
+        `SELECT date_trunc('hour', created_at, 'UTC') AS hour, provider, status, COALESCE(currency, '') AS currency, count(*)::int AS payments,
+                COALESCE(sum(amount), 0)::text AS amount, sum(amount_refunded)::text AS refunded
+           FROM payments GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+      );
+      return { rollup: rollup.rows, truth: truth.rows };
+    }
+    const fold = () => compactPaymentTotals(app.pool);
+    const { differed, folds, reads } = await stressRollup(app.pool, { writers: 6, steps: 40, write, fold, folders: 2, read });
+    expect(differed[0]?.rollup).toEqual(differed[0]?.truth);
+    expect(differed).toHaveLength(0);
+    expect(folds).toBeGreaterThan(1);
+    expect(reads).toBeGreaterThan(1);
+    expect((await app.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM payments")).rows[0]!.n).toBeGreaterThan(0);
+    // Folded twice at rest: one total per key, every delta gone, no total left at nothing.
+    await fold();
+    await fold();
+    const { rows } = await app.pool.query(
+      `SELECT hour, provider, status, currency FROM payment_hourly_totals GROUP BY 1, 2, 3, 4
+       HAVING count(*) > 1 OR bool_or(slot <> 0) OR bool_or(payments = 0 AND amount = 0 AND refunded = 0)`,
+    );
+    expect(rows).toEqual([]);
+    expect((await paymentTotals(app.pool, {})).totals).toEqual(await summedDirectly({}));
   });
 
   it("is emptied with the payments", async () => {

@@ -148,6 +148,14 @@ function orderBy(sort: PaymentSort, fenced: boolean): string {
 }
 
 /**
+ * The payments list's order: a search's exact matches first, then `sort`, ties broken by id the same
+ * way. The CSV export reads with it too, so a file comes out in the order the list shows.
+ */
+export function paymentOrderSql(filter: PaymentFilter, sort: PaymentSort, param: (value: unknown) => string, fenced = false): string {
+  return `${exactFirst(filter, param)}${orderBy(sort, fenced)}`;
+}
+
+/**
  * Payments matching a filter, exact search matches first, then in the chosen order, one page at a
  * time with the total and the totals per currency. Without a search both come from one read of the
  * hourly rollup (exact); a search's total is counted up to `countCap`, so a broad one stays cheap.
@@ -177,14 +185,18 @@ export async function searchPayments(
   if (!summedOverMatches(filter)) {
     const sums = await paymentTotals(db, filter);
     const n = sums.totals.reduce((sum, total) => sum + total.payments, 0);
-    const list = await listPage(where, params, orderBy(sort, n <= FEW_PAYMENTS));
+    const list = await listPage(
+      where,
+      params,
+      paymentOrderSql(filter, sort, (value) => `$${params.push(value)}`, n <= FEW_PAYMENTS),
+    );
     return { rows: list.rows, total: n, totalCapped: sums.capped, page, pageSize, totals: sums.totals, totalsCapped: sums.capped };
   }
   const countParams = [...params, countCap + 1];
-  const rank = exactFirst(filter, (value) => `$${params.push(value)}`);
+  const order = paymentOrderSql(filter, sort, (value) => `$${params.push(value)}`, Boolean(filter.dated));
   const [list, count, sums] = await Promise.all([
     // A date other than creation is read through the transitions' index, then sorted.
-    listPage(where, params, `${rank}${orderBy(sort, Boolean(filter.dated))}`),
+    listPage(where, params, order),
     db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (SELECT 1 FROM payments p WHERE ${where} LIMIT $${countParams.length}) matched`,
       countParams,

@@ -60,10 +60,11 @@ export function candidates(table: string, column: string, pattern: string, order
 
 /**
  * One value source read through a column's trigram index (ILIKE '%part%'): the distinct values of
- * at most INSIDE_ROWS_CAP matching rows, in no order (the index has none).
+ * at most INSIDE_ROWS_CAP matching rows (of those meeting `rows`, when the index is partial), in no
+ * order (the index has none).
  */
-export function insideCandidates(table: string, column: string, pattern: string): string {
-  return `(SELECT DISTINCT v FROM (SELECT ${column} AS v FROM ${table} WHERE ${column} ILIKE ${pattern} LIMIT ${INSIDE_ROWS_CAP}) rows LIMIT ${SEARCH_VALUES_CAP})`;
+export function insideCandidates(table: string, column: string, pattern: string, rows?: string): string {
+  return `(SELECT DISTINCT v FROM (SELECT ${column} AS v FROM ${table} WHERE ${rows ? `${rows} AND ` : ""}${column} ILIKE ${pattern} LIMIT ${INSIDE_ROWS_CAP}) rows LIMIT ${SEARCH_VALUES_CAP})`;
 }
 
 /** A column's sources: its values starting with the term, and those containing it (a fragment). */

@@ -3,7 +3,7 @@ import { listedResource, parseJson, parseWith, refundStatus, toMinorUnits, toNor
 import { accessTokenAuth } from "./api-auth";
 import { verifySharedSecret } from "./shared-secret";
 import { fromLocalTime } from "../canonical/event-time";
-import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { declineReason, type ChargeSnapshot, type ChargeStatus } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./types";
 
 // Asaas. Key rule: the event `id` (evt_...), repeated when Asaas resends the same event. Time rule:
@@ -116,6 +116,16 @@ function amountRefunded(payment: AsaasPayment): number | undefined {
   return done?.length ? done.reduce((sum, refund) => sum + toMinorUnits(refund.value, CURRENCY), 0) : undefined;
 }
 
+// Decline reasons: Asaas's payment object documents no refusal field; the event is the reason. A
+// card refused (PAYMENT_CREDIT_CARD_CAPTURE_REFUSED, "Credit card payment failure", sent since
+// 2023-12-11 per docs.asaas.com's changelog) or reproved by its manual risk analysis
+// (PAYMENT_REPROVED_BY_RISK_ANALYSIS) says so in its type, in the words of docs.asaas.com/docs/payment-events.
+// A refused card leaves the payment open to another try, so a refetch may show it still pending.
+const DECLINE_EVENTS: Readonly<Record<string, string>> = {
+  PAYMENT_CREDIT_CARD_CAPTURE_REFUSED: "Credit card payment failure",
+  PAYMENT_REPROVED_BY_RISK_ANALYSIS: "Card payment disapproved by manual risk analysis",
+};
+
 /** What the payment is, `status` read with its refunds and chargeback, and the ways back Asaas documents from it. */
 function snapshotOf(payment: AsaasPayment, status: ChargeStatus, eventType?: string): ChargeSnapshot {
   const amount = toMinorUnits(payment.value, CURRENCY);
@@ -125,7 +135,16 @@ function snapshotOf(payment: AsaasPayment, status: ChargeStatus, eventType?: str
   const settled = payment.chargeback && CHARGEBACK_LOST.has(payment.chargeback.status) ? "charged_back" : own;
   const reopens: ChargeStatus[] | undefined =
     settled === "canceled" ? undefined : eventType === "PAYMENT_RECEIVED_IN_CASH_UNDONE" ? ["canceled", "paid"] : ["canceled"];
-  return { status: settled, amount, amountRefunded: refunded, currency: CURRENCY, customerId: payment.customer ?? undefined, reopens };
+  const declined = eventType === undefined ? undefined : DECLINE_EVENTS[eventType];
+  return {
+    status: settled,
+    amount,
+    amountRefunded: refunded,
+    currency: CURRENCY,
+    customerId: payment.customer ?? undefined,
+    reopens,
+    declineReason: declined ? declineReason(eventType, declined) : undefined,
+  };
 }
 
 /** The payment's status as GET /payments/{id} shows it; undefined for one Asaas doesn't document. */

@@ -5,7 +5,7 @@ import { hmac } from "../crypto/digest";
 import { safeEqual } from "../crypto/safe-equal";
 import { timestampReason, withinTolerance } from "./signature";
 import { fromIso } from "../canonical/event-time";
-import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { declineReason, type ChargeSnapshot, type ChargeStatus, type DeclineReason } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type SyncVerifyingDriver, type VerifyResult } from "./types";
 
 // Mercado Pago. Key rule: the body's `id`, the notification id (a number, kept as text). Time rule:
@@ -72,6 +72,14 @@ function statusOf(payment: MercadoPagoPayment): ChargeStatus | undefined {
   return PAYMENT_STATUS[payment.status];
 }
 
+// Decline reasons: a rejected payment says why in `status_detail` (cc_rejected_insufficient_amount,
+// cc_rejected_bad_filled_security_code, cc_rejected_high_risk...: "Why is a payment rejected?",
+// mercadopago.com.br/developers/en/docs/how-tos/reasons-for-rejection). It is a code only; the
+// message is left to the code's words.
+function declineOf(payment: MercadoPagoPayment): DeclineReason | undefined {
+  return payment.status === "rejected" ? declineReason(payment.status_detail, undefined) : undefined;
+}
+
 /** The payment's current state, as GET /v1/payments/{id} shows it. */
 export function paymentToSnapshot(payment: MercadoPagoPayment): ChargeSnapshot {
   const status = statusOf(payment);
@@ -88,6 +96,7 @@ export function paymentToSnapshot(payment: MercadoPagoPayment): ChargeSnapshot {
     currency: payment.currency_id?.toLowerCase(),
     customerId: payment.payer?.id ?? undefined,
     customerEmail: payment.payer?.email ?? undefined,
+    declineReason: declineOf(payment),
   };
 }
 

@@ -6,7 +6,7 @@ import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { hmac } from "../crypto/digest";
 import { safeEqual } from "../crypto/safe-equal";
 import { fromIso, fromLocalTime } from "../canonical/event-time";
-import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { declineReason, type ChargeSnapshot, type ChargeStatus, type DeclineReason } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type ProviderDriver, type VerifyContext, type VerifyResult } from "./types";
 
 // Pagar.me. Key rule: the event `id` (hook_...). Time rule: `created_at`, precision "second"; the
@@ -150,8 +150,22 @@ const chargeSchema = z.looseObject({
   paid_at: z.string().nullable().optional(),
   currency: z.string().length(3).optional(),
   customer: customerSchema.nullable().optional(),
-  // The SDK's GetTransactionResponse: its status says whether this charge's money was taken.
-  last_transaction: z.looseObject({ status: z.string().nullable().optional() }).nullable().optional(),
+  // The SDK's GetTransactionResponse: its status says whether this charge's money was taken, and a
+  // refused one's acquirer fields and gateway_response say why.
+  last_transaction: z
+    .looseObject({
+      status: z.string().nullable().optional(),
+      acquirer_return_code: z.union([z.string(), z.number()]).nullish(),
+      acquirer_message: z.string().nullish(),
+      gateway_response: z
+        .looseObject({
+          code: z.union([z.string(), z.number()]).nullish(),
+          errors: z.array(z.looseObject({ message: z.string().nullish() })).nullish(),
+        })
+        .nullish(),
+    })
+    .nullable()
+    .optional(),
 });
 type PagarmeCharge = z.infer<typeof chargeSchema>;
 
@@ -171,8 +185,25 @@ function amountRefunded(charge: PagarmeCharge): number | undefined {
   return charge.refunded_amount ?? charge.canceled_amount;
 }
 
+// Decline reasons: a refused card transaction (the SDK's GetCreditCardTransactionResponse, status
+// not_authorized or with_error) carries the acquirer's answer, `acquirer_return_code` (the issuer's
+// code, "1011", "51"...) and `acquirer_message`; one the gateway refused before any acquirer saw it
+// carries `gateway_response` { code, errors: [{ message }] } (GetGatewayResponseResponse). A failed
+// charge's reason is read from its last transaction the same way.
+const REFUSED_TRANSACTION: ReadonlySet<string> = new Set(["not_authorized", "notAuthorized", "with_error", "withError", "failed"]);
+
+/** Why the charge's last transaction was refused, when it was. */
+function declineOf(charge: PagarmeCharge): DeclineReason | undefined {
+  const transaction = charge.last_transaction;
+  if (!transaction || (charge.status !== "failed" && !REFUSED_TRANSACTION.has(transaction.status ?? ""))) return undefined;
+  const gateway = transaction.gateway_response;
+  const gatewayMessage = (gateway?.errors ?? []).flatMap((error) => (error.message ? [error.message] : [])).join("; ");
+  return declineReason(transaction.acquirer_return_code, transaction.acquirer_message) ?? declineReason(gateway?.code, gatewayMessage);
+}
+
 function snapshotOf(charge: PagarmeCharge, status: ChargeStatus): ChargeSnapshot {
   return {
+    declineReason: declineOf(charge),
     status: status === "refunded" ? refundStatus(charge.amount, amountRefunded(charge)) : status,
     amount: charge.amount,
     amountRefunded: amountRefunded(charge),

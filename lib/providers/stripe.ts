@@ -5,7 +5,14 @@ import { timestampReason, withinTolerance } from "./signature";
 import { fromUnixSeconds } from "../canonical/event-time";
 import { minorUnitDigits } from "../canonical/money";
 import { parseJson, parseWith, toNormalizedEvent } from "./parse-helpers";
-import { withDisputes, type ChargeSnapshot, type ChargeStatus, type DisputeOutcome } from "../canonical/charge-event";
+import {
+  declineReason,
+  withDisputes,
+  type ChargeSnapshot,
+  type ChargeStatus,
+  type DeclineReason,
+  type DisputeOutcome,
+} from "../canonical/charge-event";
 import type { GatewayFetch, SyncVerifyingDriver, VerifyResult } from "./types";
 import { ParseError } from "./types";
 import { bearerAuth } from "./api-auth";
@@ -52,6 +59,9 @@ const chargeSchema = z.object({
   customer: customerOfSchema,
   receipt_email: z.string().nullable().optional(),
   billing_details: z.object({ email: z.string().nullable().optional() }).nullable().optional(),
+  failure_code: z.string().nullish(),
+  failure_message: z.string().nullish(),
+  outcome: z.object({ reason: z.string().nullish(), seller_message: z.string().nullish() }).nullish(),
 });
 type StripeCharge = z.infer<typeof chargeSchema>;
 
@@ -65,6 +75,7 @@ const paymentIntentSchema = z.object({
   latest_charge: z.union([z.string(), chargeSchema.pick({ id: true, billing_details: true }), z.null()]).optional(),
   customer: customerOfSchema,
   receipt_email: z.string().nullable().optional(),
+  last_payment_error: z.object({ code: z.string().nullish(), decline_code: z.string().nullish(), message: z.string().nullish() }).nullish(),
 });
 type StripePaymentIntent = z.infer<typeof paymentIntentSchema>;
 
@@ -97,6 +108,26 @@ function ownStatus(charge: StripeCharge): ChargeStatus {
   return refundStatus(charge) ?? "paid";
 }
 
+// Decline reasons (docs.stripe.com/declines, and the Charge and PaymentIntent API references): a
+// failed charge says why in `failure_code` (card_declined...), `failure_message` (the customer-facing
+// text) and `outcome` (`reason`, the issuer's decline code such as insufficient_funds, or Radar's
+// rule; `seller_message`, Stripe's words for the merchant); a payment intent whose attempt failed, in
+// `last_payment_error` (`decline_code`, `code`, `message`). The most specific code is kept, and the
+// customer-facing message before the merchant's. A succeeded charge's outcome ("Payment complete.") is
+// no decline, so only a failed charge, or one with a failure code, is read.
+
+/** Why a charge was refused, when it was. */
+function chargeDecline(charge: StripeCharge): DeclineReason | undefined {
+  if (charge.status !== "failed" && !charge.failure_code) return undefined;
+  return declineReason(charge.outcome?.reason ?? charge.failure_code, charge.failure_message ?? charge.outcome?.seller_message);
+}
+
+/** Why a payment intent's last attempt was refused, when it says. */
+function intentDecline(intent: StripePaymentIntent): DeclineReason | undefined {
+  const error = intent.last_payment_error;
+  return error ? declineReason(error.decline_code ?? error.code, error.message) : undefined;
+}
+
 // Stripe's amounts are in each currency's smallest unit, which is ISO 4217's but for two
 // (docs.stripe.com/currencies: ISK stays two-decimal in the API, so 500 is 5 krónur; MGA is on the
 // zero-decimal list, ISO counts hundredths).
@@ -121,6 +152,7 @@ function snapshot(charge: StripeCharge, status: ChargeStatus): ChargeSnapshot {
     currency: charge.currency.toLowerCase(),
     customerId: customerIdOf(charge.customer),
     customerEmail: charge.billing_details?.email ?? charge.receipt_email ?? undefined,
+    declineReason: chargeDecline(charge),
   };
 }
 
@@ -152,6 +184,7 @@ function intentSnapshot(type: string, intent: StripePaymentIntent): ChargeSnapsh
     currency: intent.currency.toLowerCase(),
     customerId: customerIdOf(intent.customer),
     customerEmail: charge?.billing_details?.email ?? intent.receipt_email ?? undefined,
+    declineReason: intentDecline(intent),
     summary: true,
   };
 }

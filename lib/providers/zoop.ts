@@ -4,7 +4,7 @@ import { basicKeyAuth } from "./api-auth";
 import { basicCredentials, verifySharedSecret } from "./shared-secret";
 import { deriveEventKey } from "./signature";
 import { fromIso, type ReportedTime } from "../canonical/event-time";
-import type { ChargeSnapshot, ChargeStatus } from "../canonical/charge-event";
+import { declineReason, type ChargeSnapshot, type ChargeStatus, type DeclineReason } from "../canonical/charge-event";
 import { ParseError, type GatewayLister, type SyncVerifyingDriver } from "./types";
 
 // Zoop. Key rule: the event `id`; an event without one is keyed by deriveEventKey(transaction id,
@@ -82,7 +82,15 @@ const transactionSchema = z.looseObject({
   voided: z.boolean().nullable().optional(),
   refunded: z.boolean().nullable().optional(),
   history: z
-    .array(z.looseObject({ operation_type: z.string().optional(), status: z.string().optional(), amount: decimalAmount.optional() }))
+    .array(
+      z.looseObject({
+        operation_type: z.string().optional(),
+        status: z.string().optional(),
+        amount: decimalAmount.optional(),
+        response_code: z.union([z.string(), z.number()]).nullish(),
+        response_message: z.string().nullish(),
+      }),
+    )
     .nullable()
     .optional(),
 });
@@ -103,6 +111,12 @@ function objectOf(event: z.infer<typeof eventSchema>): unknown {
   const nested = event.payload?.object;
   if (nested !== undefined) return nested;
   return event.payload ?? event.object;
+}
+
+/** The error a transaction.failed event carries beside its transaction, when it does. */
+function errorOf(event: z.infer<typeof eventSchema>): ZoopError | null {
+  const error = errorSchema.safeParse(event.payload?.error);
+  return error.success ? error.data : null;
 }
 
 /** The cents given back: the succeeded void operations in its history, else all of it when voided whole. */
@@ -132,13 +146,32 @@ function byMoney(
   return { status: refundStatus(amount, returned), amountRefunded: returned };
 }
 
-function snapshotOf(transaction: ZoopTransaction, eventStatus: ChargeStatus): ChargeSnapshot {
+// Decline reasons: a failed transaction's failed operation in `history` carries the authorizer's
+// `response_code` and `response_message`; a transaction.failed event carries, beside the transaction,
+// an `error` ({ type, category, message }: zoop-wrapper's published transaction.failed). The
+// authorizer's answer first, the error's category and message when it gave none.
+const errorSchema = z.looseObject({ type: z.string().nullish(), category: z.string().nullish(), message: z.string().nullish() });
+type ZoopError = z.infer<typeof errorSchema>;
+
+/** Why the transaction was refused, when it was. */
+function declineOf(transaction: ZoopTransaction, error: ZoopError | null): DeclineReason | undefined {
+  const failed = (transaction.history ?? []).findLast((entry) => entry.status === "failed");
+  const answered = failed ? declineReason(failed.response_code, failed.response_message) : undefined;
+  if (answered) return answered;
+  if (error) return declineReason(error.category ?? error.type, error.message);
+  return transaction.status === "failed" && failed?.operation_type
+    ? declineReason(undefined, `${failed.operation_type} failed`)
+    : undefined;
+}
+
+function snapshotOf(transaction: ZoopTransaction, eventStatus: ChargeStatus, error: ZoopError | null = null): ChargeSnapshot {
   const amount = transaction.amount === undefined ? undefined : toMinorUnits(transaction.amount, transaction.currency);
   return {
     ...byMoney(transaction, eventStatus, amount),
     amount,
     currency: transaction.currency?.toLowerCase(),
     customerId: transaction.customer ?? undefined,
+    declineReason: declineOf(transaction, error),
   };
 }
 
@@ -262,7 +295,7 @@ export const zoopDriver: SyncVerifyingDriver<"zoop"> = {
       precision: time?.precision ?? null,
       customerId: transaction?.customer ?? null,
       customerEmail: null,
-      charge: transaction && status ? snapshotOf(transaction, status) : null,
+      charge: transaction && status ? snapshotOf(transaction, status, errorOf(event)) : null,
       refetchRequired: transaction !== null,
       payload: json,
     });

@@ -111,7 +111,17 @@ export function onClient(client: Queryable): IDatabase {
   return { executeSql: (text, values) => client.query(text, values as unknown[]) };
 }
 
-export type DispatchableEvent = { id: number; provider: string; resourceId: string | null; eventId: string };
+export type DispatchableEvent = {
+  id: number;
+  provider: string;
+  resourceId: string | null;
+  eventId: string;
+  /** webhook_inbox.received_at as RECEIVED_AT_TEXT writes it (the job carries it). */
+  receivedAt?: string;
+};
+
+/** An inbox row's received_at as exact text (a JS Date would drop its microseconds), aliased. */
+export const RECEIVED_AT_TEXT = `to_jsonb(received_at) #>> '{}' AS "receivedAt"`;
 
 export type DispatchOptions = {
   /** A job still running after this long is presumed dead (its worker was killed) and retried. */
@@ -121,7 +131,7 @@ export type DispatchOptions = {
 
 export function webhookJob(event: DispatchableEvent, options: DispatchOptions): JobInsert<WebhookJob> {
   return {
-    data: { inboxId: event.id },
+    data: { inboxId: event.id, ...(event.receivedAt ? { receivedAt: event.receivedAt } : {}) },
     singletonKey: serializationKey(event.provider, event.resourceId, event.eventId),
     expireInSeconds: options.expireInSeconds,
     ...(options.startAfter ? { startAfter: options.startAfter } : {}),
@@ -150,8 +160,8 @@ export type JobInsertCte = { sql: string; template: string };
  * pg-boss's own statement for inserting webhook jobs, captured through its db adapter (so table,
  * columns, defaults from the queue and the singleton policy are exactly what `boss.insert` does),
  * rewritten to read its jobs from `rowsCte` instead of a parameter: one job per row of `rowsCte`
- * (columns `id` and `singleton_key`), each a copy of one template job with `data.inboxId` and
- * `singletonKey` set from the row. Param $1 is the template; the caller's own params start at $2.
+ * (columns `id`, `received_at` and `singleton_key`), each a copy of one template job with
+ * `data.inboxId`, `data.receivedAt` and `singletonKey` set from the row. Param $1 is the template; the caller's own params start at $2.
  * Throws if pg-boss's statement changes shape (tested on upgrade).
  */
 export async function webhookJobInsertCte(boss: PgBoss, options: DispatchOptions, rowsCte: string): Promise<JobInsertCte> {
@@ -168,7 +178,8 @@ export async function webhookJobInsertCte(boss: PgBoss, options: DispatchOptions
   if (!captured || !captured.text.trimStart().startsWith("INSERT") || captured.text.split(source).length !== 2) {
     throw new Error("pg-boss's job insert statement changed shape; update webhookJobInsertCte");
   }
-  const job = "jsonb_set(jsonb_set(t.job, '{data,inboxId}', to_jsonb(r.id)), '{singletonKey}', to_jsonb(r.singleton_key))";
+  const data = "jsonb_set(jsonb_set(t.job, '{data,inboxId}', to_jsonb(r.id)), '{data,receivedAt}', to_jsonb(r.received_at))";
+  const job = `jsonb_set(${data}, '{singletonKey}', to_jsonb(r.singleton_key))`;
   const jobs = `json_to_recordset((SELECT json_agg(${job}) FROM ${rowsCte} r CROSS JOIN jsonb_array_elements($1::jsonb) AS t(job)))`;
   return { sql: captured.text.replace(source, () => jobs), template: captured.values[0] as string };
 }

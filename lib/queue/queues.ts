@@ -18,7 +18,14 @@ export const QUEUES = {
   erasures: "privacy-erasures",
 } as const;
 
-export const webhookJobSchema = z.object({ inboxId: z.number().int().positive() });
+export const webhookJobSchema = z.object({
+  inboxId: z.number().int().positive(),
+  /**
+   * The event's received_at as exact text (microseconds kept): the inbox is partitioned by it, so
+   * the worker's statements read one partition. Absent on jobs enqueued by older versions.
+   */
+  receivedAt: z.string().max(40).optional(),
+});
 export type WebhookJob = z.infer<typeof webhookJobSchema>;
 
 export const replayJobSchema = z.object({ runId: z.number().int().positive() });

@@ -99,3 +99,26 @@ export async function runsWithFindings(
   );
   return rows;
 }
+
+/**
+ * Deletes, oldest first and at most `limit`, the runs started more than `keepDays` ago that found
+ * nothing: with thousands of accounts there is a row per account per run, and one that found
+ * nothing is read by nobody after days. Kept: a run that ingested missed events or repaired
+ * payments (the evidence of an incident, and what the recovered metrics sum), and each account's
+ * latest scheduled run (when it is next due, whatever its interval). Returns how many went.
+ */
+export async function pruneReconcileRuns(db: Queryable, keepDays: number, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM reconcile_runs WHERE id IN (
+       SELECT r.id FROM reconcile_runs r
+        WHERE r.started_at < now() - make_interval(days => $1::int)
+          AND r.missing_ingested = 0 AND r.repaired = 0
+          AND (r.trigger <> 'schedule' OR EXISTS (
+                SELECT 1 FROM reconcile_runs newer
+                 WHERE newer.trigger = 'schedule' AND newer.provider = r.provider
+                   AND newer.gateway_account = r.gateway_account AND newer.started_at > r.started_at))
+        ORDER BY r.started_at LIMIT $2)`,
+    [keepDays, limit],
+  );
+  return rowCount ?? 0;
+}

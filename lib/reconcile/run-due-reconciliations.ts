@@ -2,7 +2,7 @@ import { PROVIDER_NAMES, findDriver, type ProviderName } from "../providers/regi
 import type { AppConfig } from "../config/env";
 import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import { configAccounts, type AccountDirectory } from "../gateway-accounts/account-directory";
-import { reconcileAccess, runReconciliation, type ReconcileDeps, type ReconcileResult } from "./run-reconciliation";
+import { reconcileAccess, type ReconcileDeps } from "./run-reconciliation";
 
 /** One gateway account reconciliation can run for. */
 export type ReconcilableAccount = { provider: ProviderName; account: string };
@@ -32,30 +32,26 @@ export function reconcilableProviders(config: AppConfig, accounts: AccountDirect
 }
 
 /**
- * Scheduled every minute in the worker: runs each account whose last scheduled run started at least
- * its gateway's interval ago, one after the other (the runs' own lock keeps other workers off the
- * same account). With many accounts one pass may take longer than a minute: the job is exclusive,
- * so the next pass starts when this one ends and takes the accounts that are due by then.
+ * The accounts due a scheduled run now: reconcilable on schedule, and whose last scheduled run
+ * started at least its gateway's interval ago (or never ran). The schedule (lib/jobs) enqueues one
+ * job per account, so thousands of accounts are worked side by side, a few per gateway at a time.
  */
-export async function runDueReconciliations(deps: ReconcileDeps): Promise<ReconcileResult[]> {
+export async function dueReconciliations(deps: Pick<ReconcileDeps, "pool" | "config" | "accounts">): Promise<ReconcilableAccount[]> {
   const accounts = deps.accounts ?? configAccounts(deps.config);
   await accounts.ready();
-  const due = reconcilableAccounts(deps.config, accounts, { scheduled: true });
-  if (due.length === 0) return [];
+  const reconcilable = reconcilableAccounts(deps.config, accounts, { scheduled: true });
+  if (reconcilable.length === 0) return [];
   const { rows } = await deps.pool.query<{ provider: string; account: string; minutes: number }>(
     `SELECT r.provider, r.account, extract(epoch FROM now() - last.started_at)::float8 / 60 AS minutes
        FROM unnest($1::text[], $2::text[]) AS r(provider, account)
        JOIN LATERAL (SELECT started_at FROM reconcile_runs
                       WHERE trigger = 'schedule' AND provider = r.provider AND gateway_account = r.account
                       ORDER BY started_at DESC LIMIT 1) last ON true`,
-    [due.map(({ provider }) => provider), due.map(({ account }) => account)],
+    [reconcilable.map(({ provider }) => provider), reconcilable.map(({ account }) => account)],
   );
   const sinceLast = new Map(rows.map((row) => [`${row.provider}/${row.account}`, row.minutes]));
-  const results: ReconcileResult[] = [];
-  for (const { provider, account } of due) {
+  return reconcilable.filter(({ provider, account }) => {
     const minutes = sinceLast.get(`${provider}/${account}`);
-    if (minutes !== undefined && minutes < deps.config.providers[provider].reconcileIntervalMinutes) continue;
-    results.push(await runReconciliation({ ...deps, accounts }, { provider, account, trigger: "schedule" }));
-  }
-  return results;
+    return minutes === undefined || minutes >= deps.config.providers[provider].reconcileIntervalMinutes;
+  });
 }

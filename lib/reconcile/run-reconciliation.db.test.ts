@@ -10,7 +10,11 @@ import { ingestEvent } from "../inbox/ingest/ingest-event";
 import { renderMetrics } from "../ops/render-metrics";
 import { runReconciliation, type ReconcileRequest, type ReconcileResult } from "./run-reconciliation";
 import { configAccounts } from "../gateway-accounts/account-directory";
-import { reconcilableAccounts, reconcilableProviders, runDueReconciliations } from "./run-due-reconciliations";
+import { dueReconciliations, reconcilableAccounts, reconcilableProviders } from "./run-due-reconciliations";
+import { reconcileJob } from "../jobs/definitions/reconcile";
+import { reconcileAccountJob } from "../jobs/definitions/reconcile-accounts";
+import { runJob, workJob } from "../jobs/work-jobs";
+import { createWorkerBoss } from "../queue/boss";
 
 // Reconciliation against the fake gateway's list APIs and a real database, processed by a real
 // pg-boss worker: missed events ingested under their own key, drift repaired through derived events,
@@ -436,23 +440,34 @@ describe("accounts: each listed with its own credentials from its own cursor", (
     expect(stored.rows).toEqual([{ gateway_account: connected }]);
   });
 
-  it("keeps a cursor per account and repairs each Asaas subaccount's payments, read with its own key", async () => {
+  it("fans the schedule out, one job per due account, a bounded few of one gateway at a time, each Asaas subaccount read with its own key", async () => {
     const overrides = {
-      ASAAS_ACCOUNTS: "loja-a,loja-b",
+      ASAAS_ACCOUNTS: "loja-a,loja-b,loja-c,loja-d,loja-e",
       ASAAS_API_KEY_LOJA_A: "$aact_reconcile_loja_a",
       ASAAS_API_KEY_LOJA_B: "$aact_reconcile_loja_b",
+      ASAAS_API_KEY_LOJA_C: "$aact_reconcile_loja_c",
+      ASAAS_API_KEY_LOJA_D: "$aact_reconcile_loja_d",
+      ASAAS_API_KEY_LOJA_E: "$aact_reconcile_loja_e",
+      RECONCILE_CONCURRENCY: "2",
       // Only the subaccounts are due: the other gateways' schedules are off here.
       RECONCILE_INTERVAL_MINUTES_STRIPE: "0",
       RECONCILE_INTERVAL_MINUTES_MERCADOPAGO: "0",
       RECONCILE_INTERVAL_MINUTES_STANDARD: "0",
     };
+    const keyOf = (name: string) => overrides[`ASAAS_API_KEY_${name.toUpperCase().replace("-", "_")}` as keyof typeof overrides];
     const paid = (count: number) =>
       generateHistories(seed++, 40, ["asaas"], { startMs: Date.now() - 2 * 3_600_000, spreadMs: 3_600_000 })
         .filter((history) => history.truth.status === "paid" && history.truth.amountRefunded === 0)
         .slice(0, count);
-    const lojas = { "loja-a": paid(2), "loja-b": paid(3) };
+    const lojas: Record<string, PaymentHistory[]> = {
+      "loja-a": paid(2),
+      "loja-b": paid(3),
+      "loja-c": paid(1),
+      "loja-d": paid(1),
+      "loja-e": paid(1),
+    };
     for (const [name, histories] of Object.entries(lojas)) {
-      gateway.addAccount({ apiKey: overrides[`ASAAS_API_KEY_${name === "loja-a" ? "LOJA_A" : "LOJA_B"}`] }, histories);
+      gateway.addAccount({ apiKey: keyOf(name) }, histories);
       // Ours say pending: each payment drifted.
       for (const { payment } of histories)
         await app.pool.query(
@@ -463,27 +478,61 @@ describe("accounts: each listed with its own credentials from its own cursor", (
     }
     const config = testConfig(app.env, overrides);
     const before = gateway.requests.length;
-    const results = await runDueReconciliations({ pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) });
-    expect(
-      results
-        .map((result) => counted(result))
-        .map(({ provider, account, listed, repaired, errors }) => ({ provider, account, listed, repaired, errors })),
-    ).toEqual([
-      { provider: "asaas", account: "loja-a", listed: 2, repaired: 2, errors: 0 },
-      { provider: "asaas", account: "loja-b", listed: 3, repaired: 3, errors: 0 },
-    ]);
+    const boss = createWorkerBoss(app.db.url, 1);
+    await boss.start();
+    const deps = {
+      pool: app.pool,
+      boss,
+      config,
+      gateways: createGatewayClients(config),
+      accounts: configAccounts(config),
+      workerId: "test",
+    };
+    try {
+      // The schedule's pass: one job per due account, grouped by gateway, and nothing run yet.
+      expect(await runJob(reconcileJob, deps, {})).toEqual({ runs: [], enqueued: 5 });
+      const queued = await app.pool.query(
+        "SELECT singleton_key AS key, group_id AS gateway FROM pgboss.job WHERE name = 'reconcile-account' ORDER BY singleton_key",
+      );
+      expect(queued.rows).toEqual(Object.keys(lojas).map((name) => ({ key: `asaas/${name}`, gateway: "asaas" })));
+      // A second pass while they wait adds none: one per account queued or running.
+      expect(await runJob(reconcileJob, deps, {})).toEqual({ runs: [], enqueued: 0 });
+      expect((await app.pool.query("SELECT 1 FROM pgboss.job WHERE name = 'reconcile-account'")).rowCount).toBe(5);
+
+      await workJob(boss, reconcileAccountJob, deps);
+      await waitFor(
+        async () =>
+          (await app.pool.query("SELECT 1 FROM pgboss.job WHERE name = 'reconcile-account' AND state = 'completed'")).rowCount === 5,
+        60_000,
+        "every account's run",
+      );
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+    // How many ran at once: the most runs in progress when one started.
+    const { rows: overlap } = await app.pool.query<{ most: number }>(
+      `SELECT max((SELECT count(*) FROM reconcile_runs o WHERE o.started_at <= r.started_at AND o.finished_at > r.started_at))::int AS most
+         FROM reconcile_runs r`,
+    );
+    expect(overlap[0]!.most).toBeGreaterThan(0);
+    expect(overlap[0]!.most).toBeLessThanOrEqual(2);
+    const runs = await app.pool.query(
+      "SELECT gateway_account AS account, trigger, status, listed, repaired, errors FROM reconcile_runs ORDER BY gateway_account",
+    );
+    expect(runs.rows).toEqual(
+      Object.entries(lojas).map(([account, histories]) => ({
+        account,
+        trigger: "schedule",
+        status: "finished",
+        listed: histories.length,
+        repaired: histories.length,
+        errors: 0,
+      })),
+    );
     const lists = gateway.requests.slice(before).filter((request) => request.path.startsWith("/v3/payments?"));
-    expect(new Set(lists.map((request) => request.as))).toEqual(new Set(["key:$aact_reconcile_loja_a", "key:$aact_reconcile_loja_b"]));
+    expect(new Set(lists.map((request) => request.as))).toEqual(new Set(Object.keys(lojas).map((name) => `key:${keyOf(name)}`)));
     const cursors = await app.pool.query("SELECT provider, gateway_account, complete FROM reconcile_cursors ORDER BY gateway_account");
-    expect(cursors.rows).toEqual([
-      { provider: "asaas", gateway_account: "loja-a", complete: true },
-      { provider: "asaas", gateway_account: "loja-b", complete: true },
-    ]);
-    const runs = await app.pool.query("SELECT gateway_account, trigger FROM reconcile_runs ORDER BY gateway_account");
-    expect(runs.rows).toEqual([
-      { gateway_account: "loja-a", trigger: "schedule" },
-      { gateway_account: "loja-b", trigger: "schedule" },
-    ]);
+    expect(cursors.rows).toEqual(Object.keys(lojas).map((name) => ({ provider: "asaas", gateway_account: name, complete: true })));
     await settled();
     for (const [name, histories] of Object.entries(lojas)) {
       expect((await paymentStates(histories)).map(({ app: ours }) => ours)).toEqual(histories.map(() => "paid/0"));
@@ -496,10 +545,10 @@ describe("accounts: each listed with its own credentials from its own cursor", (
     // The alert names the accounts whose webhooks to look at.
     const alerts = await findAlerts({ pool: app.pool, config });
     expect(alerts.find((alert) => alert.kind === "reconcile_missed" && alert.provider === "asaas")?.text).toContain(
-      "5 payment(s) (accounts: loja-a, loja-b)",
+      "8 payment(s) (accounts: loja-a, loja-b, loja-c, loja-d, loja-e)",
     );
     // Each account's interval runs from its own last run: none is due again yet.
-    expect(await runDueReconciliations({ pool: app.pool, boss: app.boss, config, gateways: createGatewayClients(config) })).toEqual([]);
+    expect(await dueReconciliations(deps)).toEqual([]);
   });
 });
 
@@ -515,9 +564,10 @@ describe("the worker's schedule", () => {
     expect(scheduled(testConfig(app.env, { STRIPE_API_KEY: "" }))).not.toContain("stripe");
     expect(scheduled(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).not.toContain("stripe");
     expect(reconcilableProviders(testConfig(app.env, { RECONCILE_INTERVAL_MINUTES_STRIPE: "0" }))).toContain("stripe");
-    const first = await runDueReconciliations(deps(stripeOnly));
-    expect(first.map((result) => result.provider)).toEqual(["stripe"]);
-    expect(await runDueReconciliations(deps(stripeOnly))).toEqual([]);
+    const first = await dueReconciliations(deps(stripeOnly));
+    expect(first).toEqual([{ provider: "stripe", account: "default" }]);
+    counted(await runReconciliation(deps(stripeOnly), { ...first[0]!, trigger: "schedule" }));
+    expect(await dueReconciliations(deps(stripeOnly))).toEqual([]);
     const runs = await app.pool.query("SELECT provider, trigger FROM reconcile_runs");
     expect(runs.rows).toEqual([{ provider: "stripe", trigger: "schedule" }]);
   });

@@ -23,3 +23,14 @@ export function parseRowId(text: string | undefined): number | null {
 export const dateParamSchema = z.coerce
   .date({ error: "must be a date such as 2026-12-01 or 2026-12-01T10:00:00Z" })
   .refine((date) => date.getUTCFullYear() >= 1 && date.getUTCFullYear() <= 9999, "must be between the years 1 and 9999");
+
+/**
+ * A comma-separated list of known values (`status=paid,refunded`). An empty value ("provider=") is
+ * refused rather than read as "none of them": a feed reader whose filter matched nothing would be
+ * moved past every change and lose them.
+ */
+export const commaListSchema = <T extends string>(values: readonly T[], name: string) =>
+  z
+    .string()
+    .transform((value) => value.split(",").filter(Boolean))
+    .pipe(z.array(z.enum(values)).min(1, `${name} needs at least one value (leave it out for all)`).max(values.length));

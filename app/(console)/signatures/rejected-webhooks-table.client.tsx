@@ -11,6 +11,8 @@ const column = dataColumns<Row>();
 const columns = column.columns([
   column.accessor("receivedAt", { header: "Received", cell: (info) => <DisplayTime value={info.getValue()} /> }),
   column.accessor("provider", { header: "Provider" }),
+  // The account whose URL it came to: with many accounts, the one whose secret to check.
+  column.accessor("account", { header: "Account", cell: (info) => info.getValue() ?? "—" }),
   column.accessor("reason", { header: "Reason" }),
   column.accessor("bodyBytes", { header: "Bytes", meta: { numeric: true } }),
   column.display({

@@ -85,6 +85,55 @@ describe("POST /api/payments", () => {
   });
 });
 
+describe("POST /api/payments: the customer", () => {
+  const lookup = async (chargeId: string) =>
+    (
+      await (
+        await read(new NextRequest(`http://localhost/api/payments/asaas/${chargeId}`, { headers: { authorization: "Bearer new-token" } }), {
+          params: Promise.resolve({ provider: "asaas", chargeId }),
+        })
+      ).json()
+    ).customer;
+  const base = { provider: "asaas", amount: 100, currency: "BRL" };
+
+  it("takes customer { id, email }, the shape the lookup answers with", async () => {
+    expect((await post({ ...base, chargeId: "pay_nested", customer: { id: "cus_1", email: "Ana@Example.com" } }, "new-token")).status).toBe(
+      201,
+    );
+    expect(await lookup("pay_nested")).toEqual({ id: "cus_1", email: "ana@example.com" });
+  });
+
+  it("still takes the deprecated flat fields, alone or beside the same values in customer", async () => {
+    expect((await post({ ...base, chargeId: "pay_flat", customerId: "cus_2" }, "new-token")).status).toBe(201);
+    expect(await lookup("pay_flat")).toEqual({ id: "cus_2", email: null });
+    const both = {
+      ...base,
+      chargeId: "pay_both",
+      customer: { id: "cus_3", email: "bo@example.com" },
+      customerId: "cus_3",
+      customerEmail: "BO@example.com",
+    };
+    expect((await post(both, "new-token")).status).toBe(201);
+    expect(await lookup("pay_both")).toEqual({ id: "cus_3", email: "bo@example.com" });
+  });
+
+  it("answers 400 naming both fields when customer and a deprecated field differ, and registers nothing", async () => {
+    const answer = await post({ ...base, chargeId: "pay_conflict", customer: { id: "cus_4" }, customerId: "cus_5" }, "new-token");
+    expect(answer.status).toBe(400);
+    expect((await answer.json()).error).toBe("customer.id: customer.id and the deprecated customerId differ: send customer.id alone");
+    const email = await post(
+      { ...base, chargeId: "pay_conflict", customer: { email: "a@example.com" }, customerEmail: "b@example.com" },
+      "new-token",
+    );
+    expect((await email.json()).error).toContain("customer.email and the deprecated customerEmail differ");
+    expect((await app.pool.query("SELECT 1 FROM payments WHERE gateway_charge_id = 'pay_conflict'")).rowCount).toBe(0);
+  });
+
+  it("refuses a customer field it doesn't know", async () => {
+    expect((await post({ ...base, chargeId: "pay_unknown", customer: { name: "Ana" } }, "new-token")).status).toBe(400);
+  });
+});
+
 describe("a token scoped to some gateways", () => {
   const withToken = (path: string, token: string) =>
     new NextRequest(`http://localhost${path}`, { headers: { authorization: `Bearer ${token}` } });

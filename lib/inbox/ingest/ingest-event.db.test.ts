@@ -7,7 +7,7 @@ import { signStripe } from "@/lib/providers/stripe";
 import { clearInbox, createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/e2e/harness/web-runtime";
 import { asymmetricSignature, generateSigningKey, startJwksServer, type JwksServer } from "@/lib/testing/jwks-server";
-import { dispatchEvents } from "@/lib/queue/boss";
+import { dispatchEvents, RECEIVED_AT_TEXT } from "@/lib/queue/boss";
 import { ingestEvent } from "./ingest-event";
 
 // The ingest path end to end through the real route handler, on a database of this file's own.
@@ -123,6 +123,8 @@ describe("POST /api/webhooks/{provider}", () => {
     expect(await count("webhook_inbox")).toBe(0);
     expect(await webhookJobs()).toBe(0);
     expect(await count("signature_failures WHERE provider = 'stripe'")).toBe(5);
+    // The gateway's own URL: the default account's.
+    expect(await count("signature_failures WHERE provider = 'stripe' AND gateway_account = 'default'")).toBe(5);
   });
 
   it("accepts events signed with the old and the new secret during a rotation", async () => {
@@ -205,12 +207,12 @@ describe("POST /api/webhooks/{provider}", () => {
   it("creates the very job pg-boss's own insert creates for that event (queue defaults, singleton key, expiry)", async () => {
     const webhook = stripeWebhook("evt_same_job");
     expect((await post("stripe", webhook.body, webhook.headers)).status).toBe(200);
-    const { rows: stored } = await app.pool.query("SELECT id, provider, resource_id, event_id FROM webhook_inbox");
+    const { rows: stored } = await app.pool.query(`SELECT id, provider, resource_id, event_id, ${RECEIVED_AT_TEXT} FROM webhook_inbox`);
     const event = stored[0]!;
     await dispatchEvents(
       app.boss,
       app.pool,
-      [{ id: event.id, provider: event.provider, resourceId: event.resource_id, eventId: "evt_other" }],
+      [{ id: event.id, provider: event.provider, resourceId: event.resource_id, eventId: "evt_other", receivedAt: event.receivedAt }],
       {
         expireInSeconds: app.config.worker.jobExpireSeconds,
       },
@@ -223,7 +225,11 @@ describe("POST /api/webhooks/{provider}", () => {
     );
     expect(jobs).toHaveLength(2);
     expect(jobs[0].job).toEqual(jobs[1].job);
-    expect(jobs[0].job).toMatchObject({ data: { inboxId: event.id }, singleton_key: "stripe:ch_ingest_1", policy: "singleton" });
+    expect(jobs[0].job).toMatchObject({
+      data: { inboxId: event.id, receivedAt: event.receivedAt },
+      singleton_key: "stripe:ch_ingest_1",
+      policy: "singleton",
+    });
   });
 
   it("is atomic: when the enqueue fails after the insert, neither the row nor a job remains", async () => {

@@ -128,6 +128,7 @@ export async function ingestEvent(deps: IngestDeps, request: IngestRequest): Pro
   const reject = async (reason: string): Promise<IngestOutcome> => {
     await recordSignatureFailure(deps.pool, {
       provider: driver.name,
+      account: account.name,
       reason,
       headers: keptHeaders(driver, request.headers),
       rawBody: request.rawBody,

@@ -5,6 +5,8 @@ const EXCERPT_BYTES = 2048;
 
 export type SignatureFailureInput = {
   provider: string;
+  /** The account whose URL it came to (`default`: the gateway's own URL). */
+  account: string;
   reason: string;
   headers: Record<string, string>;
   rawBody: Buffer;
@@ -15,8 +17,8 @@ export type SignatureFailureInput = {
 /** Records a rejected webhook for the signature debugger: never an event, truncated, capped. */
 export async function recordSignatureFailure(db: Queryable, input: SignatureFailureInput): Promise<void> {
   const { rows } = await db.query<{ id: number }>(
-    `INSERT INTO signature_failures (provider, reason, headers, body_excerpt, body_sha256, body_bytes)
-     VALUES ($1, $2, $3::jsonb, $4, $5, $6) RETURNING id`,
+    `INSERT INTO signature_failures (provider, gateway_account, reason, headers, body_excerpt, body_sha256, body_bytes)
+     VALUES ($1, $7, $2, $3::jsonb, $4, $5, $6) RETURNING id`,
     [
       input.provider,
       input.reason.slice(0, 200),
@@ -25,6 +27,7 @@ export async function recordSignatureFailure(db: Queryable, input: SignatureFail
       input.rawBody.subarray(0, EXCERPT_BYTES).toString("utf8").replaceAll("\u0000", ""),
       sha256Hex(input.rawBody),
       input.rawBody.length,
+      input.account,
     ],
   );
   const newest = rows[0]!.id;
@@ -34,6 +37,8 @@ export async function recordSignatureFailure(db: Queryable, input: SignatureFail
 export type SignatureFailureRow = {
   id: number;
   provider: string;
+  /** Null for a refusal recorded before the account was kept. */
+  account: string | null;
   receivedAt: Date;
   reason: string;
   headers: Record<string, string>;
@@ -42,7 +47,7 @@ export type SignatureFailureRow = {
   bodyBytes: number;
 };
 
-const FAILURE_COLUMNS = `id, provider, received_at AS "receivedAt", reason, headers, body_excerpt AS "bodyExcerpt",
+const FAILURE_COLUMNS = `id, provider, gateway_account AS account, received_at AS "receivedAt", reason, headers, body_excerpt AS "bodyExcerpt",
   body_sha256 AS "bodySha256", body_bytes AS "bodyBytes"`;
 
 /** Recent rejected webhooks, newest first (for the signature debugger's list). */

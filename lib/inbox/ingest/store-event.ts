@@ -69,11 +69,11 @@ const INSERT_EVENTS = `
          f.status, f.last_error, f.source, f.original_sha256, f.signature_verified_at,
          CASE WHEN f.original_sha256 IS NULL THEN NULL ELSE now() END, f.gateway_account
     FROM key JOIN firsts f USING (provider, event_id)
-  RETURNING id, status, provider, event_id`;
+  RETURNING id, received_at, status, provider, event_id`;
 
 // Only a pending row gets a job; a failed one (unreadable body) waits for a replay.
 const QUEUED = `
-  SELECT inserted.id, f.singleton_key FROM inserted JOIN firsts f USING (provider, event_id) WHERE inserted.status = 'pending'`;
+  SELECT inserted.id, inserted.received_at, f.singleton_key FROM inserted JOIN firsts f USING (provider, event_id) WHERE inserted.status = 'pending'`;
 
 const STORED = `
   SELECT f.n, key.inbox_id AS id, NULL AS erased FROM key JOIN firsts f USING (provider, event_id)

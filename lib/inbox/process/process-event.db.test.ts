@@ -12,6 +12,7 @@ import type { AppConfig } from "../../config/env";
 import { createGatewayClients } from "../../http/gateway-clients";
 import { ingestEvent } from "../ingest/ingest-event";
 import { processEvent, processEvents, type ProcessDeps } from "./process-event";
+import { startAttempts } from "./track-attempts";
 import { replayEvents } from "../replay/replay-events";
 import { sweepPending } from "./sweep-pending";
 
@@ -528,17 +529,47 @@ describe("processEvents: a batch settles together, each event as it would alone"
     const opened = await ingest(refetched, { kind: "dispute_opened" });
     gateway.setDelay(500);
     const batch = processEvents(depsWith(), [paid, opened]);
-    // While the dispute's refetch is in flight, another worker starts a newer attempt on it.
-    await waitFor(async () => (await inbox(opened)).attempts === 1);
-    await app.pool.query("UPDATE webhook_inbox SET attempts = attempts + 1 WHERE id = $1", [opened]);
+    // While the dispute's refetch is in flight, another worker starts a newer attempt on it (its
+    // job expired): the running attempt is counted and closed.
+    await waitFor(async () => (await attempts([opened])).length === 1);
+    const [newer] = (await startAttempts(app.pool, "other", [opened])).values();
+    expect(newer).toMatchObject({ id: opened, attempts: 2 });
     expect(await batch).toEqual(["processed", "skipped"]);
     expect(await payment(own.chargeId)).toMatchObject({ status: "paid" });
     expect(await payment(refetched.chargeId)).toBeUndefined();
-    expect(await inbox(opened)).toMatchObject({ status: "pending", attempts: 2 });
+    expect(await inbox(opened)).toMatchObject({ status: "pending", attempts: 1 });
     expect(await attempts([paid, opened])).toEqual([
       [paid, "processed"],
       [opened, "abandoned"],
+      [opened, "running"],
     ]);
+  });
+
+  it("gives each job its event's received_at, and starts it only in that time's partition", async () => {
+    const id = await ingest(facts(), { kind: "succeeded" });
+    const { rows: jobs } = await app.pool.query<{ data: { receivedAt: string } }>(
+      "SELECT data FROM pgboss.job WHERE name = 'webhooks' AND data->>'inboxId' = $1",
+      [String(id)],
+    );
+    const { rows: stored } = await app.pool.query(`SELECT to_jsonb(received_at) #>> '{}' AS at FROM webhook_inbox WHERE id = $1`, [id]);
+    expect(jobs.map((job) => job.data.receivedAt)).toEqual([stored[0].at]);
+    expect(await processEvents(depsWith(), [id], ["2001-01-01T00:00:00+00:00"])).toEqual(["skipped"]);
+    expect(await processEvents(depsWith(), [id], [jobs[0]!.data.receivedAt])).toEqual(["processed"]);
+  });
+
+  it("starts an attempt by locking its event's row, not by writing a new version of it", async () => {
+    const id = await ingest(facts(), { kind: "succeeded" });
+    const version = async () => (await app.pool.query("SELECT xmin::text, ctid::text FROM webhook_inbox WHERE id = $1", [id])).rows[0];
+    const before = await version();
+    const [started] = (await startAttempts(app.pool, "test", [id])).values();
+    expect(started).toMatchObject({ id, attempts: 1 });
+    expect(await version()).toEqual(before);
+    // Its worker dies: the next start counts that attempt, so a poison event still runs out of tries.
+    const [again] = (await startAttempts(app.pool, "test", [id])).values();
+    expect(again).toMatchObject({ id, attempts: 2 });
+    expect(await inbox(id)).toMatchObject({ status: "pending", attempts: 1 });
+    expect(await processEvent(depsWith(), id)).toBe("processed");
+    expect(await inbox(id)).toMatchObject({ status: "processed", attempts: 3 });
   });
 
   it("applies two events of one payment in one batch in batch order", async () => {

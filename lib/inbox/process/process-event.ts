@@ -51,11 +51,20 @@ type Settlement =
  * backoff schedule and end as `failed`; an open circuit defers the event without spending an
  * attempt. If that transaction fails (an unregistered payment, a deadlock), each event is settled
  * again on its own, so one event's error never holds back the others. Outcomes come back in the
- * order of `inboxIds`.
+ * order of `inboxIds`; `receivedAt` (the jobs', in that order) lets the start read their partitions only.
  */
-export async function processEvents(deps: ProcessDeps, inboxIds: readonly number[]): Promise<ProcessOutcome[]> {
+export async function processEvents(
+  deps: ProcessDeps,
+  inboxIds: readonly number[],
+  receivedAt: readonly (string | undefined)[] = [],
+): Promise<ProcessOutcome[]> {
   const distinct = [...new Set(inboxIds)];
-  const started = await startAttempts(deps.pool, deps.workerId, distinct);
+  const started = await startAttempts(
+    deps.pool,
+    deps.workerId,
+    distinct,
+    distinct.map((id) => receivedAt[inboxIds.indexOf(id)]),
+  );
   const prepared = await Promise.all(
     distinct.map((id) => {
       const attempt = started.get(id);

@@ -62,18 +62,31 @@ export async function holdWorkerLiveness(pool: Pool, workerId: string, log: (lin
 }
 
 // Attempts of other workers whose liveness lock is gone: closed here, once, so a later pass never
-// touches the job again (by then it may belong to a live worker).
+// touches the job again (by then it may belong to a live worker), and counted on their events (the
+// worker may have died of the event: a poison event spends its tries). The events' rows are locked
+// first, in the order an attempt's start takes them, so the two never wait on each other in turn.
 const ABANDON_DEAD_ATTEMPTS = `
-  UPDATE processing_attempts a
-     SET outcome = 'abandoned', finished_at = clock_timestamp(),
-         duration_ms = (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::int,
-         error = 'the worker stopped during this attempt (its database session ended)'
-   WHERE a.outcome = 'running' AND a.worker IS NOT NULL AND a.worker <> $1
-     AND NOT EXISTS (
-       SELECT 1 FROM pg_locks l
-        WHERE l.locktype = 'advisory' AND l.classid = $2 AND l.objid = hashtext(a.worker)::oid AND l.objsubid = 2
-     )
-  RETURNING a.inbox_id AS "inboxId", a.started_at AS "startedAt", a.worker`;
+  WITH dead AS (
+    SELECT a.id, a.inbox_id FROM processing_attempts a
+     WHERE a.outcome = 'running' AND a.worker IS NOT NULL AND a.worker <> $1
+       AND NOT EXISTS (
+         SELECT 1 FROM pg_locks l
+          WHERE l.locktype = 'advisory' AND l.classid = $2 AND l.objid = hashtext(a.worker)::oid AND l.objsubid = 2
+       )
+  ), events AS (
+    SELECT id FROM webhook_inbox WHERE id IN (SELECT inbox_id FROM dead) AND status = 'pending' FOR NO KEY UPDATE
+  ), abandoned AS (
+    UPDATE processing_attempts a
+       SET outcome = 'abandoned', finished_at = clock_timestamp(),
+           duration_ms = (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::int,
+           error = 'the worker stopped during this attempt (its database session ended)'
+     WHERE a.id IN (SELECT id FROM dead) AND a.outcome = 'running' AND (SELECT count(*) FROM events) >= 0
+    RETURNING a.inbox_id, a.started_at, a.worker
+  ), counted AS (
+    UPDATE webhook_inbox SET attempts = attempts + 1
+     WHERE id IN (SELECT id FROM events) AND id IN (SELECT inbox_id FROM abandoned)
+  )
+  SELECT inbox_id AS "inboxId", started_at AS "startedAt", worker FROM abandoned`;
 
 export type ReclaimResult = { abandoned: number; jobsFailed: number };
 

@@ -1,7 +1,7 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../../config/env";
 import { withTransaction, type Pool } from "../../db/pool";
-import { dispatchEvents, type DispatchableEvent } from "../../queue/boss";
+import { dispatchEvents, RECEIVED_AT_TEXT, type DispatchableEvent } from "../../queue/boss";
 
 export type SweepDeps = { pool: Pool; boss: PgBoss; config: AppConfig };
 export type SweepResult = { dispatched: number; skipped: boolean };
@@ -13,7 +13,7 @@ const SWEEP_LOCK_KEY = 72_310_556;
 // retries, never committed by an older version...). Oldest first, bounded, skipping rows a worker
 // holds right now. A row whose retry is scheduled counts from its next_attempt_at.
 const STALE_PENDING = `
-  SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId"
+  SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId", ${RECEIVED_AT_TEXT}
     FROM webhook_inbox
    WHERE status = 'pending'
      AND COALESCE(next_attempt_at, received_at) < now() - make_interval(secs => $1)

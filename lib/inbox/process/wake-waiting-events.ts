@@ -3,7 +3,7 @@ import type { AppConfig } from "../../config/env";
 import { withTransaction, type Pool, type Queryable } from "../../db/pool";
 import { erasedIdentifierHash } from "./kept-customer";
 import { registerPayment, registerPaymentSchema, type RegisterPaymentInput } from "../../payments/register-payment";
-import { dispatchEvents, type DispatchableEvent } from "../../queue/boss";
+import { dispatchEvents, RECEIVED_AT_TEXT, type DispatchableEvent } from "../../queue/boss";
 
 export type WakeDeps = { pool: Pool; boss: PgBoss; config: AppConfig };
 
@@ -15,7 +15,7 @@ export async function wakeWaitingEvents(tx: Queryable, deps: Omit<WakeDeps, "poo
   const { rows: waiting } = await tx.query<DispatchableEvent>(
     `UPDATE webhook_inbox SET next_attempt_at = NULL
       WHERE provider = $1 AND resource_id = $2 AND status = 'pending'
-      RETURNING id, provider, resource_id AS "resourceId", event_id AS "eventId"`,
+      RETURNING id, provider, resource_id AS "resourceId", event_id AS "eventId", ${RECEIVED_AT_TEXT}`,
     [provider, chargeId],
   );
   await dispatchEvents(deps.boss, tx, waiting, { expireInSeconds: deps.config.worker.jobExpireSeconds });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PROVIDER_NAMES } from "../../providers/registry";
 import { dateParamSchema, storableTextSchema } from "../../request/input-schemas";
 import { eventsOfValuesSql, exactRankSql, searchValuesSql } from "./search-term-sql";
+import { PENDING_ROWS, SETTLED_ROWS } from "./settled-search";
 
 export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
@@ -113,7 +114,8 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
     if (filter.jsonValue === "true" || filter.jsonValue === "false") {
       alternatives.push(`payload @> ${param(containment(filter.jsonPath, filter.jsonValue === "true"))}::jsonb`);
     }
-    conditions.push(`(${alternatives.join(" OR ")})`);
+    const matches = alternatives.join(" OR ");
+    conditions.push(`(${SETTLED_ROWS} AND (${matches}) OR ${PENDING_ROWS} AND (${matches}))`);
   }
   if (filter.ids?.length) conditions.push(`id = ANY(${param(filter.ids)}::bigint[])`);
   // Qualified by the table's name: every caller reads webhook_inbox unaliased. The payments key is

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../testing/test-app";
 import { listEvents, type EventSort } from "./list-events";
 import type { EventFilter } from "./event-filter";
+import { withTransaction, type Queryable } from "../../db/pool";
 
 let app: TestApp;
 
@@ -212,6 +213,52 @@ describe("listEvents", () => {
     expect(await count({ jsonPath: "data.object.metadata.order", jsonValue: "A-1" })).toBe(10);
     expect(await count({ jsonPath: "data.object.metadata.priority", jsonValue: "1" })).toBe(30);
     expect(await count({ jsonPath: "data.object.metadata.missing", jsonValue: "1" })).toBe(0);
+  });
+
+  it("keeps pending events out of the search indexes, finds them all the same, and reads those indexes for settled ones", async () => {
+    const { rows: partial } = await app.pool.query<{ name: string; def: string }>(
+      `SELECT relname AS name, pg_get_indexdef(oid) AS def FROM pg_class
+        WHERE relname IN ('webhook_inbox_payload_idx', 'webhook_inbox_event_id_trgm_idx', 'webhook_inbox_resource_id_trgm_idx')`,
+    );
+    expect(partial).toHaveLength(3);
+    for (const { def } of partial) expect(def).toContain("<> 'pending'");
+
+    await seed([
+      {
+        eventId: "evt_pendQx7Zk",
+        resource: "ch_pendWq4",
+        status: "pending",
+        receivedAt: "2026-01-04T00:00:00Z",
+        payload: { data: { object: { metadata: { order: "P-9" } } } },
+      },
+      {
+        eventId: "evt_doneQx7Zj",
+        resource: "ch_doneWq4",
+        status: "processed",
+        receivedAt: "2026-01-04T00:00:01Z",
+        payload: { data: { object: { metadata: { order: "P-9" } } } },
+      },
+    ]);
+    const found = async (filter: EventFilter) => (await listEvents(app.pool, { filter, limit: 50 })).rows.map((row) => row.eventId).sort();
+    expect(await found({ search: "Qx7Z" })).toEqual(["evt_doneQx7Zj", "evt_pendQx7Zk"]);
+    expect(await found({ search: "ndWq4" })).toEqual(["evt_pendQx7Zk"]);
+    expect(await found({ jsonPath: "data.object.metadata.order", jsonValue: "P-9" })).toEqual(["evt_doneQx7Zj", "evt_pendQx7Zk"]);
+
+    // The plans, with scans of whole tables priced out (this table is small enough to read whole).
+    const plan = async (filter: EventFilter) => {
+      let statement: { text: string; params: unknown[] } | undefined;
+      const recorder = { query: async (text: string, params: unknown[]) => ((statement = { text, params }), { rows: [] }) };
+      await listEvents(recorder as unknown as Queryable, { filter, limit: 50 });
+      return withTransaction(app.pool, async (client) => {
+        await client.query("SET LOCAL enable_seqscan = off");
+        const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${statement!.text}`, statement!.params);
+        return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      });
+    };
+    // An index condition of ILIKE '%part%' is a trigram index's; of @>, the payload's GIN.
+    expect(await plan({ search: "Qx7Z" })).toMatch(/Index Cond: \(\(event_id\)::text ~~\* /);
+    expect(await plan({ jsonPath: "data.object.metadata.order", jsonValue: "P-9" })).toMatch(/Index Cond: \(payload @> /);
+    await app.pool.query("DELETE FROM webhook_inbox WHERE received_at >= '2026-01-04'");
   });
 
   it("ignores a tampered cursor rather than failing", async () => {

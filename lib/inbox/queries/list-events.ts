@@ -57,6 +57,21 @@ const SORT_EXPRESSION: Record<"received" | "occurred", string> = {
 };
 
 /**
+ * The explorer's filter and order: the sort's time, then id, the same way; a search's exact matches
+ * first (its rank leads, negated so that it stays ascending whichever way the times run). The CSV
+ * export reads with it too (orderSql), so a file comes out in the order the list shows.
+ */
+export function eventsInOrder(filter: EventFilter, sort: EventSort = "received_desc") {
+  const [key, direction] = sort.split("_") as ["received" | "occurred", "desc" | "asc"];
+  const expression = SORT_EXPRESSION[key];
+  const { where, params, rank } = eventFilterSql(filter);
+  const ranked = rank?.((value) => `$${params.push(value)}`);
+  const rankKey = ranked ? (direction === "desc" ? `(-${ranked})` : ranked) : null;
+  const orderSql = (way: "asc" | "desc" = direction) => `${rankKey ? `${rankKey} ${way}, ` : ""}${expression} ${way}, id ${way}`;
+  return { where, params, expression, rankKey, direction, orderSql };
+}
+
+/**
  * One page of the events explorer: filtered and sorted on the server, keyset-paginated on
  * (sort value, id). Rows arriving while someone pages don't shift later pages: a page starts
  * strictly after the last row of the one before (`cursor`), or ends strictly before the first row
@@ -66,18 +81,11 @@ export async function listEvents(
   db: Queryable,
   input: { filter: EventFilter; sort?: EventSort; cursor?: string; before?: string; limit?: number },
 ): Promise<EventPage> {
-  const sort = input.sort ?? "received_desc";
-  const [key, sortDirection] = sort.split("_") as ["received" | "occurred", "desc" | "asc"];
   const backwards = !input.cursor && decodeCursor(input.before) !== null;
+  const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
+  const { where, params, expression, rankKey, direction: sortDirection, orderSql } = eventsInOrder(input.filter, input.sort);
   // Paging backwards reads the same index the other way, then turns the page around.
   const direction = backwards ? (sortDirection === "desc" ? "asc" : "desc") : sortDirection;
-  const expression = SORT_EXPRESSION[key];
-  const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
-  const { where, params, rank } = eventFilterSql(input.filter);
-  // A search lists exact matches first: its rank leads the keyset, negated so that it stays
-  // ascending whichever way the times run.
-  const ranked = rank?.((value) => `$${params.push(value)}`);
-  const rankKey = ranked ? (sortDirection === "desc" ? `(-${ranked})` : ranked) : null;
   const cursor = decodeCursor(backwards ? input.before : input.cursor);
   const conditions = [where];
   if (cursor) {
@@ -97,7 +105,7 @@ export async function listEvents(
             to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "sortValue", ${rankKey ?? "0"} AS "sortRank"
        FROM webhook_inbox
       WHERE ${conditions.join(" AND ")}
-      ORDER BY ${rankKey ? `${rankKey} ${direction}, ` : ""}${expression} ${direction}, id ${direction}
+      ORDER BY ${orderSql(direction)}
       LIMIT $${params.length}`,
     params,
   );

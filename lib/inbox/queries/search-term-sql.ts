@@ -1,9 +1,35 @@
-import { anyOfSources, candidates, idCandidates, paymentValueSources, searchPatterns, type SearchKind } from "../../payments/search-values";
+import {
+  anyOfSources,
+  candidates,
+  idCandidates,
+  insideCandidates,
+  paymentValueSources,
+  searchPatterns,
+  type SearchKind,
+  type SearchPatterns,
+} from "../../payments/search-values";
+import { PENDING_ROWS, SETTLED_ROWS } from "./settled-search";
 
 // The events search resolves a term as the payments search does (payments/search-values.ts), from
 // the inbox's own columns as well as the payments'.
 
 type Param = (value: unknown) => string;
+
+/**
+ * An inbox id column's sources: its values starting with the term (a b-tree of every row) and,
+ * for a fragment, those containing it among settled events (the trigram index holds no others)
+ * and among pending ones.
+ */
+function inboxIdCandidates(column: string, patterns: SearchPatterns): string[] {
+  const sources = idCandidates("webhook_inbox", column, patterns, false);
+  if (patterns.inside) {
+    sources.push(
+      insideCandidates("webhook_inbox", column, patterns.inside, SETTLED_ROWS),
+      insideCandidates("webhook_inbox", column, patterns.inside, PENDING_ROWS),
+    );
+  }
+  return sources;
+}
 
 /**
  * SQL for the values of each kind a term may mean (a subquery yielding column `v`), given the
@@ -13,8 +39,8 @@ export function searchValuesSql(term: string, param: Param, idsOnly: boolean): P
   const patterns = searchPatterns(term, param, idsOnly);
   const payments = paymentValueSources(patterns);
   const sql: Partial<Record<SearchKind, string>> = {
-    event: anyOfSources(idCandidates("webhook_inbox", "event_id", patterns)),
-    charge: anyOfSources([...idCandidates("webhook_inbox", "resource_id", patterns), ...payments.charge!]),
+    event: anyOfSources(inboxIdCandidates("event_id", patterns)),
+    charge: anyOfSources([...inboxIdCandidates("resource_id", patterns), ...payments.charge!]),
   };
   if (!patterns.customers) return sql;
   sql.email = anyOfSources([candidates("webhook_inbox", "customer_email", patterns.customers.lowered, true), ...payments.email!]);

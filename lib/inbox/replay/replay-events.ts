@@ -2,7 +2,7 @@ import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../../config/env";
 import { withTransaction, type Pool, type PoolClient } from "../../db/pool";
 import { recordAudit } from "../../audit/record-audit";
-import { dispatchEvents, type DispatchableEvent } from "../../queue/boss";
+import { dispatchEvents, RECEIVED_AT_TEXT, type DispatchableEvent } from "../../queue/boss";
 import { countEvents, type EventCount } from "../queries/count-events";
 import { eventFilterSql, type EventFilter, type InboxStatus } from "../queries/event-filter";
 import { restoreArchivedRows } from "../retention/restore-archived-events";
@@ -65,7 +65,8 @@ export async function replayEvents(
     const batch = await withTransaction(deps.pool, async (tx) => {
       const { where, params } = eventFilterSql(scoped, 2);
       const { rows } = await tx.query<DispatchableEvent & { archiveFile: string | null; archiveSha256: string }>(
-        `SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId", archive_file AS "archiveFile", archive_sha256 AS "archiveSha256"
+        `SELECT id, provider, resource_id AS "resourceId", event_id AS "eventId", ${RECEIVED_AT_TEXT},
+                archive_file AS "archiveFile", archive_sha256 AS "archiveSha256"
            FROM webhook_inbox
           WHERE id > $1 AND ${where}
           ORDER BY id

@@ -28,10 +28,14 @@ export async function processWebhookJobs(
 ): Promise<JobResult[]> {
   const started = performance.now();
   const parsed = jobs.map((job) => webhookJobSchema.safeParse(job.data));
-  const inboxIds = parsed.flatMap((result) => (result.success ? [result.data.inboxId] : []));
+  const valid = parsed.flatMap((result) => (result.success ? [result.data] : []));
   let outcomes: ProcessOutcome[];
   try {
-    outcomes = await processEvents(deps, inboxIds);
+    outcomes = await processEvents(
+      deps,
+      valid.map((job) => job.inboxId),
+      valid.map((job) => job.receivedAt),
+    );
   } catch (error) {
     // Unexpected (database unreachable...): pg-boss retries the batch's jobs; their rows stay
     // pending, or are settled already and their retry skips them.

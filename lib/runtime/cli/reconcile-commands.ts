@@ -51,7 +51,9 @@ export const reconcileCommand = command({
     })
     .refine(({ since, until }) => !until || since, "--until needs --since"),
   run: async (runtime, { provider, account, since, until, "dry-run": dryRun }) => {
-    const [result] = await runJob(reconcileJob, await runtime.jobDeps(), {
+    const {
+      runs: [result],
+    } = await runJob(reconcileJob, await runtime.jobDeps(), {
       provider,
       account,
       since,

@@ -33,6 +33,11 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
       <div className="row">
         <h1 className="mono">{payment.chargeId}</h1>
         <StatusBadge status={payment.status} />
+        {view.decline ? (
+          <span className="decline" data-testid="payment-decline">
+            {view.decline}
+          </span>
+        ) : null}
         {recovered ? <RecoveredLabel at={recovered.receivedAt} /> : null}
       </div>
       <section className="panel">

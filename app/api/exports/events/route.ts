@@ -8,12 +8,12 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
 
-/** The events of the explorer's filter as CSV, every one of them, masked for the role. */
+/** The events of the explorer's filter as CSV, every one of them in the explorer's order, masked for the role. */
 export const GET = withErrors(async (request: NextRequest) => {
   const user = await requireRouteAccess("GET /api/exports/events");
   const parsed = parseFilterParams(Object.fromEntries(request.nextUrl.searchParams));
   if (!parsed.ok) return errorResponse(400, parsed.message, "BAD_REQUEST");
-  const exported = eventsExport(webRuntime().pool, user.role, parsed.filter);
+  const exported = eventsExport(webRuntime().pool, user.role, parsed.filter, parsed.sort);
   if (!exported.ok) return errorResponse(403, exported.message, "FORBIDDEN");
   return csvDownload(request, user, "events", parsed.filter, exported.lines);
 });

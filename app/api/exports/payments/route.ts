@@ -8,12 +8,12 @@ import { webRuntime } from "@/lib/runtime/web-runtime";
 
 export const dynamic = "force-dynamic";
 
-/** The payments of the list's filter as CSV, every one of them, masked for the role. */
+/** The payments of the list's filter as CSV, every one of them in the list's order, masked for the role. */
 export const GET = withErrors(async (request: NextRequest) => {
   const user = await requireRouteAccess("GET /api/exports/payments");
   const parsed = parsePaymentParams(Object.fromEntries(request.nextUrl.searchParams));
   if (!parsed.ok) return errorResponse(400, parsed.message, "BAD_REQUEST");
-  const exported = paymentsExport(webRuntime().pool, user.role, parsed.filter);
+  const exported = paymentsExport(webRuntime().pool, user.role, parsed.filter, parsed.sort);
   if (!exported.ok) return errorResponse(403, exported.message, "FORBIDDEN");
   return csvDownload(request, user, "payments", parsed.filter, exported.lines, paymentsFileName(parsed.filter));
 });
