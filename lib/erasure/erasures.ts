@@ -12,6 +12,7 @@ import {
   redactInboxTraces,
   redactSignatureFailures,
   removeReplacedArchive,
+  waitForInboxWriters,
 } from "../inbox/erasure/redact-stored-events";
 import { utcTimeSql } from "../outbox/payment-change";
 import { redactChangeCustomers } from "../outbox/redact-changes";
@@ -214,7 +215,8 @@ export async function listErasures(
   return { rows, total: total[0]!.n };
 }
 
-type StoredScope = { subject: Subject; found?: SubjectScope };
+/** `settled`: looked for again once the found keys were remembered and the inbox's writers of that moment ended. */
+type StoredScope = { subject: Subject; found?: SubjectScope; settled?: boolean };
 
 async function addCounts(db: Queryable, id: number, counts: ErasureCounts): Promise<void> {
   await db.query(
@@ -226,7 +228,11 @@ async function addCounts(db: Queryable, id: number, counts: ErasureCounts): Prom
   );
 }
 
-/** Test hook: called after each committed step (a test stops the job there, as a crash would). */
+/**
+ * Test hook: called after each committed step (a test stops the job there, as a crash would), and
+ * with "subject_found" once the subject is found, before the keys found are remembered (a test
+ * stores a delivery there, as one arriving while the subject is looked for would).
+ */
 export type StepHook = (step: string) => void | Promise<void>;
 
 /**
@@ -298,6 +304,54 @@ async function rememberErased(db: Queryable, hashKey: string, erasureId: number,
   ]);
 }
 
+/** Keeps the scope on the erasure's row and remembers its new keys, in one transaction. */
+async function keepScope(db: Pool, hashKey: string, id: number, scope: StoredScope, newKeys: readonly string[]): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    await tx.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
+      id,
+      JSON.stringify(scope),
+      scope.found!.paymentIds,
+    ]);
+    await rememberErased(tx, hashKey, id, newKeys);
+  });
+}
+
+const union = <T>(a: readonly T[], b: readonly T[]) => [...new Set([...a, ...b])];
+
+function mergeScopes(a: SubjectScope, b: SubjectScope): SubjectScope {
+  const byFile = (x: Record<string, number[]>, y: Record<string, number[]>) =>
+    Object.fromEntries(union(Object.keys(x), Object.keys(y)).map((key) => [key, union(x[key] ?? [], y[key] ?? []).sort((m, n) => m - n)]));
+  return {
+    identifiers: union(a.identifiers, b.identifiers),
+    keys: union(a.keys, b.keys),
+    paymentIds: union(a.paymentIds, b.paymentIds).sort((m, n) => m - n),
+    liveEventIds: union(a.liveEventIds, b.liveEventIds).sort((m, n) => m - n),
+    archived: byFile(a.archived, b.archived),
+    partitions: byFile(a.partitions ?? {}, b.partitions ?? {}),
+  };
+}
+
+/**
+ * Closes the window between finding the subject and remembering what was found: a delivery stored
+ * meanwhile naming only a key found beside the identifier asked for (their CPF, their customer id)
+ * was stored as it came. Once the inbox's writers of that moment have ended, every such row is
+ * committed and the subject is looked for again by every key; what that finds joins the scope, and
+ * new keys are remembered and looked for in turn (a few rounds: each needs a delivery racing it).
+ */
+async function settleScope(deps: ErasureDeps, hashKey: string, id: number, subject: Subject, found: SubjectScope): Promise<SubjectScope> {
+  let scope = found;
+  for (let round = 0; round < 3; round += 1) {
+    await waitForInboxWriters(deps.pool);
+    const again = mergeScopes(scope, await findSubject(deps, subject, scope.keys));
+    const newKeys = again.keys.filter((key) => !scope.keys.includes(key));
+    scope = again;
+    if (newKeys.length === 0) break;
+    await keepScope(deps.pool, hashKey, id, { subject, found: scope }, newKeys);
+  }
+  await keepScope(deps.pool, hashKey, id, { subject, found: scope, settled: true }, []);
+  return scope;
+}
+
 async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: StepHook): Promise<void> {
   const { rows } = await deps.pool.query<{ scope: StoredScope | null; actor: string; subject_hash: string; subject_kind: string }>(
     `UPDATE privacy_erasures SET status = 'running' WHERE id = $1 AND status IN ('queued', 'running')
@@ -311,17 +365,11 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
     // Erased from the start: a delivery naming the identifier asked for, stored while the subject is
     // looked for, is stored redacted; those found beside it, from the moment they are found.
     await rememberErased(deps.pool, hashKey, id, [subjectIdentifier(row.scope.subject).value]);
-    const scope = await findSubject(deps, row.scope.subject);
-    await withTransaction(deps.pool, async (tx) => {
-      await tx.query("UPDATE privacy_erasures SET scope = $2::jsonb, payments = $3::bigint[] WHERE id = $1", [
-        id,
-        JSON.stringify({ ...row.scope, found: scope }),
-        scope.paymentIds,
-      ]);
-      await rememberErased(tx, hashKey, id, scope.keys);
-    });
-    found = scope;
+    found = await findSubject(deps, row.scope.subject);
+    await onStep("subject_found");
+    await keepScope(deps.pool, hashKey, id, { ...row.scope, found }, found.keys);
   }
+  if (!row.scope.settled) found = await settleScope(deps, hashKey, id, row.scope.subject, found);
   const subject = { identifiers: found.identifiers, erasureId: id };
 
   for (let start = 0; start < found.liveEventIds.length; start += BATCH) {

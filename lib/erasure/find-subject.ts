@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Pool } from "../db/pool";
 import { AppError } from "../errors/app-error";
 import { findArchivedEvents, readArchivedBodies } from "../inbox/erasure/find-archived-events";
-import { REDACTED, identifierHash, isSubjectKey, normalIdentifier, personalValues } from "../providers/personal-data";
+import { REDACTED, identifierHash, normalIdentifier, numberDigits, personalValues } from "../providers/personal-data";
 import { PROVIDER_NAMES, findDriver } from "../providers/registry";
 
 // Who a request is about, and where the inbox holds them. A subject is named by one identifier (an
@@ -150,16 +150,22 @@ async function findRound(store: SubjectStore, emails: string[], customerIds: str
   return { payments, events };
 }
 
-/** Finds the subject: two rounds, the second with the identifiers the first one's rows named. */
-export async function findSubject(store: SubjectStore, subject: Subject): Promise<SubjectScope> {
+/**
+ * Finds the subject: two rounds, the second with the identifiers the first one's rows named (the
+ * e-mails and customer ids beside it, the documents and whole phones in their bodies: those single
+ * the person out, so a delivery naming only their CPF is theirs too). `known` adds keys found
+ * before (an erasure looking again for what was stored meanwhile).
+ */
+export async function findSubject(store: SubjectStore, subject: Subject, known: readonly string[] = []): Promise<SubjectScope> {
   const { kind, value } = subjectIdentifier(subject);
-  const emails = new Set(kind === "email" ? [value] : []);
-  const customerIds = new Set(kind === "customerId" ? [value] : []);
-  const documents = new Set(kind === "document" ? [value] : []);
+  const emails = new Set([...(kind === "email" ? [value] : []), ...known.filter(isEmail)]);
+  // A known key is looked for as what it may be: a numeric one is a document, a phone or a customer id.
+  const customerIds = new Set([...(kind === "customerId" ? [value] : []), ...known.filter((key) => !isEmail(key))]);
+  const documents = new Set([...(kind === "document" ? [value] : []), ...known.filter((key) => numberDigits(key) !== null)]);
   const others = new Set<string>();
-  let found = await findRound(store, [...emails], [...customerIds], [...documents], subject.provider ?? null);
+  let found = await findRound(store, [...emails], [...customerIds], [...documents], known.length > 0 ? null : (subject.provider ?? null));
   for (let round = 0; round < 2; round += 1) {
-    const before = emails.size + customerIds.size;
+    const before = emails.size + customerIds.size + documents.size;
     for (const row of [...found.payments.values(), ...found.events.values()]) {
       if (row.customer_email && row.customer_email !== REDACTED) emails.add(row.customer_email);
       if (row.customer_id && row.customer_id !== REDACTED) customerIds.add(row.customer_id);
@@ -168,10 +174,11 @@ export async function findSubject(store: SubjectStore, subject: Subject): Promis
       for (const personal of personalValues(event.payload, findDriver(event.provider)?.personalData ?? [])) {
         if (personal.trim().length < 5 || personal === REDACTED) continue;
         if (isEmail(personal)) emails.add(personal);
+        else if (numberDigits(personal) !== null) documents.add(personal);
         else others.add(personal);
       }
     }
-    if (round === 1 || emails.size + customerIds.size === before) break;
+    if (round === 1 || emails.size + customerIds.size + documents.size === before) break;
     found = await findRound(store, [...emails], [...customerIds], [...documents], null);
   }
   const identifiers = [...new Set([...emails, ...customerIds, ...documents, ...others])];
@@ -185,7 +192,7 @@ export async function findSubject(store: SubjectStore, subject: Subject): Promis
   }
   return {
     identifiers,
-    keys: [...new Set([...emails, ...customerIds, ...documents, ...[...others].filter(isSubjectKey)])],
+    keys: [...new Set([...emails, ...customerIds, ...documents])],
     paymentIds: [...found.payments.keys()].sort((a, b) => a - b),
     liveEventIds: liveEventIds.sort((a, b) => a - b),
     archived,

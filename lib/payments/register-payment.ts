@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AppConfig } from "../config/env";
 import type { Queryable } from "../db/pool";
+import { keptCustomerFields, type IdentifierHash } from "./erased-customer";
 import { PAYMENT_STATUSES } from "./state-machine";
 
 const customerId = z.string().max(150);
@@ -65,9 +66,15 @@ export type PaymentRegistration = z.output<ReturnType<typeof registerPaymentSche
  * Registers a payment inside the caller's transaction (idempotent: a second call with the same charge
  * changes nothing); `created` says whether this call created it. The events that arrived before it
  * wait on the inbox's retry backoff: the inbox's registration (registerPaymentAndWake) wakes them in
- * the same transaction.
+ * the same transaction. A customer an erasure removed (asked with `hash`) is registered REDACTED:
+ * the host's word is no new legal basis the inbox could tell from a stale copy (docs/privacy.md).
  */
-export async function registerPayment(tx: Queryable, payment: PaymentRegistration): Promise<{ id: number; created: boolean }> {
+export async function registerPayment(
+  tx: Queryable,
+  payment: PaymentRegistration,
+  hash?: IdentifierHash,
+): Promise<{ id: number; created: boolean }> {
+  const [customer] = await keptCustomerFields(tx, hash, [payment]);
   const inserted = await tx.query<{ id: number }>(
     `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, customer_id, customer_email, registered_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'host')
@@ -79,8 +86,8 @@ export async function registerPayment(tx: Queryable, payment: PaymentRegistratio
       payment.status,
       payment.amount,
       payment.currency,
-      payment.customerId ?? null,
-      payment.customerEmail?.toLowerCase() ?? null,
+      customer!.customerId ?? null,
+      customer!.customerEmail?.toLowerCase() ?? null,
     ],
   );
   const created = inserted.rows[0];

@@ -396,3 +396,17 @@ export async function removeReplacedPartitionArchives(deps: { pool: Pool; archiv
       await removeArchiveFile(deps.archiveDir, file);
   }
 }
+
+/**
+ * Returns once every statement writing the inbox that began before this call has ended. A
+ * statement takes its table lock before the snapshot it runs on, so one whose snapshot missed an
+ * erasure's newly remembered identifiers held that lock already: waiting for a lock that conflicts
+ * with it (SHARE, held for an instant; deliveries queue behind it meanwhile) waits for that statement,
+ * and the row it stored unredacted is there for the erasure to find. Bounded by `lock_timeout`.
+ */
+export async function waitForInboxWriters(db: Pool, timeoutMs = 30_000): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    await tx.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+    await tx.query("LOCK TABLE webhook_inbox IN SHARE MODE");
+  });
+}

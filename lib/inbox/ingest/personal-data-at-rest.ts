@@ -9,7 +9,10 @@ import { jsonbText, type NormalizedColumns } from "./normalize-event";
 // bytes are that redacted JSON, and the row keeps the original's SHA-256 and when it was verified.
 // Whether an identifier was erased is asked by the statement that stores the event (its keyed
 // hashes against erased_identifiers, store-event.ts), so an erasure committed before that statement
-// always counts, and a batch of deliveries asks once.
+// always counts, and a batch of deliveries asks once. So is whether the delivery's payment belongs
+// to an erased customer (its customer is REDACTED): a later event on it may name the person by an
+// identifier the erasure never saw (an e-mail changed at the gateway since), and every identifier it
+// carries is then redacted, wherever in the body.
 
 export type RedactedAtRest = { originalSha256: string; verifiedAt: Date };
 
@@ -23,9 +26,17 @@ export type DeliverySubject = {
   columns: NormalizedColumns;
   rawBody: Buffer;
   payload: unknown;
-  /** The values that may name the subject, each with its keyed hash (none without a hash key). */
+  /** The values that may name the subject: its customer columns and what the declared paths hold. */
+  values: string[];
+  /**
+   * What the storing statement asks about: each value with its keyed hash (none without a hash
+   * key), and ERASED_PAYMENT when the delivery names a payment.
+   */
   candidates: { value: string; hash: string }[];
 };
+
+/** The candidate (value and hash alike) the storing statement reports when the delivery's payment has an erased customer. */
+export const ERASED_PAYMENT = "payment-of-an-erased-customer".padEnd(64, "-");
 
 /**
  * What of the body may name its person. `payload` is the body as the driver parsed it (parsed
@@ -40,19 +51,23 @@ export function deliverySubject(
   if (columns.payload === null) return null;
   const body: unknown = payload === undefined ? JSON.parse(columns.payload) : payload;
   const { hashKey } = options;
-  const candidates = hashKey
-    ? subjectCandidates(columns, personalValues(body, options.driver.personalData)).map((value) => ({
-        value,
-        hash: identifierHash(hashKey, value),
-      }))
-    : [];
-  return { options, columns, rawBody, payload: body, candidates };
+  const values = subjectCandidates(columns, personalValues(body, options.driver.personalData));
+  const candidates = [
+    ...(hashKey ? values.map((value) => ({ value, hash: identifierHash(hashKey, value) })) : []),
+    ...(columns.resourceId === null ? [] : [{ value: ERASED_PAYMENT, hash: ERASED_PAYMENT }]),
+  ];
+  return { options, columns, rawBody, payload: body, values, candidates };
 }
 
-/** The body to store, given which of the subject's candidates an erasure removed. */
-export function keptBody(subject: DeliverySubject, erased: readonly string[]): KeptBody {
+/**
+ * The body to store, given which of the subject's candidates an erasure removed. One is enough: a
+ * delivery naming an erased key (or an erased customer's payment) is that person's, so every
+ * identifier it carries is theirs and redacted, a new customer id beside their CPF included.
+ */
+export function keptBody(subject: DeliverySubject, candidates: readonly string[]): KeptBody {
   const { options, columns, rawBody } = subject;
-  if (erased.length === 0 && options.piiAtRest === "keep") return { columns, rawBody, redaction: null };
+  if (candidates.length === 0 && options.piiAtRest === "keep") return { columns, rawBody, redaction: null };
+  const erased = candidates.length > 0 ? subject.values : [];
   const redacted = jsonbText(redactPayload(subject.payload, { paths: options.driver.personalData, identifiers: erased }).value)!;
   const erasedCustomer = (value: string | null) => (value !== null && erased.includes(value) ? REDACTED : value);
   return {

@@ -8,7 +8,8 @@ import { createGroupCommitter, type GroupCommitter } from "./group-commit";
 import type { NormalizedColumns } from "./normalize-event";
 import { findDriver } from "../../providers/registry";
 import { DEFAULT_ACCOUNT } from "../../canonical/gateway-account";
-import { deliverySubject, keptBody, type DeliverySubject, type KeptBody } from "./personal-data-at-rest";
+import { REDACTED } from "../../providers/personal-data";
+import { ERASED_PAYMENT, deliverySubject, keptBody, type DeliverySubject, type KeptBody } from "./personal-data-at-rest";
 
 // The one door into the inbox: deliveries (ingest-event.ts) and reconciliation store through here.
 // It knows nothing of signatures: what reaches it was verified, or came from the gateway's own API.
@@ -26,7 +27,8 @@ export type StoreDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () 
 // The same statement asks which of the events' subject hashes ($23 names each one's element, $24
 // the hash) an erasure removed: if any, it stores nothing and returns those (`erased`), so the
 // caller redacts the events that name them and writes the batch again. Asked in the storing
-// statement, an erasure that committed before it always counts.
+// statement, an erasure that committed before it always counts; so does one whose payment's
+// customer was erased (HELD), whatever the event names.
 const INPUT = `
   SELECT * FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
                        $10::bytea[], $11::text[], $12::text[], $13::timestamptz[], $14::text[], $15::text[], $16::text[],
@@ -36,7 +38,16 @@ const INPUT = `
                          received_at, source, singleton_key, original_sha256, signature_verified_at, gateway_account, n)`;
 
 const ERASED = `
-  SELECT DISTINCT c.n, c.hash FROM unnest($23::int[], $24::char(64)[]) AS c(n, hash) JOIN erased_identifiers e ON e.hash = c.hash`;
+  SELECT DISTINCT c.n, c.hash FROM unnest($23::int[], $24::char(64)[]) AS c(n, hash) JOIN erased_identifiers e ON e.hash = c.hash
+  UNION SELECT n, hash FROM held`;
+
+// The events naming a payment whose customer was erased ($26: REDACTED), by their ERASED_PAYMENT
+// candidate ($25). Written after the ledger insert (a forward reference: WITH RECURSIVE) so that the
+// statement's start still fits in pg_stat_activity's 1 kB.
+const HELD = `
+  SELECT c.n, c.hash FROM unnest($23::int[], $24::char(64)[]) AS c(n, hash) JOIN input i USING (n)
+    JOIN payments p ON p.provider = i.provider AND p.gateway_charge_id = i.resource_id
+   WHERE c.hash = $25 AND p.customer_id = $26`;
 
 const FIRST_OF_EACH_KEY = `
   SELECT DISTINCT ON (provider, event_id) * FROM input WHERE NOT EXISTS (SELECT 1 FROM erased) ORDER BY provider, event_id, n`;
@@ -73,8 +84,8 @@ const STORED = `
 function storeStatement(job: JobInsertCte): string {
   const ours = (sql: string) => sql.replace(/\s+/g, " ");
   return (
-    ours(`WITH input AS (${INPUT}), erased AS (${ERASED}), firsts AS (${FIRST_OF_EACH_KEY}), key AS (${INSERT_KEYS}), `) +
-    ours(`inserted AS (${INSERT_EVENTS}), queued AS (${QUEUED}), `) +
+    ours(`WITH RECURSIVE input AS (${INPUT}), erased AS (${ERASED}), firsts AS (${FIRST_OF_EACH_KEY}), key AS (${INSERT_KEYS}), `) +
+    ours(`held AS (${HELD}), inserted AS (${INSERT_EVENTS}), queued AS (${QUEUED}), `) +
     `job AS (${job.sql}) ${ours(STORED)}`
   );
 }
@@ -201,6 +212,8 @@ async function writeOnce(deps: StoreDeps, events: Pending[]): Promise<Written> {
       column(({ stored }) => stored.account ?? stored.columns.account ?? DEFAULT_ACCOUNT),
       unchecked.n,
       unchecked.hash,
+      ERASED_PAYMENT,
+      REDACTED,
     ],
   });
   const erased = new Map<number, Set<string>>();

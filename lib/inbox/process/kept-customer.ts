@@ -1,6 +1,7 @@
 import type { AppConfig } from "../../config/env";
 import type { Queryable } from "../../db/pool";
 import type { ChargeUpdate } from "../../payments/apply-charge-update";
+import { keptCustomerFields, type IdentifierHash } from "../../payments/erased-customer";
 import { REDACTED, identifierHash } from "../../providers/personal-data";
 import type { ProviderName } from "../../providers/registry";
 
@@ -12,32 +13,28 @@ import type { ProviderName } from "../../providers/registry";
 // whose bodies are stored redacted (PII_AT_REST=redact) keeps the customer id, the key payments are
 // searched and settled by, and no e-mail, whether its body or its API named one.
 
+/** How erased_identifiers hashes an identifier under this deployment's key; undefined without one (nothing was erased). */
+export function erasedIdentifierHash(config: AppConfig): IdentifierHash | undefined {
+  const key = config.privacyHashKey;
+  return key ? (value) => identifierHash(key, value) : undefined;
+}
+
 /** The updates with the customer each may write. */
 export async function keptCustomers(db: Queryable, config: AppConfig, updates: readonly ChargeUpdate[]): Promise<ChargeUpdate[]> {
-  const hashKey = config.privacyHashKey;
-  const hashOf = new Map<string, string>();
-  if (hashKey) {
-    for (const { snapshot } of updates) {
-      for (const value of [snapshot.customerId, snapshot.customerEmail]) {
-        if (value && value !== REDACTED) hashOf.set(value, identifierHash(hashKey, value));
-      }
+  const kept = await keptCustomerFields(
+    db,
+    erasedIdentifierHash(config),
+    updates.map((update) => update.snapshot),
+  );
+  return updates.map((update, index) => {
+    const snapshot = kept[index]!;
+    if (
+      snapshot.customerEmail &&
+      snapshot.customerEmail !== REDACTED &&
+      config.providers[update.provider as ProviderName]?.piiAtRest === "redact"
+    ) {
+      return { ...update, snapshot: { ...snapshot, customerEmail: REDACTED } };
     }
-  }
-  const erased = new Set<string>();
-  if (hashOf.size > 0) {
-    const { rows } = await db.query<{ hash: string }>("SELECT hash FROM erased_identifiers WHERE hash = ANY($1::char(64)[])", [
-      [...new Set(hashOf.values())],
-    ]);
-    for (const { hash } of rows) erased.add(hash);
-  }
-  return updates.map((update) => {
-    const { customerId, customerEmail } = update.snapshot;
-    if ([customerId, customerEmail].some((value) => value && erased.has(hashOf.get(value)!))) {
-      return { ...update, snapshot: { ...update.snapshot, customerId: REDACTED, customerEmail: REDACTED } };
-    }
-    if (customerEmail && customerEmail !== REDACTED && config.providers[update.provider as ProviderName]?.piiAtRest === "redact") {
-      return { ...update, snapshot: { ...update.snapshot, customerEmail: REDACTED } };
-    }
-    return update;
+    return snapshot === update.snapshot ? update : { ...update, snapshot };
   });
 }

@@ -1,6 +1,7 @@
 import type { PgBoss } from "pg-boss";
 import type { AppConfig } from "../../config/env";
 import { withTransaction, type Pool, type Queryable } from "../../db/pool";
+import { erasedIdentifierHash } from "./kept-customer";
 import { registerPayment, registerPaymentSchema, type RegisterPaymentInput } from "../../payments/register-payment";
 import { dispatchEvents, RECEIVED_AT_TEXT, type DispatchableEvent } from "../../queue/boss";
 
@@ -31,7 +32,7 @@ export type RegisteredPayment = { id: number; created: boolean; eventsWoken: num
 export async function registerPaymentAndWake(deps: WakeDeps, input: RegisterPaymentInput): Promise<RegisteredPayment> {
   const payment = registerPaymentSchema(deps.config).parse(input);
   return withTransaction(deps.pool, async (tx) => {
-    const registered = await registerPayment(tx, payment);
+    const registered = await registerPayment(tx, payment, erasedIdentifierHash(deps.config));
     const eventsWoken = registered.created ? await wakeWaitingEvents(tx, deps, payment.provider, payment.chargeId) : 0;
     return { ...registered, eventsWoken };
   });
