@@ -247,7 +247,7 @@ describe("destinations", () => {
     const failing = (await findAlerts({ pool: app.pool, config })).filter((alert) => alert.kind === "destination_failing");
     expect(failing).toEqual([{ kind: "destination_failing", provider: `destination:${destination.id}`, text: expect.any(String) }]);
     expect(failing[0]!.text).toMatch(
-      /^\[webhook-inbox\] destination \S+ \(id \d+\) is failing: its circuit opened .*; 3 push\(es\) wait, the oldest change for \d+s\./,
+      /^\[webhook-inbox\] destination \S+ \(id \d+\) is failing: its circuit opened .*; 3 pushes wait, the oldest change for \d+s\./,
     );
     const attempted = (await app.pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n;
     // Another round of claims finds nothing due on an open breaker.
