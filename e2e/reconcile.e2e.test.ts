@@ -173,7 +173,7 @@ describe("[FINANCE][RECONCILE]: the Reconciliation page and what it recovered, i
     try {
       const page = await signIn(context, server.url, "finance@reconcile.test", PASSWORD);
       await page.goto(`${server.url}/reconciliation`);
-      await page.getByRole("link", { name: "Reconciliation" }).waitFor();
+      await page.getByRole("link", { name: "Reconciliation", exact: true }).waitFor();
       await page.getByLabel("Gateway").selectOption("stripe");
       await page.getByLabel("Since").fill(new Date(Date.now() - 2 * 3_600_000).toISOString());
       await page.getByRole("button", { name: "Preview" }).click();
