@@ -218,7 +218,11 @@ const reads = replica ? openPool(replica.standby.url(name)) : pool;
 try {
   const { rows: recovery } = await reads.query<{ standby: boolean }>("SELECT pg_is_in_recovery() AS standby");
   if (recovery[0]!.standby !== Boolean(replica)) throw new Error("the timed reads are not on the server they should be");
-  if (!values.reuse && !replica) await fill(pool);
+  // The payments first: an events search also looks up the customers and charges they name.
+  if (!values.reuse && !replica) {
+    await fill(pool);
+    await fillPayments(pool);
+  }
   const deep = await (async () => {
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) cursor = (await listEvents(reads, { filter: {}, cursor, limit: 50 })).nextCursor ?? undefined;
@@ -275,7 +279,6 @@ try {
   await time("overview: per-provider stats (hour/day/week)", () => providerStats(reads));
   await time("overview: hourly volume, 24h", () => hourlyVolume(reads, 24));
   await time("overview: backlog summary", () => backlogSummary(reads));
-  if (!values.reuse && !replica) await fillPayments(pool);
   await timeCustomerQueries(reads);
   if (values.export) await measureExport(pool, url);
 } finally {

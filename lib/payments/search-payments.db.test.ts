@@ -59,6 +59,9 @@ describe("searchPayments", () => {
     expect(await emailsFound("c1jcw9")).toEqual(["a@example.com"]);
     expect(await emailsFound("C1JCW9", true)).toEqual(["a@example.com"]);
     expect(await emailsFound("sim_104")).toEqual(["b@example.com"]);
+    // Asked of the index without its id word, a term still matches whole: no customer's id holds "cus_1049".
+    expect(await emailsFound("cus_1049")).toEqual([]);
+    expect(await emailsFound("Pay_Sim_1049")).toEqual(["b@example.com"]);
     expect(await emailsFound("8Kx31")).toEqual(["a@example.com"]);
     expect(await emailsFound("8Kx31", true)).toEqual([]);
     // 659.98 is R$659.98 and KWD 659.980, not ¥65,998; every addPayment is $10.00.

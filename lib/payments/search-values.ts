@@ -15,6 +15,9 @@ export const SEARCH_VALUES_CAP = 25;
 // and a part of an id common to millions of rows must not read them all.
 const INSIDE_ROWS_CAP = SEARCH_VALUES_CAP * 20;
 
+// How many rows a probe (a term without its id word) may return to be checked against the whole term.
+const PROBED_ROWS_CAP = INSIDE_ROWS_CAP * 20;
+
 /** Below this length a term is matched whole only: a part of one or two characters means nothing. */
 export const FRAGMENT_MIN_LENGTH = 3;
 
@@ -31,15 +34,32 @@ export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (char) => `\
  */
 export type SearchPatterns = {
   asIs: string;
-  inside: string | null;
+  inside: InsidePattern | null;
   customers: { lowered: string; inside: string | null } | null;
 };
+
+/**
+ * A part-of-an-id pattern: `whole` is what must match; `probe`, what the trigram index is asked for.
+ * An id's leading word (`evt`, `ch`, `cus`, `pay` before the `_`) is in nearly every row of its
+ * column, and the index reads its trigrams' posting lists whole, millions of entries at 10M rows: so
+ * the index is probed without it and the rows it returns are checked against the whole term.
+ */
+export type InsidePattern = { whole: string; probe: string };
+
+// Letters before an id's first separator: its type prefix (pg_trgm splits words at the `_`).
+const LEADING_ID_WORD = /^[A-Za-z]+(?=_)/;
+
+function insidePattern(term: string, param: Param): InsidePattern {
+  const whole = param(`%${escapeLike(term)}%`);
+  const rest = term.replace(LEADING_ID_WORD, "");
+  return rest !== term && rest.length >= FRAGMENT_MIN_LENGTH ? { whole, probe: param(`%${escapeLike(rest)}%`) } : { whole, probe: whole };
+}
 
 export function searchPatterns(term: string, param: Param, idsOnly: boolean): SearchPatterns {
   const fragment = term.length >= FRAGMENT_MIN_LENGTH;
   const lower = term.toLowerCase();
   const asIs = param(fragment ? `${escapeLike(term)}%` : escapeLike(term));
-  const inside = fragment ? param(`%${escapeLike(term)}%`) : null;
+  const inside = fragment ? insidePattern(term, param) : null;
   if (idsOnly) return { asIs, inside, customers: null };
   return {
     asIs,
@@ -61,16 +81,32 @@ export function candidates(table: string, column: string, pattern: string, order
 /**
  * One value source read through a column's trigram index (ILIKE '%part%'): the distinct values of
  * at most INSIDE_ROWS_CAP matching rows (of those meeting `rows`, when the index is partial), in no
- * order (the index has none).
+ * order (the index has none). With a `probe` (InsidePattern), the index is asked for the probe and
+ * the whole term is tested on the rows it found (at most PROBED_ROWS_CAP), in an outer query so that
+ * the planner neither reads the whole term's common trigrams from the index nor estimates the scan
+ * from both patterns.
  */
-export function insideCandidates(table: string, column: string, pattern: string, rows?: string): string {
-  return `(SELECT DISTINCT v FROM (SELECT ${column} AS v FROM ${table} WHERE ${rows ? `${rows} AND ` : ""}${column} ILIKE ${pattern} LIMIT ${INSIDE_ROWS_CAP}) rows LIMIT ${SEARCH_VALUES_CAP})`;
+export function insideCandidates(table: string, column: string, pattern: string, options: { probe?: string; rows?: string } = {}): string {
+  const where = options.rows ? `${options.rows} AND ` : "";
+  const probed =
+    options.probe === undefined || options.probe === pattern
+      ? `SELECT ${column} AS v FROM ${table} WHERE ${where}${column} ILIKE ${pattern}`
+      : `SELECT v FROM (SELECT ${column} AS v FROM ${table} WHERE ${where}${column} ILIKE ${options.probe} LIMIT ${PROBED_ROWS_CAP}) probed WHERE v ILIKE ${pattern}`;
+  return `(SELECT DISTINCT v FROM (${probed} LIMIT ${INSIDE_ROWS_CAP}) rows LIMIT ${SEARCH_VALUES_CAP})`;
 }
+
+// A condition on a column the id's prefix b-tree doesn't hold: with a LIMIT above it, the planner
+// would otherwise walk that whole b-tree index-only, testing every id against the pattern (seconds
+// at millions of payments), rather than ask the trigram index for the few that hold it.
+const OUTSIDE_THE_PREFIX_INDEX = "id > 0";
 
 /** A column's sources: its values starting with the term, and those containing it (a fragment). */
 export function idCandidates(table: string, column: string, patterns: SearchPatterns, inside = true): string[] {
   const sources = [candidates(table, column, patterns.asIs, true)];
-  if (inside && patterns.inside) sources.push(insideCandidates(table, column, patterns.inside));
+  if (inside && patterns.inside) {
+    const { whole, probe } = patterns.inside;
+    sources.push(insideCandidates(table, column, whole, { probe, rows: OUTSIDE_THE_PREFIX_INDEX }));
+  }
   return sources;
 }
 

@@ -199,6 +199,9 @@ describe("listEvents", () => {
     expect(await found("PqRsC1")).toEqual(["evt_1PqRsC1jcW9aBc"]);
     expect(await found("sim_104")).toEqual(["evt_other_sim_104_x"]);
     expect(await found("im_1049")).toEqual(["evt_other_sim_104_x"]);
+    // The index is asked without a term's leading id word (in nearly every row); the whole term still decides.
+    expect(await found("cus_104")).toEqual([]);
+    expect(await found("OTHER_SIM_104")).toEqual(["evt_other_sim_104_x"]);
     // A customer id's end, through the payment (the event names no customer).
     expect(await found("8Kx31")).toEqual(["evt_pagarme_no_customer"]);
     expect(await found("8Kx31", true)).toEqual([]);

@@ -24,8 +24,8 @@ function inboxIdCandidates(column: string, patterns: SearchPatterns): string[] {
   const sources = idCandidates("webhook_inbox", column, patterns, false);
   if (patterns.inside) {
     sources.push(
-      insideCandidates("webhook_inbox", column, patterns.inside, SETTLED_ROWS),
-      insideCandidates("webhook_inbox", column, patterns.inside, PENDING_ROWS),
+      insideCandidates("webhook_inbox", column, patterns.inside.whole, { probe: patterns.inside.probe, rows: SETTLED_ROWS }),
+      insideCandidates("webhook_inbox", column, patterns.inside.whole, { rows: PENDING_ROWS }),
     );
   }
   return sources;
