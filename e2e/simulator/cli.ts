@@ -29,6 +29,7 @@ import {
 } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
 import { startHostReceiver, type HostReceiver } from "./host-receiver";
+import { plural } from "@/lib/text/words";
 
 // `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
 // per-payment event histories, signs them the way each gateway does (Stripe, Standard Webhooks,
@@ -314,7 +315,7 @@ async function checkHost(histories: PaymentHistory[], host: HostReceiver, waitMs
   while (hostMismatches(histories, host).length > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 250));
   const mismatches = hostMismatches(histories, host);
   console.log(
-    `host: ${host.received.length} verified pushes, ${host.applied.length} applied after dedupe on webhook-id, ${host.rejected} rejected, ` +
+    `host: ${plural(host.received.length, "verified push", "verified pushes")}, ${host.applied.length} applied after dedupe on webhook-id, ${host.rejected} rejected, ` +
       `${host.outOfOrder.length} out of order; ${histories.length - mismatches.length}/${histories.length} payments in their true final state`,
   );
   for (const line of [...host.outOfOrder, ...mismatches].slice(0, 20)) console.log(`  ${line}`);
@@ -418,7 +419,7 @@ async function registerAsHost(url: string, token: string | undefined, histories:
         `Is the first of the simulator's PAYMENTS_API_TOKENS (or --token) one of the app's?`,
     );
   }
-  console.log(`registered ${hosted.length} payments as the host application would (${variables}): POST /api/payments`);
+  console.log(`registered ${plural(hosted.length, "payment")} as the host application would (${variables}): POST /api/payments`);
 }
 
 /** The signing secret as the summary may show it: a public development value whole, any other only by its length. */
@@ -450,7 +451,7 @@ function refusalLines(report: SendReport, url: string, gateway: FakeGateway | nu
     const count =
       refusal.gaveUp > 0
         ? `${refusal.gaveUp} refused (given up after every try)`
-        : `${refusal.answers} answer(s) refused, accepted on a later try`;
+        : `${plural(refusal.answers, "answer")} refused, accepted on a later try`;
     const hint = refusalHint(refusal, url, gateway);
     return `  ${count}: ${refusal.provider} ${refusal.status} ${refusal.error}${hint ? ` — ${hint}` : ""}`;
   });
@@ -475,7 +476,7 @@ async function run(options: Options): Promise<number> {
     gateway?.addEvents(stripeEventsOf(planned));
     const { toSend, withheld } = withholdWebhooks(planned, options.drop, options.seed);
     if (withheld.length > 0) {
-      console.log(`withholding ${withheld.length} event(s) (--drop ${options.drop}): the gateway lists them, never sends them`);
+      console.log(`withholding ${plural(withheld.length, "event")} (--drop ${options.drop}): the gateway lists them, never sends them`);
       // While they were due, its API showed each payment as of the last step it told us about.
       gateway?.add(historiesAsSent(histories, toSend));
     }
@@ -489,8 +490,8 @@ async function run(options: Options): Promise<number> {
     ];
     const events = new Set(plan.map((webhook) => webhook.eventId)).size;
     console.log(
-      `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} webhooks ` +
-        `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
+      `seed ${options.seed}: ${plural(histories.length, "payment")}, ${plural(events, "event")}, ${plural(plan.length, "webhook")} ` +
+        `(${plural(plan.length - events, "duplicate")}), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
     );
     await registerAsHost(options.url, token, [...histories, ...unknown], options.concurrency);
     playedHost = await startHost(options, plan.length);
@@ -522,7 +523,7 @@ async function run(options: Options): Promise<number> {
     gateway?.add(histories);
     if (gateway) {
       const refused = gateway.requests.filter((request) => !request.authorized && !request.path.startsWith("/.well-known/")).length;
-      console.log(`fake gateway: ${gateway.requests.length} API requests, ${refused} refused for bad credentials`);
+      console.log(`fake gateway: ${plural(gateway.requests.length, "API request")}, ${refused} refused for bad credentials`);
     }
     if (!drained) {
       console.error(
@@ -556,7 +557,7 @@ async function run(options: Options): Promise<number> {
       gateway.add(unknown);
       placeInAccount(gateway, played, unknown);
       console.log(
-        `${unknown.length} dispute(s) on charges the gateway didn't know failed (${unknown.map((history) => history.payment.chargeId).join(", ")}). ` +
+        `${plural(unknown.length, "dispute")} on charges the gateway didn't know failed (${unknown.map((history) => history.payment.chargeId).join(", ")}). ` +
           `The fake gateway knows them now: replay them (console: Events, status failed; or npm run cli -- replay --status failed).`,
       );
     }
@@ -575,7 +576,7 @@ async function run(options: Options): Promise<number> {
 async function serve(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
   const gateway = await startGateway(histories, options.gatewayPort || 4010);
-  console.log(`fake gateway API for seed ${options.seed} (${histories.length} payments) on ${gateway.url}; Ctrl-C stops it`);
+  console.log(`fake gateway API for seed ${options.seed} (${plural(histories.length, "payment")}) on ${gateway.url}; Ctrl-C stops it`);
   await new Promise<void>((done) => process.once("SIGINT", done));
   await gateway.close();
   return 0;
