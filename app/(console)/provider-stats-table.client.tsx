@@ -53,18 +53,21 @@ const columns = column.columns([
 /**
  * One row per provider: the events it stored over the last hour, 24 hours and 7 days, the 7 days'
  * by their status now and their shares, and the last hour's ignored share against the rest of its
- * week. Every header names its window: a count without one read as all time. On narrow screens each
- * row is a card, so no ratio hides in a scroll box.
+ * week. Every header names its window (a count without one read as all time), wrapping at its
+ * spaces so eleven of them fit 1440 px. On narrow screens each row is a card, so no ratio hides in a
+ * scroll box.
  */
 export function ProviderStatsTable({ rows }: { rows: ProviderRow[] }) {
   return (
-    <DataTable
-      label="Events stored per provider"
-      columns={columns}
-      rows={rows}
-      rowKey={(row) => row.provider}
-      rowProps={(row) => ({ "data-provider": row.provider })}
-      empty="No events in the last 7 days. Gateways send webhooks to /api/webhooks/{provider}."
-    />
+    <div className="provider-stats">
+      <DataTable
+        label="Events stored per provider"
+        columns={columns}
+        rows={rows}
+        rowKey={(row) => row.provider}
+        rowProps={(row) => ({ "data-provider": row.provider })}
+        empty="No events in the last 7 days. Gateways send webhooks to /api/webhooks/{provider}."
+      />
+    </div>
   );
 }
