@@ -393,6 +393,16 @@ describe("console UX", () => {
         }),
       );
 
+    // An event type may wrap after each of its dots (a <wbr> there): the dotted names that have fewer.
+    const typeBreaks = (page: Page, selector: string) =>
+      page.locator(selector).evaluateAll((elements) => {
+        const dotted = elements.filter((element) => /\w\.\w/.test(element.textContent!));
+        if (dotted.length === 0) return ["no event type found"];
+        return dotted
+          .filter((element) => element.textContent!.match(/\w\.\w/g)!.length > element.querySelectorAll("wbr").length)
+          .map((element) => element.textContent);
+      });
+
     const problems: Record<string, unknown> = {};
     for (const width of [1440, 390]) {
       const page = await browserAs(ADMIN, { width, height: 900 });
@@ -408,6 +418,7 @@ describe("console UX", () => {
       at("failed banner", await page.getByRole("alert").filter({ hasText: "failed event" }).textContent());
       at("by-provider rows", await page.locator("table[aria-label='Events stored per provider'] tbody tr").count());
       at("week header", await page.locator("table[aria-label='Webhooks received per provider'] th").allTextContents());
+      at("by-provider header", await page.locator("table[aria-label='Events stored per provider'] th").allTextContents());
       await screenshot(page, `ux-lows-overview-${width}`, width > 390);
 
       // Payments: a status reads the same on its badge, in the filter and in the totals.
@@ -444,12 +455,14 @@ describe("console UX", () => {
       await page.locator("dl.kv").first().waitFor();
       await rendered(page);
       at("payment words", await brokenWords(page, ".kv dd"));
+      at("timeline type breaks", await typeBreaks(page, "table[aria-label=Timeline] td[data-col=eventType] a"));
       await screenshot(page, `ux-lows-payment-${width}`, false);
       await page.goto(`${server.url}/events/${stripeEvent}`);
       await page.getByTestId("occurred-precision").waitFor();
       await rendered(page);
       at("precision", await page.getByTestId("occurred-precision").textContent());
       at("event words", await brokenWords(page, ".kv dd"));
+      at("title type breaks", await typeBreaks(page, "h1"));
       await page.goto(`${server.url}/events/${failedId}`);
       await page.getByTestId("occurred-precision").waitFor();
       await rendered(page);
@@ -485,6 +498,21 @@ describe("console UX", () => {
             "failed banner": "1 failed event needs a person. Review failed events",
             "by-provider rows": providers,
             "week header": ["Provider", "Last event stored", "Events stored, last 7 days", "Rejected signatures, last hour"],
+            "by-provider header": [
+              "Provider",
+              "Stored, last hour",
+              "Stored, last 24 h",
+              "Stored, last 7 days",
+              "Processed, 7 days",
+              "Ignored, 7 days",
+              "Failed, 7 days",
+              "Pending, 7 days",
+              "Ignored share, last hour",
+              "Ignored share, 7 days",
+              "Failed share, 7 days",
+            ],
+            "timeline type breaks": [],
+            "title type breaks": [],
             "status labels": Object.fromEntries(statuses.map((status) => [status, "same"])),
             "totals mention": "words",
             "totals words": [],

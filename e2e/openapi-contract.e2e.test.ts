@@ -285,4 +285,44 @@ describe("[HOST][OPENAPI] the running server against docs/openapi.json", () => {
     await checked("GET", one, path, 401, { token: null });
     await checked("GET", one, path, 403, { token: ZOOP_TOKEN });
   });
+  it("carries a declined payment's reason in its lookup, its feed entry and its push, as the document describes them", async () => {
+    const declined: PaymentFacts = {
+      chargeId: "ch_openapi_declined",
+      amount: 1500,
+      currency: "usd",
+      customerId: "cus_declined",
+      customerEmail: "declined@example.com",
+    };
+    const event = stripeEvent(declined, step("failed", 0, "2026-12-01T21:45:00Z"), "evt_openapi_declined");
+    Object.assign(event.data.object, { failure_code: "card_declined", failure_message: "Your card was declined." });
+    const webhook = signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe);
+    expect(
+      (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: webhook.headers, body: webhook.body })).status,
+    ).toBe(200);
+    await waitFor(
+      async () => (await app.pool.query("SELECT 1 FROM webhook_inbox WHERE status = 'pending'")).rowCount === 0,
+      30_000,
+      "processed",
+    );
+    const reason = { code: "card_declined", message: "Your card was declined." };
+    const payment = (await checked("GET", "/api/payments/{provider}/{chargeId}", `/api/payments/stripe/${declined.chargeId}`, 200)) as {
+      version: number;
+    };
+    expect(payment).toMatchObject({ status: "failed", declineReason: reason });
+    const page = (await checked("GET", "/api/payment-changes", "/api/payment-changes?status=failed", 200)) as {
+      data: { chargeId: string; version: number }[];
+    };
+    const entry = page.data.find((change) => change.chargeId === declined.chargeId);
+    expect(entry).toMatchObject({ version: payment.version, declineReason: reason });
+    const push = await waitFor(
+      async () =>
+        pushed.find(({ type, data }) => type === "payment.updated" && (data as { chargeId: string }).chargeId === declined.chargeId) ??
+        null,
+      60_000,
+      "the declined payment pushed",
+    );
+    const { headers: _headers, ...message } = push;
+    expect(checker.message("payment.updated", message)).toEqual([]);
+    expect(message.data).toEqual(entry);
+  });
 });

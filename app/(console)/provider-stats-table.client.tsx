@@ -17,15 +17,15 @@ const columns = column.columns([
       </>
     ),
   }),
-  column.accessor((row) => row.events.hour, { id: "hour", header: "Last hour", meta: { numeric: true } }),
-  column.accessor((row) => row.events.day, { id: "day", header: "Last day", meta: { numeric: true } }),
-  column.accessor((row) => row.events.week, { id: "week", header: "Last 7 days", meta: { numeric: true } }),
-  column.accessor((row) => row.week.processed, { id: "processed", header: "Processed", meta: { numeric: true } }),
-  column.accessor((row) => row.week.ignored, { id: "ignored", header: "Ignored", meta: { numeric: true } }),
-  column.accessor((row) => row.week.failed, { id: "failed", header: "Failed", meta: { numeric: true } }),
-  column.accessor((row) => row.week.pending, { id: "pending", header: "Pending", meta: { numeric: true } }),
+  column.accessor((row) => row.events.hour, { id: "hour", header: "Stored, last hour", meta: { numeric: true } }),
+  column.accessor((row) => row.events.day, { id: "day", header: "Stored, last 24 h", meta: { numeric: true } }),
+  column.accessor((row) => row.events.week, { id: "week", header: "Stored, last 7 days", meta: { numeric: true } }),
+  column.accessor((row) => row.week.processed, { id: "processed", header: "Processed, 7 days", meta: { numeric: true } }),
+  column.accessor((row) => row.week.ignored, { id: "ignored", header: "Ignored, 7 days", meta: { numeric: true } }),
+  column.accessor((row) => row.week.failed, { id: "failed", header: "Failed, 7 days", meta: { numeric: true } }),
+  column.accessor((row) => row.week.pending, { id: "pending", header: "Pending, 7 days", meta: { numeric: true } }),
   column.accessor("hourIgnoredRatio", {
-    header: "Ignored, last hour",
+    header: "Ignored share, last hour",
     meta: { numeric: true },
     cell: (info) => (
       <>
@@ -38,32 +38,36 @@ const columns = column.columns([
   }),
   column.accessor((row) => row.week.ignoredRatio, {
     id: "ignoredRatio",
-    header: "Ignored, 7 days",
+    header: "Ignored share, 7 days",
     meta: { numeric: true },
     cell: (info) => percent(info.getValue()),
   }),
   column.accessor((row) => row.week.failedRatio, {
     id: "failedRatio",
-    header: "Failed, 7 days",
+    header: "Failed share, 7 days",
     meta: { numeric: true },
     cell: (info) => percent(info.getValue()),
   }),
 ]);
 
 /**
- * One row per provider: the events it stored over the last hour, day and 7 days, the 7 days by
- * status and their ratios, and the last hour's ignored ratio against the rest of its week. On narrow
- * screens each row is a card, so no ratio hides in a scroll box.
+ * One row per provider: the events it stored over the last hour, 24 hours and 7 days, the 7 days'
+ * by their status now and their shares, and the last hour's ignored share against the rest of its
+ * week. Every header names its window (a count without one read as all time), wrapping at its
+ * spaces so eleven of them fit 1440 px. On narrow screens each row is a card, so no ratio hides in a
+ * scroll box.
  */
 export function ProviderStatsTable({ rows }: { rows: ProviderRow[] }) {
   return (
-    <DataTable
-      label="Events stored per provider"
-      columns={columns}
-      rows={rows}
-      rowKey={(row) => row.provider}
-      rowProps={(row) => ({ "data-provider": row.provider })}
-      empty="No events in the last 7 days. Gateways send webhooks to /api/webhooks/{provider}."
-    />
+    <div className="provider-stats">
+      <DataTable
+        label="Events stored per provider"
+        columns={columns}
+        rows={rows}
+        rowKey={(row) => row.provider}
+        rowProps={(row) => ({ "data-provider": row.provider })}
+        empty="No events in the last 7 days. Gateways send webhooks to /api/webhooks/{provider}."
+      />
+    </div>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { Breakable } from "./breakable";
 import type { EventPageView } from "@/lib/console/get-event-view";
 import { DataTable, dataColumns } from "./data-table.client";
 import { DisplayTime } from "./display-time.client";
@@ -18,7 +19,9 @@ const columns = column.columns([
     header: "Type",
     cell: (info) => (
       <>
-        <Link href={`/events/${info.row.original.id}`}>{info.getValue()}</Link>
+        <Link href={`/events/${info.row.original.id}`}>
+          <Breakable text={info.getValue()} />
+        </Link>
         {info.row.original.recovered ? <RecoveredLabel at={info.row.original.receivedAt} /> : null}
       </>
     ),

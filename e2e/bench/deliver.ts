@@ -11,6 +11,7 @@ import { startHostReceiver } from "../simulator/host-receiver";
 import { inProcessSender } from "./ingest-sender";
 import { freshBenchDatabase } from "./bench-database";
 import { processRssMb } from "./group-rss";
+import { plural } from "@/lib/text/words";
 
 // `npm run bench:deliver -- [--events N]`: telling the host, as ratios measured in one run on
 // TEST_DATABASE_URL's server.
@@ -103,8 +104,8 @@ async function drain(database: Backlog, destination: boolean) {
   await stopWorker(worker);
   const rate = database.events / seconds;
   console.log(
-    `drain, ${destination ? "one destination" : "no destination"}: ${database.events} events in ${seconds.toFixed(1)}s = ${rate.toFixed(0)} events/s ` +
-      `(${changes} changes)` +
+    `drain, ${destination ? "one destination" : "no destination"}: ${plural(database.events, "event")} in ${seconds.toFixed(1)}s = ${rate.toFixed(0)} events/s ` +
+      `(${plural(changes, "change")})` +
       (destination
         ? ` · last change delivered ${deliveredAfter.toFixed(1)}s after the drain, ${receiver.applied.length} verified by the host, ${receiver.outOfOrder.length} out of order`
         : "") +
@@ -134,7 +135,7 @@ try {
   await stopWorker(pusher);
   const deliverRate = changes / deliverSeconds;
   console.log(
-    `deliver: ${changes} changes to one destination in ${deliverSeconds.toFixed(1)}s = ${deliverRate.toFixed(0)} changes/s ` +
+    `deliver: ${plural(changes, "change")} to one destination in ${deliverSeconds.toFixed(1)}s = ${deliverRate.toFixed(0)} changes/s ` +
       `(${(deliverRate / drainRate).toFixed(2)}x the drain) · ${receiver.applied.length} verified by the host, ` +
       `${receiver.outOfOrder.length} out of order · worker RSS ${rss} MB`,
   );
@@ -151,7 +152,9 @@ try {
     cursor = page.cursor;
   }
   const feedRate = read / ((Date.now() - feedStarted) / 1000);
-  console.log(`feed: ${read} changes to one reader at ${feedRate.toFixed(0)} changes/s (${(feedRate / drainRate).toFixed(1)}x the drain)`);
+  console.log(
+    `feed: ${plural(read, "change")} to one reader at ${feedRate.toFixed(0)} changes/s (${(feedRate / drainRate).toFixed(1)}x the drain)`,
+  );
 
   // 4. The other half (B A), and the ratio over both halves.
   const with2 = await drain(third, true);

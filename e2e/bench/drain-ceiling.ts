@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { connectClient } from "@/lib/db/pool";
 import { countCpu, reapedChildrenCpuMs } from "./cpu-time";
+import { plural } from "@/lib/text/words";
 
 export type DrainCeiling = { events: number; perSecond: number; databaseMsPerEvent: number; pgbenchMsPerEvent: number };
 
@@ -33,7 +34,9 @@ async function assertAllSettled(url: string, events: number): Promise<void> {
               (SELECT count(*)::int FROM pgboss.job WHERE state = 'completed') AS completed`,
     );
     if (rows[0]!.pending !== 0 || rows[0]!.completed !== events) {
-      throw new Error(`the ceiling left ${rows[0]!.pending} events pending and completed ${rows[0]!.completed} of ${events} jobs`);
+      throw new Error(
+        `the ceiling left ${plural(rows[0]!.pending, "event")} pending and completed ${rows[0]!.completed} of ${plural(events, "job")}`,
+      );
     }
   } finally {
     await client.end();

@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { executeErasure, startErasure } from "@/lib/erasure/erasures";
 import { createPool } from "@/lib/db/pool";
 import { freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
+import { plural } from "@/lib/text/words";
 
 // `npm run bench:erasure -- [--rows N]`: erasing one data subject among N stored events (default
 // 1M events of 100k customers, each with a payment and ten events), by e-mail (found through the
@@ -46,13 +47,15 @@ async function measure(events: number): Promise<Measured> {
       for (let from = 0; from < customers; from += 10_000) await pool.query(PAYMENTS, [from, Math.min(customers, from + 10_000) - 1]);
     });
     await pool.query("VACUUM ANALYZE");
-    console.log(`seeded ${events} events of ${customers} customers in ${((Date.now() - seeded) / 1000).toFixed(1)}s`);
+    console.log(`seeded ${plural(events, "event")} of ${plural(customers, "customer")} in ${((Date.now() - seeded) / 1000).toFixed(1)}s`);
     const deps = { pool, archiveDir: await mkdtemp(join(tmpdir(), "bench-erasure-")), hashKey: HASH_KEY };
     const erase = async (subject: { email: string } | { document: string }, by: string) => {
       const started = performance.now();
       const erasure = await executeErasure(deps, await startErasure(deps, subject, { name: "bench" }));
       const ms = performance.now() - started;
-      console.log(`erased one subject by ${by} among ${events} events in ${(ms / 1000).toFixed(2)}s: ${JSON.stringify(erasure?.counts)}`);
+      console.log(
+        `erased one subject by ${by} among ${plural(events, "event")} in ${(ms / 1000).toFixed(2)}s: ${JSON.stringify(erasure?.counts)}`,
+      );
       return ms;
     };
     return { email: await erase({ email: "c7@example.com" }, "e-mail"), document: await erase({ document: "00000000008" }, "document") };
@@ -67,7 +70,7 @@ const baseline = await measure(baselineRows);
 const full = await measure(rows);
 for (const by of ["email", "document"] as const) {
   console.log(
-    `erasure by ${by}: ${(full[by] / 1000).toFixed(2)}s among ${rows} events, ${(baseline[by] / 1000).toFixed(2)}s among ${baselineRows}: ratio ${(full[by] / baseline[by]).toFixed(2)}`,
+    `erasure by ${by}: ${(full[by] / 1000).toFixed(2)}s among ${plural(rows, "event")}, ${(baseline[by] / 1000).toFixed(2)}s among ${plural(baselineRows, "event")}: ratio ${(full[by] / baseline[by]).toFixed(2)}`,
   );
 }
 console.log(

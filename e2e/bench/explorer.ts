@@ -19,6 +19,7 @@ import { cookieHeader, httpSignIn } from "../harness/http-session";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "../harness/replicated-postgres";
 import { groupRssMb } from "./group-rss";
 import { freshBenchDatabase, keptBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
+import { plural } from "@/lib/text/words";
 
 // `npm run bench:explorer -- [--events 1000000] [--runs 20] [--keep] [--reuse]`: the console's server time at
 // scale. Fills a fresh database (on TEST_DATABASE_URL's server) with N events spread over a week in
@@ -78,13 +79,13 @@ async function fill(pool: Pool) {
       );
       process.stdout.write(`\rfilled ${to}/${total}`);
     }
-    process.stdout.write(`\rbuilding ${indexes.length} indexes…     `);
+    process.stdout.write(`\rbuilding ${plural(indexes.length, "index", "indexes")}…     `);
     await pool.query("SET maintenance_work_mem = '512MB'");
     // A partitioned table's index reads "ON ONLY" in pg_indexes; built that way it would cover no partition.
     for (const index of indexes) await pool.query(index.definition.replace(" ON ONLY ", " ON "));
   });
   await pool.query("VACUUM ANALYZE webhook_inbox");
-  console.log(`\rfilled ${total} events in ${((Date.now() - started) / 1000).toFixed(0)}s (insert + index + vacuum analyze)`);
+  console.log(`\rfilled ${plural(total, "event")} in ${((Date.now() - started) / 1000).toFixed(0)}s (insert + index + vacuum analyze)`);
 }
 
 /** One payment per charge of the filled events (total / 3), for the customer-centred queries. */
@@ -106,7 +107,7 @@ async function fillPayments(pool: Pool) {
     "payments",
   );
   await pool.query("VACUUM ANALYZE payments");
-  console.log(`filled ${Math.floor(total / 3) + 1} payments in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+  console.log(`filled ${plural(Math.floor(total / 3) + 1, "payment")} in ${((Date.now() - started) / 1000).toFixed(0)}s`);
 }
 
 /** The console's customer-centred queries: search, customer page, pager totals, replay dry run. */
@@ -169,7 +170,7 @@ async function measureExport(pool: Pool, databaseUrl: string) {
     }
     const seconds = (performance.now() - started) / 1000;
     console.log(
-      `\nexport: ${lines - 1} payments (${(bytes / 1e6).toFixed(0)} MB of CSV) in ${seconds.toFixed(1)}s = ${((lines - 1) / seconds).toFixed(0)} rows/s; ` +
+      `\nexport: ${plural(lines - 1, "payment")} (${(bytes / 1e6).toFixed(0)} MB of CSV) in ${seconds.toFixed(1)}s = ${((lines - 1) / seconds).toFixed(0)} rows/s; ` +
         `web resident memory ${before} MB before, ${peak} MB at most while streaming (heap limit ${DEFAULT_WEB_HEAP_LIMIT_MB} MB)`,
     );
   } finally {
@@ -229,7 +230,7 @@ try {
     return cursor;
   })();
   console.log(
-    `\nexplorer and overview at ${total} events (page size 50), ${runs} runs each, read from ${replica ? "the standby" : "the primary"}\n`,
+    `\nexplorer and overview at ${plural(total, "event")} (page size 50), ${plural(runs, "run")} each, read from ${replica ? "the standby" : "the primary"}\n`,
   );
   console.log("| query | median ms | p95 ms | max ms | p95 < 100 ms |\n|---|---|---|---|---|");
   await time("explorer: newest events", () => listEvents(reads, { filter: {}, limit: 50 }));

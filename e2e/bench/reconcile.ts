@@ -17,6 +17,7 @@ import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
 import { freshBenchDatabase } from "./bench-database";
 import { startWorkers, stopWorkers, waitDrained } from "./run-workers";
+import { plural } from "@/lib/text/words";
 
 // `npm run bench:reconcile -- [--events N]`: what recovering N events the gateway never sent
 // costs, beside what the same N events cost when received as webhooks, in the same run. Two fresh databases
@@ -41,7 +42,7 @@ type Phase = { seconds: number; databaseMs: number; processMs: number };
 type Measured = { name: string; events: number; first: Phase; drain: Phase };
 
 function line(name: string, events: number, phase: Phase): string {
-  return `${name}: ${events} events in ${phase.seconds.toFixed(1)}s = ${(events / phase.seconds).toFixed(0)} events/s · CPU per event: database ${(phase.databaseMs / events).toFixed(2)} ms + process ${(phase.processMs / events).toFixed(2)} ms`;
+  return `${name}: ${plural(events, "event")} in ${phase.seconds.toFixed(1)}s = ${(events / phase.seconds).toFixed(0)} events/s · CPU per event: database ${(phase.databaseMs / events).toFixed(2)} ms + process ${(phase.processMs / events).toFixed(2)} ms`;
 }
 
 async function measure(work: () => Promise<void>, pids: () => number[] = () => []): Promise<Phase> {
@@ -152,7 +153,7 @@ async function accountsPass(count: number): Promise<void> {
       "SELECT count(*)::int AS runs, sum(errors)::int AS errors FROM reconcile_runs",
     );
     console.log(
-      `reconcile --accounts: ${rows[0]!.runs} scheduled runs (${count} stripe accounts + the default; ${rows[0]!.errors} errors) in ${phase.seconds.toFixed(1)}s = ` +
+      `reconcile --accounts: ${plural(rows[0]!.runs, "scheduled run")} (${plural(count, "stripe account")} + the default; ${plural(rows[0]!.errors, "error")}) in ${phase.seconds.toFixed(1)}s = ` +
         `${(rows[0]!.runs / phase.seconds).toFixed(1)} runs/s, ${config.reconcile.concurrency} at a time · CPU per run: database ${(phase.databaseMs / rows[0]!.runs).toFixed(1)} ms + process ${(phase.processMs / rows[0]!.runs).toFixed(1)} ms`,
     );
   } finally {

@@ -10,6 +10,7 @@ import { ingestEvent } from "@/lib/inbox/ingest/ingest-event";
 import { createProducer } from "@/lib/queue/boss";
 import { randomId, signedWebhook, stripeEvent } from "@/lib/testing/gateway-events";
 import { freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
+import { plural } from "@/lib/text/words";
 
 // `npm run bench:retention -- [--rows N] [--seconds S] [--concurrency C]`: does a retention run
 // slow ingest down? A fresh database (on TEST_DATABASE_URL's server) is seeded with N settled
@@ -107,12 +108,12 @@ async function main(): Promise<void> {
     );
 
     const line = (label: string, sorted: number[], span: number) =>
-      `${label}: ${sorted.length} ingests in ${span.toFixed(1)}s (${(sorted.length / span).toFixed(0)}/s), ` +
+      `${label}: ${plural(sorted.length, "ingest")} in ${span.toFixed(1)}s (${(sorted.length / span).toFixed(0)}/s), ` +
       `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms`;
     console.log(line("ingest alone      ", baseline, seconds));
     console.log(line("ingest with purge ", during, purgeSeconds));
     console.log(
-      `purge: ${archived[0]!.n} events archived and purged in ${purgeSeconds.toFixed(1)}s ` +
+      `purge: ${plural(archived[0]!.n, "event")} archived and purged in ${purgeSeconds.toFixed(1)}s ` +
         `(${(archived[0]!.n / purgeSeconds).toFixed(0)}/s, batches of ${config.retention.batchSize}, process start included)`,
     );
     console.log(`ingest p99 with purge / without: ${(percentile(during, 99) / percentile(baseline, 99)).toFixed(2)}x (target <= 2x)`);

@@ -1,4 +1,5 @@
 import type { Queryable } from "@/lib/db/pool";
+import { plural } from "@/lib/text/words";
 
 // Where the database's time goes, statement by statement (pg_stat_statements, which the bench's own
 // cluster preloads, planning tracked): calls, time (planning's share apart: the worker's set-based
@@ -25,7 +26,7 @@ export async function printStatementProfile(db: Queryable, events: number, limit
   const wal = rows.reduce((sum, row) => sum + row.walBytes, 0);
   const cell = (text: string) => text.replace(/\|/g, "\\|");
   console.log(
-    `\nstatements of the drain (pg_stat_statements, ${rows.length} distinct, ${(total / events).toFixed(3)} ms of statement time and ` +
+    `\nstatements of the drain (pg_stat_statements, ${plural(rows.length, "distinct statement")}, ${(total / events).toFixed(3)} ms of statement time and ` +
       `${(wal / events).toFixed(0)} WAL bytes per event; the ${Math.min(limit, rows.length)} costliest):`,
   );
   console.log(

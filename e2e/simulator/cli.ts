@@ -10,15 +10,13 @@ import {
   stripeEventsOf,
   withholdWebhooks,
   type PaymentReading,
-  type Refusal,
   type SendReport,
 } from "./send-webhooks";
-import { DEVELOPMENT_SECRET_VALUES } from "@/lib/config/development-values";
-import { enableHint, findDriver, PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
+import { findDriver, PROVIDER_NAMES, type ProviderName } from "@/lib/providers/registry";
 import { DEFAULT_ACCOUNT, isAccountName } from "@/lib/canonical/gateway-account";
 import { createPool } from "@/lib/db/pool";
 import { configAccounts, startAccountDirectory } from "@/lib/gateway-accounts/account-directory";
-import { hasOwnCredentials, type GatewayAccount } from "@/lib/gateway-accounts/gateway-account";
+import { defaultAccount, hasOwnCredentials, type GatewayAccount } from "@/lib/gateway-accounts/gateway-account";
 import { startFakeGateway, type FakeGateway, type GatewayCredentials } from "./fake-gateway";
 import {
   webhookFor,
@@ -29,6 +27,8 @@ import {
 } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./history";
 import { startHostReceiver, type HostReceiver } from "./host-receiver";
+import { plural } from "@/lib/text/words";
+import { refusalHint, type RunSettings } from "./refusal-hint";
 
 // `npm run simulate -- run|serve [options]`: a gateway simulator for any deployment. It generates
 // per-payment event histories, signs them the way each gateway does (Stripe, Standard Webhooks,
@@ -314,7 +314,7 @@ async function checkHost(histories: PaymentHistory[], host: HostReceiver, waitMs
   while (hostMismatches(histories, host).length > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 250));
   const mismatches = hostMismatches(histories, host);
   console.log(
-    `host: ${host.received.length} verified pushes, ${host.applied.length} applied after dedupe on webhook-id, ${host.rejected} rejected, ` +
+    `host: ${plural(host.received.length, "verified push", "verified pushes")}, ${host.applied.length} applied after dedupe on webhook-id, ${host.rejected} rejected, ` +
       `${host.outOfOrder.length} out of order; ${histories.length - mismatches.length}/${histories.length} payments in their true final state`,
   );
   for (const line of [...host.outOfOrder, ...mismatches].slice(0, 20)) console.log(`  ${line}`);
@@ -418,40 +418,17 @@ async function registerAsHost(url: string, token: string | undefined, histories:
         `Is the first of the simulator's PAYMENTS_API_TOKENS (or --token) one of the app's?`,
     );
   }
-  console.log(`registered ${hosted.length} payments as the host application would (${variables}): POST /api/payments`);
-}
-
-/** The signing secret as the summary may show it: a public development value whole, any other only by its length. */
-function shownSecret(secret: string): string {
-  return DEVELOPMENT_SECRET_VALUES.has(secret) ? secret : `${secret.length} characters`;
-}
-
-/** What to check for one kind of refusal, in the app's or the simulator's settings; null when the answer says it all. */
-function refusalHint(refusal: Refusal, url: string, gateway: FakeGateway | null): string | null {
-  const driver = findDriver(refusal.provider);
-  if (refusal.status === 0) return `nothing answered at ${url}: is the app running (npm run dev), and is --url right?`;
-  if (!driver || refusal.status === 404) return `is ${url} the Webhook Inbox (--url)?`;
-  if (refusal.code === "NOT_CONFIGURED") return `the app does not accept ${driver.label} webhooks: ${enableHint(driver)}, for the app`;
-  const keysAt = gateway ? `${gateway.url}/.well-known/jwks.json` : "the fake gateway's (keep --gateway-port on)";
-  if (driver.verification?.publishedKeys && (refusal.code === "INVALID_SIGNATURE" || refusal.code === "SIGNATURE_UNVERIFIABLE")) {
-    return `the simulator signs ${driver.label} with the fake gateway's key, published at ${keysAt}: is the app's PAGARME_JWKS_URL that?`;
-  }
-  if (refusal.code === "INVALID_SIGNATURE") {
-    const variable = `WEBHOOK_SECRET_${driver.name.toUpperCase()}`;
-    const secret = appConfig().providers[driver.name].secrets[0];
-    return `is the app's ${variable} set to the simulator's (${secret ? shownSecret(secret) : "none"}; it reads its environment, .env, then .env.example)?`;
-  }
-  return null;
+  console.log(`registered ${plural(hosted.length, "payment")} as the host application would (${variables}): POST /api/payments`);
 }
 
 /** One line per kind of refusal: how many, the app's answer and what to check. */
-function refusalLines(report: SendReport, url: string, gateway: FakeGateway | null): string[] {
+function refusalLines(report: SendReport, run: RunSettings): string[] {
   return report.refusals.map((refusal) => {
     const count =
       refusal.gaveUp > 0
         ? `${refusal.gaveUp} refused (given up after every try)`
-        : `${refusal.answers} answer(s) refused, accepted on a later try`;
-    const hint = refusalHint(refusal, url, gateway);
+        : `${plural(refusal.answers, "answer")} refused, accepted on a later try`;
+    const hint = refusalHint(refusal, run);
     return `  ${count}: ${refusal.provider} ${refusal.status} ${refusal.error}${hint ? ` — ${hint}` : ""}`;
   });
 }
@@ -475,7 +452,7 @@ async function run(options: Options): Promise<number> {
     gateway?.addEvents(stripeEventsOf(planned));
     const { toSend, withheld } = withholdWebhooks(planned, options.drop, options.seed);
     if (withheld.length > 0) {
-      console.log(`withholding ${withheld.length} event(s) (--drop ${options.drop}): the gateway lists them, never sends them`);
+      console.log(`withholding ${plural(withheld.length, "event")} (--drop ${options.drop}): the gateway lists them, never sends them`);
       // While they were due, its API showed each payment as of the last step it told us about.
       gateway?.add(historiesAsSent(histories, toSend));
     }
@@ -489,8 +466,8 @@ async function run(options: Options): Promise<number> {
     ];
     const events = new Set(plan.map((webhook) => webhook.eventId)).size;
     console.log(
-      `seed ${options.seed}: ${histories.length} payments, ${events} events, ${plan.length} webhooks ` +
-        `(${plan.length - events} duplicates), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
+      `seed ${options.seed}: ${plural(histories.length, "payment")}, ${plural(events, "event")}, ${plural(plan.length, "webhook")} ` +
+        `(${plural(plan.length - events, "duplicate")}), shuffle ${options.shuffle}, concurrency ${options.concurrency}`,
     );
     await registerAsHost(options.url, token, [...histories, ...unknown], options.concurrency);
     playedHost = await startHost(options, plan.length);
@@ -513,7 +490,8 @@ async function run(options: Options): Promise<number> {
     console.log(
       `sent: ${report.acknowledged} acknowledged, ${report.retries} retried, ${report.failed} gave up, in ${report.ms} ms (${rate} webhooks/s)`,
     );
-    for (const line of refusalLines(report, options.url, gateway)) console.log(line);
+    const signedAs = (provider: ProviderName) => played.get(provider) ?? defaultAccount(appConfig(), provider);
+    for (const line of refusalLines(report, { url: options.url, gatewayUrl: gateway?.url ?? null, signedAs })) console.log(line);
     if (!options.check) return report.failed === 0 ? 0 : 1;
 
     const drained = await waitForDrain(options.url, options.drainTimeoutMs);
@@ -522,7 +500,7 @@ async function run(options: Options): Promise<number> {
     gateway?.add(histories);
     if (gateway) {
       const refused = gateway.requests.filter((request) => !request.authorized && !request.path.startsWith("/.well-known/")).length;
-      console.log(`fake gateway: ${gateway.requests.length} API requests, ${refused} refused for bad credentials`);
+      console.log(`fake gateway: ${plural(gateway.requests.length, "API request")}, ${refused} refused for bad credentials`);
     }
     if (!drained) {
       console.error(
@@ -556,7 +534,7 @@ async function run(options: Options): Promise<number> {
       gateway.add(unknown);
       placeInAccount(gateway, played, unknown);
       console.log(
-        `${unknown.length} dispute(s) on charges the gateway didn't know failed (${unknown.map((history) => history.payment.chargeId).join(", ")}). ` +
+        `${plural(unknown.length, "dispute")} on charges the gateway didn't know failed (${unknown.map((history) => history.payment.chargeId).join(", ")}). ` +
           `The fake gateway knows them now: replay them (console: Events, status failed; or npm run cli -- replay --status failed).`,
       );
     }
@@ -574,8 +552,11 @@ async function run(options: Options): Promise<number> {
 
 async function serve(options: Options): Promise<number> {
   const histories = generateHistories(options.seed, options.payments, options.providers);
+  const played = await playedAccounts(options.providers, options.account);
   const gateway = await startGateway(histories, options.gatewayPort || 4010);
-  console.log(`fake gateway API for seed ${options.seed} (${histories.length} payments) on ${gateway.url}; Ctrl-C stops it`);
+  placeInAccount(gateway, played, histories);
+  if (options.account) console.log(`playing account ${options.account}: its payments are served as that account's (see --account)`);
+  console.log(`fake gateway API for seed ${options.seed} (${plural(histories.length, "payment")}) on ${gateway.url}; Ctrl-C stops it`);
   await new Promise<void>((done) => process.once("SIGINT", done));
   await gateway.close();
   return 0;

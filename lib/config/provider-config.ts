@@ -52,6 +52,11 @@ export function credentialVariable(provider: string, credential: ApiCredential):
   return variableOf(provider, credential);
 }
 
+/** The variable that holds a gateway's webhook secrets, e.g. "asaas" -> WEBHOOK_SECRET_ASAAS. */
+export function webhookSecretVariable(provider: string): string {
+  return variableOf(provider, "secrets");
+}
+
 function providerSchema(driver: ProviderDriver) {
   return z
     .object({

@@ -10,6 +10,7 @@ import { randomId, signedWebhook, stripeEvent } from "../testing/gateway-events"
 import { processDeps } from "../testing/payment-events";
 import { createTestApp, ingestWebhook, TEST_SECRETS, type TestApp } from "../testing/test-app";
 import { executeErasure, startErasure } from "./erasures";
+import { searchSubject } from "./find-subject";
 
 // What arrives after an erasure, or while it runs, about the erased person: stored redacted, by
 // whichever of their identifiers it carries, or by the payment it is about.
@@ -27,7 +28,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-type Person = { email: string; customer: string; name: string; cpf?: string };
+type Person = { email: string; customer: string; name: string; cpf?: string; phone?: string };
 
 /** A Stripe charge event naming its person (billing details with their CPF, a description quoting the e-mail), received and processed. */
 async function deliver(chargeId: string, who: Person, kind: "succeeded" | "refund" = "succeeded"): Promise<number> {
@@ -36,7 +37,7 @@ async function deliver(chargeId: string, who: Person, kind: "succeeded" | "refun
     { kind, amountRefunded: kind === "refund" ? 5000 : 0, occurredAtMs: Date.now() - (kind === "refund" ? 0 : 5000) },
   );
   Object.assign(event.data.object, {
-    billing_details: { email: who.email, name: who.name, tax_id: who.cpf ?? null, phone: null },
+    billing_details: { email: who.email, name: who.name, tax_id: who.cpf ?? null, phone: who.phone ?? null },
     description: `Pedido de ${who.email}`,
   });
   expect((await ingestWebhook(app, signedWebhook("stripe", event.id, JSON.stringify(event), TEST_SECRETS.stripe))).status).toBe(200);
@@ -158,5 +159,107 @@ describe("after an erasure", () => {
     // Their payments at the other checkout are theirs too: each customer redacted.
     const { rows: payments } = await app.pool.query("SELECT DISTINCT customer_email FROM payments WHERE customer_id LIKE 'cus_Fabio%'");
     expect(payments).toEqual([]);
+  });
+
+  it("looks again, after remembering the keys, for a phone found only in the first search's last rows: a row naming only it is found", async () => {
+    // Gil's e-mail finds his row (his CPF), his CPF a row at another checkout (a phone, found last),
+    // and the phone a row older than the erasure naming nothing else of his: only the look again reads for it.
+    const gil: Person = { email: "gil.chain@exemplo.com.br", customer: "cus_GilMain", name: "Gil Teixeira Mota", cpf: "390.533.447-05" };
+    await deliver(randomId("ch"), gil);
+    await deliver(randomId("ch"), {
+      email: "g.mota@outro.example",
+      customer: "cus_GilOther",
+      name: "G. T. Mota",
+      cpf: gil.cpf,
+      phone: "+55 11 97654-3210",
+    });
+    const phoneOnlyId = await deliver(randomId("ch"), {
+      email: "gtm@terceiro.example",
+      customer: "cus_GilThird",
+      name: "Gilberto T.",
+      phone: "+55 11 97654-3210",
+    });
+    await erase({ email: gil.email });
+    const { rows } = await app.pool.query("SELECT customer_id, customer_email FROM webhook_inbox WHERE id = $1", [phoneOnlyId]);
+    expect(rows).toEqual([{ customer_id: REDACTED, customer_email: REDACTED }]);
+    for (const identifier of ["gtm@terceiro.example", "cus_GilThird", "97654-3210"]) expect(dump()).not.toContain(identifier);
+  });
+
+  it("finds a row whose writer was still storing it when the erasure began: its search waits for that writer", async () => {
+    const hana: Person = {
+      email: "hana.inflight@exemplo.com.br",
+      customer: "cus_HanaMain",
+      name: "Hana Ribeiro Lopes",
+      cpf: "517.048.226-31",
+    };
+    const templateId = await deliver(randomId("ch"), hana);
+    // A writer that began before the erasure and commits after the erasure asked for the inbox:
+    // a row at another checkout naming only Hana's CPF, its transaction still open.
+    const writer = await app.pool.connect();
+    let committed = false;
+    const commit = async () => {
+      if (committed) return;
+      committed = true;
+      await writer.query("COMMIT");
+    };
+    try {
+      await writer.query("BEGIN");
+      const { rows: inserted } = await writer.query<{ id: string }>(
+        `INSERT INTO webhook_inbox
+         SELECT (jsonb_populate_record(NULL::webhook_inbox, to_jsonb(w) || jsonb_build_object(
+                   'id', nextval('webhook_inbox_id_seq'), 'event_id', 'evt_inflight_hana', 'resource_id', 'ch_inflight_hana',
+                   'customer_id', 'cus_HanaInflight', 'customer_email', 'h.lopes@inflight.example',
+                   'payload', jsonb_build_object('data', jsonb_build_object('object', jsonb_build_object(
+                     'id', 'ch_inflight_hana', 'billing_details', jsonb_build_object('tax_id', $2::text, 'email', 'h.lopes@inflight.example'))))))).*
+           FROM webhook_inbox w WHERE id = $1
+         RETURNING id::text`,
+        [templateId, "51704822631"],
+      );
+      // Someone else's delivery, committed meanwhile: the newest row's id is past the one in flight.
+      await deliver(randomId("ch"), { email: "other.buyer@exemplo.com.br", customer: "cus_OtherBuyer", name: "Outra Pessoa" });
+      const deps = { pool: app.pool, archiveDir, hashKey: HASH_KEY };
+      const erasing = executeErasure(deps, await startErasure(deps, { email: hana.email }, { name: "test" }), async (step) => {
+        // Had the search not waited, the writer commits here, between the searches.
+        if (step === "subject_found") await commit();
+      });
+      // Commit once the erasure waits for the writer (or it found the subject without waiting).
+      for (let waited = 0; !committed && waited < 200; waited += 1) {
+        const { rows } = await app.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'webhook_inbox'::regclass AND mode = 'ShareLock' AND NOT granted",
+        );
+        if (rows[0]!.n > 0) await commit();
+        else await new Promise((tick) => setTimeout(tick, 50));
+      }
+      expect((await erasing)!.status).toBe("done");
+      const { rows } = await app.pool.query("SELECT customer_id, customer_email FROM webhook_inbox WHERE id = $1", [inserted[0]!.id]);
+      expect(rows).toEqual([{ customer_id: REDACTED, customer_email: REDACTED }]);
+    } finally {
+      await commit().catch(() => undefined);
+      writer.release();
+    }
+  });
+
+  it("looking again, reads a document's bodies only in the rows stored after the search that read them began", async () => {
+    const ines: Person = { email: "ines.since@exemplo.com.br", customer: "cus_InesMain", name: "Ines Duarte Neves", cpf: "604.118.392-70" };
+    const elsewhere = (tag: string): Person => ({
+      email: `i.neves.${tag}@outro.example`,
+      customer: `cus_Ines${tag}`,
+      name: "I. Neves",
+      cpf: "60411839270",
+    });
+    await deliver(randomId("ch"), ines);
+    const olderId = await deliver(randomId("ch"), elsewhere("Older"));
+    const { rows: newest } = await app.pool.query<{ id: string }>("SELECT max(id)::text AS id FROM webhook_inbox");
+    const newerId = await deliver(randomId("ch"), elsewhere("Newer"));
+    const store = { pool: app.pool, archiveDir };
+    const read = { documents: ["60411839270"], throughInboxId: Number(newest[0]!.id) };
+    // Known by the CPF only (not the e-mails beside it): which rows the bodies' search returns.
+    const again = await searchSubject(store, { document: "60411839270" }, { known: ["60411839270"], read });
+    expect(again.scope.liveEventIds).toContain(newerId);
+    expect(again.scope.liveEventIds).not.toContain(olderId);
+    // A document not read before is read in every row.
+    const first = await searchSubject(store, { document: "60411839270" });
+    expect(first.scope.liveEventIds).toEqual(expect.arrayContaining([olderId, newerId]));
+    expect(first.documentsRead).toContain("60411839270");
   });
 });

@@ -23,6 +23,8 @@ import { QUEUES } from "../queue/queues";
 import {
   findSubject,
   isEmptyScope,
+  searchSubject,
+  type BodiesRead,
   type SubjectStore,
   requireHashKey,
   subjectHash,
@@ -215,8 +217,12 @@ export async function listErasures(
   return { rows, total: total[0]!.n };
 }
 
-/** `settled`: looked for again once the found keys were remembered and the inbox's writers of that moment ended. */
-type StoredScope = { subject: Subject; found?: SubjectScope; settled?: boolean };
+/**
+ * `settled`: looked for again once the found keys were remembered and the inbox's writers of that
+ * moment ended. `read`: the documents whose bodies were read, and through which row (absent in a
+ * scope kept by a run from before it was recorded: every body is read again).
+ */
+type StoredScope = { subject: Subject; found?: SubjectScope; read?: BodiesRead; settled?: boolean };
 
 async function addCounts(db: Queryable, id: number, counts: ErasureCounts): Promise<void> {
   await db.query(
@@ -337,16 +343,27 @@ function mergeScopes(a: SubjectScope, b: SubjectScope): SubjectScope {
  * was stored as it came. Once the inbox's writers of that moment have ended, every such row is
  * committed and the subject is looked for again by every key; what that finds joins the scope, and
  * new keys are remembered and looked for in turn (a few rounds: each needs a delivery racing it).
+ * Bodies are read again only in the rows stored since the look before began (`read`), but for a
+ * document no body was read for yet.
  */
-async function settleScope(deps: ErasureDeps, hashKey: string, id: number, subject: Subject, found: SubjectScope): Promise<SubjectScope> {
+async function settleScope(
+  deps: ErasureDeps,
+  hashKey: string,
+  id: number,
+  subject: Subject,
+  found: SubjectScope,
+  read: BodiesRead | undefined,
+): Promise<SubjectScope> {
   let scope = found;
   for (let round = 0; round < 3; round += 1) {
-    await waitForInboxWriters(deps.pool);
-    const again = mergeScopes(scope, await findSubject(deps, subject, scope.keys));
+    const throughInboxId = await waitForInboxWriters(deps.pool);
+    const search = await searchSubject(deps, subject, { known: scope.keys, read });
+    read = { documents: union(read?.documents ?? [], search.documentsRead), throughInboxId };
+    const again = mergeScopes(scope, search.scope);
     const newKeys = again.keys.filter((key) => !scope.keys.includes(key));
     scope = again;
     if (newKeys.length === 0) break;
-    await keepScope(deps.pool, hashKey, id, { subject, found: scope }, newKeys);
+    await keepScope(deps.pool, hashKey, id, { subject, found: scope, read }, newKeys);
   }
   await keepScope(deps.pool, hashKey, id, { subject, found: scope, settled: true }, []);
   return scope;
@@ -360,16 +377,21 @@ async function runSteps(deps: ErasureDeps, hashKey: string, id: number, onStep: 
   );
   const row = rows[0];
   if (!row?.scope) return;
-  let found = row.scope.found;
+  let { found, read } = row.scope;
   if (!found) {
     // Erased from the start: a delivery naming the identifier asked for, stored while the subject is
     // looked for, is stored redacted; those found beside it, from the moment they are found.
     await rememberErased(deps.pool, hashKey, id, [subjectIdentifier(row.scope.subject).value]);
-    found = await findSubject(deps, row.scope.subject);
+    // The search sees every row up to this one (no writer in flight): looking again, the bodies it
+    // read need reading only in the rows stored after it.
+    const throughInboxId = await waitForInboxWriters(deps.pool);
+    const search = await searchSubject(deps, row.scope.subject);
+    found = search.scope;
+    read = { documents: search.documentsRead, throughInboxId };
     await onStep("subject_found");
-    await keepScope(deps.pool, hashKey, id, { ...row.scope, found }, found.keys);
+    await keepScope(deps.pool, hashKey, id, { ...row.scope, found, read }, found.keys);
   }
-  if (!row.scope.settled) found = await settleScope(deps, hashKey, id, row.scope.subject, found);
+  if (!row.scope.settled) found = await settleScope(deps, hashKey, id, row.scope.subject, found, read);
   const subject = { identifiers: found.identifiers, erasureId: id };
 
   for (let start = 0; start < found.liveEventIds.length; start += BATCH) {

@@ -74,7 +74,20 @@ type EventHit = {
 const EVENT_COLUMNS = "w.id, w.provider, w.resource_id, w.customer_id, w.customer_email, w.archive_file, w.payload";
 const isEmail = (value: string) => value.includes("@");
 
-async function findRound(store: SubjectStore, emails: string[], customerIds: string[], documents: string[], provider: string | null) {
+/**
+ * The documents a search has read the inbox's bodies for, in every row up to `throughInboxId`
+ * (`waitForInboxWriters`' id from before it began): looking again for those, only later rows are read.
+ */
+export type BodiesRead = { documents: string[]; throughInboxId: number };
+
+async function findRound(
+  store: SubjectStore,
+  emails: string[],
+  customerIds: string[],
+  documents: string[],
+  provider: string | null,
+  read: BodiesRead | undefined,
+) {
   const db = store.pool;
   const payments = new Map<number, PaymentHit>();
   const events = new Map<number, EventHit>();
@@ -103,17 +116,21 @@ async function findRound(store: SubjectStore, emails: string[], customerIds: str
       )
     ).rows,
   );
-  if (documents.length > 0) {
-    // A document is only in bodies: the one search that reads every stored payload.
-    const patterns = documents.flatMap((document) => [`%${document}%`, `%${normalIdentifier(document)}%`]);
-    addEvents(
-      (
-        await db.query<EventHit>(
-          `SELECT ${EVENT_COLUMNS} FROM webhook_inbox w WHERE w.payload IS NOT NULL AND w.payload::text LIKE ANY($1::text[])`,
-          [patterns],
-        )
-      ).rows,
-    );
+  // A document is only in bodies: the one search that reads every stored payload. One read before
+  // for every row up to `read.throughInboxId` is looked for only in the rows stored since.
+  const readBefore = new Set(read?.documents ?? []);
+  const unread = documents.filter((document) => !readBefore.has(document));
+  const readAgain = documents.filter((document) => readBefore.has(document));
+  const patterns = (named: string[]) => named.flatMap((document) => [`%${document}%`, `%${normalIdentifier(document)}%`]);
+  const naming = "w.payload IS NOT NULL AND w.payload::text LIKE ANY($1::text[])";
+  if (unread.length > 0)
+    addEvents((await db.query<EventHit>(`SELECT ${EVENT_COLUMNS} FROM webhook_inbox w WHERE ${naming}`, [patterns(unread)])).rows);
+  if (readAgain.length > 0) {
+    const { rows } = await db.query<EventHit>(`SELECT ${EVENT_COLUMNS} FROM webhook_inbox w WHERE w.id > $2 AND ${naming}`, [
+      patterns(readAgain),
+      read!.throughInboxId,
+    ]);
+    addEvents(rows);
   }
   // The payments of those events, and every event of those payments.
   const addPaymentsOf = async (of: { provider: string; resource_id: string | null }[]) => {
@@ -127,11 +144,13 @@ async function findRound(store: SubjectStore, emails: string[], customerIds: str
   };
   await addPaymentsOf([...events.values()]);
   // What only the archive files hold: archived months, and documents inside retention archives' bodies.
+  // A row is archived days after it was stored (RETENTION_DAYS >= 1): none stored since a document
+  // was read for is in an archive, so the files are read again only for the unread ones.
   const archived = await findArchivedEvents(store, {
     emails,
     customerIds,
     provider,
-    documents,
+    documents: unread,
     charges: [...payments.values()].map((payment) => ({ provider: payment.provider, chargeId: payment.gateway_charge_id })),
   });
   addEvents(archived);
@@ -150,20 +169,40 @@ async function findRound(store: SubjectStore, emails: string[], customerIds: str
   return { payments, events };
 }
 
+/** Finds the subject (searchSubject): what an export lists, a dry run counts and an erasure starts from. */
+export async function findSubject(store: SubjectStore, subject: Subject): Promise<SubjectScope> {
+  return (await searchSubject(store, subject)).scope;
+}
+
 /**
  * Finds the subject: two rounds, the second with the identifiers the first one's rows named (the
  * e-mails and customer ids beside it, the documents and whole phones in their bodies: those single
  * the person out, so a delivery naming only their CPF is theirs too). `known` adds keys found
- * before (an erasure looking again for what was stored meanwhile).
+ * before (an erasure looking again for what was stored meanwhile), `read` the documents whose
+ * bodies were read then. Also says which documents it read bodies for: one found in its last
+ * round's rows is a key, but no body was searched for it yet.
  */
-export async function findSubject(store: SubjectStore, subject: Subject, known: readonly string[] = []): Promise<SubjectScope> {
+export async function searchSubject(
+  store: SubjectStore,
+  subject: Subject,
+  earlier: { known?: readonly string[]; read?: BodiesRead } = {},
+): Promise<{ scope: SubjectScope; documentsRead: string[] }> {
+  const known = earlier.known ?? [];
   const { kind, value } = subjectIdentifier(subject);
   const emails = new Set([...(kind === "email" ? [value] : []), ...known.filter(isEmail)]);
   // A known key is looked for as what it may be: a numeric one is a document, a phone or a customer id.
   const customerIds = new Set([...(kind === "customerId" ? [value] : []), ...known.filter((key) => !isEmail(key))]);
   const documents = new Set([...(kind === "document" ? [value] : []), ...known.filter((key) => numberDigits(key) !== null)]);
   const others = new Set<string>();
-  let found = await findRound(store, [...emails], [...customerIds], [...documents], known.length > 0 ? null : (subject.provider ?? null));
+  const documentsRead = new Set(documents);
+  let found = await findRound(
+    store,
+    [...emails],
+    [...customerIds],
+    [...documents],
+    known.length > 0 ? null : (subject.provider ?? null),
+    earlier.read,
+  );
   for (let round = 0; round < 2; round += 1) {
     const before = emails.size + customerIds.size + documents.size;
     for (const row of [...found.payments.values(), ...found.events.values()]) {
@@ -179,7 +218,8 @@ export async function findSubject(store: SubjectStore, subject: Subject, known: 
       }
     }
     if (round === 1 || emails.size + customerIds.size + documents.size === before) break;
-    found = await findRound(store, [...emails], [...customerIds], [...documents], null);
+    documents.forEach((document) => documentsRead.add(document));
+    found = await findRound(store, [...emails], [...customerIds], [...documents], null, earlier.read);
   }
   const identifiers = [...new Set([...emails, ...customerIds, ...documents, ...others])];
   const archived: Record<string, number[]> = {};
@@ -191,12 +231,15 @@ export async function findSubject(store: SubjectStore, subject: Subject, known: 
     else (archived[event.archive_file] ??= []).push(event.id);
   }
   return {
-    identifiers,
-    keys: [...new Set([...emails, ...customerIds, ...documents])],
-    paymentIds: [...found.payments.keys()].sort((a, b) => a - b),
-    liveEventIds: liveEventIds.sort((a, b) => a - b),
-    archived,
-    partitions,
+    scope: {
+      identifiers,
+      keys: [...new Set([...emails, ...customerIds, ...documents])],
+      paymentIds: [...found.payments.keys()].sort((a, b) => a - b),
+      liveEventIds: liveEventIds.sort((a, b) => a - b),
+      archived,
+      partitions,
+    },
+    documentsRead: [...documentsRead],
   };
 }
 

@@ -1,6 +1,6 @@
 import { accountVariableSuffix, DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import type { AppConfig } from "../config/env";
-import { credentialVariable } from "../config/provider-config";
+import { credentialVariable, webhookSecretVariable } from "../config/provider-config";
 import { DRIVERS, type ProviderName } from "../providers/registry";
 import type { ApiCredential, ApiCredentials } from "../providers/types";
 
@@ -70,4 +70,15 @@ export function credentialSetting(account: Pick<GatewayAccount, "provider" | "na
   if (account.source === "default") return variable;
   if (account.source === "environment") return `${variable}_${accountVariableSuffix(account.name)}`;
   return `the ${credential} of ${account.provider} account "${account.name}"`;
+}
+
+/**
+ * Where an operator sets an account's webhook secrets, for messages: its variable for the default
+ * and environment accounts; for a database account, the account itself (console, CLI or host API).
+ */
+export function secretSetting(account: Pick<GatewayAccount, "provider" | "name" | "source">): string {
+  const variable = webhookSecretVariable(account.provider);
+  if (account.source === "default") return variable;
+  if (account.source === "environment") return `${variable}_${accountVariableSuffix(account.name)}`;
+  return `the webhook secrets of ${account.provider} account "${account.name}"`;
 }

@@ -17,11 +17,16 @@ export type PaymentChange = {
   amountRefunded: number;
   currency: string | null;
   customer: { id: string | null; email: string | null };
+  /** Why the gateway refused the payment as of this version, in its words; null once it succeeded, or when none is known. */
+  declineReason: HostDeclineReason | null;
   cause: { eventId: string | null; type: string | null; occurredAt: string | null };
   committedAt: string;
   /** Only on an erasure's `customer.erased` change: the erasure and every payment it changed. */
   erasure?: ChangeErasure;
 };
+
+/** A decline reason as the host reads it: the gateway's (or issuer's) code and message, either possibly null. */
+export type HostDeclineReason = { code: string | null; message: string | null };
 
 /** What an erasure's one change tells the host: which erasure, and every payment whose customer it erased. */
 export type ChangeErasure = { id: string; payments: { provider: string; account: string; chargeId: string }[] };
@@ -44,6 +49,7 @@ const RECORDED = {
   eventType: "event_type",
   occurredAt: "occurred_at",
   account: "gateway_account",
+  declineReason: "decline_reason",
 } as const;
 
 export type RecordedChange = { [Field in keyof typeof RECORDED]: string } & {
@@ -83,6 +89,10 @@ export const changeIdSql = (alias: string) => `'chg_' || ${alias}.id`;
 /** A timestamptz column as the host's APIs write times: UTC, microseconds, `Z`. */
 export const utcTimeSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
+/** A decline_reason column (jsonb, keys optional) as a HostDeclineReason: both keys always there. */
+export const declineReasonJsonSql = (column: string) =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE json_build_object('code', ${column} ->> 'code', 'message', ${column} ->> 'message') END`;
+
 /**
  * The gateways of the payments an erasure's change (alias `alias`) lists, null on any other change:
  * a reader filtered by provider or status gets the erasure when it lists a payment of its gateways,
@@ -95,6 +105,7 @@ const CHANGE_FIELDS = `
   'id', ${changeIdSql("c")}, 'provider', c.provider, 'account', c.gateway_account, 'chargeId', c.gateway_charge_id, 'version', c.version,
   'status', c.status, 'previousStatus', c.previous_status, 'amount', c.amount, 'amountRefunded', c.amount_refunded,
   'currency', c.currency, 'customer', json_build_object('id', c.customer_id, 'email', c.customer_email),
+  'declineReason', ${declineReasonJsonSql("c.decline_reason")},
   'cause', json_build_object('eventId', c.event_id, 'type', c.event_type, 'occurredAt', ${utcTimeSql("c.occurred_at")}),
   'committedAt', ${utcTimeSql("c.committed_at")}`;
 

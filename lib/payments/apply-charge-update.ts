@@ -166,6 +166,7 @@ const RECORD_CHANGES = recordChangesSql(
     eventType: "d.event_type",
     occurredAt: "d.occurred_at::timestamptz",
     account: "p.gateway_account",
+    declineReason: "p.decline_reason",
   },
   `(SELECT *, 'create' AS kind FROM created UNION ALL SELECT *, 'apply' FROM applied) p
       JOIN decided d ON d.kind = p.kind AND d.provider = p.provider AND d.charge_id = p.gateway_charge_id`,
@@ -189,7 +190,7 @@ const WRITE_PAYMENTS = plannedPerCall(`
      WHERE kind = 'create'
      ORDER BY provider, charge_id
     ON CONFLICT (provider, gateway_charge_id) DO NOTHING
-    RETURNING id, provider, gateway_charge_id, version, amount, currency, customer_id, customer_email, gateway_account
+    RETURNING id, provider, gateway_charge_id, version, amount, currency, customer_id, customer_email, gateway_account, decline_reason
   ), applied AS (
     UPDATE payments p
        SET status = d.status, amount_refunded = d.amount_refunded,
@@ -204,7 +205,8 @@ const WRITE_PAYMENTS = plannedPerCall(`
            version = p.version + 1, updated_at = now()
       FROM decided d
      WHERE p.id = d.payment_id AND d.kind = 'apply'
-    RETURNING p.id, p.provider, p.gateway_charge_id, p.version, p.amount, p.currency, p.customer_id, p.customer_email, p.gateway_account
+    RETURNING p.id, p.provider, p.gateway_charge_id, p.version, p.amount, p.currency, p.customer_id, p.customer_email, p.gateway_account,
+              p.decline_reason
   ), seen_again AS (
     UPDATE payments p
        SET last_gateway_event_at = CASE WHEN ${SEEN_LATER} THEN d.at::timestamptz ELSE p.last_gateway_event_at END,

@@ -6,7 +6,9 @@ import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { readFixture } from "@/lib/testing/gateway-fixtures";
 import { asaasDriver } from "../providers/asaas";
 import type { ChargeSnapshot } from "../canonical/charge-event";
+import { changeFeedQuerySchema, createChangeFeed, readChangeFeed } from "../outbox/read-change-feed";
 import { applyChargeUpdates } from "./apply-charge-update";
+import { getHostPayment } from "./get-payment";
 
 // A refusal is stored with the payment while it has not succeeded and cleared once it does: an Asaas
 // card refused (the payment stays open to another try, as the refetch shows it) and then paid, read
@@ -86,9 +88,31 @@ describe("a payment's decline reason", () => {
 
     await observe(await refetched("RECEIVED", "PAYMENT_RECEIVED"), "PAYMENT_RECEIVED");
     expect(await stored()).toMatchObject({ status: "paid", decline_reason: null });
+    expect((await getHostPayment(app.pool, "asaas", chargeId))?.declineReason).toBeNull();
     expect((await getPaymentView(app.pool, "admin", refused.id))?.decline).toBeNull();
     const [header2, row2] = await csvOf();
     expect(row2![header2!.indexOf("decline_code")]).toBe("");
+  });
+
+  it("reaches the host: the lookup has the payment's, each feed entry its version's, both keys always there", async () => {
+    const refusal = { code: "PAYMENT_CREDIT_CARD_CAPTURE_REFUSED", message: "Credit card payment failure" };
+    await observe(await refetched("PENDING", "PAYMENT_CREDIT_CARD_CAPTURE_REFUSED"), "PAYMENT_CREDIT_CARD_CAPTURE_REFUSED");
+    expect(await getHostPayment(app.pool, "asaas", chargeId)).toMatchObject({ status: "pending", declineReason: refusal });
+    const failed = {
+      ...(await refetched("PENDING", "PAYMENT_UPDATED")),
+      status: "failed" as const,
+      declineReason: { message: "Saldo insuficiente" },
+    };
+    await observe(failed, "PAYMENT_UPDATED");
+    expect(await getHostPayment(app.pool, "asaas", chargeId)).toMatchObject({
+      status: "failed",
+      declineReason: { code: null, message: "Saldo insuficiente" },
+    });
+    const { data } = await readChangeFeed(createChangeFeed(app.pool), changeFeedQuerySchema.parse({ limit: "10" }));
+    expect(data.map(({ version, status, declineReason }) => ({ version, status, declineReason }))).toEqual([
+      { version: 1, status: "pending", declineReason: refusal },
+      { version: 2, status: "failed", declineReason: { code: null, message: "Saldo insuficiente" } },
+    ]);
   });
 
   it("is kept by a later observation that says nothing of it while the payment has not succeeded", async () => {

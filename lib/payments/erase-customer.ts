@@ -40,6 +40,7 @@ const RECORD_ERASURE = `
       eventType: `'${CUSTOMER_ERASED}'`,
       occurredAt: "now()",
       account: "p.gateway_account",
+      declineReason: "p.decline_reason",
       erasure: "$3::jsonb",
     },
     "erased p",

@@ -1,6 +1,6 @@
 import type { DeclineReason } from "../canonical/charge-event";
 import type { Queryable } from "../db/pool";
-import { utcTimeSql } from "../outbox/payment-change";
+import { declineReasonJsonSql, utcTimeSql, type HostDeclineReason } from "../outbox/payment-change";
 
 export type PaymentRecord = {
   id: number;
@@ -60,6 +60,8 @@ export type HostPayment = {
   registeredBy: "host" | "gateway";
   lastGatewayEventAt: string | null;
   updatedAt: string;
+  /** Why the gateway refused it, until it succeeded; null when no refusal is known. */
+  declineReason: HostDeclineReason | null;
 };
 
 const HOST_PAYMENT_JSON = `json_build_object(
@@ -67,7 +69,7 @@ const HOST_PAYMENT_JSON = `json_build_object(
   'amount', p.amount, 'amountRefunded', p.amount_refunded, 'currency', p.currency,
   'customer', json_build_object('id', p.customer_id, 'email', p.customer_email),
   'registeredBy', p.registered_by, 'lastGatewayEventAt', ${utcTimeSql("p.last_gateway_event_at")},
-  'updatedAt', ${utcTimeSql("p.updated_at")})`;
+  'updatedAt', ${utcTimeSql("p.updated_at")}, 'declineReason', ${declineReasonJsonSql("p.decline_reason")})`;
 
 export async function getHostPayment(db: Queryable, provider: string, chargeId: string): Promise<HostPayment | null> {
   const { rows } = await db.query<{ payment: HostPayment }>(

@@ -5,6 +5,7 @@ import { useState, useTransition } from "react";
 import type { Finding, RequestedReconciliation } from "@/lib/console/reconciliation-actions";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
+import { Breakable } from "@/app/_components/breakable";
 import { reconcileGateway } from "./actions";
 import { agree, plural, statusLabel } from "@/lib/text/words";
 
@@ -12,7 +13,11 @@ const column = dataColumns<Finding>();
 const findingColumns = column.columns([
   column.accessor("kind", { header: "Kind", cell: (info) => statusLabel(info.getValue()) }),
   column.accessor((finding) => finding.resourceId ?? "—", { id: "charge", header: "Charge", meta: { mono: true } }),
-  column.accessor((finding) => finding.eventType ?? "—", { id: "event", header: "Event" }),
+  column.accessor((finding) => finding.eventType ?? "—", {
+    id: "event",
+    header: "Event",
+    cell: (info) => <Breakable text={info.getValue()} />,
+  }),
   column.accessor((finding) => (finding.theirs ? `${statusLabel(finding.ours ?? "none")} → ${statusLabel(finding.theirs)}` : "—"), {
     id: "states",
     header: "Ours → gateway's",

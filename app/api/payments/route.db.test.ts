@@ -64,6 +64,7 @@ describe("POST /api/payments", () => {
       amountRefunded: 0,
       currency: "brl",
       customer: { id: null, email: "bia@example.com" },
+      declineReason: null,
       registeredBy: "host",
       lastGatewayEventAt: null,
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),

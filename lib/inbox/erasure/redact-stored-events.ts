@@ -403,10 +403,16 @@ export async function removeReplacedPartitionArchives(deps: { pool: Pool; archiv
  * erasure's newly remembered identifiers held that lock already: waiting for a lock that conflicts
  * with it (SHARE, held for an instant; deliveries queue behind it meanwhile) waits for that statement,
  * and the row it stored unredacted is there for the erasure to find. Bounded by `lock_timeout`.
+ *
+ * Returns the newest row's id at that instant: every row up to it is committed, and every row stored
+ * later has a greater one (its statement takes the lock before it draws its id from the sequence),
+ * so a search that begins now sees every row up to it, and looking again needs only the rows after.
  */
-export async function waitForInboxWriters(db: Pool, timeoutMs = 30_000): Promise<void> {
-  await withTransaction(db, async (tx) => {
+export async function waitForInboxWriters(db: Pool, timeoutMs = 30_000): Promise<number> {
+  return withTransaction(db, async (tx) => {
     await tx.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
     await tx.query("LOCK TABLE webhook_inbox IN SHARE MODE");
+    const { rows } = await tx.query<{ id: string | null }>("SELECT max(id)::text AS id FROM webhook_inbox");
+    return Number(rows[0]!.id ?? 0);
   });
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { Breakable } from "@/app/_components/breakable";
 import { StatusBadge } from "@/app/_components/status-badge";
 import { TimelineTable } from "@/app/_components/timeline-table.client";
 import { displayZone } from "@/app/_server/display-zone";
@@ -27,7 +28,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
     <>
       <div className="row">
         <h1>
-          {event.provider} · {event.eventType}
+          {event.provider} · <Breakable text={event.eventType} />
         </h1>
         <StatusBadge status={event.status} reason={event.ignoredReason} explanation={explanation} />
         <span className="spacer" />

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Breakable } from "@/app/_components/breakable";
 import type { FactSource } from "@/lib/console/get-payment-view";
 
 /** Each fact with the event that supplied it ("customer e-mail: charge.succeeded evt_…, ignored"). */
@@ -13,7 +14,7 @@ export function FactSources({ sources, registered }: { sources: FactSource[]; re
             {source.eventId}
           </Link>{" "}
           <span className="muted">
-            ({source.eventType}, {source.status}
+            (<Breakable text={source.eventType} />, {source.status}
             {source.source === "refetch" ? ", refetched" : ""})
           </span>
         </li>

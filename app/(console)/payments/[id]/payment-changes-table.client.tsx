@@ -1,5 +1,6 @@
 "use client";
 
+import { Breakable } from "@/app/_components/breakable";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DeliveryBadge } from "@/app/_components/delivery-badge";
 import { DisplayTime } from "@/app/_components/display-time.client";
@@ -32,7 +33,7 @@ const columns = column.columns([
     meta: { mono: true },
     cell: (info) => (
       <>
-        {info.getValue()} <span className="muted">{info.row.original.eventId}</span>
+        <Breakable text={info.getValue() ?? ""} /> <span className="muted">{info.row.original.eventId}</span>
       </>
     ),
   }),

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { Breakable } from "@/app/_components/breakable";
 import { DataTable, dataColumns } from "@/app/_components/data-table.client";
 import { DisplayTime } from "@/app/_components/display-time.client";
 import { FullId } from "@/app/_components/full-id.client";
@@ -34,7 +35,7 @@ function EffectText({ effect }: { effect: PaymentEffect }) {
 const breakdown = dataColumns<Breakdown>();
 const breakdownColumns = breakdown.columns([
   breakdown.accessor("provider", { header: "Provider" }),
-  breakdown.accessor("eventType", { header: "Type" }),
+  breakdown.accessor("eventType", { header: "Type", cell: (info) => <Breakable text={info.getValue()} /> }),
   breakdown.accessor("status", { header: "Status now", cell: (info) => <StatusBadge status={info.getValue()} /> }),
   breakdown.accessor("events", { header: "Events", meta: { numeric: true } }),
 ]);
@@ -96,7 +97,7 @@ const sampleColumns = sample.columns([
     header: "Event",
     cell: (info) => (
       <Link href={`/events/${info.row.original.id}`}>
-        {info.row.original.provider} {info.getValue()}
+        {info.row.original.provider} <Breakable text={info.getValue()} />
       </Link>
     ),
   }),
