@@ -2,14 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool, type Pool } from "@/lib/db/pool";
-import { generateSecret } from "@/lib/destinations/sign-message";
 import { changeFeedQuerySchema, createChangeFeed, readChangeFeed } from "@/lib/outbox/read-change-feed";
 import { createProducer } from "@/lib/queue/boss";
 import { sendAll, planWebhooks } from "../simulator/send-webhooks";
 import { generateHistories } from "../simulator/history";
-import { startHostReceiver } from "../simulator/host-receiver";
 import { inProcessSender } from "./ingest-sender";
 import { freshBenchDatabase } from "./bench-database";
+import { describeDelivered, startDestinationHost, waitAllDelivered, type DestinationHost } from "./destination-host";
 import { processRssMb } from "./group-rss";
 import { plural } from "@/lib/text/words";
 
@@ -26,7 +25,6 @@ import { plural } from "@/lib/text/words";
 const { values } = parseArgs({ args: process.argv.slice(2), options: { events: { type: "string", default: "10000" } } });
 const targetEvents = Number(values.events);
 const secrets = { stripe: "whsec_bench_stripe" };
-const destinationSecret = generateSecret();
 
 function startWorker(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
@@ -71,9 +69,9 @@ async function backlog(name: string, env: Record<string, string>) {
 const PENDING = "SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'";
 // A host per pushing phase: the copies of the backlog number their changes alike, and a host dedupes
 // on the change id and checks each payment's versions.
-const hosts = [] as Awaited<ReturnType<typeof startHostReceiver>>[];
+const hosts: DestinationHost[] = [];
 async function newHost() {
-  const host = await startHostReceiver(destinationSecret);
+  const host = await startDestinationHost();
   hosts.push(host);
   return host;
 }
@@ -89,26 +87,18 @@ const workers: ChildProcess[] = [];
 /** One worker drains a backlog (pushing to a new host receiver when `destination`); its events/s and changes. */
 async function drain(database: Backlog, destination: boolean) {
   const receiver = await newHost();
-  const worker = startWorker({
-    ...baseEnv,
-    DATABASE_URL: database.url,
-    ...(destination ? { DESTINATION_URL: receiver.url, DESTINATION_SECRET: destinationSecret } : {}),
-  });
+  const worker = startWorker({ ...baseEnv, DATABASE_URL: database.url, ...(destination ? receiver.env : {}) });
   workers.push(worker);
   const seconds = await until(database.pool, PENDING, (n) => n === 0);
   const changes = await count(database.pool, "SELECT count(*)::int AS n FROM payment_changes");
-  const deliveredAfter = destination
-    ? await until(database.pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'", (n) => n === changes)
-    : 0;
+  const delivered = destination ? await waitAllDelivered(database.pool, receiver.host) : null;
   const rss = processRssMb(worker.pid!);
   await stopWorker(worker);
   const rate = database.events / seconds;
   console.log(
     `drain, ${destination ? "one destination" : "no destination"}: ${plural(database.events, "event")} in ${seconds.toFixed(1)}s = ${rate.toFixed(0)} events/s ` +
       `(${plural(changes, "change")})` +
-      (destination
-        ? ` · last change delivered ${deliveredAfter.toFixed(1)}s after the drain, ${receiver.applied.length} verified by the host, ${receiver.outOfOrder.length} out of order`
-        : "") +
+      (delivered ? ` · last change delivered ${delivered.seconds.toFixed(1)}s after the drain, ${describeDelivered(delivered)}` : "") +
       ` · worker RSS ${rss} MB`,
   );
   return { rate, changes };
@@ -123,21 +113,16 @@ try {
 
   // 2. Push every change of the first drain to one destination, one worker.
   const receiver = await newHost();
-  await first.pool.query("INSERT INTO destinations (name, url, secret) VALUES ('bench', $1, $2)", [receiver.url, destinationSecret]);
+  await first.pool.query("INSERT INTO destinations (name, url, secret) VALUES ('bench', $1, $2)", [receiver.host.url, receiver.secret]);
   const pusher = startWorker({ ...baseEnv, DATABASE_URL: first.url });
   workers.push(pusher);
-  const deliverSeconds = await until(
-    first.pool,
-    "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'",
-    (n) => n === changes,
-  );
+  const delivered = await waitAllDelivered(first.pool, receiver.host);
   const rss = processRssMb(pusher.pid!);
   await stopWorker(pusher);
-  const deliverRate = changes / deliverSeconds;
+  const deliverRate = changes / delivered.seconds;
   console.log(
-    `deliver: ${plural(changes, "change")} to one destination in ${deliverSeconds.toFixed(1)}s = ${deliverRate.toFixed(0)} changes/s ` +
-      `(${(deliverRate / drainRate).toFixed(2)}x the drain) · ${receiver.applied.length} verified by the host, ` +
-      `${receiver.outOfOrder.length} out of order · worker RSS ${rss} MB`,
+    `deliver: ${plural(changes, "change")} to one destination in ${delivered.seconds.toFixed(1)}s = ${deliverRate.toFixed(0)} changes/s ` +
+      `(${(deliverRate / drainRate).toFixed(2)}x the drain) · ${describeDelivered(delivered)} · worker RSS ${rss} MB`,
   );
 
   // 3. One reader follows the feed from the start.
@@ -165,7 +150,7 @@ try {
   );
 } finally {
   await Promise.all(workers.map(stopWorker));
-  for (const host of hosts) await host.close();
+  for (const { host } of hosts) await host.close();
   for (const database of databases) {
     await database.pool.end();
     await database.drop();

@@ -8,8 +8,10 @@ import { sendAll, planWebhooks } from "../simulator/send-webhooks";
 import { fakeGatewayEnv, startFakeGateway } from "../simulator/fake-gateway";
 import { generateHistories } from "../simulator/history";
 import { inProcessSender } from "./ingest-sender";
-import { copyBenchDatabase, flattenInbox, freshBenchDatabase, loadWithoutRollupTrigger } from "./bench-database";
+import { copyBenchDatabase, flattenInbox, freshBenchDatabase } from "./bench-database";
+import { seedInbox } from "./seed-inbox";
 import { countCpu } from "./cpu-time";
+import { describeDelivered, startDestinationHost, waitAllDelivered } from "./destination-host";
 import { findPgbench, measureDrainCeiling } from "./drain-ceiling";
 import { processRssMb } from "./group-rss";
 import { pendingCount, startWorkers, stopWorkers, waitDrained } from "./run-workers";
@@ -17,12 +19,17 @@ import { printStatementProfile, resetStatementProfile } from "./statement-profil
 import { startOwnPostgres } from "../harness/own-postgres";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]
-// [--ceiling-batches 1,8] [--seed-events N]`: how fast worker processes drain a backlog. For each worker count: a
-// fresh database (on TEST_DATABASE_URL's server), N events ingested with no worker running, then
-// that many `npm run worker` processes started and timed until nothing is pending. Prints events/s,
-// the attempts' p50/p95 duration, each event's CPU and the workers' resident memory at the end.
-// Then the database's own ceiling on a copy of the same backlog, with pgbench and no worker, for
-// each batch size (events per transaction): see drain-ceiling.sql; an empty list skips it.
+// [--ceiling-batches 1,8] [--no-destination] [--seed-events N]`: how fast worker processes drain a
+// backlog. For each worker count: a fresh database (on TEST_DATABASE_URL's server), N events
+// ingested with no worker running, then that many `npm run worker` processes started and timed until
+// nothing is pending. Prints events/s, the attempts' p50/p95 duration, each event's CPU and the
+// workers' resident memory at the end.
+// Then, unless --no-destination, the same backlog (a copy made before the first drain) drained again
+// by as many workers with one destination configured (DESTINATION_URL), pushing every change to a
+// local host that verifies each with standardwebhooks: its rate, the ratio with / without, and
+// whether every change was delivered and verified.
+// Then the database's own ceiling on another copy of the same backlog, with pgbench and no worker,
+// for each batch size (events per transaction): see drain-ceiling.sql; an empty list skips it.
 // --rollup-cost drains the same backlog a second time with the overview rollup's settle trigger
 // off, and prints the ratio: what the rollup costs.
 // Some events are always refetched (Stripe disputes, Standard refunds): a fake gateway that knows
@@ -43,6 +50,7 @@ const { values } = parseArgs({
     "rollup-cost": { type: "boolean", default: false },
     "ceiling-batches": { type: "string", default: "1,8" },
     "no-baseline": { type: "boolean", default: false },
+    "no-destination": { type: "boolean", default: false },
     "seed-events": { type: "string", default: "0" },
   },
 });
@@ -58,42 +66,25 @@ const secrets = { stripe: "whsec_bench_stripe", standard: "whsec_YmVuY2gtc3RhbmR
 type Schema = "partitioned" | "unpartitioned";
 type Figures = { ingestPerSecond: number; drainPerSecond: number };
 
-const SEED_BATCH = 100_000;
-
 /**
- * `count` settled Stripe events over the last ~23 days (this month's partition and the default
- * one), with their ledger keys, through every index: what the inbox holds before the backlog comes.
+ * `workers` worker processes drain the backlog copy at `url` with one destination configured,
+ * pushing to a local host; the drain rate, and once every change is delivered, what the host verified.
  */
-async function seedInbox(url: string, count: number): Promise<void> {
-  const started = Date.now();
-  const pool = createPool(url, 1, "bench");
+async function drainWithDestination(url: string, workers: number, env: Record<string, string>, backlog: number) {
+  const { host, env: destinationEnv } = await startDestinationHost();
+  const pool = createPool(url, 2, "bench");
+  const children: ChildProcess[] = [];
   try {
-    await loadWithoutRollupTrigger(pool, async () => {
-      for (let from = 1; from <= count; from += SEED_BATCH) {
-        await pool.query(
-          `WITH seeded AS (
-             INSERT INTO webhook_inbox (provider, event_id, event_type, resource_id, customer_id, customer_email, payload, raw_body,
-                                        occurred_at, occurred_at_precision, received_at, status, attempts, processed_at)
-             SELECT 'stripe', 'evt_seed_' || g, 'charge.succeeded', 'ch_seed_' || (g / 2), 'cus_seed_' || (g % 50000),
-                    'seed' || (g % 50000) || '@example.com',
-                    jsonb_build_object('id', 'evt_seed_' || g, 'type', 'charge.succeeded',
-                      'data', jsonb_build_object('object', jsonb_build_object('id', 'ch_seed_' || (g / 2), 'amount', 1000 + g % 9000))),
-                    convert_to('{"id":"evt_seed_' || g || '"}', 'UTF8'),
-                    now() - make_interval(secs => g % 2000000) - interval '1 second', 'second', now() - make_interval(secs => g % 2000000),
-                    'processed', 1, now()
-               FROM generate_series($1::int, $2::int) AS g
-             RETURNING provider, event_id, id, received_at
-           )
-           INSERT INTO inbox_event_keys (provider, event_id, inbox_id, received_at) SELECT * FROM seeded`,
-          [from, Math.min(count, from + SEED_BATCH - 1)],
-        );
-      }
-    });
-    await pool.query("VACUUM ANALYZE webhook_inbox");
+    const started = Date.now();
+    children.push(...startWorkers(workers, { ...env, DATABASE_URL: url, ...destinationEnv }));
+    await waitDrained(pool);
+    const perSecond = backlog / ((Date.now() - started) / 1000);
+    return { perSecond, delivered: await waitAllDelivered(pool, host) };
   } finally {
+    await stopWorkers(children);
     await pool.end();
+    await host.close();
   }
-  console.log(`[seeded] ${count} settled events written first in ${((Date.now() - started) / 1000).toFixed(0)}s`);
 }
 
 async function benchmark(workers: number, rollup = true, schema: Schema = "partitioned", seed = 0): Promise<Figures> {
@@ -126,6 +117,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
   const children: ChildProcess[] = [];
   let producing = true;
   const ceilingCopies: { batch: number; pgbench: string; url: string; drop: () => Promise<void> }[] = [];
+  let destinationCopy: { url: string; drop: () => Promise<void> } | undefined;
   try {
     const plan = planWebhooks(histories, { secrets, duplicateRate: 0, shuffle: "full", seed: workers }).slice(0, targetEvents);
     const ingest = await sendAll(plan, inProcessSender({ pool, boss, config }), { concurrency: 16, secrets });
@@ -138,14 +130,18 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
 
     // The statistics a database with autovacuum would have by now (the job fetch plans on them).
     await pool.query("ANALYZE");
-    if (pgbench && rollup && schema === "partitioned" && seed === 0 && ceilingBatches.length > 0) {
-      // The same backlog for the database's own ceilings, measured once the worker is done.
+    const main = rollup && schema === "partitioned" && seed === 0;
+    const ceilings = main && pgbench && ceilingBatches.length > 0 ? ceilingBatches : [];
+    if (ceilings.length > 0 || (main && !values["no-destination"])) {
+      // The same backlog for the database's own ceilings and the drain with a destination, measured
+      // once the worker is done (a copy needs its source without sessions).
       await boss.stop({ graceful: false });
       producing = false;
       await pool.end();
-      for (const batch of ceilingBatches) {
-        ceilingCopies.push({ batch, pgbench, ...(await copyBenchDatabase(name, `${name}_ceiling_${batch}`)) });
+      for (const batch of ceilings) {
+        ceilingCopies.push({ batch, pgbench: pgbench!, ...(await copyBenchDatabase(name, `${name}_ceiling_${batch}`)) });
       }
+      if (!values["no-destination"]) destinationCopy = await copyBenchDatabase(name, `${name}_destination`);
       pool = createPool(url, 20, "bench");
     }
     if (!rollup) await pool.query("ALTER TABLE webhook_inbox DISABLE TRIGGER inbox_hourly_counts_update");
@@ -179,6 +175,15 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
         `at most ${((availableParallelism() * 1000) / (perEvent.database + perEvent.worker)).toFixed(0)} events/s on this machine`,
     );
     await stopWorkers(children);
+    if (destinationCopy) {
+      const withDestination = await drainWithDestination(destinationCopy.url, workers, env, backlog);
+      console.log(
+        `drain with one destination (DESTINATION_URL, a local host verifying each push), same backlog, ${workers} worker(s): ` +
+          `${withDestination.perSecond.toFixed(0)} events/s vs ${(backlog / seconds).toFixed(0)} without = ` +
+          `${(withDestination.perSecond / (backlog / seconds)).toFixed(2)}x · last change delivered ` +
+          `${withDestination.delivered.seconds.toFixed(1)}s after the drain · ${describeDelivered(withDestination.delivered)}`,
+      );
+    }
     const { rows: applied } = await pool.query<{ inbox_id: string }>("SELECT inbox_id FROM payment_transitions WHERE inbox_id IS NOT NULL");
     for (const copy of ceilingCopies) {
       const ceiling = await measureDrainCeiling(
@@ -203,6 +208,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
     await pool.end();
     await gateway.close();
     for (const copy of ceilingCopies) await copy.drop();
+    await destinationCopy?.drop();
     await drop();
   }
 }

@@ -12,6 +12,7 @@ import { startAppServer, stopChild } from "../harness/app-server";
 import { startOwnPostgres } from "../harness/own-postgres";
 import { webhookFor, randomId, type PaymentFacts, type SignedWebhook } from "@/lib/testing/gateway-events";
 import { seedStripeAccounts } from "./seed-accounts";
+import { seedInbox } from "./seed-inbox";
 import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";
@@ -42,6 +43,9 @@ import { groupPids, groupRssMb } from "./group-rss";
 // process's resident memory. Builds the app first when there is no .next build.
 // `--accounts-only` measures the account targets alone (A B C C B A), with the time a process's
 // cache takes to read and open the N accounts.
+// `--seed-events N` adds two targets: `npm run ingest` on a database whose inbox already holds N
+// settled events (e2e/bench/seed-inbox.ts) and on one with an empty inbox, no worker on either, and
+// prints their ratio; `--seed-only` measures those two alone (A B B A).
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -52,12 +56,15 @@ const { values } = parseArgs({
     "soak-seconds": { type: "string", default: "0" },
     accounts: { type: "string", default: "10000" },
     "accounts-only": { type: "boolean", default: false },
+    "seed-events": { type: "string", default: "0" },
+    "seed-only": { type: "boolean", default: false },
   },
 });
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
 const rate = Number(values.rate);
 const accountCount = Number(values.accounts);
+const seedEvents = Number(values["seed-events"]);
 const secret = "whsec_bench_ingest";
 const ACCOUNT_SECRETS_KEY = "bench-account-secrets-key-0123456789abcdef";
 
@@ -421,8 +428,67 @@ function printAccountsRatio(one: Result, held: Result, spread: Result, loadMs: n
   );
 }
 
+/**
+ * The seeded targets: `npm run ingest` on a database whose inbox is empty, and on one holding
+ * `seedEvents` settled events with their ledger keys (what a long-lived inbox holds: the inserts
+ * go through every index and the ledger's unique key at that size). No worker on either.
+ */
+async function seededTargets(name: string, env: Record<string, string>): Promise<Target[]> {
+  const started: Target[] = [];
+  for (const [suffix, count] of [
+    ["empty", 0],
+    ["seeded", seedEvents],
+  ] as const) {
+    const database = await freshBenchDatabase(`${name}_${suffix}`);
+    cleanups.push({ what: `dropping database ${name}_${suffix}`, run: database.drop });
+    if (count > 0) await seedInbox(database.url, count);
+    const port = await freePort();
+    const server = startScript("worker/ingest-server.ts", { ...env, DATABASE_URL: database.url, INGEST_PORT: String(port) });
+    cleanups.push({ what: `stopping the ingest on the ${suffix} inbox`, run: () => stopChild(server) });
+    const url = `http://127.0.0.1:${port}`;
+    await waitListening(url);
+    const title = `npm run ingest, ${count > 0 ? `${count.toLocaleString("en-US")} settled events` : "an empty inbox"}, no worker`;
+    started.push([title, url, "/api/webhooks/stripe", server.pid!]);
+  }
+  return started;
+}
+
+function printSeededRatio(empty: Result, seeded: Result): void {
+  console.log(
+    `seeded inbox: ingest on ${seedEvents.toLocaleString("en-US")} settled events / on an empty inbox = ` +
+      `${(seeded.rps / empty.rps).toFixed(2)}x (goal >= 0.8) · ${seeded.rps.toFixed(0)} vs ${empty.rps.toFixed(0)} req/s · ` +
+      `p99 ${seeded.p99} / ${empty.p99} ms`,
+  );
+}
+
+/** `--seed-only`: the seeded targets alone, A B B A, and their ratio. */
+async function runSeeded(): Promise<void> {
+  const targets = await seededTargets(`webhook_inbox_bench_seeded_${process.pid}`, {
+    WEBHOOK_SECRET_STRIPE: secret,
+    SWEEPER_STALE_MINUTES: "60",
+  });
+  console.log(
+    `seeded-inbox benchmark: ${connections} connections, 2 x ${seconds}s per target (A B B A, after a 3s warm-up each), no worker`,
+  );
+  const runs = new Map<string, Result[]>();
+  for (const [title, base, path] of [...targets, ...[...targets].reverse()]) {
+    await load(title, base, path, { seconds: 3 });
+    const measured = await load(title, base, path, { seconds });
+    console.log(`  ${title}: ${measured.rps.toFixed(0)} req/s, p99 ${measured.p99} ms`);
+    runs.set(title, [...(runs.get(title) ?? []), measured]);
+  }
+  const [empty, seeded] = targets.map(([title]) => combineResults(runs.get(title)!)) as [Result, Result];
+  console.log("\n| target | req/s | p50 ms | p99 ms | requests | non-2xx/errors |\n|---|---|---|---|---|---|");
+  for (const r of [empty, seeded]) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
+  printSeededRatio(empty, seeded);
+}
+
 async function run(): Promise<void> {
   if (values["accounts-only"]) return runAccounts();
+  if (values["seed-only"]) {
+    if (!(seedEvents > 0)) throw new Error("--seed-only needs --seed-events N");
+    return runSeeded();
+  }
   const name = `webhook_inbox_bench_ingest_${process.pid}`;
   const { url, drop } = await freshBenchDatabase(name);
   cleanups.push({ what: `dropping database ${name}`, run: drop });
@@ -472,6 +538,7 @@ async function run(): Promise<void> {
   const partIngestUrl = `http://127.0.0.1:${partIngestPort}`;
   const flatIngestUrl = `http://127.0.0.1:${flatIngestPort}`;
   const accounts = await accountTargets(name, env);
+  const seeded = seedEvents > 0 ? await seededTargets(name, env) : [];
   await Promise.all([bareUrl, seedUrl, ingestUrl, offUrl, partIngestUrl, flatIngestUrl].map((serverUrl) => waitListening(serverUrl)));
   console.log(
     `ingest benchmark: ${connections} connections, 2 x ${seconds}s per target (A B C ... C B A, after a 3s warm-up each), worker draining throughout`,
@@ -486,6 +553,7 @@ async function run(): Promise<void> {
     ["npm run ingest, partitioned inbox, no worker", partIngestUrl, "/api/webhooks/stripe", partIngest.pid!],
     ["npm run ingest, unpartitioned inbox, no worker (baseline)", flatIngestUrl, "/api/webhooks/stripe", flatIngest.pid!],
     ...accounts.targets,
+    ...seeded,
   ];
   // Measured in the order A B C ... C B A: the worker's backlog grows through the run, and each
   // target's two halves then see, between them, the same background as every other target's.
@@ -559,6 +627,10 @@ async function run(): Promise<void> {
           `${(Number(ceiling.tps) / Number(flatCeiling.tps)).toFixed(2)}x partitioned / unpartitioned`),
   );
   printAccountsRatio(oneAccount, heldAccounts, spreadAccounts, accounts.loadMs);
+  if (seeded.length > 0) {
+    const result = (title: string) => counted.find((entry) => entry.name === title)!;
+    printSeededRatio(result(seeded[0]![0]), result(seeded[1]![0]));
+  }
   printCpuPerRequest(counted, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);

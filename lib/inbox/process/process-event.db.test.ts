@@ -572,6 +572,20 @@ describe("processEvents: a batch settles together, each event as it would alone"
     expect(await inbox(id)).toMatchObject({ status: "processed", attempts: 3 });
   });
 
+  it("counts a dead worker's attempt also when the start reads the jobs' partitions only", async () => {
+    const id = await ingest(facts(), { kind: "succeeded" });
+    const { rows } = await app.pool.query(`SELECT to_jsonb(received_at) #>> '{}' AS at FROM webhook_inbox WHERE id = $1`, [id]);
+    const receivedAt = [rows[0].at as string];
+    await startAttempts(app.pool, "test", [id], receivedAt);
+    const [again] = (await startAttempts(app.pool, "test", [id], receivedAt)).values();
+    expect(again).toMatchObject({ id, attempts: 2 });
+    expect(await inbox(id)).toMatchObject({ status: "pending", attempts: 1 });
+    expect(await attempts([id])).toEqual([
+      [id, "abandoned"],
+      [id, "running"],
+    ]);
+  });
+
   it("applies two events of one payment in one batch in batch order", async () => {
     const p = facts();
     const now = Date.now();

@@ -50,7 +50,11 @@ const START_ATTEMPTS = plannedPerCall(`
      WHERE inbox_id IN (SELECT id FROM locked) AND outcome = 'running'
     RETURNING inbox_id
   ), counted AS (
-    UPDATE webhook_inbox SET attempts = attempts + 1 WHERE id IN (SELECT inbox_id FROM abandoned) RETURNING id, attempts
+    -- Confined to the same partitions as the lock (its rows are some of those): otherwise the update
+    -- is planned over every partition, on every call, though it rarely finds a row.
+    UPDATE webhook_inbox SET attempts = attempts + 1
+     WHERE id IN (SELECT inbox_id FROM abandoned) AND ($3::timestamptz[] IS NULL OR received_at = ANY($3::timestamptz[]))
+    RETURNING id, attempts
   ), attempt AS (
     -- Numbered across replays (a replay resets the retry budget, not the event's history).
     INSERT INTO processing_attempts (inbox_id, attempt, worker)
