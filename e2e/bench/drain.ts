@@ -17,6 +17,7 @@ import { processRssMb } from "./group-rss";
 import { pendingCount, startWorkers, stopWorkers, waitDrained } from "./run-workers";
 import { printStatementProfile, resetStatementProfile } from "./statement-profile";
 import { startOwnPostgres } from "../harness/own-postgres";
+import { plural } from "@/lib/text/words";
 
 // `npm run bench:drain -- [--events N] [--workers 1,2] [--concurrency C] [--rollup-cost]
 // [--ceiling-batches 1,8] [--no-destination] [--seed-events N]`: how fast worker processes drain a
@@ -161,7 +162,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
          FROM processing_attempts`,
     );
     console.log(
-      `[${label}] drain with ${workers} worker(s) x concurrency ${config.worker.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${backlog} events in ` +
+      `[${label}] drain with ${plural(workers, "worker")} x concurrency ${config.worker.concurrency}${rollup ? "" : ", rollup trigger OFF"}: ${plural(backlog, "event")} in ` +
         `${seconds.toFixed(1)}s = ${(backlog / seconds).toFixed(0)} events/s (start-up included) · attempt p50 ${durations[0]!.p50} ms, ` +
         `p95 ${durations[0]!.p95} ms · ${gateway.requests.length} refetch requests · worker RSS ${rss.join(", ")} MB · ` +
         rows.map((row) => `${row.status} ${row.n}`).join(", "),
@@ -178,7 +179,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
     if (destinationCopy) {
       const withDestination = await drainWithDestination(destinationCopy.url, workers, env, backlog);
       console.log(
-        `drain with one destination (DESTINATION_URL, a local host verifying each push), same backlog, ${workers} worker(s): ` +
+        `drain with one destination (DESTINATION_URL, a local host verifying each push), same backlog, ${plural(workers, "worker")}: ` +
           `${withDestination.perSecond.toFixed(0)} events/s vs ${(backlog / seconds).toFixed(0)} without = ` +
           `${(withDestination.perSecond / (backlog / seconds)).toFixed(2)}x · last change delivered ` +
           `${withDestination.delivered.seconds.toFixed(1)}s after the drain · ${describeDelivered(withDestination.delivered)}`,
@@ -193,7 +194,7 @@ async function benchmark(workers: number, rollup = true, schema: Schema = "parti
         { clients: CEILING_CLIENTS, batch: copy.batch },
       );
       console.log(
-        `database ceiling (pgbench, ${CEILING_CLIENTS} clients, ${copy.batch} event(s) per transaction, no worker, the least work per event: ` +
+        `database ceiling (pgbench, ${CEILING_CLIENTS} clients, ${plural(copy.batch, "event")} per transaction, no worker, the least work per event: ` +
           `e2e/bench/drain-ceiling.sql): ${ceiling.events} events at ${ceiling.perSecond.toFixed(0)} events/s · CPU per event: database ` +
           `${ceiling.databaseMsPerEvent.toFixed(2)} ms + pgbench ${ceiling.pgbenchMsPerEvent.toFixed(2)} ms · the drain above = ` +
           `${(backlog / seconds / ceiling.perSecond).toFixed(2)}x of it${copy.batch === 8 ? " (goal >= 0.5)" : ""}`,
@@ -231,7 +232,7 @@ try {
     if (seedEvents > 0) {
       const seeded = await benchmark(workers, true, "partitioned", seedEvents);
       console.log(
-        `${seedEvents} events in the inbox vs empty, ${workers} worker(s): ingest ${seeded.ingestPerSecond.toFixed(0)} vs ` +
+        `${seedEvents} events in the inbox vs empty, ${plural(workers, "worker")}: ingest ${seeded.ingestPerSecond.toFixed(0)} vs ` +
           `${withRollup.ingestPerSecond.toFixed(0)} events/s = ${(seeded.ingestPerSecond / withRollup.ingestPerSecond).toFixed(2)}x · drain ` +
           `${seeded.drainPerSecond.toFixed(0)} vs ${withRollup.drainPerSecond.toFixed(0)} events/s = ` +
           `${(seeded.drainPerSecond / withRollup.drainPerSecond).toFixed(2)}x (goal >= 0.8)`,
@@ -241,7 +242,7 @@ try {
       // The same backlog and workers on one plain inbox table: what monthly partitions cost.
       const flat = await benchmark(workers, true, "unpartitioned");
       console.log(
-        `partitioned vs unpartitioned, ${workers} worker(s): ingest ${withRollup.ingestPerSecond.toFixed(0)} vs ${flat.ingestPerSecond.toFixed(0)} events/s = ` +
+        `partitioned vs unpartitioned, ${plural(workers, "worker")}: ingest ${withRollup.ingestPerSecond.toFixed(0)} vs ${flat.ingestPerSecond.toFixed(0)} events/s = ` +
           `${(withRollup.ingestPerSecond / flat.ingestPerSecond).toFixed(2)}x · drain ${withRollup.drainPerSecond.toFixed(0)} vs ` +
           `${flat.drainPerSecond.toFixed(0)} events/s = ${(withRollup.drainPerSecond / flat.drainPerSecond).toFixed(2)}x`,
       );

@@ -13,6 +13,7 @@ import { startOwnPostgres } from "../harness/own-postgres";
 import { webhookFor, randomId, type PaymentFacts, type SignedWebhook } from "@/lib/testing/gateway-events";
 import { seedStripeAccounts } from "./seed-accounts";
 import { seedInbox } from "./seed-inbox";
+import { plural } from "@/lib/text/words";
 import { flattenInbox, freshBenchDatabase } from "./bench-database";
 import { countCpu } from "./cpu-time";
 import { findPgbench } from "./drain-ceiling";
@@ -362,7 +363,7 @@ async function accountTargets(name: string, env: Record<string, string>): Promis
         INGEST_PORT: String(port),
         ACCOUNT_SECRETS_KEY,
       });
-      cleanups.push({ what: `stopping the ingest of ${count} account(s)`, run: () => stopChild(server) });
+      cleanups.push({ what: `stopping the ingest of ${plural(count, "account")}`, run: () => stopChild(server) });
       const url = `http://127.0.0.1:${port}`;
       await waitListening(url);
       const held = `npm run ingest, ${count.toLocaleString("en-US")} account${count === 1 ? "" : "s"} in the database`;
