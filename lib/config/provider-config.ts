@@ -52,7 +52,7 @@ export function credentialVariable(provider: string, credential: ApiCredential):
   return variableOf(provider, credential);
 }
 
-/** The variable that holds a gateway's webhook secrets, e.g. "asaas" -> WEBHOOK_SECRET_ASAAS. */
+/** The variable that holds a gateway's webhook secrets, e.g. "acme" -> WEBHOOK_SECRET_ACME. */
 export function webhookSecretVariable(provider: string): string {
   return variableOf(provider, "secrets");
 }
