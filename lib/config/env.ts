@@ -123,8 +123,8 @@ const baseSchema = z
     HTTP_MAX_CONNECTIONS_PER_ADDRESS: positiveInt(64),
     WEBHOOK_TOLERANCE_SECONDS: positiveInt(300),
     SIGNATURE_FAILURES_MAX: positiveInt(10_000),
-    // Events in flight per worker: two batches of 16 (lib/jobs/definitions/webhooks.ts, docs/decisions.md).
-    WORKER_CONCURRENCY: positiveInt(32),
+    // Events in flight per worker: four batches of 64 (lib/jobs/definitions/webhooks.ts, docs/decisions.md).
+    WORKER_CONCURRENCY: positiveInt(256),
     WORKER_MAX_ATTEMPTS: positiveInt(10),
     WORKER_RETRY_DELAYS_SECONDS: z
       .string()

@@ -87,9 +87,11 @@ export const webhooksJob: BatchJobDefinition<WebhookJob> = {
   },
   // Up to WORKER_CONCURRENCY events in flight. Jobs are fetched in batches (one job per payment per
   // batch, by the singleton policy) and fetching goes on without a pause while batches come back
-  // full, so a backlog drains at processing speed, not at polling speed.
+  // full, so a backlog drains at processing speed, not at polling speed. Up to four batches at once:
+  // while one is parsed and decided in the worker, the others are in the database (with two, each
+  // waited on the other and the database idled; docs/decisions.md has the figures).
   work: ({ worker: { concurrency } }) => {
-    const pollers = concurrency >= 4 ? 2 : 1;
+    const pollers = concurrency < 4 ? 1 : Math.min(4, Math.max(2, Math.floor(concurrency / 16)));
     return {
       localConcurrency: pollers,
       batchSize: Math.ceil(concurrency / pollers),
