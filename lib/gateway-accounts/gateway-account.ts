@@ -62,23 +62,22 @@ export function hasOwnCredentials(account: GatewayAccount, uses: readonly ApiCre
 }
 
 /**
- * Where an operator sets one of an account's credentials, for messages: its variable for the
- * default and environment accounts, the CLI for a database account.
+ * Where an operator sets one of an account's settings, for messages: `variable` for the default
+ * account, that variable with the account's suffix for an environment account; for a database
+ * account, the account itself (console, CLI or host API), naming `what`.
  */
-export function credentialSetting(account: Pick<GatewayAccount, "provider" | "name" | "source">, credential: ApiCredential): string {
-  const variable = credentialVariable(account.provider, credential);
+function accountSetting(account: Pick<GatewayAccount, "provider" | "name" | "source">, variable: string, what: string): string {
   if (account.source === "default") return variable;
   if (account.source === "environment") return `${variable}_${accountVariableSuffix(account.name)}`;
-  return `the ${credential} of ${account.provider} account "${account.name}"`;
+  return `the ${what} of ${account.provider} account "${account.name}"`;
 }
 
-/**
- * Where an operator sets an account's webhook secrets, for messages: its variable for the default
- * and environment accounts; for a database account, the account itself (console, CLI or host API).
- */
+/** Where an operator sets one of an account's API credentials, for messages (accountSetting). */
+export function credentialSetting(account: Pick<GatewayAccount, "provider" | "name" | "source">, credential: ApiCredential): string {
+  return accountSetting(account, credentialVariable(account.provider, credential), credential);
+}
+
+/** Where an operator sets an account's webhook secrets, for messages (accountSetting). */
 export function secretSetting(account: Pick<GatewayAccount, "provider" | "name" | "source">): string {
-  const variable = webhookSecretVariable(account.provider);
-  if (account.source === "default") return variable;
-  if (account.source === "environment") return `${variable}_${accountVariableSuffix(account.name)}`;
-  return `the webhook secrets of ${account.provider} account "${account.name}"`;
+  return accountSetting(account, webhookSecretVariable(account.provider), "webhook secrets");
 }
