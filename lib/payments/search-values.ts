@@ -42,17 +42,23 @@ export type SearchPatterns = {
  * A part-of-an-id pattern: `whole` is what must match; `probe`, what the trigram index is asked for.
  * An id's leading word (`evt`, `ch`, `cus`, `pay` before the `_`) is in nearly every row of its
  * column, and the index reads its trigrams' posting lists whole, millions of entries at 10M rows: so
- * the index is probed without it and the rows it returns are checked against the whole term.
+ * the index is probed without it and the rows it returns are checked against the whole term. In a
+ * column where no value starts with that word (`cus_` among event ids), its trigrams are rare and
+ * the whole term is asked instead: the part without the word would be common there, and read for
+ * nothing. `word` is the LIKE pattern of a value starting with it; null when the term has none.
  */
-export type InsidePattern = { whole: string; probe: string };
+export type InsidePattern = { whole: string; probe: string; word: string | null };
 
 // Letters before an id's first separator: its type prefix (pg_trgm splits words at the `_`).
 const LEADING_ID_WORD = /^[A-Za-z]+(?=_)/;
 
 function insidePattern(term: string, param: Param): InsidePattern {
   const whole = param(`%${escapeLike(term)}%`);
-  const rest = term.replace(LEADING_ID_WORD, "");
-  return rest !== term && rest.length >= FRAGMENT_MIN_LENGTH ? { whole, probe: param(`%${escapeLike(rest)}%`) } : { whole, probe: whole };
+  const word = LEADING_ID_WORD.exec(term)?.[0];
+  const rest = word === undefined ? term : term.slice(word.length);
+  return word !== undefined && rest.length >= FRAGMENT_MIN_LENGTH
+    ? { whole, probe: param(`%${escapeLike(rest)}%`), word: param(`${escapeLike(`${word}_`)}%`) }
+    : { whole, probe: whole, word: null };
 }
 
 export function searchPatterns(term: string, param: Param, idsOnly: boolean): SearchPatterns {
@@ -80,19 +86,26 @@ export function candidates(table: string, column: string, pattern: string, order
 
 /**
  * One value source read through a column's trigram index (ILIKE '%part%'): the distinct values of
- * at most INSIDE_ROWS_CAP matching rows (of those meeting `rows`, when the index is partial), in no
- * order (the index has none). With a `probe` (InsidePattern), the index is asked for the probe and
- * the whole term is tested on the rows it found (at most PROBED_ROWS_CAP), in an outer query so that
- * the planner neither reads the whole term's common trigrams from the index nor estimates the scan
- * from both patterns.
+ * at most INSIDE_ROWS_CAP matching rows (of those meeting `rows`, when the index is partial), the
+ * first in text order (the index has none: so the same term finds the same values, and those a
+ * prefix source finds too come first). Given an InsidePattern with a word, the index is asked for the probe
+ * when the column has values starting with the word, and the whole term is tested on the rows it
+ * found (at most PROBED_ROWS_CAP), in an outer query so that the planner neither reads the whole
+ * term's common trigrams from the index nor estimates the scan from both patterns; otherwise it is
+ * asked for the whole term (each branch runs or not on one probe of the column's prefix b-tree).
  */
-export function insideCandidates(table: string, column: string, pattern: string, options: { probe?: string; rows?: string } = {}): string {
-  const where = options.rows ? `${options.rows} AND ` : "";
-  const probed =
-    options.probe === undefined || options.probe === pattern
-      ? `SELECT ${column} AS v FROM ${table} WHERE ${where}${column} ILIKE ${pattern}`
-      : `SELECT v FROM (SELECT ${column} AS v FROM ${table} WHERE ${where}${column} ILIKE ${options.probe} LIMIT ${PROBED_ROWS_CAP}) probed WHERE v ILIKE ${pattern}`;
-  return `(SELECT DISTINCT v FROM (${probed} LIMIT ${INSIDE_ROWS_CAP}) rows LIMIT ${SEARCH_VALUES_CAP})`;
+export function insideCandidates(table: string, column: string, pattern: InsidePattern | string, rows?: string): string {
+  const where = rows ? `${rows} AND ` : "";
+  const { whole, probe, word } = typeof pattern === "string" ? { whole: pattern, probe: pattern, word: null } : pattern;
+  const asked = `SELECT ${column} AS v FROM ${table} WHERE ${where}${column} ILIKE ${whole}`;
+  let probed = asked;
+  if (word !== null && probe !== whole) {
+    const wordIn = `EXISTS (SELECT FROM ${table} WHERE ${column} LIKE ${word})`;
+    probed =
+      `SELECT v FROM (SELECT ${column} AS v FROM ${table} WHERE ${where}${column} ILIKE ${probe} LIMIT ${PROBED_ROWS_CAP}) probed ` +
+      `WHERE v ILIKE ${whole} AND ${wordIn} UNION ALL ${asked} AND NOT ${wordIn}`;
+  }
+  return `(SELECT DISTINCT v FROM (${probed} LIMIT ${INSIDE_ROWS_CAP}) rows ORDER BY v LIMIT ${SEARCH_VALUES_CAP})`;
 }
 
 // A condition on a column the id's prefix b-tree doesn't hold: with a LIMIT above it, the planner
@@ -104,8 +117,7 @@ const OUTSIDE_THE_PREFIX_INDEX = "id > 0";
 export function idCandidates(table: string, column: string, patterns: SearchPatterns, inside = true): string[] {
   const sources = [candidates(table, column, patterns.asIs, true)];
   if (inside && patterns.inside) {
-    const { whole, probe } = patterns.inside;
-    sources.push(insideCandidates(table, column, whole, { probe, rows: OUTSIDE_THE_PREFIX_INDEX }));
+    sources.push(insideCandidates(table, column, patterns.inside, OUTSIDE_THE_PREFIX_INDEX));
   }
   return sources;
 }

@@ -30,11 +30,15 @@ export async function countEvents(db: Queryable, filter: EventFilter, cap: numbe
       [filter.provider ?? null, filter.statuses?.length ? filter.statuses : null],
     ));
   } else {
-    const { where, params } = eventFilterSql(filter);
+    const { where, params, searchAlone } = eventFilterSql(filter);
     params.push(cap + 1);
+    // A search alone is counted from the keys its lookups found (each with its provider), without
+    // reading those events again.
+    const matching = searchAlone
+      ? `SELECT DISTINCT id, received_at, provider FROM (${searchAlone.keys}) keys`
+      : `SELECT provider FROM webhook_inbox WHERE ${where}`;
     ({ rows } = await db.query<{ provider: string; n: number }>(
-      `SELECT provider, count(*)::int AS n FROM (SELECT provider FROM webhook_inbox WHERE ${where} LIMIT $${params.length}) AS matching
-        GROUP BY provider ORDER BY provider`,
+      `SELECT provider, count(*)::int AS n FROM (${matching} LIMIT $${params.length}) AS matching GROUP BY provider ORDER BY provider`,
       params,
     ));
   }

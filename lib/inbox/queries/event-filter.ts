@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PROVIDER_NAMES } from "../../providers/registry";
 import { dateParamSchema, storableTextSchema } from "../../request/input-schemas";
-import { eventsOfValuesSql, exactRankSql, searchValuesSql } from "./search-term-sql";
+import { eventsOfValuesSql, exactIdsSql, exactRankSql, searchValuesSql } from "./search-term-sql";
 import { PENDING_ROWS, SETTLED_ROWS } from "./settled-search";
 
 export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;
@@ -46,11 +46,21 @@ export const eventFilterSchema = z.object({
 });
 export type EventFilter = z.infer<typeof eventFilterSchema>;
 
+type Bind = (value: unknown) => string;
+
+/**
+ * A search that is the filter's only condition, in parts a query can use without reading every
+ * matching row: `keys`, a subquery of the matches' (id, received_at, provider), an event possibly
+ * more than once (its parameters are the fragment's); `exactIds`, the ids of those ranked 0.
+ */
+export type SearchAlone = { keys: string; exactIds: (param: Bind) => string };
+
 /**
  * A WHERE clause and its parameters; for a search, also the rank that puts exact matches first,
- * written on demand by those who sort (its parameters bound after the caller's own).
+ * written on demand by those who sort (its parameters bound after the caller's own), and the search
+ * in parts when it is the only condition.
  */
-export type SqlFragment = { where: string; params: unknown[]; rank?: (param: (value: unknown) => string) => string };
+export type SqlFragment = { where: string; params: unknown[]; rank?: (param: Bind) => string; searchAlone?: SearchAlone };
 
 /** The payload containing `value` at `path`, as a jsonb document (what `@>` and the GIN index match). */
 function containment(path: string, value: unknown): string {
@@ -64,16 +74,17 @@ function containment(path: string, value: unknown): string {
 function customerLookups(value: string, placeholder: string): string[] {
   const [column, term] = value.includes("@") ? ["customer_email", `lower(${placeholder})`] : ["customer_id", placeholder];
   return [
-    `SELECT id FROM webhook_inbox WHERE ${column} = ${term}`,
-    `SELECT w.id FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id WHERE p.${column} = ${term}`,
+    `SELECT id, received_at FROM webhook_inbox WHERE ${column} = ${term}`,
+    `SELECT w.id, w.received_at FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id WHERE p.${column} = ${term}`,
   ];
 }
 
-// The ids a union of index lookups finds. Written as an OR (with a subquery on payments), the same
-// condition can't use those indexes together: PostgreSQL walks the inbox in time order and tests
-// every row, seconds at 10M rows for a rare match; as a union it is a few index probes.
-function anyOf(lookups: string[]): string {
-  return `id IN (${lookups.join(" UNION ALL ")})`;
+// The events a union of index lookups finds, by their keys (id and received_at: each is read from
+// its month's partition alone). Written as an OR (with a subquery on payments), the same condition
+// can't use those indexes together: PostgreSQL walks the inbox in time order and tests every row,
+// seconds at 10M rows for a rare match; as a union it is a few index probes.
+function anyOf(lookups: string): string {
+  return `(id, received_at) IN (SELECT id, received_at FROM (${lookups}) keys)`;
 }
 
 /**
@@ -97,11 +108,14 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
   if (filter.occurredTo) conditions.push(`occurred_at < ${param(filter.occurredTo)}`);
   if (filter.eventId) conditions.push(`event_id = ${param(filter.eventId)}`);
   if (filter.resourceId) conditions.push(`resource_id = ${param(filter.resourceId)}`);
-  if (filter.customer) conditions.push(anyOf(customerLookups(filter.customer, param(filter.customer))));
+  if (filter.customer) conditions.push(anyOf(customerLookups(filter.customer, param(filter.customer)).join(" UNION ALL ")));
   let rank: SqlFragment["rank"];
+  let searchAlone: SearchAlone | undefined;
   if (filter.search) {
     const [term, idsOnly] = [filter.search, filter.searchIdsOnly ?? false];
-    conditions.push(anyOf(eventsOfValuesSql(searchValuesSql(term, param, idsOnly))));
+    const keys = eventsOfValuesSql(searchValuesSql(term, param, idsOnly));
+    if (conditions.length === 0) searchAlone = { keys, exactIds: (bind) => exactIdsSql(term, bind, idsOnly) };
+    conditions.push(anyOf(keys));
     rank = (bind) => exactRankSql(term, bind, idsOnly);
   }
   if (filter.jsonPath && filter.jsonValue !== undefined) {
@@ -126,5 +140,10 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
     );
   }
   if (filter.replayRun) conditions.push(`id IN (SELECT inbox_id FROM event_replays WHERE run_id = ${param(filter.replayRun)})`);
-  return { where: conditions.length ? conditions.join(" AND ") : "true", params, rank };
+  return {
+    where: conditions.length ? conditions.join(" AND ") : "true",
+    params,
+    rank,
+    searchAlone: conditions.length === 1 ? searchAlone : undefined,
+  };
 }

@@ -181,6 +181,67 @@ describe("listEvents", () => {
     expect(await ids({ search: "100%_" })).toEqual([]);
   });
 
+  it("pages a search on its own as it pages the same search beside another filter, both ways, exact matches first", async () => {
+    // cus_9 is exact for the events naming it and for those of a payment naming it; cus_90.. are its fragments.
+    const at = (second: number) => `2026-01-04T00:00:${String(second).padStart(2, "0")}.250000Z`;
+    await seed(
+      Array.from({ length: 14 }, (_, i) => ({
+        eventId: `evt_paging_${i}`,
+        resource: `ch_paging_${i % 4}`,
+        customer: i % 3 === 0 ? "cus_9" : `cus_9${i}`,
+        receivedAt: at(Math.floor(i / 2)),
+      })),
+    );
+    await app.pool.query(
+      "INSERT INTO payments (provider, gateway_charge_id, status, customer_id) VALUES ('stripe', 'ch_paging_1', 'paid', 'cus_9')",
+    );
+    const both = async (filter: EventFilter, sort: EventSort, limit: number) => {
+      const pages: number[][] = [];
+      let cursor: string | undefined;
+      let last;
+      do {
+        last = await listEvents(app.pool, { filter, sort, cursor, limit });
+        pages.push(last.rows.map((row) => row.id));
+        cursor = last.nextCursor ?? undefined;
+      } while (cursor);
+      const back: number[][] = [];
+      for (let before = last.prevCursor; before;) {
+        const page = await listEvents(app.pool, { filter, sort, before, limit });
+        back.unshift(page.rows.map((row) => row.id));
+        before = page.prevCursor;
+      }
+      return { pages, back };
+    };
+    try {
+      for (const searchIdsOnly of [false, true]) {
+        for (const sort of ["received_desc", "received_asc"] as const) {
+          for (const limit of [1, 3, 5]) {
+            const alone = await both({ search: "cus_9", searchIdsOnly }, sort, limit);
+            const beside = await both({ search: "cus_9", searchIdsOnly, receivedFrom: new Date("2020-01-01T00:00:00Z") }, sort, limit);
+            expect(alone).toEqual(beside);
+            expect(alone.back).toEqual(alone.pages.slice(0, -1));
+            expect(alone.pages.flat()).toHaveLength(searchIdsOnly ? 0 : 14);
+          }
+        }
+      }
+      // The exact ones (five naming cus_9, three more through the payment, one both) lead, newest first.
+      const { rows } = await listEvents(app.pool, { filter: { search: "cus_9" }, limit: 8 });
+      expect(rows.map((row) => row.eventId)).toEqual([
+        "evt_paging_13",
+        "evt_paging_12",
+        "evt_paging_9",
+        "evt_paging_6",
+        "evt_paging_5",
+        "evt_paging_3",
+        "evt_paging_1",
+        "evt_paging_0",
+      ]);
+    } finally {
+      await app.pool.query("DELETE FROM payments WHERE gateway_charge_id = 'ch_paging_1'");
+      await app.pool.query("DELETE FROM webhook_inbox WHERE event_id LIKE 'evt_paging_%'");
+    }
+  });
+
   it("finds events by the end or the middle of an event, charge or customer id, whatever its case", async () => {
     await seed([
       { eventId: "evt_1PqRsC1jcW9aBc", resource: "ch_3Zz9YyC1JCW9", receivedAt: "2026-01-03T00:00:00Z" },

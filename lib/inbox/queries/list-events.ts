@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Queryable } from "../../db/pool";
-import { eventFilterSql, type EventFilter } from "./event-filter";
+import { eventFilterSql, type EventFilter, type SearchAlone } from "./event-filter";
 
 export const EVENT_SORTS = ["received_desc", "received_asc", "occurred_desc", "occurred_asc"] as const;
 export type EventSort = (typeof EVENT_SORTS)[number];
@@ -64,11 +64,34 @@ const SORT_EXPRESSION: Record<"received" | "occurred", string> = {
 export function eventsInOrder(filter: EventFilter, sort: EventSort = "received_desc") {
   const [key, direction] = sort.split("_") as ["received" | "occurred", "desc" | "asc"];
   const expression = SORT_EXPRESSION[key];
-  const { where, params, rank } = eventFilterSql(filter);
+  const { where, params, rank, searchAlone } = eventFilterSql(filter);
   const ranked = rank?.((value) => `$${params.push(value)}`);
   const rankKey = ranked ? (direction === "desc" ? `(-${ranked})` : ranked) : null;
   const orderSql = (way: "asc" | "desc" = direction) => `${rankKey ? `${rankKey} ${way}, ` : ""}${expression} ${way}, id ${way}`;
-  return { where, params, expression, rankKey, direction, orderSql };
+  return { where, params, expression, rankKey, direction, orderSql, searchAlone: key === "received" ? searchAlone : undefined };
+}
+
+type PageBounds = { direction: "asc" | "desc"; sortDirection: "asc" | "desc"; cursor: Cursor | null; limit: string };
+
+/**
+ * A search alone, by received time: the page's candidates are the newest (in the page's direction,
+ * past the cursor) of the exact matches and the newest of the rest, taken from the matches' keys;
+ * ranking and reading every match (thousands for a fragment standing for many customers) is left
+ * to the at most twice a page's rows that can be on it. The rank a part's rows have is known (0 for
+ * the exact ones), so the cursor's (rank, time, id) bound applies in each.
+ */
+function searchPageKeys(search: SearchAlone, bind: (value: unknown) => string, bounds: PageBounds): string {
+  const { direction, sortDirection, cursor, limit } = bounds;
+  const after = cursor ? [`${bind(cursor.r ?? 0)}::int`, `${bind(cursor.v)}::timestamptz`, `${bind(cursor.id)}::bigint`].join(", ") : null;
+  const part = (exact: boolean) => {
+    const rankKey = exact ? 0 : sortDirection === "desc" ? -1 : 1;
+    const bound = after ? ` AND (${rankKey}, received_at, id) ${direction === "desc" ? "<" : ">"} (${after})` : "";
+    return `(SELECT id, received_at FROM matched WHERE id ${exact ? "IN" : "NOT IN"} (SELECT id FROM exact)${bound}
+              ORDER BY received_at ${direction}, id ${direction} LIMIT ${limit})`;
+  };
+  return `WITH matched AS MATERIALIZED (SELECT DISTINCT id, received_at FROM (${search.keys}) keys),
+               exact AS MATERIALIZED (${search.exactIds(bind)})
+          ${part(true)} UNION ALL ${part(false)}`;
 }
 
 /**
@@ -83,21 +106,28 @@ export async function listEvents(
 ): Promise<EventPage> {
   const backwards = !input.cursor && decodeCursor(input.before) !== null;
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
-  const { where, params, expression, rankKey, direction: sortDirection, orderSql } = eventsInOrder(input.filter, input.sort);
+  const ordered = eventsInOrder(input.filter, input.sort);
+  const { params, expression, rankKey, direction: sortDirection, orderSql, searchAlone } = ordered;
+  const bind = (value: unknown) => `$${params.push(value)}`;
   // Paging backwards reads the same index the other way, then turns the page around.
   const direction = backwards ? (sortDirection === "desc" ? "asc" : "desc") : sortDirection;
   const cursor = decodeCursor(backwards ? input.before : input.cursor);
-  const conditions = [where];
-  if (cursor) {
-    const comparison = direction === "desc" ? "<" : ">";
-    // Without a rank the pair is the index's own order, which PostgreSQL reads as a range.
-    const keys = rankKey ? [rankKey, expression, "id"] : [expression, "id"];
-    const values = rankKey ? [cursor.r ?? 0, cursor.v, cursor.id] : [cursor.v, cursor.id];
-    const types = rankKey ? ["int", "timestamptz", "bigint"] : ["timestamptz", "bigint"];
-    const placeholders = values.map((value, index) => `$${params.push(value)}::${types[index]}`);
-    conditions.push(`(${keys.join(", ")}) ${comparison} (${placeholders.join(", ")})`);
+  const pageSize = bind(limit + 1);
+  const conditions: string[] = [];
+  if (searchAlone) {
+    conditions.push(`(id, received_at) IN (${searchPageKeys(searchAlone, bind, { direction, sortDirection, cursor, limit: pageSize })})`);
+  } else {
+    conditions.push(ordered.where);
+    if (cursor) {
+      const comparison = direction === "desc" ? "<" : ">";
+      // Without a rank the pair is the index's own order, which PostgreSQL reads as a range.
+      const keys = rankKey ? [rankKey, expression, "id"] : [expression, "id"];
+      const values = rankKey ? [cursor.r ?? 0, cursor.v, cursor.id] : [cursor.v, cursor.id];
+      const types = rankKey ? ["int", "timestamptz", "bigint"] : ["timestamptz", "bigint"];
+      const placeholders = values.map((value, index) => `${bind(value)}::${types[index]}`);
+      conditions.push(`(${keys.join(", ")}) ${comparison} (${placeholders.join(", ")})`);
+    }
   }
-  params.push(limit + 1);
   const { rows } = await db.query<EventListRow & { sortValue: string; sortRank: number }>(
     `SELECT id, provider, gateway_account AS account, event_id AS "eventId", event_type AS "eventType", resource_id AS "resourceId",
             customer_email AS "customerEmail", status, ignored_reason AS "ignoredReason", attempts,
@@ -106,7 +136,7 @@ export async function listEvents(
        FROM webhook_inbox
       WHERE ${conditions.join(" AND ")}
       ORDER BY ${orderSql(direction)}
-      LIMIT $${params.length}`,
+      LIMIT ${pageSize}`,
     params,
   );
   const more = rows.length > limit;

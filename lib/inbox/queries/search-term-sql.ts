@@ -1,5 +1,6 @@
 import {
   anyOfSources,
+  escapeLike,
   candidates,
   idCandidates,
   insideCandidates,
@@ -24,8 +25,8 @@ function inboxIdCandidates(column: string, patterns: SearchPatterns): string[] {
   const sources = idCandidates("webhook_inbox", column, patterns, false);
   if (patterns.inside) {
     sources.push(
-      insideCandidates("webhook_inbox", column, patterns.inside.whole, { probe: patterns.inside.probe, rows: SETTLED_ROWS }),
-      insideCandidates("webhook_inbox", column, patterns.inside.whole, { rows: PENDING_ROWS }),
+      insideCandidates("webhook_inbox", column, patterns.inside, SETTLED_ROWS),
+      insideCandidates("webhook_inbox", column, patterns.inside.whole, PENDING_ROWS),
     );
   }
   return sources;
@@ -50,25 +51,31 @@ export function searchValuesSql(term: string, param: Param, idsOnly: boolean): P
 }
 
 /**
- * Inbox ids matching any of the values (of the kinds given): an event's own ids and customer, and
- * the events of payments that name the customer (a dispute or refund notice often names none).
+ * The keys (id, received_at) and provider of events matching any of the values (of the kinds given):
+ * an event's own ids and customer, and the events of payments that name the customer (a dispute or
+ * refund notice often names none), as one subquery (an event may come more than once). A customer's or e-mail's values are found once
+ * (materialized) for the two lookups that use them. With the partition key beside the id, each
+ * event is read from its own month's partition, not looked for in every one.
  */
-export function eventsOfValuesSql(values: Partial<Record<SearchKind, string>>): string[] {
+export function eventsOfValuesSql(values: Partial<Record<SearchKind, string>>): string {
+  const found: string[] = [];
   const lookups: string[] = [];
-  if (values.event) lookups.push(`SELECT id FROM webhook_inbox WHERE event_id IN (${values.event})`);
-  if (values.charge) lookups.push(`SELECT id FROM webhook_inbox WHERE resource_id IN (${values.charge})`);
+  if (values.event) lookups.push(`SELECT id, received_at, provider FROM webhook_inbox WHERE event_id IN (${values.event})`);
+  if (values.charge) lookups.push(`SELECT id, received_at, provider FROM webhook_inbox WHERE resource_id IN (${values.charge})`);
   for (const [kind, column] of [
     ["email", "customer_email"],
     ["customer", "customer_id"],
   ] as const) {
     const set = values[kind];
     if (!set) continue;
+    found.push(`${kind}_values AS MATERIALIZED (${set})`);
     lookups.push(
-      `SELECT id FROM webhook_inbox WHERE ${column} IN (${set})`,
-      `SELECT w.id FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id WHERE p.${column} IN (${set})`,
+      `SELECT id, received_at, provider FROM webhook_inbox WHERE ${column} IN (SELECT v FROM ${kind}_values)`,
+      `SELECT w.id, w.received_at, w.provider FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id
+        WHERE p.${column} IN (SELECT v FROM ${kind}_values)`,
     );
   }
-  return lookups;
+  return `${found.length > 0 ? `WITH ${found.join(", ")} ` : ""}${lookups.join(" UNION ALL ")}`;
 }
 
 /**
@@ -90,4 +97,27 @@ export function exactRankSql(term: string, param: Param, idsOnly: boolean): stri
     );
   }
   return `(CASE WHEN ${exact.join(" OR ")} THEN 0 ELSE 1 END)`;
+}
+
+/**
+ * The ids of the events exactRankSql ranks 0 (matched by the whole term), found through indexes: a
+ * search's page is then the newest of those and the newest of the rest, without ranking every match.
+ */
+export function exactIdsSql(term: string, param: Param, idsOnly: boolean): string {
+  const whole = param(term);
+  const lookups = [`SELECT id FROM webhook_inbox WHERE event_id = ${whole}`, `SELECT id FROM webhook_inbox WHERE resource_id = ${whole}`];
+  if (!idsOnly) {
+    const localPart = term.toLowerCase().split("@")[0]!;
+    const [local, localAt] = [param(localPart), param(`${escapeLike(localPart)}@%`)];
+    // An e-mail whose part before its first "@" is the term's: by the e-mail's start (prefix index).
+    const ofLocal = (column: string) => `(${column} LIKE ${localAt} OR ${column} = ${local}) AND split_part(${column}, '@', 1) = ${local}`;
+    const payments = "SELECT w.id FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id";
+    lookups.push(
+      `SELECT id FROM webhook_inbox WHERE customer_id = ${whole}`,
+      `SELECT id FROM webhook_inbox WHERE ${ofLocal("customer_email")}`,
+      `${payments} WHERE p.customer_id = ${whole}`,
+      `${payments} WHERE ${ofLocal("p.customer_email")}`,
+    );
+  }
+  return lookups.join(" UNION ALL ");
 }
