@@ -146,20 +146,20 @@ export function personalEntries(value: unknown, paths: readonly PersonalDataPath
   type Frame = { source: unknown; at: string; matching: string[][]; under: boolean };
   const stack: Frame[] = [{ source: value, at: "", matching: paths.map(splitPath), under: false }];
   const child = (at: string, key: string) => (at === "" ? key : `${at}.${key}`);
+  // A child no declared path reaches (most of a body) is never stacked: this runs on every delivery.
+  const visit = (source: unknown, at: string, key: string, covered: boolean, matching: string[][]) => {
+    const next = covered ? matching : descend(matching, key);
+    if (covered || next.length > 0) stack.push({ source, at: child(at, key), matching: next, under: covered });
+  };
   while (stack.length > 0) {
     const { source, at, matching, under } = stack.pop()!;
     const covered = under || matching.some((path) => path.length === 0);
-    if (!covered && matching.length === 0) continue;
     if ((typeof source === "string" || typeof source === "number") && covered && source !== REDACTED)
       found.push({ path: at, value: source });
     else if (Array.isArray(source)) {
-      source.forEach((item, index) =>
-        stack.push({ source: item, at: child(at, String(index)), matching: descend(matching, String(index)), under: covered }),
-      );
+      source.forEach((item, index) => visit(item, at, String(index), covered, matching));
     } else if (source !== null && typeof source === "object") {
-      for (const [key, item] of Object.entries(source as Record<string, unknown>)) {
-        stack.push({ source: item, at: child(at, key), matching: descend(matching, key), under: covered });
-      }
+      for (const [key, item] of Object.entries(source as Record<string, unknown>)) visit(item, at, key, covered, matching);
     }
   }
   return found.reverse();

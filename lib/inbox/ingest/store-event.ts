@@ -22,32 +22,34 @@ export type StoreDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () 
 // received_at) and a job. Within one statement the first of equal keys is the one inserted (the
 // others are duplicates, like a copy already stored). Keys, rows and jobs are one statement
 // (pg-boss's own job insert as the last CTE): atomic without BEGIN/COMMIT, one round trip, one
-// commit. The id is taken in the ledger insert so the key points at its row; a duplicate only burns
+// commit. The bodies travel as one bytea ($29, sent as bytes), each event's payload (JSON text, as
+// UTF-8) and raw body a slice of it: in text arrays they were escaped, hex-encoded and parsed again,
+// most of what went over the wire and a good part of the statement's work. The id is taken in the ledger insert so the key points at its row; a duplicate only burns
 // a sequence number. Each returned row names the input element (`n`, 1-based) it stored.
-// The same statement asks which of the events' subject hashes ($23 names each one's element, $24
+// The same statement asks which of the events' subject hashes ($25 names each one's element, $26
 // the hash) an erasure removed: if any, it stores nothing and returns those (`erased`), so the
 // caller redacts the events that name them and writes the batch again. Asked in the storing
 // statement, an erasure that committed before it always counts; so does one whose payment's
 // customer was erased (HELD), whatever the event names.
 const INPUT = `
-  SELECT * FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                       $10::bytea[], $11::text[], $12::text[], $13::timestamptz[], $14::text[], $15::text[], $16::text[],
-                       $17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::timestamptz[], $22::text[])
-    WITH ORDINALITY AS t(provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email, payload,
-                         raw_body, headers, query_string, occurred_at, occurred_at_precision, status, last_error,
-                         received_at, source, singleton_key, original_sha256, signature_verified_at, gateway_account, n)`;
+  SELECT * FROM unnest($2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::int[],
+                       $11::int[], $12::int[], $13::text[], $14::text[], $15::timestamptz[], $16::text[], $17::text[], $18::text[],
+                       $19::timestamptz[], $20::text[], $21::text[], $22::text[], $23::timestamptz[], $24::text[])
+    WITH ORDINALITY AS t(provider, event_id, event_id_derived, event_type, resource_id, customer_id, customer_email, payload_at,
+                         payload_length, raw_at, raw_length, headers, query_string, occurred_at, occurred_at_precision, status,
+                         last_error, received_at, source, singleton_key, original_sha256, signature_verified_at, gateway_account, n)`;
 
 const ERASED = `
-  SELECT DISTINCT c.n, c.hash FROM unnest($23::int[], $24::char(64)[]) AS c(n, hash) JOIN erased_identifiers e ON e.hash = c.hash
+  SELECT DISTINCT c.n, c.hash FROM unnest($25::int[], $26::char(64)[]) AS c(n, hash) JOIN erased_identifiers e ON e.hash = c.hash
   UNION SELECT n, hash FROM held`;
 
-// The events naming a payment whose customer was erased ($26: REDACTED), by their ERASED_PAYMENT
-// candidate ($25). Written after the ledger insert (a forward reference: WITH RECURSIVE) so that the
-// statement's start still fits in pg_stat_activity's 1 kB.
+// The events naming a payment whose customer was erased ($28: REDACTED), by their ERASED_PAYMENT
+// candidate ($27). It and `erased` are written after the ledger insert (forward references: WITH
+// RECURSIVE) so that the statement's start, up to that insert, fits in pg_stat_activity's 1 kB.
 const HELD = `
-  SELECT c.n, c.hash FROM unnest($23::int[], $24::char(64)[]) AS c(n, hash) JOIN input i USING (n)
+  SELECT c.n, c.hash FROM unnest($25::int[], $26::char(64)[]) AS c(n, hash) JOIN input i USING (n)
     JOIN payments p ON p.provider = i.provider AND p.gateway_charge_id = i.resource_id
-   WHERE c.hash = $25 AND p.customer_id = $26`;
+   WHERE c.hash = $27 AND p.customer_id = $28`;
 
 const FIRST_OF_EACH_KEY = `
   SELECT DISTINCT ON (provider, event_id) * FROM input WHERE NOT EXISTS (SELECT 1 FROM erased) ORDER BY provider, event_id, n`;
@@ -65,7 +67,8 @@ const INSERT_EVENTS = `
     original_sha256, signature_verified_at, redacted_at, gateway_account
   )
   SELECT key.inbox_id, key.received_at, f.provider, f.event_id, f.event_id_derived, f.event_type, f.resource_id, f.customer_id,
-         f.customer_email, f.payload::jsonb, f.raw_body, f.headers::jsonb, f.query_string, f.occurred_at, f.occurred_at_precision,
+         f.customer_email, convert_from(substring($29::bytea FROM f.payload_at FOR f.payload_length), 'UTF8')::jsonb,
+         substring($29::bytea FROM f.raw_at FOR f.raw_length), f.headers::jsonb, f.query_string, f.occurred_at, f.occurred_at_precision,
          f.status, f.last_error, f.source, f.original_sha256, f.signature_verified_at,
          CASE WHEN f.original_sha256 IS NULL THEN NULL ELSE now() END, f.gateway_account
     FROM key JOIN firsts f USING (provider, event_id)
@@ -84,8 +87,8 @@ const STORED = `
 function storeStatement(job: JobInsertCte): string {
   const ours = (sql: string) => sql.replace(/\s+/g, " ");
   return (
-    ours(`WITH RECURSIVE input AS (${INPUT}), erased AS (${ERASED}), firsts AS (${FIRST_OF_EACH_KEY}), key AS (${INSERT_KEYS}), `) +
-    ours(`held AS (${HELD}), inserted AS (${INSERT_EVENTS}), queued AS (${QUEUED}), `) +
+    ours(`WITH RECURSIVE input AS (${INPUT}), firsts AS (${FIRST_OF_EACH_KEY}), key AS (${INSERT_KEYS}), `) +
+    ours(`erased AS (${ERASED}), held AS (${HELD}), inserted AS (${INSERT_EVENTS}), queued AS (${QUEUED}), `) +
     `job AS (${job.sql}) ${ours(STORED)}`
   );
 }
@@ -175,6 +178,27 @@ async function storeTogether(deps: StoreDeps, events: Pending[]): Promise<(numbe
   }
 }
 
+/** Each event's payload and raw body as slices (1-based, as SQL's substring counts) of one buffer. */
+function packBodies(events: readonly KeptBody[]) {
+  const parts: Buffer[] = [];
+  let size = 0;
+  const slice = (part: Buffer | null) => {
+    if (part === null) return { at: null, length: null };
+    parts.push(part);
+    size += part.length;
+    return { at: size - part.length + 1, length: part.length };
+  };
+  const payloads = events.map(({ columns }) => slice(columns.payload === null ? null : Buffer.from(columns.payload, "utf8")));
+  const raws = events.map(({ rawBody }) => slice(rawBody));
+  return {
+    bytes: Buffer.concat(parts, size),
+    payloadAt: payloads.map(({ at }) => at),
+    payloadLength: payloads.map(({ length }) => length),
+    rawAt: raws.map(({ at }) => at),
+    rawLength: raws.map(({ length }) => length),
+  };
+}
+
 type Written = { kind: "stored"; ids: (number | null)[] } | { kind: "erased"; erased: Map<number, Set<string>> };
 
 async function writeOnce(deps: StoreDeps, events: Pending[]): Promise<Written> {
@@ -182,6 +206,7 @@ async function writeOnce(deps: StoreDeps, events: Pending[]): Promise<Written> {
   const text = storeStatement(job);
   const column = <T>(pick: (event: Pending) => T): T[] => events.map(pick);
   const unchecked = uncheckedHashes(events);
+  const bodies = packBodies(events.map(({ kept }) => kept));
   const { rows } = await deps.pool.query<{ n: number; id: number | null; erased: string | null }>({
     // Prepared once per connection: the planner's work is not redone for every batch.
     name: statementName(text),
@@ -195,8 +220,10 @@ async function writeOnce(deps: StoreDeps, events: Pending[]): Promise<Written> {
       column(({ kept }) => kept.columns.resourceId),
       column(({ kept }) => kept.columns.customerId),
       column(({ kept }) => kept.columns.customerEmail),
-      column(({ kept }) => kept.columns.payload),
-      column(({ kept }) => kept.rawBody),
+      bodies.payloadAt,
+      bodies.payloadLength,
+      bodies.rawAt,
+      bodies.rawLength,
       column(({ stored }) => JSON.stringify(stored.headers)),
       column(({ stored }) => stored.queryString),
       column(({ kept }) => kept.columns.occurredAt),
@@ -214,6 +241,7 @@ async function writeOnce(deps: StoreDeps, events: Pending[]): Promise<Written> {
       unchecked.hash,
       ERASED_PAYMENT,
       REDACTED,
+      bodies.bytes,
     ],
   });
   const erased = new Map<number, Set<string>>();
