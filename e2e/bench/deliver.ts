@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@/lib/config/env";
 import { createPool, type Pool } from "@/lib/db/pool";
@@ -8,7 +8,8 @@ import { sendAll, planWebhooks } from "../simulator/send-webhooks";
 import { generateHistories } from "../simulator/history";
 import { inProcessSender } from "./ingest-sender";
 import { freshBenchDatabase } from "./bench-database";
-import { describeDelivered, startDestinationHost, waitAllDelivered, type DestinationHost } from "./destination-host";
+import { countRows as count, describeDelivered, startDestinationHost, waitAllDelivered, type DestinationHost } from "./destination-host";
+import { startWorkers, stopWorkers } from "./run-workers";
 import { processRssMb } from "./group-rss";
 import { plural } from "@/lib/text/words";
 
@@ -26,22 +27,8 @@ const { values } = parseArgs({ args: process.argv.slice(2), options: { events: {
 const targetEvents = Number(values.events);
 const secrets = { stripe: "whsec_bench_stripe" };
 
-function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
-    env: { ...process.env, ...env, LOG_LEVEL: "warn" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-}
-
-async function stopWorker(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGTERM");
-  await new Promise((done) => child.once("exit", done));
-}
-
-async function count(pool: Pool, sql: string): Promise<number> {
-  return (await pool.query<{ n: number }>(sql)).rows[0]!.n;
-}
+// One worker, quiet but for warnings (its log would interleave with the bench's table).
+const startWorker = (env: Record<string, string>): ChildProcess => startWorkers(1, { ...env, LOG_LEVEL: "warn" })[0]!;
 
 /** Seconds until `sql` counts zero, polled. */
 async function until(pool: Pool, sql: string, check: (n: number) => boolean): Promise<number> {
@@ -93,7 +80,7 @@ async function drain(database: Backlog, destination: boolean) {
   const changes = await count(database.pool, "SELECT count(*)::int AS n FROM payment_changes");
   const delivered = destination ? await waitAllDelivered(database.pool, receiver.host) : null;
   const rss = processRssMb(worker.pid!);
-  await stopWorker(worker);
+  await stopWorkers([worker]);
   const rate = database.events / seconds;
   console.log(
     `drain, ${destination ? "one destination" : "no destination"}: ${plural(database.events, "event")} in ${seconds.toFixed(1)}s = ${rate.toFixed(0)} events/s ` +
@@ -118,7 +105,7 @@ try {
   workers.push(pusher);
   const delivered = await waitAllDelivered(first.pool, receiver.host);
   const rss = processRssMb(pusher.pid!);
-  await stopWorker(pusher);
+  await stopWorkers([pusher]);
   const deliverRate = changes / delivered.seconds;
   console.log(
     `deliver: ${plural(changes, "change")} to one destination in ${delivered.seconds.toFixed(1)}s = ${deliverRate.toFixed(0)} changes/s ` +
@@ -149,7 +136,7 @@ try {
     `drain with a destination / without, A B B A: ${((with1.rate + with2.rate) / 2).toFixed(0)} / ${((base1.rate + base2.rate) / 2).toFixed(0)} events/s = ${ratio.toFixed(2)}x`,
   );
 } finally {
-  await Promise.all(workers.map(stopWorker));
+  await stopWorkers(workers);
   for (const { host } of hosts) await host.close();
   for (const database of databases) {
     await database.pool.end();

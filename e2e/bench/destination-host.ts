@@ -19,7 +19,8 @@ export async function startDestinationHost(): Promise<DestinationHost> {
   return { host, secret, env: { DESTINATION_URL: host.url, DESTINATION_SECRET: secret } };
 }
 
-const count = async (pool: Pool, sql: string) => (await pool.query<{ n: number }>(sql)).rows[0]!.n;
+/** The number a `SELECT count(*)::int AS n ...` returns. */
+export const countRows = async (pool: Pool, sql: string) => (await pool.query<{ n: number }>(sql)).rows[0]!.n;
 
 export type Delivered = { changes: number; seconds: number; verified: number; outOfOrder: number; rejected: number };
 
@@ -29,8 +30,8 @@ export type Delivered = { changes: number; seconds: number; verified: number; ou
  */
 export async function waitAllDelivered(pool: Pool, host: HostReceiver, timeoutSeconds = 600): Promise<Delivered> {
   const started = Date.now();
-  const changes = await count(pool, "SELECT count(*)::int AS n FROM payment_changes");
-  while ((await count(pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'")) < changes) {
+  const changes = await countRows(pool, "SELECT count(*)::int AS n FROM payment_changes");
+  while ((await countRows(pool, "SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'")) < changes) {
     if (Date.now() - started > timeoutSeconds * 1000)
       throw new Error(`not every one of ${changes} changes was delivered in ${timeoutSeconds}s`);
     await new Promise((done) => setTimeout(done, 200));
