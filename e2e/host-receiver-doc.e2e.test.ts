@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@/lib/db/embedded";
+import { declineReasonJsonSql } from "@/lib/outbox/payment-change";
 import { resendDeliveries } from "@/lib/destinations/resend-deliveries";
 import { sendTestMessage } from "@/lib/destinations/send-test-message";
 import { generateSecret, signedHeaders } from "@/lib/destinations/sign-message";
@@ -105,7 +106,7 @@ async function allDelivered(what: string): Promise<number> {
 const hostPayments = () =>
   JSON.parse(readFileSync(join(dir, "payments.json"), "utf8")) as Record<
     string,
-    { version: number; status: string; amountRefunded: number }
+    { version: number; status: string; amountRefunded: number; declineReason: { code: string | null; message: string | null } | null }
   >;
 
 describe("[HOST][DOCS] the documented receiver, pasted as written", () => {
@@ -131,17 +132,22 @@ describe("[HOST][DOCS] the documented receiver, pasted as written", () => {
     expect([...handled].sort()).toEqual(rows.map(({ id }) => id).sort());
     expect(lines(/^(rejected|failed) /gm)).toEqual([]);
 
-    const { rows: payments } = await app.pool.query<{ key: string; version: number; status: string; amount_refunded: number }>(
-      "SELECT provider || '/' || gateway_charge_id AS key, version, status, amount_refunded FROM payments",
+    const { rows: payments } = await app.pool.query<{
+      key: string;
+      version: number;
+      status: string;
+      amount: number;
+      amountRefunded: number;
+      currency: string;
+      customerEmail: string | null;
+      declineReason: { code: string | null; message: string | null } | null;
+    }>(
+      `SELECT provider || '/' || gateway_charge_id AS key, version, status, amount, amount_refunded AS "amountRefunded", currency,
+              customer_email AS "customerEmail", ${declineReasonJsonSql("decline_reason")} AS "declineReason"
+         FROM payments`,
     );
     const host = hostPayments();
-    for (const payment of payments) {
-      expect(host[payment.key], payment.key).toMatchObject({
-        version: payment.version,
-        status: payment.status,
-        amountRefunded: payment.amount_refunded,
-      });
-    }
+    for (const { key, ...payment } of payments) expect(host[key], key).toEqual(payment);
     for (const history of histories) {
       expect(host[`${history.provider}/${history.payment.chargeId}`], history.payment.chargeId).toMatchObject(history.truth);
     }

@@ -4,6 +4,7 @@ import { processEvent, processEvents, type ProcessDeps } from "@/lib/inbox/proce
 import { registerPaymentAndWake } from "@/lib/inbox/process/wake-waiting-events";
 import { ingestStripeStep, processDeps, stripePayment } from "@/lib/testing/payment-events";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
+import { testConfig } from "@/lib/testing/test-worker";
 
 // The change the outbox records beside each payment change, in the payment statement, against a real database.
 
@@ -83,6 +84,43 @@ describe("payment changes, written with the payment", () => {
     await app.pool.query("UPDATE webhook_inbox SET status = 'pending', attempts = 0 WHERE id = $1", [paid.inboxId]);
     expect(await processEvent(deps, paid.inboxId)).toBe("processed");
     expect((await changes(payment.chargeId)).map(({ version }) => version)).toEqual([1]);
+  });
+
+  it("records a change when an event changes no status but gives a fact the payment lacked, and none when it gives nothing new", async () => {
+    const payment = facts();
+    const now = Date.now();
+    // Taken as delivered (no refetch): a dispute first, whose body names the charge but not its amount, currency or customer.
+    const deps = processDeps(app, testConfig(app.env, { REFETCH_STRIPE: "none" }));
+    const disputed = await ingest(payment, { kind: "dispute_opened", occurredAtMs: now - 10_000 });
+    expect(await processEvents(deps, [disputed.inboxId])).toEqual(["processed"]);
+    expect(await changes(payment.chargeId)).toMatchObject([{ version: 1, status: "disputed", amount: null, currency: null }]);
+    // The payment's older success arrives late: stale, so the status stays, but its amount is news to the host.
+    const paid = await ingest(payment, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    expect(await processEvents(deps, [paid.inboxId])).toEqual(["ignored"]);
+    const rows = await changes(payment.chargeId);
+    expect(rows).toMatchObject([
+      { version: 1, status: "disputed" },
+      {
+        version: 2,
+        previous_status: "disputed",
+        status: "disputed",
+        amount: 1000,
+        currency: "usd",
+        customer_id: "cus_7",
+        customer_email: "ana@example.com",
+        inbox_id: paid.inboxId,
+        event_type: "charge.succeeded",
+      },
+    ]);
+    const { rows: current } = await app.pool.query(
+      "SELECT p.version, (SELECT count(*)::int FROM payment_transitions t WHERE t.payment_id = p.id) AS transitions FROM payments p WHERE gateway_charge_id = $1",
+      [payment.chargeId],
+    );
+    expect(current).toEqual([{ version: 2, transitions: 1 }]);
+    // The same facts again, later: nothing new for the host.
+    const again = await ingest(payment, { kind: "succeeded", occurredAtMs: now - 20_000 });
+    expect(await processEvents(deps, [again.inboxId])).toEqual(["ignored"]);
+    expect((await changes(payment.chargeId)).map(({ version }) => version)).toEqual([1, 2]);
   });
 
   it("numbers a host-registered payment's first change 1, after its registration", async () => {

@@ -76,6 +76,7 @@ export type ApplyResult = { outcome: "processed"; alreadyApplied?: boolean } | {
 
 type PaymentRow = {
   id: number;
+  version: number;
   status: PaymentState["status"];
   amount: number | null;
   amount_refunded: number;
@@ -98,7 +99,7 @@ export function microsToIso(micros: bigint): string {
 // says whether its event's effect is already in the ledger (a replay): an effect is always recorded
 // against its own payment, so no payment row means no effect yet.
 const LOCK_PAYMENTS = plannedPerCall(`
-  SELECT k.position, p.id, p.status, p.amount, p.amount_refunded, p.last_gateway_event_precision,
+  SELECT k.position, p.id, p.version, p.status, p.amount, p.amount_refunded, p.last_gateway_event_precision,
          (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
          EXISTS (SELECT 1 FROM payment_transitions t WHERE t.inbox_id = k.inbox_id) AS applied,
          (p.amount IS NULL OR p.currency IS NULL OR p.customer_id IS NULL OR p.customer_email IS NULL) AS missing_facts
@@ -134,6 +135,10 @@ const UNSUCCESSFUL = "('pending', 'failed', 'canceled')";
 const OBSERVED_DECLINE = "NULLIF(jsonb_strip_nulls(jsonb_build_object('code', d.decline_code, 'message', d.decline_message)), '{}'::jsonb)";
 
 const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)";
+// The facts an observation gives that the payment lacks (what the gap-filling COALESCEs below write).
+const FILLS_A_GAP = `((p.amount IS NULL AND d.amount IS NOT NULL) OR (p.currency IS NULL AND d.currency IS NOT NULL)
+  OR (p.customer_id IS NULL AND d.customer_id IS NOT NULL) OR (p.customer_email IS NULL AND d.customer_email IS NOT NULL)
+  OR (p.gateway_account = '${DEFAULT_ACCOUNT}' AND d.gateway_account <> '${DEFAULT_ACCOUNT}'))`;
 
 // Every decided write of the set, in one round trip, each with its ledger entry:
 // - create: a payment from its first observation (none when another transaction created it first:
@@ -147,7 +152,10 @@ const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL O
 //   and how much; those facts fill gaps like an applied one's. seen_again fills them too.
 // Every create and apply also bumps the payment's version and records its change (the outbox's piece:
 // the row the feed and the destinations read) in this same statement: a change exists exactly when
-// its payment change committed. A seen_again changes nothing the host sees, so it records none.
+// its payment change committed. A seen_again or facts that fills a gap (an amount, a currency, a
+// customer, the account) changes what the host sees: it bumps the version too and records a change
+// with the status unchanged, but no transition (the status did not move). One that fills nothing
+// records none.
 const RECORD_CHANGES = recordChangesSql(
   {
     paymentId: "p.id",
@@ -172,14 +180,37 @@ const RECORD_CHANGES = recordChangesSql(
       JOIN decided d ON d.kind = p.kind AND d.provider = p.provider AND d.charge_id = p.gateway_charge_id`,
   "p.id",
 );
+const RECORD_FILLED_FACTS = recordChangesSql(
+  {
+    paymentId: "p.id",
+    version: "p.version",
+    provider: "p.provider",
+    chargeId: "p.gateway_charge_id",
+    previousStatus: "p.status",
+    status: "p.status",
+    amount: "p.amount",
+    amountRefunded: "p.amount_refunded",
+    currency: "p.currency",
+    customerId: "p.customer_id",
+    customerEmail: "p.customer_email",
+    inboxId: "d.inbox_id",
+    eventId: "d.event_id",
+    eventType: "d.event_type",
+    occurredAt: "d.occurred_at::timestamptz",
+    account: "p.gateway_account",
+    declineReason: "p.decline_reason",
+  },
+  "seen_again p JOIN decided d ON d.payment_id = p.id AND p.version > d.locked_version",
+  "p.id",
+);
 const WRITE_PAYMENTS = plannedPerCall(`
   WITH decided AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[],
                          $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::bigint[], $16::text[],
-                         $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[])
+                         $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::bigint[])
       AS d(kind, payment_id, provider, charge_id, status, amount_refunded, amount, currency, customer_id, customer_email,
            at, at_precision, inbox_id, from_status, from_amount_refunded, source, event_id, event_type, occurred_at, gateway_account,
-           decline_code, decline_message)
+           decline_code, decline_message, locked_version)
   ), created AS (
     INSERT INTO payments (provider, gateway_charge_id, status, amount, amount_refunded, currency,
                           customer_id, customer_email, registered_by, last_gateway_event_at, last_gateway_event_precision, version, facts_from,
@@ -213,9 +244,13 @@ const WRITE_PAYMENTS = plannedPerCall(`
            last_gateway_event_precision = CASE WHEN ${SEEN_LATER} THEN d.at_precision ELSE p.last_gateway_event_precision END,
            amount = COALESCE(p.amount, d.amount), currency = COALESCE(p.currency, d.currency),
            customer_id = COALESCE(p.customer_id, d.customer_id), customer_email = COALESCE(p.customer_email, d.customer_email),
-           facts_from = ${factsFrom(true)}, gateway_account = ${LEARNT_ACCOUNT}
+           facts_from = ${factsFrom(true)}, gateway_account = ${LEARNT_ACCOUNT},
+           version = p.version + CASE WHEN ${FILLS_A_GAP} THEN 1 ELSE 0 END,
+           updated_at = CASE WHEN ${FILLS_A_GAP} THEN now() ELSE p.updated_at END
       FROM decided d
      WHERE p.id = d.payment_id AND d.kind IN ('seen_again', 'facts')
+    RETURNING p.id, p.provider, p.gateway_charge_id, p.version, p.status, p.amount, p.amount_refunded, p.currency, p.customer_id,
+              p.customer_email, p.gateway_account, p.decline_reason
   ), recorded AS (
     INSERT INTO payment_transitions (payment_id, inbox_id, from_status, to_status, from_amount_refunded, to_amount_refunded, source)
     SELECT created.id, d.inbox_id, NULL, d.status, NULL, d.amount_refunded, d.source
@@ -225,6 +260,8 @@ const WRITE_PAYMENTS = plannedPerCall(`
       FROM applied JOIN decided d ON d.kind = 'apply' AND d.payment_id = applied.id
   ), changed AS (
     ${RECORD_CHANGES}
+  ), filled AS (
+    ${RECORD_FILLED_FACTS}
   )
   SELECT provider, gateway_charge_id FROM created`);
 
@@ -298,6 +335,7 @@ async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<S
       writes.map(({ update }) => update.account ?? DEFAULT_ACCOUNT),
       writes.map(({ snapshot }) => snapshot.declineReason?.code ?? null),
       writes.map(({ snapshot }) => snapshot.declineReason?.message ?? null),
+      writes.map(({ row }) => row?.version ?? null),
     ]),
   );
   return new Set(rows.map((row) => paymentKey(row.provider, row.gateway_charge_id)));
