@@ -57,6 +57,27 @@ export type RecordedChange = { [Field in keyof typeof RECORDED]: string } & {
   erasure?: string;
 };
 
+/** A change's fields read from the payment row `alias` as the change left it: all but its status and cause. */
+export const changedPaymentSql = (alias: string) => ({
+  paymentId: `${alias}.id`,
+  version: `${alias}.version`,
+  provider: `${alias}.provider`,
+  chargeId: `${alias}.gateway_charge_id`,
+  amount: `${alias}.amount`,
+  currency: `${alias}.currency`,
+  customerId: `${alias}.customer_id`,
+  customerEmail: `${alias}.customer_email`,
+  account: `${alias}.gateway_account`,
+  declineReason: `${alias}.decline_reason`,
+});
+
+/** The status fields of a change that leaves the payment row `alias`'s status and refunds as they were. */
+export const statusKeptSql = (alias: string) => ({
+  previousStatus: `${alias}.status`,
+  status: `${alias}.status`,
+  amountRefunded: `${alias}.amount_refunded`,
+});
+
 /**
  * The statement piece (a CTE body) that records one change per row of `from`: each field of
  * `values` is an SQL expression over those rows (the payment's new version and state, the event

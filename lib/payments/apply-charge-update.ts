@@ -1,7 +1,7 @@
 import { plannedPerCall, type Queryable } from "../db/pool";
 import type { ChargeSnapshot } from "../canonical/charge-event";
 import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
-import { recordChangesSql } from "../outbox/payment-change";
+import { changedPaymentSql, recordChangesSql, statusKeptSql } from "../outbox/payment-change";
 import { decide, type CurrentPayment, type Decision, type EventTime, type IgnoredReason, type PaymentState } from "./state-machine";
 import { settledState } from "./payment-consistency";
 
@@ -156,50 +156,16 @@ const FILLS_A_GAP = `((p.amount IS NULL AND d.amount IS NOT NULL) OR (p.currency
 // customer, the account) changes what the host sees: it bumps the version too and records a change
 // with the status unchanged, but no transition (the status did not move). One that fills nothing
 // records none.
+// The event each decided row stands for: what caused its change.
+const EVENT_CAUSE = { inboxId: "d.inbox_id", eventId: "d.event_id", eventType: "d.event_type", occurredAt: "d.occurred_at::timestamptz" };
 const RECORD_CHANGES = recordChangesSql(
-  {
-    paymentId: "p.id",
-    version: "p.version",
-    provider: "p.provider",
-    chargeId: "p.gateway_charge_id",
-    previousStatus: "d.from_status",
-    status: "d.status",
-    amount: "p.amount",
-    amountRefunded: "d.amount_refunded",
-    currency: "p.currency",
-    customerId: "p.customer_id",
-    customerEmail: "p.customer_email",
-    inboxId: "d.inbox_id",
-    eventId: "d.event_id",
-    eventType: "d.event_type",
-    occurredAt: "d.occurred_at::timestamptz",
-    account: "p.gateway_account",
-    declineReason: "p.decline_reason",
-  },
+  { ...changedPaymentSql("p"), previousStatus: "d.from_status", status: "d.status", amountRefunded: "d.amount_refunded", ...EVENT_CAUSE },
   `(SELECT *, 'create' AS kind FROM created UNION ALL SELECT *, 'apply' FROM applied) p
       JOIN decided d ON d.kind = p.kind AND d.provider = p.provider AND d.charge_id = p.gateway_charge_id`,
   "p.id",
 );
 const RECORD_FILLED_FACTS = recordChangesSql(
-  {
-    paymentId: "p.id",
-    version: "p.version",
-    provider: "p.provider",
-    chargeId: "p.gateway_charge_id",
-    previousStatus: "p.status",
-    status: "p.status",
-    amount: "p.amount",
-    amountRefunded: "p.amount_refunded",
-    currency: "p.currency",
-    customerId: "p.customer_id",
-    customerEmail: "p.customer_email",
-    inboxId: "d.inbox_id",
-    eventId: "d.event_id",
-    eventType: "d.event_type",
-    occurredAt: "d.occurred_at::timestamptz",
-    account: "p.gateway_account",
-    declineReason: "p.decline_reason",
-  },
+  { ...changedPaymentSql("p"), ...statusKeptSql("p"), ...EVENT_CAUSE },
   "seen_again p JOIN decided d ON d.payment_id = p.id AND p.version > d.locked_version",
   "p.id",
 );

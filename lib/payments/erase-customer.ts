@@ -1,5 +1,5 @@
 import type { Queryable } from "../db/pool";
-import { recordChangesSql } from "../outbox/payment-change";
+import { changedPaymentSql, recordChangesSql, statusKeptSql } from "../outbox/payment-change";
 import { CUSTOMER_ERASED } from "../outbox/redact-changes";
 import { REDACTED } from "../canonical/redacted";
 
@@ -24,23 +24,12 @@ const RECORD_ERASURE = `
   )
   ${recordChangesSql(
     {
-      paymentId: "p.id",
-      version: "p.version",
-      provider: "p.provider",
-      chargeId: "p.gateway_charge_id",
-      previousStatus: "p.status",
-      status: "p.status",
-      amount: "p.amount",
-      amountRefunded: "p.amount_refunded",
-      currency: "p.currency",
-      customerId: "p.customer_id",
-      customerEmail: "p.customer_email",
+      ...changedPaymentSql("p"),
+      ...statusKeptSql("p"),
       inboxId: "NULL::bigint",
       eventId: "$2::text",
       eventType: `'${CUSTOMER_ERASED}'`,
       occurredAt: "now()",
-      account: "p.gateway_account",
-      declineReason: "p.decline_reason",
       erasure: "$3::jsonb",
     },
     "erased p",
