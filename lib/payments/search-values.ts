@@ -87,12 +87,12 @@ export function candidates(table: string, column: string, pattern: string, order
 /**
  * One value source read through a column's trigram index (ILIKE '%part%'): the distinct values of
  * at most INSIDE_ROWS_CAP matching rows (of those meeting `rows`, when the index is partial), the
- * first in text order (the index has none: so the same term finds the same values, and those a
- * prefix source finds too come first). Given an InsidePattern with a word, the index is asked for the probe
- * when the column has values starting with the word, and the whole term is tested on the rows it
- * found (at most PROBED_ROWS_CAP), in an outer query so that the planner neither reads the whole
- * term's common trigrams from the index nor estimates the scan from both patterns; otherwise it is
- * asked for the whole term (each branch runs or not on one probe of the column's prefix b-tree).
+ * first in text order (the index has none: so a term finds the same values every time). Given an
+ * InsidePattern with a word, the index is asked for the probe when the column has values starting
+ * with the word, and the whole term is tested on the rows it found (at most PROBED_ROWS_CAP), in an
+ * outer query so that the planner neither reads the whole term's common trigrams from the index nor
+ * estimates the scan from both patterns; otherwise it is asked for the whole term (which branch
+ * runs is decided once, by one probe of the column's prefix b-tree).
  */
 export function insideCandidates(table: string, column: string, pattern: InsidePattern | string, rows?: string): string {
   const where = rows ? `${rows} AND ` : "";

@@ -51,11 +51,12 @@ export function searchValuesSql(term: string, param: Param, idsOnly: boolean): P
 }
 
 /**
- * The keys (id, received_at) and provider of events matching any of the values (of the kinds given):
- * an event's own ids and customer, and the events of payments that name the customer (a dispute or
- * refund notice often names none), as one subquery (an event may come more than once). A customer's or e-mail's values are found once
- * (materialized) for the two lookups that use them. With the partition key beside the id, each
- * event is read from its own month's partition, not looked for in every one.
+ * The keys (id, received_at) and provider of events matching any of the values (of the kinds
+ * given): an event's own ids and customer, and the events of payments that name the customer (a
+ * dispute or refund notice often names none), as one subquery (an event may come more than once).
+ * A customer's or e-mail's values are found once (materialized) for the two lookups that use them.
+ * With the partition key beside the id, each event is read from its own month's partition, not
+ * looked for in every one.
  */
 export function eventsOfValuesSql(values: Partial<Record<SearchKind, string>>): string {
   const found: string[] = [];
