@@ -108,20 +108,23 @@ const LOCK_PAYMENTS = plannedPerCall(`
    ORDER BY p.id
      FOR UPDATE OF p`);
 
+// The facts a later observation may add to a payment (camel-case name, column), and the condition
+// under which it adds one: the payment lacks it and the observation has it.
+const GAP_FACTS = [
+  ["amount", "amount"],
+  ["currency", "currency"],
+  ["customerId", "customer_id"],
+  ["customerEmail", "customer_email"],
+] as const;
+const fillsFact = (column: string) => `p.${column} IS NULL AND d.${column} IS NOT NULL`;
+
 // Which observation supplied each fact a payment did not have yet (inbox id and event or refetch),
 // kept beside the facts so the console can say where an amount or a customer came from.
 const factsFrom = (existing: boolean) =>
-  `${existing ? "p.facts_from" : "'{}'::jsonb"} || jsonb_strip_nulls(jsonb_build_object(${[
-    ["amount", "amount"],
-    ["currency", "currency"],
-    ["customerId", "customer_id"],
-    ["customerEmail", "customer_email"],
-  ]
-    .map(
-      ([name, column]) =>
-        `'${name}', CASE WHEN ${existing ? `p.${column} IS NULL AND ` : ""}d.${column} IS NOT NULL THEN jsonb_build_object('inboxId', d.inbox_id, 'source', d.source) END`,
-    )
-    .join(", ")}))`;
+  `${existing ? "p.facts_from" : "'{}'::jsonb"} || jsonb_strip_nulls(jsonb_build_object(${GAP_FACTS.map(
+    ([name, column]) =>
+      `'${name}', CASE WHEN ${existing ? fillsFact(column) : `d.${column} IS NOT NULL`} THEN jsonb_build_object('inboxId', d.inbox_id, 'source', d.source) END`,
+  ).join(", ")}))`;
 
 // A payment's account is its first event's; one registered by the host (no account) or first seen
 // as the default account's takes the account a later event names. Ids are unique per gateway, not
@@ -135,10 +138,14 @@ const UNSUCCESSFUL = "('pending', 'failed', 'canceled')";
 const OBSERVED_DECLINE = "NULLIF(jsonb_strip_nulls(jsonb_build_object('code', d.decline_code, 'message', d.decline_message)), '{}'::jsonb)";
 
 const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)";
-// The facts an observation gives that the payment lacks (what the gap-filling COALESCEs below write).
-const FILLS_A_GAP = `((p.amount IS NULL AND d.amount IS NOT NULL) OR (p.currency IS NULL AND d.currency IS NOT NULL)
-  OR (p.customer_id IS NULL AND d.customer_id IS NOT NULL) OR (p.customer_email IS NULL AND d.customer_email IS NOT NULL)
-  OR (p.gateway_account = '${DEFAULT_ACCOUNT}' AND d.gateway_account <> '${DEFAULT_ACCOUNT}'))`;
+// An observation gives a fact the payment lacks, or names the account of one that had none
+// (what the gap-filling COALESCEs and LEARNT_ACCOUNT below write).
+const FILLS_A_GAP = `(${[
+  ...GAP_FACTS.map(([, column]) => fillsFact(column)),
+  `p.gateway_account = '${DEFAULT_ACCOUNT}' AND d.gateway_account <> '${DEFAULT_ACCOUNT}'`,
+]
+  .map((condition) => `(${condition})`)
+  .join(" OR ")})`;
 
 // Every decided write of the set, in one round trip, each with its ledger entry:
 // - create: a payment from its first observation (none when another transaction created it first:

@@ -23,9 +23,10 @@ export type StoreDeps = { pool: Pool; boss: PgBoss; config: AppConfig; now?: () 
 // others are duplicates, like a copy already stored). Keys, rows and jobs are one statement
 // (pg-boss's own job insert as the last CTE): atomic without BEGIN/COMMIT, one round trip, one
 // commit. The bodies travel as one bytea ($29, sent as bytes), each event's payload (JSON text, as
-// UTF-8) and raw body a slice of it: in text arrays they were escaped, hex-encoded and parsed again,
-// most of what went over the wire and a good part of the statement's work. The id is taken in the ledger insert so the key points at its row; a duplicate only burns
-// a sequence number. Each returned row names the input element (`n`, 1-based) it stored.
+// UTF-8) and raw body a slice of it: as text arrays they were escaped, the raw body hex-encoded, and
+// parsed back, about 2.5 times the bytes. The id is taken in the ledger insert so the key points at
+// its row; a duplicate only burns a sequence number. Each returned row names the input element
+// (`n`, 1-based) it stored.
 // The same statement asks which of the events' subject hashes ($25 names each one's element, $26
 // the hash) an erasure removed: if any, it stores nothing and returns those (`erased`), so the
 // caller redacts the events that name them and writes the batch again. Asked in the storing

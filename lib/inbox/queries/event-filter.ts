@@ -69,14 +69,14 @@ function containment(path: string, value: unknown): string {
 
 /**
  * Events of a customer: those that name the customer, and those of the customer's payments (a
- * dispute or refund notice often carries no customer at all). As lookups to union, one per index.
+ * dispute or refund notice often carries no customer at all). A union of lookups, one per index.
  */
-function customerLookups(value: string, placeholder: string): string[] {
+function customerLookups(value: string, placeholder: string): string {
   const [column, term] = value.includes("@") ? ["customer_email", `lower(${placeholder})`] : ["customer_id", placeholder];
   return [
     `SELECT id, received_at FROM webhook_inbox WHERE ${column} = ${term}`,
     `SELECT w.id, w.received_at FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id WHERE p.${column} = ${term}`,
-  ];
+  ].join(" UNION ALL ");
 }
 
 // The events a union of index lookups finds, by their keys (id and received_at: each is read from
@@ -108,14 +108,13 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
   if (filter.occurredTo) conditions.push(`occurred_at < ${param(filter.occurredTo)}`);
   if (filter.eventId) conditions.push(`event_id = ${param(filter.eventId)}`);
   if (filter.resourceId) conditions.push(`resource_id = ${param(filter.resourceId)}`);
-  if (filter.customer) conditions.push(anyOf(customerLookups(filter.customer, param(filter.customer)).join(" UNION ALL ")));
+  if (filter.customer) conditions.push(anyOf(customerLookups(filter.customer, param(filter.customer))));
   let rank: SqlFragment["rank"];
-  let searchAlone: SearchAlone | undefined;
+  let search: SearchAlone | undefined;
   if (filter.search) {
     const [term, idsOnly] = [filter.search, filter.searchIdsOnly ?? false];
-    const keys = eventsOfValuesSql(searchValuesSql(term, param, idsOnly));
-    if (conditions.length === 0) searchAlone = { keys, exactIds: (bind) => exactIdsSql(term, bind, idsOnly) };
-    conditions.push(anyOf(keys));
+    search = { keys: eventsOfValuesSql(searchValuesSql(term, param, idsOnly)), exactIds: (bind) => exactIdsSql(term, bind, idsOnly) };
+    conditions.push(anyOf(search.keys));
     rank = (bind) => exactRankSql(term, bind, idsOnly);
   }
   if (filter.jsonPath && filter.jsonValue !== undefined) {
@@ -144,6 +143,6 @@ export function eventFilterSql(filter: EventFilter, offset = 0): SqlFragment {
     where: conditions.length ? conditions.join(" AND ") : "true",
     params,
     rank,
-    searchAlone: conditions.length === 1 ? searchAlone : undefined,
+    searchAlone: conditions.length === 1 ? search : undefined,
   };
 }
