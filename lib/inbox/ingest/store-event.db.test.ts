@@ -98,6 +98,38 @@ describe("group commit at ingest", () => {
     await jobsFor(rows.map((row) => row.id));
   });
 
+  it("keeps each event's own body and payload when a batch's bodies travel together, whatever their bytes", async () => {
+    // Bodies of different lengths, one not UTF-8 (stored failed, no payload), one with multi-byte characters.
+    const bodies = [
+      Buffer.from('{"id":"evt_body_a"}'),
+      Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x80]),
+      Buffer.from(JSON.stringify({ id: "evt_body_c", name: "João Ñandú 支付" })),
+      Buffer.from(JSON.stringify({ id: "evt_body_d", note: "x".repeat(5000) })),
+    ];
+    const events = bodies.map((rawBody, index) => {
+      const base = event(`evt_body_${"abcd"[index]}`);
+      const readable = index !== 1;
+      return {
+        ...base,
+        rawBody,
+        error: readable ? null : "not JSON",
+        columns: { ...base.columns, payload: readable ? rawBody.toString("utf8") : null },
+      };
+    });
+    await Promise.all(events.map((stored) => storeEvent(deps, stored)));
+    const { rows } = await app.pool.query<{ eventId: string; raw: Buffer; payload: unknown; status: string }>(
+      `SELECT event_id AS "eventId", raw_body AS raw, payload, status FROM webhook_inbox ORDER BY event_id`,
+    );
+    expect(rows.map(({ eventId, raw, payload, status }) => ({ eventId, raw: raw.toString("hex"), payload, status }))).toEqual(
+      events.map((stored, index) => ({
+        eventId: stored.columns.eventId,
+        raw: bodies[index]!.toString("hex"),
+        payload: stored.columns.payload === null ? null : JSON.parse(stored.columns.payload),
+        status: stored.error === null ? "pending" : "failed",
+      })),
+    );
+  });
+
   it("splits a failing batch: the one bad row fails alone, every neighbour is stored with its job", async () => {
     const ids = ["evt_0", "evt_1", "evt_2", "evt_bad", "evt_3", "evt_4", "evt_5"];
     const outcomes = await Promise.all(
