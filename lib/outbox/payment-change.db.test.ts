@@ -123,6 +123,21 @@ describe("payment changes, written with the payment", () => {
     expect((await changes(payment.chargeId)).map(({ version }) => version)).toEqual([1, 2]);
   });
 
+  it("takes a zero amount a late event gives as a fact the payment lacked", async () => {
+    // A zero-amount authorization (a card check) is a payment whose amount is known: 0, not unknown.
+    const payment = { ...facts(), amount: 0 };
+    const now = Date.now();
+    const deps = processDeps(app, testConfig(app.env, { REFETCH_STRIPE: "none" }));
+    const disputed = await ingest(payment, { kind: "dispute_opened", occurredAtMs: now - 10_000 });
+    expect(await processEvents(deps, [disputed.inboxId])).toEqual(["processed"]);
+    const paid = await ingest(payment, { kind: "succeeded", occurredAtMs: now - 30_000 });
+    expect(await processEvents(deps, [paid.inboxId])).toEqual(["ignored"]);
+    expect(await changes(payment.chargeId)).toMatchObject([
+      { version: 1, amount: null, currency: null },
+      { version: 2, status: "disputed", amount: 0, currency: "usd", customer_id: "cus_7", inbox_id: paid.inboxId },
+    ]);
+  });
+
   it("numbers a host-registered payment's first change 1, after its registration", async () => {
     const payment = facts();
     await registerPaymentAndWake(

@@ -93,6 +93,15 @@ export function microsToIso(micros: bigint): string {
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${fraction}Z`;
 }
 
+// The facts a later observation may add to a payment (camel-case name, column), and the condition
+// under which it adds one: the payment lacks it and the observation has it.
+const GAP_FACTS = [
+  ["amount", "amount"],
+  ["currency", "currency"],
+  ["customerId", "customer_id"],
+  ["customerEmail", "customer_email"],
+] as const;
+
 // The payment rows, locked until the transaction ends: every event of one payment waits here for the
 // one before it, whichever worker runs it. Locked in id order, so two workers' sets can't deadlock.
 // The time is read as exact microseconds (a JS Date would round it to milliseconds). Each row also
@@ -102,20 +111,12 @@ const LOCK_PAYMENTS = plannedPerCall(`
   SELECT k.position, p.id, p.version, p.status, p.amount, p.amount_refunded, p.last_gateway_event_precision,
          (extract(epoch FROM p.last_gateway_event_at) * 1000000)::bigint::text AS last_micros,
          EXISTS (SELECT 1 FROM payment_transitions t WHERE t.inbox_id = k.inbox_id) AS applied,
-         (p.amount IS NULL OR p.currency IS NULL OR p.customer_id IS NULL OR p.customer_email IS NULL) AS missing_facts
+         (${GAP_FACTS.map(([, column]) => `p.${column} IS NULL`).join(" OR ")}) AS missing_facts
     FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS k(provider, charge_id, inbox_id, position)
     JOIN payments p ON p.provider = k.provider AND p.gateway_charge_id = k.charge_id
    ORDER BY p.id
      FOR UPDATE OF p`);
 
-// The facts a later observation may add to a payment (camel-case name, column), and the condition
-// under which it adds one: the payment lacks it and the observation has it.
-const GAP_FACTS = [
-  ["amount", "amount"],
-  ["currency", "currency"],
-  ["customerId", "customer_id"],
-  ["customerEmail", "customer_email"],
-] as const;
 const fillsFact = (column: string) => `p.${column} IS NULL AND d.${column} IS NOT NULL`;
 
 // Which observation supplied each fact a payment did not have yet (inbox id and event or refetch),
@@ -278,8 +279,8 @@ export const paymentKey = (provider: string, chargeId: string) => `${provider}\u
 
 type Write = Planned & { kind: "create" | "apply" | "seen_again" | "facts"; row: PaymentRow | null; state: PaymentState | null };
 
-const hasFacts = ({ amount, currency, customerId, customerEmail }: ChargeSnapshot) =>
-  Boolean(amount ?? currency ?? customerId ?? customerEmail);
+// A zero amount is a fact (a card check), only an absent one is not.
+const hasFacts = (snapshot: ChargeSnapshot) => GAP_FACTS.some(([name]) => snapshot[name] != null);
 
 /** Writes the decisions; returns the keys of the payments it created. */
 async function writePayments(tx: Queryable, writes: readonly Write[]): Promise<Set<string>> {
