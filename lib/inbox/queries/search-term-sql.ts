@@ -80,45 +80,59 @@ export function eventsOfValuesSql(values: Partial<Record<SearchKind, string>>): 
 }
 
 /**
- * 0 for an event matched by the whole term, 1 for a fragment match. For an e-mail the whole term is
- * its local part ("customer7" and "customer7@exa" are customer7@example.com's, not customer70's).
+ * What "matched by the whole term" means, once for both forms below: each column that may hold the
+ * whole term (an event's own, and its payment's where `ofPayment`), how a value of it equals the
+ * term, and how it is found through an index (`lookup`: a prefix probe narrowing to the same
+ * equality, so it finds exactly those). For an e-mail the whole term is its local part
+ * ("customer7" and "customer7@exa" are customer7@example.com's, not customer70's).
  */
-export function exactRankSql(term: string, param: Param, idsOnly: boolean): string {
+function wholeTermMatches(term: string, param: Param, idsOnly: boolean) {
   const whole = param(term);
-  const exact = [`event_id = ${whole}`, `resource_id = ${whole}`];
-  if (!idsOnly) {
-    const local = param(term.toLowerCase().split("@")[0]);
-    exact.push(
-      `split_part(customer_email, '@', 1) = ${local}`,
-      `customer_id = ${whole}`,
-      // A scalar subquery, one probe of the payment's key per listed event: written as EXISTS,
-      // PostgreSQL may hash it instead, reading every payment.
-      `COALESCE((SELECT split_part(p.customer_email, '@', 1) = ${local} OR p.customer_id = ${whole} FROM payments p
-                  WHERE p.provider = webhook_inbox.provider AND p.gateway_charge_id = webhook_inbox.resource_id), false)`,
-    );
+  const equalsWhole = (column: string) => `${column} = ${whole}`;
+  const matches = [
+    { column: "event_id", ofPayment: false, equals: equalsWhole, lookup: equalsWhole },
+    { column: "resource_id", ofPayment: false, equals: equalsWhole, lookup: equalsWhole },
+  ];
+  if (idsOnly) return matches;
+  const localPart = term.toLowerCase().split("@")[0]!;
+  const local = param(localPart);
+  // Bound only when a lookup is written: a statement may not carry a parameter it never uses.
+  let localAt: string | undefined;
+  const equalsLocal = (column: string) => `split_part(${column}, '@', 1) = ${local}`;
+  // An e-mail whose part before its first "@" is the term's: by the e-mail's start (prefix index).
+  const lookupLocal = (column: string) =>
+    `(${column} LIKE ${(localAt ??= param(`${escapeLike(localPart)}@%`))} OR ${column} = ${local}) AND ${equalsLocal(column)}`;
+  matches.push(
+    { column: "customer_id", ofPayment: true, equals: equalsWhole, lookup: equalsWhole },
+    { column: "customer_email", ofPayment: true, equals: equalsLocal, lookup: lookupLocal },
+  );
+  return matches;
+}
+
+/** 0 for an event matched by the whole term (wholeTermMatches), 1 for a fragment match. */
+export function exactRankSql(term: string, param: Param, idsOnly: boolean): string {
+  const matches = wholeTermMatches(term, param, idsOnly);
+  const exact = matches.map(({ column, equals }) => equals(column));
+  const ofPayment = matches.filter((match) => match.ofPayment).map(({ column, equals }) => equals(`p.${column}`));
+  if (ofPayment.length > 0) {
+    // A scalar subquery, one probe of the payment's key per listed event: written as EXISTS,
+    // PostgreSQL may hash it instead, reading every payment.
+    exact.push(`COALESCE((SELECT ${ofPayment.join(" OR ")} FROM payments p
+                  WHERE p.provider = webhook_inbox.provider AND p.gateway_charge_id = webhook_inbox.resource_id), false)`);
   }
   return `(CASE WHEN ${exact.join(" OR ")} THEN 0 ELSE 1 END)`;
 }
 
 /**
- * The ids of the events exactRankSql ranks 0 (matched by the whole term), found through indexes: a
- * search's page is then the newest of those and the newest of the rest, without ranking every match.
+ * The ids of the events exactRankSql ranks 0, found through indexes: a search's page is then the
+ * newest of those and the newest of the rest, without ranking every match.
  */
 export function exactIdsSql(term: string, param: Param, idsOnly: boolean): string {
-  const whole = param(term);
-  const lookups = [`SELECT id FROM webhook_inbox WHERE event_id = ${whole}`, `SELECT id FROM webhook_inbox WHERE resource_id = ${whole}`];
-  if (!idsOnly) {
-    const localPart = term.toLowerCase().split("@")[0]!;
-    const [local, localAt] = [param(localPart), param(`${escapeLike(localPart)}@%`)];
-    // An e-mail whose part before its first "@" is the term's: by the e-mail's start (prefix index).
-    const ofLocal = (column: string) => `(${column} LIKE ${localAt} OR ${column} = ${local}) AND split_part(${column}, '@', 1) = ${local}`;
-    const payments = "SELECT w.id FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id";
-    lookups.push(
-      `SELECT id FROM webhook_inbox WHERE customer_id = ${whole}`,
-      `SELECT id FROM webhook_inbox WHERE ${ofLocal("customer_email")}`,
-      `${payments} WHERE p.customer_id = ${whole}`,
-      `${payments} WHERE ${ofLocal("p.customer_email")}`,
-    );
-  }
-  return lookups.join(" UNION ALL ");
+  const payments = "SELECT w.id FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id";
+  return wholeTermMatches(term, param, idsOnly)
+    .flatMap(({ column, ofPayment, lookup }) => [
+      `SELECT id FROM webhook_inbox WHERE ${lookup(column)}`,
+      ...(ofPayment ? [`${payments} WHERE ${lookup(`p.${column}`)}`] : []),
+    ])
+    .join(" UNION ALL ");
 }
