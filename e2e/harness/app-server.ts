@@ -5,7 +5,8 @@ import { freePort } from "@/lib/db/embedded";
 import { productionWebArgs } from "@/lib/runtime/launch-environment";
 
 // Starts the built app (our web server around Next, as `npm start` runs it) and a real worker process
-// against a test database, the way `npm start` does, on a free port.
+// against a test database, the way `npm start` does, on a free port. startWebServer starts the web
+// server alone (a benchmark measuring what taking webhooks costs, with nothing processing them).
 
 export type AppServer = {
   url: string;
@@ -14,6 +15,8 @@ export type AppServer = {
   /** Process-group leaders (each child leads its own group): for a benchmark's memory readings. */
   pids: { web: number; worker: number };
 };
+
+export type WebServer = Omit<AppServer, "pids"> & { pids: { web: number } };
 
 export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -37,7 +40,7 @@ export function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startAppServer(env: Record<string, string>): Promise<AppServer> {
+async function startProcesses(env: Record<string, string>, withWorker: boolean) {
   if (!existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first (npm test does)");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -53,7 +56,15 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
         stdio: ["ignore", "pipe", "pipe"],
       },
     ),
-    spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], { env: fullEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+    ...(withWorker
+      ? [
+          spawn(process.execPath, ["--import", "tsx", "worker/worker.ts"], {
+            env: fullEnv,
+            detached: true,
+            stdio: ["ignore", "pipe", "pipe"],
+          }),
+        ]
+      : []),
   ];
   for (const child of children) {
     child.stdout?.on("data", (chunk) => logs.push(String(chunk)));
@@ -72,10 +83,15 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
     }
     await new Promise((done) => setTimeout(done, 250));
   }
-  return {
-    url,
-    logs,
-    pids: { web: children[0]!.pid!, worker: children[1]!.pid! },
-    stop: async () => void (await Promise.all(children.map(stopChild))),
-  };
+  return { url, logs, children, stop: async () => void (await Promise.all(children.map(stopChild))) };
+}
+
+export async function startAppServer(env: Record<string, string>): Promise<AppServer> {
+  const { children, ...server } = await startProcesses(env, true);
+  return { ...server, pids: { web: children[0]!.pid!, worker: children[1]!.pid! } };
+}
+
+export async function startWebServer(env: Record<string, string>): Promise<WebServer> {
+  const { children, ...server } = await startProcesses(env, false);
+  return { ...server, pids: { web: children[0]!.pid! } };
 }
