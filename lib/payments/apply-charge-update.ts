@@ -93,8 +93,8 @@ export function microsToIso(micros: bigint): string {
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${fraction}Z`;
 }
 
-// The facts a later observation may add to a payment (camel-case name, column), and the condition
-// under which it adds one: the payment lacks it and the observation has it.
+// The facts a later observation may add to a payment (camel-case name, column): the payment's row
+// says which it lacks, a snapshot which it has, and the write adds those (fillsFact).
 const GAP_FACTS = [
   ["amount", "amount"],
   ["currency", "currency"],
@@ -117,6 +117,7 @@ const LOCK_PAYMENTS = plannedPerCall(`
    ORDER BY p.id
      FOR UPDATE OF p`);
 
+// An observation adds a fact when the payment lacks it and the observation has it.
 const fillsFact = (column: string) => `p.${column} IS NULL AND d.${column} IS NOT NULL`;
 
 // Which observation supplied each fact a payment did not have yet (inbox id and event or refetch),
