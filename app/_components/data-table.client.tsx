@@ -114,6 +114,7 @@ function CardSort({
 }) {
   return (
     <form
+      method="get"
       className="card-sort"
       aria-label={`Sort ${label}`}
       onSubmit={(event) => {

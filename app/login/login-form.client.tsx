@@ -27,6 +27,7 @@ export function LoginForm({
   const [credentials, setCredentials] = useState<{ email: string; password: string } | null>(null);
   return (
     <form
+      method="post"
       onSubmit={async (event) => {
         event.preventDefault();
         const form = new FormData(event.currentTarget);

@@ -16,6 +16,7 @@ export function SsoCodeForm({ ticket, email, callbackUrl }: { ticket: string; em
   const [busy, setBusy] = useState(false);
   return (
     <form
+      method="post"
       onSubmit={async (event) => {
         event.preventDefault();
         const code = String(new FormData(event.currentTarget).get("code"));

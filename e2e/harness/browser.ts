@@ -27,7 +27,7 @@ export function chromiumPath(): string {
  */
 export async function openBrowser(
   viewport = { width: 1360, height: 900 },
-  options: { ignoreHTTPSErrors?: boolean; touch?: boolean } = {},
+  options: { ignoreHTTPSErrors?: boolean; touch?: boolean; scripts?: boolean } = {},
 ): Promise<BrowserContext> {
   return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "webhook-inbox-e2e-")), {
     executablePath: chromiumPath(),
@@ -38,6 +38,7 @@ export async function openBrowser(
     ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
     hasTouch: options.touch ?? false,
     isMobile: options.touch ?? false,
+    javaScriptEnabled: options.scripts ?? true,
   });
 }
 

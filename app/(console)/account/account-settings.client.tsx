@@ -56,6 +56,7 @@ export function AccountSettings({ view }: { view: AccountView }) {
       <section className="panel" aria-labelledby="password-heading">
         <h2 id="password-heading">Password</h2>
         <form
+          method="post"
           className="filters"
           onSubmit={(event) => {
             event.preventDefault();
@@ -120,6 +121,7 @@ export function AccountSettings({ view }: { view: AccountView }) {
               <p className="muted">Required for your role here, so it can&apos;t be turned off.</p>
             ) : (
               <form
+                method="post"
                 className="filters"
                 onSubmit={(event) => {
                   event.preventDefault();
@@ -160,6 +162,7 @@ export function AccountSettings({ view }: { view: AccountView }) {
               </dl>
             </div>
             <form
+              method="post"
               className="filters"
               onSubmit={(event) => {
                 event.preventDefault();

@@ -26,7 +26,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   return (
     <>
       <h1>Audit log</h1>
-      <form className="panel filters" action="/audit">
+      <form method="get" className="panel filters" action="/audit">
         <label>
           Action
           <select name="action" defaultValue={action ?? ""}>

@@ -136,6 +136,7 @@ export function DestinationsManager({
   return (
     <>
       <form
+        method="post"
         key={editing?.id ?? "new"}
         className="panel filters"
         aria-label={editing ? `Edit ${editing.name}` : "Add a destination"}

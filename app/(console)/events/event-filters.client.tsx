@@ -36,6 +36,7 @@ export function EventFilters({
   );
   return (
     <form
+      method="get"
       className="filters"
       role="search"
       aria-label="Filter events"

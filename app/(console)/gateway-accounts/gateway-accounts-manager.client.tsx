@@ -106,6 +106,7 @@ export function GatewayAccountsManager({
   return (
     <>
       <form
+        method="post"
         className="panel filters"
         aria-label="Add an account"
         onSubmit={(event) => {
@@ -160,6 +161,7 @@ export function GatewayAccountsManager({
       </form>
       {rotating ? (
         <form
+          method="post"
           className="panel filters"
           aria-label={`Rotate ${rotating.provider}/${rotating.name}`}
           onSubmit={(event) => {

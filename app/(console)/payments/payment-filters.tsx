@@ -28,7 +28,7 @@ export function PaymentFilters({
   const on = filter.dated?.on ?? "created";
   const [from, to] = filter.dated ? [filter.dated.from, filter.dated.to] : [filter.createdFrom, filter.createdTo];
   return (
-    <form className="panel filters" role="search" aria-label="Filter payments" action="/payments">
+    <form method="get" className="panel filters" role="search" aria-label="Filter payments" action="/payments">
       <label>
         {searchLabel}
         <input

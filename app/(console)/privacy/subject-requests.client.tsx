@@ -110,6 +110,7 @@ function DryRunPanel({ subject, preview }: { subject: SubjectInput; preview: Era
       <h3>Payments affected ({preview.payments.length})</h3>
       <ErasedPaymentsTable label="Payments affected" payments={preview.payments} />
       <form
+        method="post"
         className="confirm-erasure"
         onSubmit={(event) => {
           event.preventDefault();
@@ -185,7 +186,7 @@ export function SubjectRequests({ providers }: { providers: string[] }) {
     <>
       <section className="panel" aria-labelledby="subject">
         <h2 id="subject">Data subject</h2>
-        <form className="filters" onSubmit={run("export")}>
+        <form method="post" className="filters" onSubmit={run("export")}>
           <label>
             Named by
             <select value={kind} onChange={(event) => edit(() => setKind(event.target.value as Kind))}>

@@ -24,6 +24,7 @@ export function SignatureDebugger({ schemes, prefill }: { schemes: SignaturesVie
   const [pending, startTransition] = useTransition();
   return (
     <form
+      method="post"
       className="panel"
       onSubmit={(event) => {
         event.preventDefault();

@@ -84,6 +84,7 @@ export function UsersManager({ users, roles, me }: { users: User[]; roles: strin
   return (
     <>
       <form
+        method="post"
         className="panel filters"
         aria-label="Add a user"
         onSubmit={(event) => {

@@ -108,6 +108,7 @@ function CountedAction<Input>({
     <section className="panel" aria-label={title}>
       <h2>{title}</h2>
       <form
+        method="post"
         className="filters"
         onChange={() => setCounted(null)}
         onSubmit={(event) => {

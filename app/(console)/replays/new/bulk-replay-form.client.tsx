@@ -21,6 +21,7 @@ export function BulkReplayForm({
   const confirmed = !needsConfirmation || confirmation.trim() === String(expected);
   return (
     <form
+      method="post"
       className="panel"
       onSubmit={(event) => {
         event.preventDefault();
