@@ -621,7 +621,21 @@ async function run(): Promise<void> {
     oneAccount,
     heldAccounts,
     spreadAccounts,
-  ] = results as [Result, Result, Result, Result, Result, Result, Result, Result, Result, Result, Result, Result, Result];
+  ] = counted as [
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+    CountedResult,
+  ];
   for (const r of [loneOn!, loneOff!])
     console.log(`| ${r.name} (1 connection) | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.bad} |`);
   console.log(
@@ -649,11 +663,7 @@ async function run(): Promise<void> {
     const result = (title: string) => counted.find((entry) => entry.name === title)!;
     printSeededRatio(result(seeded[0]![0]), result(seeded[1]![0]));
   }
-  printCpuPerRequest(
-    counted,
-    { trivial: counted[1]!, trivialAlone: counted[8]!, groupCommitted: counted[6]! },
-    ceiling.databaseMsPerInsert,
-  );
+  printCpuPerRequest(counted, { trivial, trivialAlone, groupCommitted: partLean }, ceiling.databaseMsPerInsert);
   const { rows } = await pool.query("SELECT status, count(*)::int AS n FROM webhook_inbox GROUP BY status ORDER BY status");
   console.log(`inbox: ${rows.map((row) => `${row.status} ${row.n}`).join(", ")}`);
   console.log(

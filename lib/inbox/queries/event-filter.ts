@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PROVIDER_NAMES } from "../../providers/registry";
 import { dateParamSchema, storableTextSchema } from "../../request/input-schemas";
-import { eventsOfValuesSql, exactIdsSql, exactRankSql, searchValuesSql } from "./search-term-sql";
+import { eventsOfValuesSql, exactIdsSql, exactRankSql, PAYMENT_EVENTS, searchValuesSql } from "./search-term-sql";
 import { PENDING_ROWS, SETTLED_ROWS } from "./settled-search";
 
 export const INBOX_STATUSES = ["pending", "processed", "ignored", "failed"] as const;
@@ -75,7 +75,7 @@ function customerLookups(value: string, placeholder: string): string {
   const [column, term] = value.includes("@") ? ["customer_email", `lower(${placeholder})`] : ["customer_id", placeholder];
   return [
     `SELECT id, received_at FROM webhook_inbox WHERE ${column} = ${term}`,
-    `SELECT w.id, w.received_at FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id WHERE p.${column} = ${term}`,
+    `SELECT w.id, w.received_at FROM ${PAYMENT_EVENTS} WHERE p.${column} = ${term}`,
   ].join(" UNION ALL ");
 }
 

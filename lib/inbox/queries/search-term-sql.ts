@@ -16,6 +16,9 @@ import { PENDING_ROWS, SETTLED_ROWS } from "./settled-search";
 
 type Param = (value: unknown) => string;
 
+/** A payment (p) joined to its events (w): those whose charge id is the payment's. */
+export const PAYMENT_EVENTS = "payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id";
+
 /**
  * An inbox id column's sources: its values starting with the term (a b-tree of every row) and,
  * for a fragment, those containing it among settled events (the trigram index holds no others)
@@ -72,7 +75,7 @@ export function eventsOfValuesSql(values: Partial<Record<SearchKind, string>>): 
     found.push(`${kind}_values AS MATERIALIZED (${set})`);
     lookups.push(
       `SELECT id, received_at, provider FROM webhook_inbox WHERE ${column} IN (SELECT v FROM ${kind}_values)`,
-      `SELECT w.id, w.received_at, w.provider FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id
+      `SELECT w.id, w.received_at, w.provider FROM ${PAYMENT_EVENTS}
         WHERE p.${column} IN (SELECT v FROM ${kind}_values)`,
     );
   }
@@ -128,7 +131,7 @@ export function exactRankSql(term: string, param: Param, idsOnly: boolean): stri
  * newest of those and the newest of the rest, without ranking every match.
  */
 export function exactIdsSql(term: string, param: Param, idsOnly: boolean): string {
-  const payments = "SELECT w.id FROM payments p JOIN webhook_inbox w ON w.provider = p.provider AND w.resource_id = p.gateway_charge_id";
+  const payments = `SELECT w.id FROM ${PAYMENT_EVENTS}`;
   return wholeTermMatches(term, param, idsOnly)
     .flatMap(({ column, ofPayment, lookup }) => [
       `SELECT id FROM webhook_inbox WHERE ${lookup(column)}`,
