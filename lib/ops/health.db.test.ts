@@ -51,11 +51,15 @@ describe("checkHealth", () => {
     expect(await checkHealth(app.pool, async () => app.boss)).toMatchObject({ healthy: true, workers: { alive: 1 } });
   });
 
-  it("is healthy with no worker when nothing waits", async () => {
+  it("is unhealthy but serving with no worker alive even when nothing waits: a quiet system hides a dead worker", async () => {
     await app.pool.query("TRUNCATE worker_heartbeats");
     await app.pool.query("UPDATE webhook_inbox SET status = 'processed', processed_at = now() WHERE status = 'pending'");
     try {
-      expect(await checkHealth(app.pool, async () => app.boss)).toMatchObject({ healthy: true, workers: { alive: 0 } });
+      const quiet = await checkHealth(app.pool, async () => app.boss);
+      expect(quiet).toMatchObject({ healthy: false, status: "degraded", serving: true, inbox: { pending: 0 }, workers: { alive: 0 } });
+      expect(quiet.problems).toEqual(["no worker alive: new events and reconciliation will wait; no worker ever beat"]);
+      await recordWorkerStart(app.pool, "host:14");
+      expect(await checkHealth(app.pool, async () => app.boss)).toMatchObject({ healthy: true, status: "ok", workers: { alive: 1 } });
     } finally {
       await app.pool.query("UPDATE webhook_inbox SET status = 'pending', processed_at = NULL WHERE event_id = 'a'");
       await recordWorkerStart(app.pool, "host:11");

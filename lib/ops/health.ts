@@ -7,7 +7,7 @@ import { QUEUES } from "../queue/queues";
 import { agree, plural } from "../text/words";
 
 export type HealthReport = {
-  /** Everything works: database and queue reachable, and a worker alive whenever events wait. */
+  /** Everything works: database and queue reachable, and a worker alive. */
   healthy: boolean;
   /** `degraded` while not healthy; back to `ok` by itself once the cause is gone. */
   status: "ok" | "degraded";
@@ -42,10 +42,12 @@ async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 
 /**
  * Database and queue reachable (`serving`), the pending backlog and the workers alive. No worker
- * alive while events wait makes it unhealthy but still serving: ingest works without workers, and
- * taking the web tier out of a load balancer then would lose webhooks instead of delaying them. A
- * slow backlog with workers alive is reported, not unhealthy. Each check is bounded in time and runs
- * on the process's pools, which reconnect on their own: no restart after an outage.
+ * alive makes it unhealthy but still serving: ingest works without workers, and taking the web tier
+ * out of a load balancer then would lose webhooks instead of delaying them. It is unhealthy even
+ * when nothing waits: a quiet system is when a dead worker goes unnoticed, and the reconciliation
+ * that recovers what gateways never sent runs on the workers. A slow backlog with workers alive is
+ * reported, not unhealthy. Each check is bounded in time and runs on the process's pools, which
+ * reconnect on their own: no restart after an outage.
  */
 export async function checkHealth(
   db: Queryable,
@@ -73,11 +75,12 @@ export async function checkHealth(
   report.serving = report.database.ok && report.queue.ok;
   if (!report.database.ok) report.problems.push(`database: ${report.database.error}`);
   if (!report.queue.ok) report.problems.push(`queue: ${report.queue.error}`);
-  if (report.inbox && report.workers && report.inbox.pending > 0 && report.workers.alive === 0) {
+  if (report.inbox && report.workers && report.workers.alive === 0) {
+    const { pending } = report.inbox;
     const last = report.workers.lastHeartbeatSecondsAgo;
-    report.problems.push(
-      `no worker alive: ${plural(report.inbox.pending, "event")} ${agree(report.inbox.pending, "waits", "wait")}; ${last === null ? "no worker ever beat" : `last heartbeat ${last}s ago`}`,
-    );
+    const waiting =
+      pending > 0 ? `${plural(pending, "event")} ${agree(pending, "waits", "wait")}` : "new events and reconciliation will wait";
+    report.problems.push(`no worker alive: ${waiting}; ${last === null ? "no worker ever beat" : `last heartbeat ${last}s ago`}`);
   }
   report.healthy = report.problems.length === 0;
   report.status = report.healthy ? "ok" : "degraded";

@@ -2,6 +2,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "@/lib/testing/test-app";
 import { useWebRuntime } from "@/e2e/harness/web-runtime";
+import { recordWorkerStart } from "@/lib/inbox/process/worker-heartbeats";
 
 // /api/health through the real route handler public bare answer, details
 // for a monitoring token. (The console-session path is covered in e2e/input-safety.e2e.test.ts.)
@@ -17,6 +18,7 @@ beforeAll(async () => {
   await app.pool.query(
     `INSERT INTO webhook_inbox (provider, event_id, event_type, status, raw_body) VALUES ('stripe', 'h1', 'x', 'failed', '\\x00')`,
   );
+  await recordWorkerStart(app.pool, "host:1");
 });
 afterAll(async () => {
   await stopWebRuntime();
@@ -35,6 +37,17 @@ describe("GET /api/health", () => {
       const response = await get(headers);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ status: "ok" });
+    }
+  });
+
+  it("answers degraded with 200 in public while no worker is alive: monitors see it, a load balancer keeps the web tier", async () => {
+    await app.pool.query("TRUNCATE worker_heartbeats");
+    try {
+      const response = await get();
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ status: "degraded" });
+    } finally {
+      await recordWorkerStart(app.pool, "host:1");
     }
   });
 
