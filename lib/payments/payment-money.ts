@@ -2,8 +2,17 @@
 // page, the payments list's totals and a customer's (docs/console.md, "Totals"). Every figure is
 // linear in (amount, refunded) for a given status, so it applies as well to sums per status.
 
+import type { PaymentStatus } from "./state-machine";
+
 /** The statuses in which the gateway took the money, whatever happened to it afterwards. */
-const CAPTURED: ReadonlySet<string> = new Set(["paid", "partially_refunded", "refunded", "disputed", "charged_back"]);
+export const CAPTURED_STATUSES = [
+  "paid",
+  "partially_refunded",
+  "refunded",
+  "disputed",
+  "charged_back",
+] as const satisfies readonly PaymentStatus[];
+const CAPTURED: ReadonlySet<string> = new Set(CAPTURED_STATUSES);
 
 /** Minor units of one currency. */
 export type PaymentMoney = {

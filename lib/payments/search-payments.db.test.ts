@@ -78,31 +78,41 @@ describe("searchPayments", () => {
     await addPayment("ch_old_refund", "a@example.com");
     await addPayment("ch_new_refund", "b@example.com");
     await addPayment("ch_disputed", "c@example.com");
+    await addPayment("ch_refund_first", "d@example.com");
+    // Its refund was applied before its payment notice, which then came stale: no change into paid.
     await app.pool.query(
       `INSERT INTO payment_transitions (payment_id, from_status, to_status, to_amount_refunded, source, applied_at)
-       SELECT id, 'pending', 'paid', 0, 'event', $1::timestamptz FROM payments
+       SELECT id, 'pending', 'paid', 0, 'event', $1::timestamptz FROM payments WHERE gateway_charge_id <> 'ch_refund_first'
+       UNION ALL SELECT id, 'pending', 'refunded', 1000, 'event', $4::timestamptz FROM payments WHERE gateway_charge_id = 'ch_refund_first'
        UNION ALL SELECT id, 'paid', 'refunded', 1000, 'event', $2::timestamptz FROM payments WHERE gateway_charge_id = 'ch_old_refund'
        UNION ALL SELECT id, 'paid', 'partially_refunded', 500, 'event', $3::timestamptz FROM payments WHERE gateway_charge_id = 'ch_new_refund'
-       UNION ALL SELECT id, 'paid', 'disputed', 0, 'event', $3::timestamptz FROM payments WHERE gateway_charge_id = 'ch_disputed'`,
-      [paidAt, hoursAgo(50), hoursAgo(2)],
+       UNION ALL SELECT id, 'paid', 'disputed', 0, 'event', $3::timestamptz FROM payments WHERE gateway_charge_id = 'ch_disputed'
+       UNION ALL SELECT id, 'disputed', 'paid', 0, 'event', $5::timestamptz FROM payments WHERE gateway_charge_id = 'ch_disputed'`,
+      [paidAt, hoursAgo(50), hoursAgo(2), hoursAgo(3), hoursAgo(1)],
     );
     await app.pool.query("UPDATE payments SET updated_at = $1 WHERE gateway_charge_id = 'ch_old_refund'", [hoursAgo(50)]);
     const charges = async (dated: NonNullable<Parameters<typeof searchPayments>[1]["dated"]>) =>
       (await searchPayments(app.pool, { dated })).rows.map((row) => row.chargeId).sort();
     const lastDay = { from: hoursAgo(24) };
-    expect(await charges({ on: "refunded", ...lastDay })).toEqual(["ch_new_refund"]);
+    expect(await charges({ on: "refunded", ...lastDay })).toEqual(["ch_new_refund", "ch_refund_first"]);
     expect(await charges({ on: "refunded", from: hoursAgo(60), to: hoursAgo(40) })).toEqual(["ch_old_refund"]);
     expect(await charges({ on: "disputed", ...lastDay })).toEqual(["ch_disputed"]);
-    expect(await charges({ on: "paid", ...lastDay })).toEqual([]);
+    // Refunded means the money was taken: its capture is dated by the refund, the first the inbox knew
+    // of it. A dispute won (back to paid) is no new payment.
+    expect(await charges({ on: "paid", ...lastDay })).toEqual(["ch_refund_first"]);
     expect(await charges({ on: "paid", to: hoursAgo(99) })).toEqual(["ch_disputed", "ch_new_refund", "ch_old_refund"]);
     expect(await charges({ on: "updated", to: hoursAgo(24) })).toEqual(["ch_old_refund"]);
     const totals = await searchPayments(app.pool, { dated: { on: "refunded", ...lastDay } });
-    expect(totals.totals.map((total) => total.payments)).toEqual([1]);
+    expect(totals.totals.map((total) => total.payments)).toEqual([2]);
     const lines: string[] = [];
     for await (const line of paymentsCsv(app.pool, "support", { dated: { on: "refunded", ...lastDay } })) lines.push(line);
-    const [header, row] = lines.map((line) => line.trim().split(","));
-    const cell = (name: string) => row![header!.indexOf(name)];
-    expect(cell("charge_id")).toBe("ch_new_refund");
+    const [header, ...rows] = lines.map((line) => line.trim().split(","));
+    const cells = (charge: string) => {
+      const row = rows.find((cells) => cells[header!.indexOf("charge_id")] === charge)!;
+      return (name: string) => row[header!.indexOf(name)];
+    };
+    expect(cells("ch_refund_first")("paid_at")).toBe(cells("ch_refund_first")("refunded_at"));
+    const cell = cells("ch_new_refund");
     expect(cell("paid_at")).toBe(paidAt.toISOString());
     expect(cell("refunded_at")).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(cell("disputed_at")).toBe("");

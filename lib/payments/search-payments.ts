@@ -2,7 +2,7 @@ import { amountReadings } from "../canonical/money";
 import type { Queryable } from "../db/pool";
 import type { PaymentStatus } from "./state-machine";
 import { paymentColumns, type PaymentRecord } from "./get-payment";
-import { addMoney, NO_MONEY, paymentMoney, type PaymentMoney } from "./payment-money";
+import { addMoney, CAPTURED_STATUSES, NO_MONEY, paymentMoney, type PaymentMoney } from "./payment-money";
 import { anyOfSources, paymentValueSources, searchPatterns } from "./search-values";
 
 export type PaymentListRow = PaymentRecord & { events: number };
@@ -24,9 +24,11 @@ export type PaymentSort = `${"updated" | "created" | "amount"}_${"asc" | "desc"}
 export const PAYMENT_EVENT_DATES = ["paid", "refunded", "disputed", "updated"] as const;
 export type PaymentEventDate = (typeof PAYMENT_EVENT_DATES)[number];
 
-// The transitions that date a payment's being paid, refunded (in part or whole) and disputed.
-const DATED_BY: Record<Exclude<PaymentEventDate, "updated">, PaymentStatus[]> = {
-  paid: ["paid"],
+// The transitions that date a payment's being paid, refunded (in part or whole) and disputed. Paid is
+// the first change into any status whose money was taken: a refund or dispute applied before the
+// payment notice (which then comes stale and changes nothing) dates the capture too.
+const DATED_BY: Record<Exclude<PaymentEventDate, "updated">, readonly PaymentStatus[]> = {
+  paid: CAPTURED_STATUSES,
   refunded: ["partially_refunded", "refunded"],
   disputed: ["disputed", "charged_back"],
 };
@@ -38,7 +40,7 @@ export type PaymentEventDates = { createdAt: Date; paidAt: Date | null; refunded
  * last refunded and last disputed, as the inbox applied those changes (the transitions' time).
  */
 export function paymentEventDatesSql(): string {
-  const at = (statuses: PaymentStatus[], pick: "min" | "max") =>
+  const at = (statuses: readonly PaymentStatus[], pick: "min" | "max") =>
     `(SELECT ${pick}(t.applied_at) FROM payment_transitions t WHERE t.payment_id = p.id AND t.to_status IN (${statuses.map((status) => `'${status}'`).join(", ")}))`;
   return `${at(DATED_BY.paid, "min")} AS "paidAt", ${at(DATED_BY.refunded, "max")} AS "refundedAt", ${at(DATED_BY.disputed, "max")} AS "disputedAt", p.created_at AS "createdAt"`;
 }
@@ -101,11 +103,18 @@ export function paymentFilterSql(filter: PaymentFilter, params: unknown[] = []):
       [dated.from ? `${column} >= ${param(dated.from)}` : null, dated.to ? `${column} < ${param(dated.to)}` : null]
         .filter(Boolean)
         .join(" AND ");
-    conditions.push(
-      dated.on === "updated"
-        ? window("p.updated_at")
-        : `p.id IN (SELECT t.payment_id FROM payment_transitions t WHERE t.to_status = ANY(${param(DATED_BY[dated.on])}::text[]) AND ${window("t.applied_at")})`,
-    );
+    if (dated.on === "updated") conditions.push(window("p.updated_at"));
+    else {
+      const statuses = `${param(DATED_BY[dated.on])}::text[]`;
+      // Paid once: the first of those changes (the export's paid_at), not one back to paid after a dispute was won.
+      const first =
+        dated.on === "paid"
+          ? ` AND NOT EXISTS (SELECT 1 FROM payment_transitions e WHERE e.payment_id = t.payment_id AND e.to_status = ANY(${statuses}) AND e.applied_at < t.applied_at)`
+          : "";
+      conditions.push(
+        `p.id IN (SELECT t.payment_id FROM payment_transitions t WHERE t.to_status = ANY(${statuses}) AND ${window("t.applied_at")}${first})`,
+      );
+    }
   }
   return { where: conditions.length ? conditions.join(" AND ") : "true", params };
 }
