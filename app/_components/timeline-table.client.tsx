@@ -7,7 +7,7 @@ import { DataTable, dataColumns } from "./data-table.client";
 import { DisplayTime } from "./display-time.client";
 import { RecoveredLabel } from "./recovered-label";
 import { StatusBadge } from "./status-badge";
-import { statusLabel } from "@/lib/text/words";
+import { factLabel, statusLabel } from "@/lib/text/words";
 
 type TimelineEntry = EventPageView["timeline"][number];
 
@@ -34,11 +34,21 @@ const columns = column.columns([
     header: "Effect",
     cell: (info) => {
       const applied = info.getValue();
-      if (!applied) return <span className="muted">none</span>;
+      const { filled } = info.row.original;
+      if (!applied && filled.length === 0) return <span className="muted">none</span>;
       return (
         <span>
-          {statusLabel(applied.fromStatus ?? "new")} → <strong>{statusLabel(applied.toStatus)}</strong>
-          {applied.source === "refetch" ? <span className="muted"> (refetched)</span> : null}
+          {applied ? (
+            <>
+              {statusLabel(applied.fromStatus ?? "new")} → <strong>{statusLabel(applied.toStatus)}</strong>
+              {applied.source === "refetch" ? <span className="muted"> (refetched)</span> : null}
+            </>
+          ) : null}
+          {filled.length > 0 ? (
+            <span className={applied ? "muted" : undefined}>
+              {applied ? "; " : ""}filled in {filled.map(factLabel).join(", ")}
+            </span>
+          ) : null}
         </span>
       );
     },

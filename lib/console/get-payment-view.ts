@@ -6,6 +6,7 @@ import { paymentMoney, wasCaptured, type PaymentMoney } from "../payments/paymen
 import { shownCustomer, type ShownCustomer } from "../privacy/shown-customer";
 import { maskPayment } from "../privacy/mask-for-role";
 import { declineSentence } from "./decline-words";
+import { factLabel } from "../text/words";
 
 /** Where one fact came from: the event (or its refetch) that first supplied it, and its outcome. */
 export type FactSource = { fact: string; inboxId: number; eventId: string; eventType: string; status: string; source: string };
@@ -22,13 +23,6 @@ export type PaymentPageView = {
   decline: string | null;
 };
 
-const FACT_NAMES: Record<string, string> = {
-  amount: "amount",
-  currency: "currency",
-  customerId: "customer id",
-  customerEmail: "customer e-mail",
-};
-
 /** The payment's facts_from as sentences' parts: each fact with the event that supplied it. */
 async function factSources(db: Queryable, paymentId: number): Promise<FactSource[]> {
   const { rows } = await db.query<FactSource>(
@@ -36,10 +30,10 @@ async function factSources(db: Queryable, paymentId: number): Promise<FactSource
        FROM payments p, jsonb_each(p.facts_from) f
        JOIN webhook_inbox w ON w.id = (f.value->>'inboxId')::bigint
       WHERE p.id = $1
-      ORDER BY array_position(ARRAY['amount', 'currency', 'customerEmail', 'customerId'], f.key)`,
+      ORDER BY array_position(ARRAY['amount', 'currency', 'customerEmail', 'customerId', 'account'], f.key)`,
     [paymentId],
   );
-  return rows.map((row) => ({ ...row, fact: FACT_NAMES[row.fact] ?? row.fact }));
+  return rows.map((row) => ({ ...row, fact: factLabel(row.fact) }));
 }
 
 /** One payment with its timeline as `role` may see it; null when there is no such payment. */

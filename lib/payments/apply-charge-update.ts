@@ -120,13 +120,20 @@ const LOCK_PAYMENTS = plannedPerCall(`
 // An observation adds a fact when the payment lacks it and the observation has it.
 const fillsFact = (column: string) => `p.${column} IS NULL AND d.${column} IS NOT NULL`;
 
+// An observation names the account of a payment that had none (what LEARNT_ACCOUNT below writes).
+const learnsAccount = (existing: boolean) =>
+  `${existing ? `p.gateway_account = '${DEFAULT_ACCOUNT}' AND ` : ""}d.gateway_account <> '${DEFAULT_ACCOUNT}'`;
+
 // Which observation supplied each fact a payment did not have yet (inbox id and event or refetch),
-// kept beside the facts so the console can say where an amount or a customer came from.
+// kept beside the facts so the console can say where an amount, a customer or the account came from,
+// and which event's change it was when the status did not move.
 const factsFrom = (existing: boolean) =>
-  `${existing ? "p.facts_from" : "'{}'::jsonb"} || jsonb_strip_nulls(jsonb_build_object(${GAP_FACTS.map(
-    ([name, column]) =>
-      `'${name}', CASE WHEN ${existing ? fillsFact(column) : `d.${column} IS NOT NULL`} THEN jsonb_build_object('inboxId', d.inbox_id, 'source', d.source) END`,
-  ).join(", ")}))`;
+  `${existing ? "p.facts_from" : "'{}'::jsonb"} || jsonb_strip_nulls(jsonb_build_object(${[
+    ...GAP_FACTS.map(([name, column]) => [name, existing ? fillsFact(column) : `d.${column} IS NOT NULL`] as const),
+    ["account", learnsAccount(existing)] as const,
+  ]
+    .map(([name, fills]) => `'${name}', CASE WHEN ${fills} THEN jsonb_build_object('inboxId', d.inbox_id, 'source', d.source) END`)
+    .join(", ")}))`;
 
 // A payment's account is its first event's; one registered by the host (no account) or first seen
 // as the default account's takes the account a later event names. Ids are unique per gateway, not
@@ -142,10 +149,7 @@ const OBSERVED_DECLINE = "NULLIF(jsonb_strip_nulls(jsonb_build_object('code', d.
 const SEEN_LATER = "d.kind = 'seen_again' AND (p.last_gateway_event_at IS NULL OR p.last_gateway_event_at < d.at::timestamptz)";
 // An observation gives a fact the payment lacks, or names the account of one that had none
 // (what the gap-filling COALESCEs and LEARNT_ACCOUNT below write).
-const FILLS_A_GAP = `(${[
-  ...GAP_FACTS.map(([, column]) => fillsFact(column)),
-  `p.gateway_account = '${DEFAULT_ACCOUNT}' AND d.gateway_account <> '${DEFAULT_ACCOUNT}'`,
-]
+const FILLS_A_GAP = `(${[...GAP_FACTS.map(([, column]) => fillsFact(column)), learnsAccount(true)]
   .map((condition) => `(${condition})`)
   .join(" OR ")})`;
 

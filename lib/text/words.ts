@@ -16,3 +16,16 @@ export function plural(count: number, one: string, many = `${one}s`): string {
 export function statusLabel(status: string): string {
   return status.replaceAll("_", " ");
 }
+
+const FACT_LABELS: Record<string, string> = {
+  amount: "amount",
+  currency: "currency",
+  customerId: "customer id",
+  customerEmail: "customer e-mail",
+  account: "account",
+};
+
+/** A payment fact's name in facts_from as words ("customerEmail" -> "customer e-mail"): its sources and the timeline use this one label. */
+export function factLabel(fact: string): string {
+  return FACT_LABELS[fact] ?? fact;
+}

@@ -56,6 +56,11 @@ export type TimelineEntry = {
   /** The gateway never sent it: a reconciliation run recovered it (at receivedAt). */
   recovered: boolean;
   applied: { fromStatus: string | null; toStatus: string; source: string } | null;
+  /**
+   * The facts of the payment it supplied (facts_from's names: amount, currency, customerId,
+   * customerEmail, account): its effect, and its change told to the host, when its status moved nothing.
+   */
+  filled: string[];
 };
 
 export async function getEvent(db: Queryable, id: number): Promise<EventDetail | null> {
@@ -89,8 +94,8 @@ export async function listAttempts(db: Queryable, inboxId: number): Promise<Atte
 
 /**
  * Every event of one resource (a payment) in the order the gateway says they happened, with the
- * transition each one applied or the reason it was ignored. Bounded: a resource with thousands of
- * events shows its latest `limit`.
+ * transition each one applied and the facts it supplied, or the reason it was ignored. Bounded: a
+ * resource with thousands of events shows its latest `limit`.
  */
 export async function resourceTimeline(db: Queryable, provider: string, resourceId: string, limit = 500): Promise<TimelineEntry[]> {
   const { rows } = await db.query<
@@ -99,9 +104,11 @@ export async function resourceTimeline(db: Queryable, provider: string, resource
     `SELECT * FROM (
        SELECT i.id, i.event_type AS "eventType", i.occurred_at AS "occurredAt", i.received_at AS "receivedAt",
               i.status, i.ignored_reason AS "ignoredReason", i.source = 'reconcile' AS recovered,
-              t.from_status AS "fromStatus", t.to_status AS "toStatus", t.source
+              t.from_status AS "fromStatus", t.to_status AS "toStatus", t.source,
+              ARRAY(SELECT f.key FROM jsonb_each(p.facts_from) f WHERE (f.value->>'inboxId')::bigint = i.id ORDER BY f.key) AS filled
          FROM webhook_inbox i
          LEFT JOIN payment_transitions t ON t.inbox_id = i.id
+         LEFT JOIN payments p ON p.provider = i.provider AND p.gateway_charge_id = i.resource_id
         WHERE i.provider = $1 AND i.resource_id = $2
         ORDER BY COALESCE(i.occurred_at, i.received_at) DESC, i.id DESC
         LIMIT $3
