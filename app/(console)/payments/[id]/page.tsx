@@ -87,7 +87,7 @@ export default async function PaymentPage({ params }: { params: Promise<{ id: st
           </dd>
           <dt>Created by</dt>
           <dd>{payment.registeredBy === "host" ? "your application (registered)" : "the gateway's events"}</dd>
-          <dt>Last gateway event</dt>
+          <dt>Gateway state as of</dt>
           <dd>
             <DisplayTime value={payment.lastGatewayEventAt} />
           </dd>
