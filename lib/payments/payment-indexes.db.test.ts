@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withTransaction } from "../db/pool";
+import { paymentOrderSql } from "./search-payments";
 import { createTestApp, type TestApp } from "../testing/test-app";
 
 let app: TestApp;
@@ -34,6 +35,24 @@ describe("payments' indexes", () => {
         return rows.map((row) => row["QUERY PLAN"]).join("\n");
       });
       expect(plan).toContain(`payments_${column}_prefix_idx`);
+    }
+  });
+
+  it("reads the payments sorted by amount within their currency from one index, backwards for the smallest first", async () => {
+    for (const [sort, scan] of [
+      ["amount_desc", "Index Scan using"],
+      ["amount_asc", "Index Scan Backward using"],
+    ] as const) {
+      const plan = await withTransaction(app.pool, async (client) => {
+        await client.query("SET LOCAL enable_seqscan = off");
+        const order = paymentOrderSql({}, sort, () => "");
+        const { rows } = await client.query<{ "QUERY PLAN": string }>(
+          `EXPLAIN SELECT p.gateway_charge_id FROM payments p ORDER BY ${order} LIMIT 50`,
+        );
+        return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      });
+      expect(plan, sort).toContain(`${scan} payments_currency_amount_idx`);
+      expect(plan, sort).not.toContain("Sort");
     }
   });
 });

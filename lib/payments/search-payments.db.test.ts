@@ -139,12 +139,30 @@ describe("searchPayments", () => {
     expect(await emails()).toEqual([]);
   });
 
+  it("sorts by amount within each currency, never a yen among cents, both ways, whichever plan serves the filter", async () => {
+    await app.pool.query(
+      `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency) VALUES
+         ('pagarme', 'brl_99023', 'paid', 99023, 'brl'), ('stripe', 'jpy_98863', 'paid', 98863, 'jpy'),
+         ('pagarme', 'brl_98743', 'paid', 98743, 'brl'), ('stripe', 'usd_98669', 'paid', 98669, 'usd'),
+         ('stripe', 'jpy_500', 'paid', 500, 'jpy'), ('stripe', 'usd_100000', 'paid', 100000, 'usd'),
+         ('pagarme', 'brl_unknown', 'pending', NULL, 'brl'), ('asaas', 'unknown', 'pending', NULL, NULL)`,
+    );
+    const largestFirst = ["brl_99023", "brl_98743", "brl_unknown", "jpy_98863", "jpy_500", "usd_100000", "usd_98669", "unknown"];
+    // A filter of few payments is sorted after its own lookups; one by account walks the sort's index.
+    for (const filter of [{}, { account: "default" }]) {
+      const sorted = async (sort: PaymentSort) => (await searchPayments(app.pool, filter, { sort })).rows.map((row) => row.chargeId);
+      expect(await sorted("amount_desc"), JSON.stringify(filter)).toEqual(largestFirst);
+      expect(await sorted("amount_asc"), JSON.stringify(filter)).toEqual([...largestFirst].reverse());
+    }
+  });
+
   it("lists a filter in the same order, with its exact total, whether few or many payments match", async () => {
     // Statuses and providers independent of each other; times spread over ten days.
     await app.pool.query(
       `INSERT INTO payments (provider, gateway_charge_id, status, amount, currency, created_at, updated_at)
        SELECT (ARRAY['stripe','asaas','pagarme'])[1 + n % 3], 'ch_' || n, (ARRAY['paid','refunded','pending','disputed'])[1 + (n / 3) % 4],
-              CASE WHEN n % 17 = 0 THEN NULL ELSE (n * 7919) % 100000 END, 'usd',
+              CASE WHEN n % 17 = 0 THEN NULL ELSE (n * 7919) % 100000 END,
+              CASE WHEN n % 23 = 0 THEN NULL ELSE (ARRAY['brl','jpy','usd'])[1 + (n / 7) % 3] END,
               timestamptz '2026-11-20' + make_interval(secs => (n * 7) % 864000),
               timestamptz '2026-11-20' + make_interval(secs => (n * 13) % 864000 + 60)
          FROM generate_series(1, 30000) AS n`,
@@ -166,8 +184,8 @@ describe("searchPayments", () => {
       updated_asc: "updated_at ASC, id ASC",
       created_desc: "created_at DESC, id DESC",
       created_asc: "created_at ASC, id ASC",
-      amount_desc: "amount DESC NULLS LAST, id DESC",
-      amount_asc: "amount ASC NULLS FIRST, id ASC",
+      amount_desc: "currency ASC NULLS LAST, amount DESC NULLS LAST, id DESC",
+      amount_asc: "currency DESC NULLS FIRST, amount ASC NULLS FIRST, id ASC",
     };
     for (const filter of filters) {
       const where = `($1::text[] IS NULL OR status = ANY($1)) AND ($2::text IS NULL OR provider = $2)

@@ -133,15 +133,33 @@ function exactFirst(filter: PaymentFilter, param: (value: unknown) => string): s
   return `((${exact}) IS TRUE) DESC, `;
 }
 
-// Amount both ways reads one index (amount DESC NULLS LAST, id DESC), backwards for ascending: an
-// unknown amount sorts as the smallest.
-const ORDER: Record<PaymentSort, [column: string, direction: string]> = {
-  updated_desc: ["p.updated_at", "DESC"],
-  updated_asc: ["p.updated_at", "ASC"],
-  created_desc: ["p.created_at", "DESC"],
-  created_asc: ["p.created_at", "ASC"],
-  amount_desc: ["p.amount", "DESC NULLS LAST"],
-  amount_asc: ["p.amount", "ASC NULLS FIRST"],
+// Each sort column as an expression no index is sorted by (the same value): it keeps PostgreSQL off
+// the sort's index.
+const FENCED = {
+  "p.updated_at": "(p.updated_at + interval '0')",
+  "p.created_at": "(p.created_at + interval '0')",
+  "p.currency": "(p.currency || '')",
+  "p.amount": "(p.amount + 0)",
+};
+type SortColumn = keyof typeof FENCED;
+
+// Each sort's columns, in order, before the id that breaks ties the way the last one goes. Amounts
+// are minor units, comparable only within a currency (¥98,863 is not R$988.63): the amount sort
+// groups by currency first. Both ways read one index (currency, amount DESC NULLS LAST, id DESC),
+// backwards for ascending: an unknown amount sorts as the smallest, and the currencies in reverse.
+const ORDER: Record<PaymentSort, [column: SortColumn, direction: string][]> = {
+  updated_desc: [["p.updated_at", "DESC"]],
+  updated_asc: [["p.updated_at", "ASC"]],
+  created_desc: [["p.created_at", "DESC"]],
+  created_asc: [["p.created_at", "ASC"]],
+  amount_desc: [
+    ["p.currency", "ASC NULLS LAST"],
+    ["p.amount", "DESC NULLS LAST"],
+  ],
+  amount_asc: [
+    ["p.currency", "DESC NULLS FIRST"],
+    ["p.amount", "ASC NULLS FIRST"],
+  ],
 };
 
 // A filter matching at most this many payments is read through its filters' indexes and then
@@ -150,10 +168,9 @@ const ORDER: Record<PaymentSort, [column: string, direction: string]> = {
 const FEW_PAYMENTS = 20_000;
 
 function orderBy(sort: PaymentSort, fenced: boolean): string {
-  const [column, direction] = ORDER[sort];
-  // An expression no index is sorted by (the same value) keeps PostgreSQL off the sort's index.
-  const key = fenced ? `(${column} + ${column === "p.amount" ? "0" : "interval '0'"})` : column;
-  return `${key} ${direction}, p.id ${direction.split(" ")[0]}`;
+  const keys = ORDER[sort];
+  const ties = keys.at(-1)![1].split(" ")[0];
+  return [...keys.map(([column, direction]) => `${fenced ? FENCED[column] : column} ${direction}`), `p.id ${ties}`].join(", ");
 }
 
 /**

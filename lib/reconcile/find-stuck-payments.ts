@@ -1,14 +1,11 @@
 import type { Queryable } from "../db/pool";
-import type { LocalPayment } from "./record-drift-event";
+import { LAST_PAYLOAD, type LocalPayment } from "./record-drift-event";
 
 /** The states a payment may still leave on the gateway's side without anything more from us. */
 export const NON_FINAL_STATUSES = ["pending", "authorized", "disputed"] as const;
 
-/**
- * A stuck payment, with the parsed body of its latest event still holding one (null: none, or all
- * archived): the driver reads from it which gateway account the payment lives in (accountOf).
- */
-export type StuckPayment = LocalPayment & { lastPayload: unknown; /** Its gateway_account. */ account: string };
+/** A stuck payment, with its gateway_account. */
+export type StuckPayment = LocalPayment & { account: string };
 
 /** Which payments of a gateway: one account's, or those of no account in a list (the default run's). */
 export type AccountScope = { of: string } | { notOf: readonly string[] };
@@ -27,10 +24,7 @@ export async function findStuckPayments(
   if (limit === 0) return [];
   const { rows } = await db.query<StuckPayment>(
     `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount::float8 AS amount, p.amount_refunded::float8 AS "amountRefunded", false AS "pendingEvents",
-            p.gateway_account AS account,
-            (SELECT w.payload FROM webhook_inbox w
-              WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.payload IS NOT NULL
-              ORDER BY w.id DESC LIMIT 1) AS "lastPayload"
+            p.gateway_account AS account, ${LAST_PAYLOAD} AS "lastPayload"
        FROM payments p
       WHERE p.provider = $1 AND p.status = ANY($2::text[])
         AND (CASE WHEN $5::text IS NOT NULL THEN p.gateway_account = $5 ELSE p.gateway_account <> ALL($6::text[]) END)

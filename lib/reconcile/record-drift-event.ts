@@ -14,15 +14,33 @@ import { deriveEventKey } from "../providers/signature";
 // says "reconcile"). Its key (the drivers' derived-key rule: resource|type|status|time) names the
 // gateway's state and ours, so the same drift seen again is a duplicate: nothing is written twice.
 
-export type LocalPayment = { chargeId: string; status: string; amount: number | null; amountRefunded: number; pendingEvents: boolean };
+export type LocalPayment = {
+  chargeId: string;
+  status: string;
+  amount: number | null;
+  amountRefunded: number;
+  pendingEvents: boolean;
+  /** The parsed body of its latest gateway event still holding one (null: none, or all archived): its account (accountOf). */
+  lastPayload: unknown;
+};
 
-/** Our payments for these charges, and whether an event of theirs is still waiting to be processed. */
+/**
+ * The payload of payment `p`'s latest event from the gateway that still holds one. Not a drift's:
+ * that body is our observation, which names no account.
+ */
+export const LAST_PAYLOAD = `(SELECT w.payload FROM webhook_inbox w
+   WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.payload IS NOT NULL
+     AND NOT (w.source = 'reconcile' AND w.event_id_derived)
+   ORDER BY w.id DESC LIMIT 1)`;
+
+/** Our payments for these charges, whether an event of theirs is still waiting to be processed, and its latest body. */
 export async function localPayments(db: Queryable, provider: string, chargeIds: readonly string[]): Promise<Map<string, LocalPayment>> {
   if (chargeIds.length === 0) return new Map();
   // Amounts are minor units: float8 holds them exactly (below 2^53).
   const { rows } = await db.query<LocalPayment>(
     `SELECT p.gateway_charge_id AS "chargeId", p.status, p.amount::float8 AS amount, p.amount_refunded::float8 AS "amountRefunded",
-            EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.status = 'pending') AS "pendingEvents"
+            EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.provider = p.provider AND w.resource_id = p.gateway_charge_id AND w.status = 'pending') AS "pendingEvents",
+            ${LAST_PAYLOAD} AS "lastPayload"
        FROM payments p WHERE p.provider = $1 AND p.gateway_charge_id = ANY($2::text[])`,
     [provider, chargeIds],
   );
@@ -61,13 +79,13 @@ export function driftKey(observed: ObservedCharge, updatedAt: string | null, loc
  */
 export async function recordDriftEvent(
   deps: DriftDeps,
-  where: { provider: string; /** The account whose credentials read it; unset: the default's run. */ account?: string },
+  where: { provider: string; /** The account it is filed under. */ account: string },
   observed: ObservedCharge,
   key: string,
 ): Promise<boolean> {
   const inboxId = await storeEvent(deps, {
     provider: where.provider,
-    ...(where.account === undefined ? {} : { account: where.account }),
+    account: where.account,
     columns: {
       eventId: key,
       eventIdDerived: true,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fakeGatewayEnv, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
-import { signedWebhook, stripeEvents, type HistoryStep } from "@/lib/testing/gateway-events";
+import { fakeGatewayEnv, mercadopagoPaymentOf, startFakeGateway, type FakeGateway } from "@/e2e/simulator/fake-gateway";
+import { mercadopagoNotification, signedWebhook, stripeEvents, webhookFor, type HistoryStep } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "@/e2e/simulator/history";
 import { createTestApp, TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { startTestWorker, testConfig, waitFor, type TestWorker } from "@/lib/testing/test-worker";
@@ -407,6 +407,58 @@ describe("gateways without an events API: Mercado Pago's payments search", () =>
 });
 
 describe("accounts: each listed with its own credentials from its own cursor", () => {
+  it("files the default run's repairs under the seller the payment's notifications name, as a delivery to the default URL is", async () => {
+    const [listed, stuck] = generateHistories(seed++, 40, ["mercadopago"], {
+      startMs: Date.now() - 2 * 3_600_000,
+      spreadMs: 3_600_000,
+    }).filter((candidate) => candidate.truth.status === "paid");
+    gateway.add([listed!, stuck!]);
+    // Delivered to the default URL: each notification names the seller (user_id), and its payment is that seller's.
+    for (const history of [listed!, stuck!]) {
+      const webhook = webhookFor("mercadopago", history.payment, history.steps[0]!, MP_SECRET);
+      const outcome = await ingestEvent(
+        { pool: app.pool, boss: app.boss, config: app.config },
+        {
+          provider: "mercadopago",
+          rawBody: Buffer.from(webhook.body),
+          headers: webhook.headers,
+          query: new URLSearchParams(webhook.query),
+        },
+      );
+      expect(outcome.kind).toBe("stored");
+    }
+    await settled();
+    const seller = String(mercadopagoNotification(listed!.payment, listed!.steps[0]!).user_id);
+    const charges = [listed!.payment.chargeId, stuck!.payment.chargeId];
+    // The listed one drifts in the window; the stuck one is found after it (the window lists only the first).
+    gateway.intercept((path) =>
+      path.startsWith("/v1/payments/search")
+        ? { status: 200, body: { paging: { total: 1, offset: 0, limit: 3 }, results: [mercadopagoPaymentOf(listed!)] } }
+        : undefined,
+    );
+    // Twice: the second time a repair is the payment's latest event, and its body names no account.
+    for (const behind of ["pending", "authorized"]) {
+      await app.pool.query("UPDATE payments SET status = $2, amount_refunded = 0 WHERE gateway_charge_id = ANY($1)", [charges, behind]);
+      await app.pool.query(
+        "UPDATE payments SET updated_at = now() - interval '2 hours', last_gateway_event_at = now() - interval '2 hours' WHERE gateway_charge_id = $1",
+        [stuck!.payment.chargeId],
+      );
+      expect(counted(await reconcile({ provider: "mercadopago", ...window() }))).toMatchObject({
+        account: "default",
+        repaired: 2,
+        errors: 0,
+      });
+      await settled();
+    }
+    const filed = await app.pool.query(
+      `SELECT w.gateway_account AS event, p.gateway_account AS payment, count(*)::int AS repairs FROM webhook_inbox w
+         JOIN payments p ON p.provider = w.provider AND p.gateway_charge_id = w.resource_id
+        WHERE w.source = 'reconcile' AND p.gateway_charge_id = ANY($1) GROUP BY 1, 2`,
+      [charges],
+    );
+    expect(filed.rows).toEqual([{ event: seller, payment: seller, repairs: 4 }]);
+  });
+
   it("lists a Stripe Connect account's events with Stripe-Account, ingests the missed dispute under that account, and refetches it from there", async () => {
     const connected = "acct_1Listed";
     const overrides = { STRIPE_ACCOUNTS: connected };

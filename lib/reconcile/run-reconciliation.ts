@@ -8,6 +8,7 @@ import { DEFAULT_ACCOUNT } from "../canonical/gateway-account";
 import { accountAccess, notSet, type AccountAccess } from "../gateway-accounts/account-access";
 import { configAccounts, type AccountDirectory } from "../gateway-accounts/account-directory";
 import { hasOwnCredentials, type GatewayAccount } from "../gateway-accounts/gateway-account";
+import { accountNamedByBody } from "../inbox/ingest/event-account";
 import { storeEvent } from "../inbox/ingest/store-event";
 import { normalizeEvent } from "../inbox/ingest/normalize-event";
 import { findDriver } from "../providers/registry";
@@ -290,7 +291,8 @@ async function handleItems(run: Run, items: readonly ListedItem[], observedAt: s
         snapshot: item.snapshot,
         resource: item.body,
       };
-      await repairIfDrifted(run, observed, item.updatedAt, locals.get(item.resourceId), "drift");
+      const local = locals.get(item.resourceId);
+      await repairIfDrifted(run, observed, item.updatedAt, local, "drift", run.driver.accountOf?.(local?.lastPayload) ?? null);
     }
   }
 }
@@ -301,13 +303,15 @@ async function repairIfDrifted(
   updatedAt: string | null,
   local: LocalPayment | undefined,
   kind: "drift" | "stuck",
+  /** The gateway's id of the account its payment's events name (accountOf), if any. */
+  bodyAccountId: string | null,
 ): Promise<void> {
   const createsPayments = run.deps.config.providers[run.request.provider].paymentSource === "gateway";
   if (!drifted(local, observed.snapshot, createsPayments)) return;
   const key = driftKey(observed, updatedAt, local);
   if (
     run.runId !== null &&
-    !(await recordDriftEvent(run.deps, { provider: run.request.provider, account: storedAccount(run) }, observed, key))
+    !(await recordDriftEvent(run.deps, { provider: run.request.provider, account: storedAccount(run, bodyAccountId) }, observed, key))
   )
     return;
   if (run.runId === null && (await keyExists(run.deps.pool, run.request.provider, [key])).size > 0) return;
@@ -358,8 +362,7 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
     if (run.runId !== null) {
       const inboxId = await storeEvent(deps, {
         provider: driver.name,
-        // Listed with the account's credentials: the account's, whatever its body names.
-        account: storedAccount(run),
+        account: storedAccount(run, normalized.columns.account),
         columns: normalized.columns,
         error: normalized.ok ? null : normalized.error,
         rawBody,
@@ -382,10 +385,14 @@ async function ingestMissing(run: Run, events: readonly Extract<ListedItem, { ki
 }
 
 /**
- * The account what a run stores belongs to: the run's, unless it is the default's (then the event's
- * own body may name another, as a delivery's would).
+ * The account what a run stores belongs to: a named account's run, its own; the default's, the
+ * account the body names (a seller's, a connected account's), else the default, as for a delivery to
+ * the default URL: its payment took its account from those same bodies.
  */
-const storedAccount = (run: Run): string | undefined => (run.request.account === DEFAULT_ACCOUNT ? undefined : run.request.account);
+function storedAccount(run: Run, bodyAccountId: string | null): string {
+  if (run.request.account !== DEFAULT_ACCOUNT) return run.request.account;
+  return accountNamedByBody(run.deps, run.request.provider, bodyAccountId) ?? DEFAULT_ACCOUNT;
+}
 
 /**
  * The account's payments in a non-final state with no news for a while: refetched, and repaired
@@ -406,9 +413,10 @@ async function refetchStuck(run: Run): Promise<void> {
     deps.config.reconcile.stuckMinutes,
     deps.config.reconcile.stuckLimit,
   );
-  for (const { lastPayload, account: paymentAccount, ...payment } of stuck) {
+  for (const { account: paymentAccount, ...payment } of stuck) {
     const observedAt = new Date().toISOString();
-    const access = accountAccess(deps.accounts, driver, paymentAccount, driver.accountOf?.(lastPayload) ?? null);
+    const bodyAccountId = driver.accountOf?.(payment.lastPayload) ?? null;
+    const access = accountAccess(deps.accounts, driver, paymentAccount, bodyAccountId);
     let snapshot;
     try {
       if ("unavailable" in access) throw new Error(access.unavailable);
@@ -435,6 +443,6 @@ async function refetchStuck(run: Run): Promise<void> {
       gatewayStatus: snapshot.status,
       snapshot,
     };
-    await repairIfDrifted(run, observed, null, payment, "stuck");
+    await repairIfDrifted(run, observed, null, payment, "stuck", bodyAccountId);
   }
 }

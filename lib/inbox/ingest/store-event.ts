@@ -121,9 +121,9 @@ export type StoredEvent = {
   queryString: string | null;
   source: EventSource;
   /**
-   * The gateway account it came for, when its URL named one (`/api/webhooks/{provider}/{account}`) or
-   * a reconciliation read it with that account's credentials. Absent: the account the body names
-   * (columns.account: its driver's accountOf), else DEFAULT_ACCOUNT.
+   * The gateway account it came for: the one its URL named (`/api/webhooks/{provider}/{account}`) or
+   * whose reconciliation read it; for the default URL or the default account's reconciliation, the
+   * account the body names (accountNamedByBody). Absent: columns.account, else DEFAULT_ACCOUNT.
    */
   account?: string;
   /** The body as the driver parsed it (columns.payload's value); absent, it is parsed again. */

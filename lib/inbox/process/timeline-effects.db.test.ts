@@ -70,7 +70,7 @@ describe("the timeline of a payment whose notices move no status", () => {
     // Reconciliation's default run finds it partially refunded before any notice arrives.
     await recordDriftEvent(
       { pool: app.pool, boss: app.boss, config: app.config },
-      { provider: "mercadopago" },
+      { provider: "mercadopago", account: "default" },
       {
         kind: "observed_charge",
         resourceId: CHARGE_ID,
