@@ -221,8 +221,10 @@ export function DataTable<Row extends RowData>({
                       aria-sort={sorted ? (sorted === "desc" ? "descending" : "ascending") : undefined}
                     >
                       {meta?.sortKey && sort ? (
-                        <button type="button" className="sort" tabIndex={sorted ? 0 : -1} onClick={header.column.getToggleSortingHandler()}>
-                          <table.FlexRender header={header} /> {sorted === "desc" ? "▼" : sorted === "asc" ? "▲" : "↕"}
+                        // Every sortable header is a Tab stop, so a keyboard sorts by any column; the th's aria-sort says the state, the arrow only shows it.
+                        <button type="button" className="sort" onClick={header.column.getToggleSortingHandler()}>
+                          <table.FlexRender header={header} />{" "}
+                          <span aria-hidden="true">{sorted === "desc" ? "▼" : sorted === "asc" ? "▲" : "↕"}</span>
                         </button>
                       ) : (
                         <table.FlexRender header={header} />
