@@ -85,12 +85,9 @@ function Pager({ paging }: { paging: DataTablePaging }) {
       ) : (
         <span aria-disabled="true">Next »</span>
       )}
-      {paging.extra ? (
-        <>
-          <span className="spacer" />
-          {paging.extra}
-        </>
-      ) : null}
+      {/* The extra is its wrapper's only child: an element a server page made can arrive still
+          streaming, unchecked, and among siblings React takes it for a list item without a key. */}
+      {paging.extra ? <span className="pager-extra">{paging.extra}</span> : null}
     </nav>
   );
 }
