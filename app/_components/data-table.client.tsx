@@ -85,12 +85,9 @@ function Pager({ paging }: { paging: DataTablePaging }) {
       ) : (
         <span aria-disabled="true">Next »</span>
       )}
-      {paging.extra ? (
-        <>
-          <span className="spacer" />
-          {paging.extra}
-        </>
-      ) : null}
+      {/* The extra is its wrapper's only child: an element a server page made can arrive still
+          streaming, unchecked, and among siblings React takes it for a list item without a key. */}
+      {paging.extra ? <span className="pager-extra">{paging.extra}</span> : null}
     </nav>
   );
 }
@@ -221,8 +218,10 @@ export function DataTable<Row extends RowData>({
                       aria-sort={sorted ? (sorted === "desc" ? "descending" : "ascending") : undefined}
                     >
                       {meta?.sortKey && sort ? (
-                        <button type="button" className="sort" tabIndex={sorted ? 0 : -1} onClick={header.column.getToggleSortingHandler()}>
-                          <table.FlexRender header={header} /> {sorted === "desc" ? "▼" : sorted === "asc" ? "▲" : "↕"}
+                        // Every sortable header is a Tab stop, so a keyboard sorts by any column; the th's aria-sort says the state, the arrow only shows it.
+                        <button type="button" className="sort" onClick={header.column.getToggleSortingHandler()}>
+                          <table.FlexRender header={header} />{" "}
+                          <span aria-hidden="true">{sorted === "desc" ? "▼" : sorted === "asc" ? "▲" : "↕"}</span>
                         </button>
                       ) : (
                         <table.FlexRender header={header} />
