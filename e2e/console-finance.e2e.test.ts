@@ -130,7 +130,7 @@ describe("console for support and finance", () => {
       const page = await browserAs(SUPPORT, width);
       await page.goto(`${server.url}/payments/${stalePaid[0]!.id}`);
       const facts = page.getByTestId("facts-from");
-      expect(await facts.textContent()).toMatch(/customer e-mail: .*ignored/);
+      expect(await facts.textContent()).toMatch(/customer e-mail from .*ignored/);
       await screenshot(page, `finance-payment-facts-${width}`, width > 390);
       await page.goto(`${server.url}/payments`);
       expect(await column(page, "Payments", "amount")).not.toContain("—");
@@ -172,7 +172,12 @@ describe("console for support and finance", () => {
         .toEqual(Array(await amounts.count()).fill(1));
       // Sorting by amount is a URL parameter the server applies: at 1440 px a header's button (which
       // flips the direction when pressed again), at 390 px the cards' sort control, by keyboard.
-      const amountsShown = async () => (await column(page, "Payments", "amount")).map((text) => Number(text.replace(/[^0-9.]/g, "")));
+      // Each amount as its currency's symbol and its number: amounts compare only within a currency.
+      const amountsShown = async () =>
+        (await column(page, "Payments", "amount")).map((text) => ({
+          currency: text.replace(/[\d.,\s]/g, ""),
+          value: Number(text.replace(/[^0-9.]/g, "")),
+        }));
       const byAmount: Record<string, number[]> = {};
       for (const wanted of ["asc", "desc"]) {
         const before = new URL(page.url()).searchParams.get("sort");
@@ -190,9 +195,15 @@ describe("console for support and finance", () => {
         await page
           .locator(`table[aria-label=Payments] th[aria-sort=${direction === "desc" ? "descending" : "ascending"}]`, { hasText: "Amount" })
           .waitFor({ state: "attached" });
-        const numbers = await amountsShown();
-        expect(numbers).toEqual([...numbers].sort((a, b) => (direction === "desc" ? b - a : a - b)));
-        byAmount[direction] = numbers;
+        const shown = await amountsShown();
+        // Each currency's payments together, and in order within it.
+        const currencies = shown.map(({ currency }) => currency).filter((currency, index, all) => all[index - 1] !== currency);
+        expect(currencies).toEqual([...new Set(currencies)]);
+        for (const currency of currencies) {
+          const values = shown.filter((amount) => amount.currency === currency).map(({ value }) => value);
+          expect(values).toEqual([...values].sort((a, b) => (direction === "desc" ? b - a : a - b)));
+        }
+        byAmount[direction] = shown.map(({ value }) => value);
         if (width <= 800) {
           // The control shows the sort the list has now.
           const sortForm = page.getByRole("form", { name: "Sort Payments" });

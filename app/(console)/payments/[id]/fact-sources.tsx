@@ -9,12 +9,13 @@ export function FactSources({ sources, registered }: { sources: FactSource[]; re
     <ul className="plain">
       {sources.map((source) => (
         <li key={source.fact}>
-          {source.fact}:{" "}
+          {/* "account from <event>": a fact's name beside an event id must not read as its value. */}
+          {source.fact} from <Breakable text={source.eventType} />{" "}
           <Link className="mono" href={`/events/${source.inboxId}`}>
             {source.eventId}
           </Link>{" "}
           <span className="muted">
-            (<Breakable text={source.eventType} />, {source.status}
+            ({source.status}
             {source.source === "refetch" ? ", refetched" : ""})
           </span>
         </li>
