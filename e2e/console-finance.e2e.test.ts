@@ -1,14 +1,14 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatMoney } from "@/lib/canonical/money";
-import { webhookFor, randomId } from "@/lib/testing/gateway-events";
+import { randomId } from "@/lib/testing/gateway-events";
 import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import { waitFor } from "@/lib/testing/test-worker";
 import type { AppServer } from "./harness/app-server";
 import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
 import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
 import { generateHistories } from "./simulator/history";
-import { postWebhook } from "./simulator/send-webhooks";
+import { postSucceeded } from "./simulator/send-webhooks";
 
 // Support and finance on the simulator's data (payments of two gateways, resends, a full shuffle, so
 // some events arrive after later ones and are ignored as stale): fragment searches in the events
@@ -67,13 +67,7 @@ beforeAll(async () => {
     body: JSON.stringify({ provider: "stripe", chargeId: registered.chargeId, amount: 2500, currency: "usd", status: "paid" }),
   });
   expect(registration.status).toBe(201);
-  const notice = webhookFor(
-    "stripe",
-    registered,
-    { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
-    TEST_SECRETS.stripe,
-  );
-  expect((await postWebhook(server.url, notice)).status).toBe(200);
+  expect((await postSucceeded(server.url, "stripe", registered, TEST_SECRETS.stripe)).status).toBe(200);
   await world.settled(90_000);
 }, 240_000);
 
@@ -349,13 +343,7 @@ describe("console for support and finance", () => {
         customerId: "cus_wait",
         customerEmail: "waiting@example.com",
       };
-      const webhook = webhookFor(
-        "stripe",
-        facts,
-        { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
-        TEST_SECRETS.stripe,
-      );
-      expect((await postWebhook(server.url, webhook)).status).toBe(200);
+      expect((await postSucceeded(server.url, "stripe", facts, TEST_SECRETS.stripe)).status).toBe(200);
     }
     expect(
       (await fetch(`${server.url}/api/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" }))

@@ -10,7 +10,7 @@ import { TEST_SECRETS, type TestApp } from "@/lib/testing/test-app";
 import type { AppServer } from "./harness/app-server";
 import { horizontalOverflow, rendered, screenshot } from "./harness/browser";
 import { startConsoleWorld, type ConsoleWorld } from "./harness/console-world";
-import { postWebhook } from "./simulator/send-webhooks";
+import { postSucceeded, postWebhook } from "./simulator/send-webhooks";
 import { fakeGatewayEnv } from "./simulator/fake-gateway";
 import { webhookFor, type HistoryStep, type PaymentFacts } from "@/lib/testing/gateway-events";
 import { generateHistories, type PaymentHistory } from "./simulator/history";
@@ -340,13 +340,7 @@ describe("console UX", () => {
       customerId: "cus_host_9",
       customerEmail: "ana,bia@shop.example",
     };
-    const webhook = webhookFor(
-      "standard",
-      facts,
-      { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 },
-      TEST_SECRETS.standard,
-    );
-    expect((await postWebhook(server.url, webhook)).status).toBe(200);
+    expect((await postSucceeded(server.url, "standard", facts, TEST_SECRETS.standard)).status).toBe(200);
     await world.settled(30_000);
     expect(await scalar<number>("SELECT count(*)::int FROM webhook_inbox WHERE status = 'failed'")).toBe(1);
     const failedId = await scalar<number>("SELECT id FROM webhook_inbox WHERE resource_id = 'ch_host_9'");

@@ -1,4 +1,12 @@
-import { webhooksFor, signedWebhook, type SignedWebhook, type SigningSecret } from "@/lib/testing/gateway-events";
+import {
+  webhookFor,
+  webhooksFor,
+  signedWebhook,
+  type PaymentFacts,
+  type SignedWebhook,
+  type SigningSecret,
+  type SimulatedProvider,
+} from "@/lib/testing/gateway-events";
 import { historyAsOf, seededRandom, type PaymentHistory } from "./history";
 import type { ListedStripeEvent } from "./fake-gateway";
 
@@ -100,6 +108,14 @@ export function webhookUrl(baseUrl: string, webhook: SignedWebhook, account?: st
 /** Delivers a signed webhook to a running app over HTTP, as its gateway would (to one of its accounts' URLs when named). */
 export function postWebhook(baseUrl: string, webhook: SignedWebhook, account?: string): Promise<Response> {
   return fetch(webhookUrl(baseUrl, webhook, account), { method: "POST", headers: webhook.headers, body: webhook.body });
+}
+
+/** The gateway's notice that this payment succeeded a second ago, signed with `secret` and delivered (postWebhook). */
+export function postSucceeded(baseUrl: string, provider: SimulatedProvider, facts: PaymentFacts, secret: SigningSecret): Promise<Response> {
+  return postWebhook(
+    baseUrl,
+    webhookFor(provider, facts, { kind: "succeeded", amountRefunded: 0, occurredAtMs: Date.now() - 1000 }, secret),
+  );
 }
 
 /** An HTTP sender to a running app (postWebhook, to that account's URL when named), reading each answer to its end. */
