@@ -110,7 +110,7 @@ describe("[ADMIN][DESTINATIONS] console", () => {
 
     // Its deliveries page shows the answers.
     await page.getByRole("link", { name: "shop" }).click();
-    await page.getByRole("table", { name: "Deliveries" }).getByText("410").waitFor();
+    await page.getByRole("table", { name: "Deliveries" }).locator("td[data-col=lastStatusCode]", { hasText: "410" }).waitFor();
     await screenshot(page, "destination-deliveries");
   });
 });
